@@ -1,0 +1,15 @@
+import os
+
+from hypothesis import settings
+
+# The simulator is deterministic, and so should its tests be: "ci" (the default) runs
+# the same examples every time and never fails on timing (a 2-core CI machine is slow
+# and Spark or a notebook may be running beside it). For a randomised hunt for new
+# counterexamples: HYPOTHESIS_PROFILE=explore make test
+settings.register_profile("ci", deadline=None, derandomize=True, database=None)
+settings.register_profile("explore", deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Spark binds its driver to this address instead of resolving the host name (which
+# warns, or fails in a sandbox). Kernels started by the notebook tests inherit it.
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

@@ -1,0 +1,470 @@
+"""Every group-state transition and the per-state request rules of the classic coordinator
+(shared/reference/kafka-group-coordinator.md §1-§8)."""
+
+import re
+
+import pytest
+
+from kafkasim.coordinator import GroupCoordinator, VALID_PREVIOUS_STATES, broker_defaults
+from kafkasim.errors import ConfigError, Errors
+from kafkasim import Simulation
+
+from coordinator_helpers import REBALANCE, SESSION, join, new_coordinator, stable_group, two_step_join
+
+
+# -- Empty -> PreparingRebalance -> CompletingRebalance -> Stable ------------------------------
+def test_first_step_join_leaves_group_empty_with_a_pending_id():
+    sim, coord = new_coordinator()
+    r = join(coord)
+    assert r.error is Errors.MEMBER_ID_REQUIRED and r.error.code == 79
+    assert coord.group_state("g") == "Empty"
+    assert coord.pending_member_ids("g") == [r.member_id]
+    assert coord.member_ids("g") == []
+
+
+def test_join_adds_member_then_join_sync_make_group_stable():
+    sim, coord = new_coordinator(group_initial_rebalance_delay_ms=3000)
+    a = two_step_join(coord)
+    assert not a.done and coord.group_state("g") == "PreparingRebalance"
+    sim.advance(3000)
+    assert a.done and a.error is Errors.NONE
+    assert coord.group_state("g") == "CompletingRebalance" and coord.generation_id("g") == 1
+    assert a.leader_id == a.member_id and a.members == [a.member_id]
+    s = coord.sync_group("g", a.member_id, 1, {a.member_id: b"p0"})
+    assert s.done and s.assignment == b"p0" and coord.group_state("g") == "Stable"
+
+
+def test_follower_sync_waits_for_leader_and_missing_members_get_empty_assignment():
+    sim, coord = new_coordinator()
+    a, b = two_step_join(coord), two_step_join(coord)
+    sim.advance(0)
+    follower = b.member_id if a.leader_id == a.member_id else a.member_id
+    leader = a.leader_id
+    fs = coord.sync_group("g", follower, 1)
+    assert not fs.done and coord.group_state("g") == "CompletingRebalance"
+    ls = coord.sync_group("g", leader, 1, {leader: b"L"})  # follower omitted
+    assert ls.done and fs.done and fs.error is Errors.NONE and fs.assignment == b""
+    assert ls.assignment == b"L"
+
+
+def test_only_leader_gets_member_list_with_metadata_of_selected_protocol():
+    sim, coord = new_coordinator()
+    a = two_step_join(coord, protocols=[("range", b"ra"), ("roundrobin", b"rr-a")])
+    b = two_step_join(coord, protocols=[("roundrobin", b"rr-b"), ("range", b"rb")])
+    c = two_step_join(coord, protocols=[("roundrobin", b"rr-c")])
+    sim.advance(0)
+    assert coord.protocol_name("g") == "roundrobin"  # the only protocol all support
+    assert a.members == [a.member_id, b.member_id, c.member_id]
+    assert a.member_metadata == {a.member_id: b"rr-a", b.member_id: b"rr-b", c.member_id: b"rr-c"}
+    assert b.members == [] and c.members == [] and b.leader_id == a.member_id
+
+
+def test_protocol_vote_picks_the_most_preferred_common_protocol():
+    sim, coord = new_coordinator()
+    two_step_join(coord, protocols=[("range", b""), ("sticky", b"")])
+    two_step_join(coord, protocols=[("sticky", b""), ("range", b"")])
+    two_step_join(coord, protocols=[("sticky", b""), ("range", b"")])
+    sim.advance(0)
+    assert coord.protocol_name("g") == "sticky"
+
+
+# -- PreparingRebalance -> Empty ----------------------------------------------------------
+def test_rebalance_that_ends_with_no_members_goes_empty_and_still_bumps_generation():
+    sim, coord, ids, leader = stable_group(2)
+    coord.leave_group("g", ids)
+    assert coord.group_state("g") == "Empty"
+    assert coord.generation_id("g") == 2
+    assert coord.protocol_name("g") is None
+    assert any("is now empty" in line for line in coord.broker_log)
+
+
+def test_members_expiring_during_rebalance_leave_group_empty():
+    sim, coord, ids, leader = stable_group(2)
+    coord.prepare_rebalance("g", reason="test")
+    sim.advance(SESSION)  # nobody heartbeats or rejoins
+    assert coord.group_state("g") == "Empty" and coord.generation_id("g") == 2
+
+
+# -- CompletingRebalance -> PreparingRebalance -------------------------------------------------
+@pytest.fixture
+def completing():
+    sim, coord = new_coordinator()
+    a, b = two_step_join(coord), two_step_join(coord)
+    sim.advance(0)
+    assert coord.group_state("g") == "CompletingRebalance"
+    follower = b.member_id if a.leader_id == a.member_id else a.member_id
+    parked = coord.sync_group("g", follower, 1)
+    return sim, coord, a.leader_id, follower, parked
+
+
+def test_completing_new_member_joins_answers_parked_syncs_rebalance_in_progress(completing):
+    sim, coord, leader, follower, parked = completing
+    two_step_join(coord)
+    assert coord.group_state("g") == "PreparingRebalance"
+    assert parked.done and parked.error is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_completing_rejoin_with_same_metadata_gets_current_generation(completing):
+    sim, coord, leader, follower, parked = completing
+    r = join(coord, member_id=leader)
+    assert r.done and r.generation_id == 1 and r.members and coord.group_state("g") == "CompletingRebalance"
+
+
+def test_completing_rejoin_with_changed_metadata_rebalances(completing):
+    sim, coord, leader, follower, parked = completing
+    r = join(coord, member_id=follower, protocols=[("range", b"changed")])
+    assert not r.done and coord.group_state("g") == "PreparingRebalance"
+
+
+def test_completing_leave_rebalances(completing):
+    sim, coord, leader, follower, parked = completing
+    assert coord.leave_group("g", [leader]).member_errors == [Errors.NONE]
+    assert coord.group_state("g") == "PreparingRebalance"
+    assert parked.error is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_completing_heartbeat_is_none_and_commit_is_rebalance_in_progress(completing):
+    sim, coord, leader, follower, parked = completing
+    assert coord.heartbeat("g", leader, 1).error is Errors.NONE
+    assert coord.commit_offsets("g", leader, 1, {0: 5}).error is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_completing_leader_that_never_syncs_expires_and_parked_follower_is_released(completing):
+    sim, coord, leader, follower, parked = completing
+    sim.advance(SESSION)
+    assert leader not in coord.member_ids("g") and follower in coord.member_ids("g")
+    assert parked.error is Errors.REBALANCE_IN_PROGRESS
+    assert coord.group_state("g") == "PreparingRebalance"
+
+
+def test_completing_pending_sync_expiry_removes_the_members_that_never_synced():
+    sim, coord = new_coordinator()
+    a, b = two_step_join(coord, rebalance=5000), two_step_join(coord, rebalance=5000)
+    sim.advance(0)
+    follower = b.member_id if a.leader_id == a.member_id else a.member_id
+    parked = coord.sync_group("g", follower, 1)
+    sim.advance(5000)  # the leader never sends SyncGroup (sync timer = rebalance timeout < session timeout)
+    assert coord.member_ids("g") == [follower]
+    assert parked.error is Errors.REBALANCE_IN_PROGRESS
+    assert any("on pending sync request expiration" in line for line in coord.broker_log)
+
+
+# -- Stable -> PreparingRebalance --------------------------------------------------------------
+def test_stable_follower_rejoin_unchanged_is_answered_without_rebalance():
+    sim, coord, ids, leader = stable_group(2)
+    follower = next(i for i in ids if i != leader)
+    r = join(coord, member_id=follower)
+    assert r.done and r.generation_id == 1 and r.members == [] and coord.group_state("g") == "Stable"
+
+
+@pytest.mark.parametrize("trigger", ["new_member", "leader_rejoin", "changed_metadata", "leave", "session_expiry"])
+def test_stable_group_rebalances_on(trigger):
+    sim, coord, ids, leader = stable_group(2)
+    follower = next(i for i in ids if i != leader)
+    if trigger == "new_member":
+        two_step_join(coord)
+    elif trigger == "leader_rejoin":
+        join(coord, member_id=leader)
+    elif trigger == "changed_metadata":
+        join(coord, member_id=follower, protocols=[("range", b"new-topics")])
+    elif trigger == "leave":
+        coord.leave_group("g", [follower])
+    else:
+        for _ in range(4):
+            sim.advance(3000)
+            coord.heartbeat("g", leader, 1)
+    assert coord.group_state("g") == "PreparingRebalance"
+    line = next(line for line in coord.broker_log if "Preparing to rebalance" in line and "generation 1" in line)
+    assert re.search(r"in state PreparingRebalance with old generation 1 \(__consumer_offsets-\d+\) \(reason: ", line)
+
+
+def test_stable_sync_timeout_removes_followers_that_never_synced():
+    sim, coord = new_coordinator()
+    a, b = two_step_join(coord, rebalance=4000), two_step_join(coord, rebalance=4000)
+    sim.advance(0)
+    coord.sync_group("g", a.leader_id, 1, {})
+    assert coord.group_state("g") == "Stable"
+    sim.advance(4000)
+    assert coord.member_ids("g") == [a.leader_id] and coord.group_state("g") == "PreparingRebalance"
+    assert sim.events.of_kind("MemberRemoved")[-1][9] == "sync_timeout"
+
+
+# -- Dead ------------------------------------------------------------------------------------
+def test_delete_only_empty_groups_and_unload_makes_group_dead():
+    sim, coord, ids, leader = stable_group(1)
+    assert coord.delete_groups(["g", "nope"]) == {"g": Errors.NON_EMPTY_GROUP, "nope": Errors.GROUP_ID_NOT_FOUND}
+    coord.leave_group("g", ids)
+    assert coord.delete_groups(["g"]) == {"g": Errors.NONE}
+    assert coord.group_state("g") is None
+
+    sim, coord, ids, leader = stable_group(2)
+    parked = join(coord, member_id=leader)  # PreparingRebalance, leader parked
+    coord.unload_group("g")
+    assert parked.error is Errors.NOT_COORDINATOR
+    assert coord.group_state("g") == "Dead"
+    assert coord.heartbeat("g", ids[1], 1).error is Errors.NOT_COORDINATOR
+
+
+def test_transition_table_matches_kafka():
+    assert VALID_PREVIOUS_STATES["Empty"] == {"PreparingRebalance"}
+    assert VALID_PREVIOUS_STATES["Stable"] == {"CompletingRebalance"}
+    assert VALID_PREVIOUS_STATES["CompletingRebalance"] == {"PreparingRebalance"}
+    assert VALID_PREVIOUS_STATES["PreparingRebalance"] == {"Stable", "CompletingRebalance", "Empty"}
+
+
+# -- requests by state ----------------------------------------------------------------------
+def test_heartbeat_errors():
+    sim, coord, ids, leader = stable_group(2)
+    assert coord.heartbeat("g", leader, 1).error is Errors.NONE
+    assert coord.heartbeat("g", leader, 0).error is Errors.ILLEGAL_GENERATION
+    assert coord.heartbeat("g", "ghost", 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.heartbeat("other", leader, 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.heartbeat("", leader, 1).error is Errors.INVALID_GROUP_ID
+    coord.prepare_rebalance("g")
+    assert coord.heartbeat("g", leader, 1).error is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_sync_errors():
+    sim, coord, ids, leader = stable_group(2)
+    assert coord.sync_group("g", leader, 2).error is Errors.ILLEGAL_GENERATION
+    assert coord.sync_group("g", "ghost", 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.sync_group("nope", leader, 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.sync_group("g", leader, 1, protocol_name="sticky").error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    stable = coord.sync_group("g", leader, 1)
+    assert stable.done and stable.assignment == leader.encode()
+    coord.prepare_rebalance("g")
+    assert coord.sync_group("g", leader, 1).error is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_join_validation_errors():
+    sim, coord = new_coordinator()
+    assert join(coord, "").error is Errors.INVALID_GROUP_ID
+    assert join(coord, session=5999).error is Errors.INVALID_SESSION_TIMEOUT
+    assert join(coord, session=1_800_001).error is Errors.INVALID_SESSION_TIMEOUT
+    assert join(coord, session=6000).error is Errors.MEMBER_ID_REQUIRED  # bounds are inclusive
+    assert join(coord, "fresh", member_id="someone").error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.group_state("fresh") is None  # no group created
+    assert join(coord, "p", protocol_type="").error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    sim2, coord2, ids, leader = stable_group(1)
+    assert join(coord2, protocols=[("sticky", b"")]).error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert join(coord2, protocol_type="connect").error is Errors.INCONSISTENT_GROUP_PROTOCOL
+
+
+def test_commit_rules():
+    sim, coord, ids, leader = stable_group(1)
+    assert coord.commit_offsets("g", leader, 1, {0: 10}).error is Errors.NONE
+    assert coord.committed("g") == {0: 10}
+    assert coord.commit_offsets("g", leader, 0, {0: 11}).error is Errors.ILLEGAL_GENERATION
+    assert coord.commit_offsets("g", "", -1, {0: 11}).error is Errors.UNKNOWN_MEMBER_ID  # non-empty group
+    assert coord.commit_offsets("solo", "", -1, {3: 1}).error is Errors.NONE  # manual assignment: allowed
+    assert coord.commit_offsets("new", "m", 2, {3: 1}).error is Errors.ILLEGAL_GENERATION
+
+
+def test_commit_keeps_session_alive_like_a_heartbeat():
+    sim, coord, ids, leader = stable_group(1)
+    for _ in range(5):
+        sim.advance(SESSION - 1)
+        assert coord.commit_offsets("g", leader, 1, {0: sim.now}).error is Errors.NONE
+    assert coord.member_ids("g") == [leader]
+
+
+def test_leave_group_batch_reports_per_member_errors():
+    sim, coord, ids, leader = stable_group(2)
+    pending = join(coord).member_id
+    r = coord.leave_group("g", [ids[0], "ghost", pending, ("", "no-such-instance")])
+    assert r.error is Errors.NONE
+    assert r.member_errors == [Errors.NONE, Errors.UNKNOWN_MEMBER_ID, Errors.NONE, Errors.UNKNOWN_MEMBER_ID]
+    assert coord.pending_member_ids("g") == []
+    assert coord.leave_group("unknown", ["x"]).member_errors == [Errors.UNKNOWN_MEMBER_ID]
+
+
+def test_leader_leaving_hands_leadership_to_a_remaining_member():
+    sim, coord, ids, leader = stable_group(3)
+    coord.leave_group("g", [leader])
+    assert coord.leader_id("g") in ids and coord.leader_id("g") != leader
+
+
+# -- timers ------------------------------------------------------------------------------------
+def test_parked_join_does_not_expire_but_non_rejoining_dynamic_member_is_dropped_at_rebalance_timeout():
+    sim, coord, ids, leader = stable_group(2)
+    follower = next(i for i in ids if i != leader)
+    r = join(coord, member_id=leader)  # leader rejoins, follower never does but keeps heartbeating
+    for _ in range(REBALANCE // 3000 - 1):
+        sim.advance(3000)
+        assert coord.heartbeat("g", follower, 1).error is Errors.REBALANCE_IN_PROGRESS
+    assert not r.done
+    sim.advance(3000)  # the rebalance timeout: leader's parked join never expired
+    assert r.done and coord.member_ids("g") == [leader] and coord.generation_id("g") == 2
+    assert sim.events.of_kind("MemberRemoved")[-1][9] == "rebalance_timeout"
+
+
+def test_new_member_join_timeout_is_five_minutes():
+    sim, coord, ids, leader = stable_group(1, group_initial_rebalance_delay_ms=0)
+    # A new member joins; the old leader neither rejoins nor lets its session lapse (long rebalance timeout).
+    sim2, coord2 = new_coordinator()
+    a = two_step_join(coord2, rebalance=600_000, session=6000)
+    sim2.advance(0)
+    coord2.sync_group("g", a.member_id, 1, {})
+    b = two_step_join(coord2, rebalance=600_000, session=6000)
+    for _ in range(299):  # the leader keeps heartbeating but never rejoins
+        sim2.advance(1000)
+        coord2.heartbeat("g", a.member_id, 1)
+    assert not b.done
+    sim2.advance(1000)  # 300000 ms after the join: the new member's JoinGroup times out
+    assert b.done and b.error is Errors.UNKNOWN_MEMBER_ID
+    assert sim2.events.of_kind("MemberRemoved")[-1][9] == "new_member_timeout"
+
+
+def test_pending_member_expires_after_its_session_timeout():
+    sim, coord = new_coordinator()
+    p = join(coord, session=7000)
+    sim.advance(6999)
+    assert coord.pending_member_ids("g") == [p.member_id]
+    sim.advance(1)
+    assert coord.pending_member_ids("g") == []
+    assert any("has been removed after session timeout expiration" in line for line in coord.broker_log)
+
+
+def test_pending_ids_block_early_join_completion():
+    sim, coord, ids, leader = stable_group(1)
+    pending = join(coord)  # first step only
+    r = join(coord, member_id=leader)
+    assert not r.done, "a pending id blocks completion"
+    coord.leave_group("g", [pending.member_id])
+    assert r.done and r.generation_id == 2
+
+
+@pytest.mark.parametrize("arrivals,expected_completion", [
+    ([], 3000),                       # nobody else arrives: one window
+    ([1000], 6000),                   # an arrival in window 1 adds a window
+    ([1000, 4000, 7000], 10000),      # the total is capped by the rebalance timeout (10 s)
+    ([1000, 4000, 7000, 9500], 10000),
+])
+def test_initial_rebalance_delay_extension_capped_by_rebalance_timeout(arrivals, expected_completion):
+    sim, coord = new_coordinator(group_initial_rebalance_delay_ms=3000)
+    first = two_step_join(coord, rebalance=10_000)
+    for t in arrivals:
+        sim.advance(t - sim.now)
+        two_step_join(coord, rebalance=10_000)
+    while not first.done:
+        sim.advance(1)
+    assert sim.now == expected_completion
+
+
+def test_initial_delay_waits_full_delay_even_when_rebalance_timeout_is_shorter():
+    sim, coord = new_coordinator(group_initial_rebalance_delay_ms=3000)
+    r = two_step_join(coord, rebalance=1000)
+    sim.advance(2999)
+    assert not r.done
+    sim.advance(1)
+    assert r.done
+
+
+# -- group.max.size ------------------------------------------------------------------------------
+def test_group_max_size_rejects_newcomers_of_a_full_group():
+    sim, coord, ids, leader = stable_group(2, group_max_size=2)
+    r = join(coord)
+    assert r.error is Errors.GROUP_MAX_SIZE_REACHED and r.error.code == 81 and r.member_id == ""
+    assert coord.member_ids("g") == ids
+
+
+def test_group_max_size_turns_away_the_last_to_join_during_a_rebalance():
+    sim, coord = new_coordinator(group_max_size=2, group_initial_rebalance_delay_ms=3000)
+    firsts = [join(coord) for _ in range(3)]  # all three get pending ids: Empty accepts everyone
+    seconds = [join(coord, member_id=f.member_id) for f in firsts]
+    assert [s.error for s in seconds] == [Errors.NONE, Errors.NONE, Errors.GROUP_MAX_SIZE_REACHED]
+    sim.advance(6000)  # the second member arrived in the first window: one more window
+    assert coord.pending_member_ids("g") == []
+    assert len(coord.member_ids("g")) == 2 and coord.generation_id("g") == 1
+
+
+# -- static membership ---------------------------------------------------------------------
+def test_static_member_restart_within_session_timeout_causes_no_rebalance_and_fences_old_id():
+    sim, coord = new_coordinator()
+    a = join(coord, instance="host-a")
+    b = join(coord, instance="host-b")
+    sim.advance(0)
+    coord.sync_group("g", a.member_id, 1, {a.member_id: b"A", b.member_id: b"B"})
+    coord.sync_group("g", b.member_id, 1)
+    restarted = join(coord, instance="host-b")
+    assert restarted.done and restarted.error is Errors.NONE and restarted.member_id != b.member_id
+    assert coord.group_state("g") == "Stable" and coord.generation_id("g") == 1
+    s = coord.sync_group("g", restarted.member_id, 1, group_instance_id="host-b")
+    assert s.assignment == b"B"  # keeps its old assignment
+    assert coord.heartbeat("g", b.member_id, 1, group_instance_id="host-b").error is Errors.FENCED_INSTANCE_ID
+    assert not any("Preparing to rebalance" in line and "generation 1" in line for line in coord.broker_log)
+
+
+def test_static_member_that_misses_a_rebalance_is_kept():
+    sim, coord = new_coordinator()
+    a = join(coord, instance="a")
+    b = join(coord, instance="b")
+    sim.advance(0)
+    coord.sync_group("g", a.leader_id, 1, {})
+    leader = a.leader_id
+    r = join(coord, member_id=leader, instance="a" if leader == a.member_id else "b")  # only the leader rejoins
+    other = b if leader == a.member_id else a
+    for _ in range(REBALANCE // 3000):
+        sim.advance(3000)
+        coord.heartbeat("g", other.member_id, 1)  # its heartbeats keep the other member's session
+    assert r.done and coord.generation_id("g") == 2
+    assert sorted(coord.member_ids("g")) == sorted([a.member_id, b.member_id])
+
+
+# -- configuration and defaults -----------------------------------------------------------------
+def test_defaults_follow_the_kafka_version():
+    assert broker_defaults("3.7") == {"group.initial.rebalance.delay.ms": 3000, "group.min.session.timeout.ms": 6000,
+                                      "group.max.session.timeout.ms": 1800000, "group.max.size": 2**31 - 1}
+    assert broker_defaults("2.2")["group.max.session.timeout.ms"] == 300000
+    assert broker_defaults("0.9")["group.max.session.timeout.ms"] == 30000
+    assert broker_defaults("0.10.2")["group.initial.rebalance.delay.ms"] is None
+    assert broker_defaults("2.1")["group.max.size"] is None
+
+
+@pytest.mark.parametrize("kwargs,config,fragment", [
+    ({"group_max_size": 0}, "group.max.size", "at least 1"),
+    ({"group_initial_rebalance_delay_ms": -1}, "group.initial.rebalance.delay.ms", "at least 0"),
+    ({"group_min_session_timeout_ms": "6s"}, "group.min.session.timeout.ms", "expected int"),
+    ({"group_max_size": 2**31}, "group.max.size", "no more than 2147483647"),
+])
+def test_invalid_config_names_the_kafka_config_and_its_range(kwargs, config, fragment):
+    with pytest.raises(ConfigError, match=re.escape(config)) as info:
+        GroupCoordinator(Simulation(), **kwargs)
+    assert fragment in str(info.value) and "valid range" in str(info.value)
+
+
+def test_max_session_below_min_session_is_rejected():
+    with pytest.raises(ConfigError, match="group.max.session.timeout.ms"):
+        GroupCoordinator(Simulation(), group_min_session_timeout_ms=10000, group_max_session_timeout_ms=9000)
+
+
+# -- determinism and the heartbeat batch path ---------------------------------------------------
+def _scripted_run(seed):
+    sim, coord, ids, leader = stable_group(5, seed=seed, group_initial_rebalance_delay_ms=3000)
+    coord.leave_group("g", [ids[2]])
+    for _ in range(10):
+        sim.advance(3000)
+        coord.heartbeat_batch("g", ids, coord.generation_id("g"))
+    return sim.events.rows, coord.broker_log
+
+
+def test_same_seed_same_events_and_log_byte_for_byte():
+    assert _scripted_run(3) == _scripted_run(3)
+    assert _scripted_run(3)[1] != _scripted_run(4)[1]  # member ids come from the seed
+
+
+def test_heartbeat_batch_matches_single_heartbeats():
+    def run(batch):
+        sim, coord, ids, leader = stable_group(4)
+        out = []
+        for step in range(8):
+            sim.advance(4000)
+            gen = coord.generation_id("g")
+            alive = ids[:2] + ["ghost"]  # two members stop heartbeating
+            if batch:
+                out.append(coord.heartbeat_batch("g", alive, gen))
+            else:
+                out.append({m: e for m in alive if (e := coord.heartbeat("g", m, gen).error) is not Errors.NONE})
+        return out, coord.member_ids("g"), coord.group_state("g"), [r[4:] for r in sim.events.rows]
+
+    assert run(batch=True) == run(batch=False)
