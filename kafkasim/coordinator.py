@@ -373,15 +373,15 @@ class GroupCoordinator:
         if timer is None or timer.cancelled or timer.time > deadline:
             if timer is not None:
                 timer.cancel()
-            member.timer = self.sim.at(deadline, self._on_session_timer, group, member)
+            member.timer = self.sim.at(deadline, self._on_session_timer, group, member, deadline)
 
-    def _on_session_timer(self, group: Group, member: Member) -> None:
+    def _on_session_timer(self, group: Group, member: Member, armed_for: int) -> None:
         self.stats["timer_events"] += 1
         member.timer = None
         if group.members.get(member.member_id) is not member or group.state == DEAD:
             return
-        if self.sim.now < member.deadline:
-            member.timer = self.sim.at(member.deadline, self._on_session_timer, group, member)
+        if member.deadline > armed_for:  # renewed since: wait for the new deadline
+            member.timer = self.sim.at(member.deadline, self._on_session_timer, group, member, member.deadline)
             return
         # Members with a parked JoinGroup or SyncGroup are alive; new members are never "satisfied".
         if not member.is_new and (member.awaiting_join is not None or member.awaiting_sync is not None):
@@ -568,8 +568,10 @@ class GroupCoordinator:
                         protocols)
         member.is_new = True
         resp.member_id = member_id
-        if group.state == PREPARING and group.previous_state == EMPTY:
-            group.new_member_added = True  # extends the initial delayed join (KIP-134)
+        if group.state == PREPARING and group.generation_id == 0:
+            # Extends the initial delayed join (KIP-134). The Scala coordinator checks generation 0,
+            # so a group that comes back from Empty later waits one window only.
+            group.new_member_added = True
         group.add(member, resp)
         pending = group.pending_join.pop(member_id, None)
         if pending is not None:
