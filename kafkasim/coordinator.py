@@ -39,6 +39,9 @@ VALID_PREVIOUS_STATES = {
     DEAD: set(GROUP_STATES),
 }
 
+#: The Java client's LeaveGroup reason when its poll timer expires (recorded as reason "poll_timeout").
+POLL_TIMEOUT_PREFIX = "consumer poll timeout has expired"
+
 #: JoinGroup requests of new members time out after 5 minutes (hard-coded, not a config).
 NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000
 INT_MAX = 2**31 - 1
@@ -84,7 +87,7 @@ class _Response:
 
 class JoinGroupResponse(_Response):
     __slots__ = ("member_id", "generation_id", "leader_id", "protocol_type", "protocol_name",
-                 "members", "member_metadata", "skip_assignment")
+                 "members", "member_metadata", "member_instance_ids", "skip_assignment")
 
     def __init__(self, member_id: str = "", callback: Callable | None = None):
         super().__init__(callback)
@@ -95,6 +98,7 @@ class JoinGroupResponse(_Response):
         self.protocol_name: str | None = None
         self.members: list[str] = []
         self.member_metadata: dict[str, bytes] = {}
+        self.member_instance_ids: dict[str, str | None] = {}
         self.skip_assignment = False
 
     def _fields(self) -> list[str]:
@@ -323,10 +327,13 @@ class GroupCoordinator:
         self._rows = sim.events.rows
         self._rng = sim.random(f"coordinator-{broker_id}")
         self._unloaded: set[str] = set()
+        self.removal_reason: dict[str, str] = {}  # member id -> why the coordinator removed it
 
     # -- small helpers ----------------------------------------------------------------------
     def _event(self, group: Group, kind: str, member: str | None = None, *, generation: int | None = None,
                error: Errors | None = None, reason: str | None = None, value: float | None = None) -> None:
+        if kind == "MemberRemoved":
+            self.removal_reason[member] = reason
         self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind,
                            group.generation_id if generation is None else generation, None, None,
                            None if error is None else error.name, reason, value, group.state))
@@ -560,6 +567,7 @@ class GroupCoordinator:
         if with_members and group.leader_id == member.member_id:
             resp.members = list(group.members)
             resp.member_metadata = {m.member_id: m.metadata(group.protocol_name) for m in group.members.values()}
+            resp.member_instance_ids = {m.member_id: m.instance_id for m in group.members.values()}
 
     def _add_member_and_rebalance(self, group: Group, member_id: str, instance_id: str | None, client_id: str,
                                   session_timeout_ms: int, rebalance_timeout_ms: int, protocol_type: str,
@@ -999,8 +1007,8 @@ class GroupCoordinator:
         if self.log.version < (3, 0):  # 2.x logs the leave before the rebalance it causes
             self.log.member_left(before, group.group_id, member.member_id, member.instance_id, reason,
                                  member.describe())
-        self._remove_member_and_update_group(group, member, self.log.reason_leave_group(member.member_id, reason),
-                                             "leave_group")
+        why = "poll_timeout" if (reason or "").startswith(POLL_TIMEOUT_PREFIX) else "leave_group"
+        self._remove_member_and_update_group(group, member, self.log.reason_leave_group(member.member_id, reason), why)
         self._cancel_session(member)
         if self.log.version >= (3, 0):
             self.log.member_left(before, group.group_id, member.member_id, member.instance_id, reason,

@@ -1,0 +1,568 @@
+"""Kafka consumer and broker configs by version: defaults, validators and cross-field rules.
+
+Everything here is read from Kafka's own source at the release tags (``git show TAG:path``):
+
+* new consumer: ``clients/src/main/java/org/apache/kafka/clients/consumer/ConsumerConfig.java``
+  (the ``ConfigDef`` defaults and validators), plus the checks the client makes when it is built
+  (``Heartbeat``, ``KafkaConsumer``, ``JoinGroupRequest.validateGroupInstanceId``,
+  ``ConsumerPartitionAssignor.getAssignorInstances``);
+* broker: ``core/src/main/scala/kafka/server/KafkaConfig.scala`` (and, in 3.9, the
+  ``GroupCoordinatorConfig``/``SocketServerConfigs``/``ServerConfigs`` classes it moved to);
+* 0.8.2 ZooKeeper consumer: ``core/src/main/scala/kafka/consumer/ConsumerConfig.scala`` @ 0.8.2.2.
+
+The module knows nothing of the simulation: it turns ``(kafka_version, overrides)`` into a plain
+dict keyed by Kafka's config names, or raises :class:`~kafkasim.errors.ConfigError` with Kafka's
+wording. A config that does not exist yet in a version maps to ``None`` in the result (so
+``cfg["max.poll.interval.ms"] is None`` means "no poll timer: this is before KIP-62"); overriding
+it raises, naming the version that added it.
+
+A version is a release line (``"0.10.1"``, ``"3.7"``) or a release (``"3.7.1"``, ``"0.9.0.1"``).
+A line stands for its first release (x.y.0), as in the reference spec; the only default that
+changed inside a line is the new consumer's ``fetch.min.bytes`` (1024 in 0.9.0.0, 1 from 0.9.0.1).
+Kafka 4.0 is not listed: the Kafka source this was checked against has no 4.0 release tag.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .errors import ConfigError, check_range, unknown_name
+
+__all__ = [
+    "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
+    "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "normalize_version", "version_tuple", "consumer_config",
+    "broker_config", "zookeeper_consumer_config",
+]
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+#: Release lines with a group-coordinator consumer (0.9+). 3.9 was read at tag 3.9.0-rc3.
+KAFKA_VERSIONS = (
+    "0.9", "0.10.0", "0.10.1", "0.10.2", "0.11", "1.0", "1.1",
+    "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8",
+    "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
+)
+#: The one release of the ZooKeeper consumer that `zookeeper_consumer_config` models.
+ZOOKEEPER_CONSUMER_VERSION = "0.8.2"
+
+_LINE_TUPLES = tuple((tuple(int(p) for p in v.split(".")), v) for v in KAFKA_VERSIONS)
+
+
+# -- versions ---------------------------------------------------------------------------------
+def _parse(version) -> tuple[int, ...]:
+    if isinstance(version, tuple) and version and all(isinstance(p, int) and not isinstance(p, bool)
+                                                      and p >= 0 for p in version):
+        return version
+    if isinstance(version, str) and re.fullmatch(r"\d+(\.\d+){1,3}", version.strip()):
+        return tuple(int(p) for p in version.strip().split("."))
+    raise ConfigError(f"kafka_version must look like '3.7', '0.10.1' or '3.7.1', got {version!r}; "
+                      f"supported versions: {', '.join(KAFKA_VERSIONS)}")
+
+
+def _strip(v: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop trailing zeros, so that 3.0 == 3.0.0 and 0.9 < 0.9.0.1 compare as releases do."""
+    v = tuple(v)
+    while len(v) > 1 and v[-1] == 0:
+        v = v[:-1]
+    return v
+
+
+def _v(version) -> tuple[int, ...]:
+    """A version as a comparable release tuple (trailing zeros dropped)."""
+    return _strip(_parse(version))
+
+
+def normalize_version(kafka_version) -> str:
+    """The release line (an entry of `KAFKA_VERSIONS`) of a version: "3.7.1" -> "3.7", "0.9.0.1" -> "0.9".
+
+    Raises ConfigError naming the supported versions for anything else (e.g. "0.10", which is
+    ambiguous, or "4.0"); 0.8.x points to `zookeeper_consumer_config`.
+    """
+    v = _parse(kafka_version)
+    for line, key in _LINE_TUPLES:
+        if v[:len(line)] == line:
+            return key
+    hint = ""
+    if v[0] == 0 and v[1] < 9:
+        hint = (" (Kafka before 0.9 has no group coordinator; the 0.8.2 ZooKeeper consumer is "
+                "zookeeper_consumer_config())")
+    raise ConfigError(f"Unsupported kafka_version {kafka_version!r}{hint}; supported versions: "
+                      f"{', '.join(KAFKA_VERSIONS)} (a release such as '3.7.1' maps to its line)")
+
+
+def version_tuple(kafka_version) -> tuple[int, ...]:
+    """The comparable release tuple of a supported version ("3.0" -> (3,), "0.9.0.1" -> (0, 9, 0, 1))."""
+    normalize_version(kafka_version)
+    return _v(kafka_version)
+
+
+# -- the spec of one config -------------------------------------------------------------------
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One Kafka config: its type, defaults by version, validator, doc and history.
+
+    `defaults` is a tuple of ``(first_version, value)`` pairs in version order; the first pair is
+    the version that added the config. `low`/`high` are the bounds of Kafka's ``ConfigDef.Range``
+    validator (None: no validator on that side); `choices` a ``ValidString`` list. `check` is an
+    extra validation ``(spec, value, version_tuple) -> value``; `derive` computes the default from
+    the other resolved values when a default "follows" another config (0.8 ZooKeeper consumer).
+    """
+
+    name: str
+    type: str  # "int" (Java int), "long", "boolean", "string" or "list"
+    defaults: tuple[tuple[str, Any], ...]
+    doc: str
+    history: str = ""
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] | None = None
+    case_insensitive: bool = False
+    nullable: bool = False
+    type_history: tuple[tuple[str, str], ...] = ()
+    check: Callable[["ConfigSpec", Any, tuple], Any] | None = None
+    derive: Callable[[dict], Any] | None = None
+    added_by: str = ""  # the KIP/Jira that added the config
+
+    @property
+    def added(self) -> str:
+        """The first version that has this config."""
+        return self.defaults[0][0]
+
+    def exists_in(self, kafka_version) -> bool:
+        return _v(kafka_version) >= _v(self.added)
+
+    def default(self, kafka_version) -> Any:
+        """The default in a version (a fresh list for list configs); None if the config is absent."""
+        v = _v(kafka_version)
+        value = None
+        for first, val in self.defaults:
+            if v >= _v(first):
+                value = val
+        return list(value) if isinstance(value, tuple) else value
+
+    def defaults_by_version(self, versions=KAFKA_VERSIONS) -> dict[str, Any]:
+        """{version: default} over `versions` (None where the config does not exist yet)."""
+        return {v: self.default(v) for v in versions}
+
+    def type_in(self, kafka_version) -> str:
+        v, kind = _v(kafka_version), self.type
+        for first, t in self.type_history:
+            if v >= _v(first):
+                kind = t
+        return kind
+
+    @property
+    def valid_values(self) -> str:
+        """Kafka's description of the valid values, as in its config docs."""
+        if self.choices is not None:
+            return ("one of (case insensitive): " if self.case_insensitive else "one of: ") + ", ".join(self.choices)
+        if self.low is not None and self.high is not None:
+            return f"[{self.low},...,{self.high}]"
+        if self.low is not None:
+            return f"[{self.low},...]"
+        if self.high is not None:
+            return f"[...,{self.high}]"
+        return {"boolean": "true or false", "list": "comma-separated list"}.get(self.type, "any")
+
+    def validate(self, value, kafka_version) -> Any:
+        """`value` parsed and validated as Kafka's ConfigDef would, in `kafka_version`."""
+        vt = _v(kafka_version)
+        if value is None:
+            if self.nullable:
+                return None
+            raise ConfigError(f"Invalid value None for configuration {self.name}: Value must be non-null")
+        kind = self.type_in(vt)
+        if kind in ("int", "long"):
+            bits, lo, hi = (32, INT_MIN, INT_MAX) if kind == "int" else (64, LONG_MIN, LONG_MAX)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                what = "" if isinstance(value, int) and not isinstance(value, bool) else \
+                    f", but it was a {type(value).__name__}"
+                raise ConfigError(f"Invalid value {value!r} for configuration {self.name}: Expected value to be "
+                                  f"a {bits}-bit integer{' (long)' if bits == 64 else ''}{what}")
+            if self.low is not None or self.high is not None:
+                value = check_range(self.name, value, self.low, self.high)
+        elif kind == "boolean":
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                value = value.strip().lower() == "true"
+            elif not isinstance(value, bool):
+                raise ConfigError(f"Invalid value {value!r} for configuration {self.name}: "
+                                  "Expected value to be either true or false")
+        elif kind == "string":
+            if not isinstance(value, str):
+                raise ConfigError(f"Invalid value {value!r} for configuration {self.name}: Expected value to be "
+                                  f"a string, but it was a {type(value).__name__}")
+            value = value.strip()
+            if self.choices is not None:
+                if self.case_insensitive:
+                    match = [c for c in self.choices if c.lower() == value.lower()]
+                    if not match:
+                        raise ConfigError(f"Invalid value {value} for configuration {self.name}: String must be one "
+                                          f"of (case insensitive): {', '.join(c.upper() for c in self.choices)}")
+                    value = match[0]
+                elif value not in self.choices:
+                    raise ConfigError(f"Invalid value {value} for configuration {self.name}: String must be one of: "
+                                      f"{', '.join(self.choices)}")
+        elif kind == "list":
+            if isinstance(value, str):
+                value = [] if not value.strip() else re.split(r"\s*,\s*", value.strip())
+            elif isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+                value = [x.strip() for x in value]
+            else:
+                raise ConfigError(f"Invalid value {value!r} for configuration {self.name}: "
+                                  "Expected a comma separated list.")
+        else:  # pragma: no cover - a table error
+            raise AssertionError(f"unknown config type {kind!r} for {self.name}")
+        if self.check is not None:
+            value = self.check(self, value, vt)
+        return value
+
+
+def _spec(name, type_, defaults, doc, history="", **kw) -> ConfigSpec:
+    defaults = tuple((v, tuple(d) if isinstance(d, list) else d) for v, d in defaults)
+    return ConfigSpec(name, type_, defaults, doc, history, **kw)
+
+
+# -- assignors --------------------------------------------------------------------------------
+#: Built-in assignors: short name (their `name()`, the JoinGroup protocol name) -> (Java class, version added, KIP).
+ASSIGNORS = {
+    "range": ("org.apache.kafka.clients.consumer.RangeAssignor", "0.9", "new consumer"),
+    "roundrobin": ("org.apache.kafka.clients.consumer.RoundRobinAssignor", "0.9", "new consumer"),
+    "sticky": ("org.apache.kafka.clients.consumer.StickyAssignor", "0.11", "KIP-54, KAFKA-2273"),
+    "cooperative-sticky": ("org.apache.kafka.clients.consumer.CooperativeStickyAssignor", "2.4",
+                           "KIP-429, KAFKA-8179"),
+}
+_ASSIGNOR_ALIASES = {}
+for _short, (_cls, _, _) in ASSIGNORS.items():
+    _ASSIGNOR_ALIASES[_short] = _short
+    _ASSIGNOR_ALIASES[_cls] = _short
+    _ASSIGNOR_ALIASES[_cls.rsplit(".", 1)[1]] = _short
+
+
+def _check_assignors(spec: ConfigSpec, value: list[str], vt: tuple) -> list[str]:
+    """Short names of the assignors; Java class names are accepted and normalized."""
+    if not value:
+        # KafkaConsumer.throwIfNoAssignorsConfigured (at subscribe; the simulator always subscribes).
+        raise ConfigError("Must configure at least one partition assigner class name to "
+                          "partition.assignment.strategy configuration property")
+    out: list[str] = []
+    for item in value:
+        short = _ASSIGNOR_ALIASES.get(item)
+        if short is None:
+            raise ConfigError(f"Invalid value {item!r} for configuration partition.assignment.strategy: unknown "
+                              f"assignor; kafkasim knows range, roundrobin, sticky (0.11+) and cooperative-sticky "
+                              f"(2.4+), by short name or Java class name")
+        cls, added, kip = ASSIGNORS[short]
+        if vt < _v(added):
+            raise ConfigError(f"Invalid value {item!r} for configuration partition.assignment.strategy: "
+                              f"{cls} was added in Kafka {added} ({kip})")
+        if short in out:
+            if vt >= _v("3.1"):  # ConsumerPartitionAssignor.getAssignorInstances, KAFKA-13204 (3.1.0)
+                raise ConfigError(f"The assignor name: '{short}' is used in more than one assignor: {cls}, {cls}")
+            continue  # before 3.1 a duplicate was accepted; it changes no protocol choice
+        out.append(short)
+    return out
+
+
+_INSTANCE_ID_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+def _check_group_instance_id(spec: ConfigSpec, value: str, vt: tuple) -> str:
+    """JoinGroupRequest.validateGroupInstanceId (2.3+); ConfigDef.NonEmptyString from 3.3 (KAFKA-13793)."""
+    if value == "":
+        if vt >= _v("3.3"):
+            raise ConfigError("Invalid value  for configuration group.instance.id: String must be non-empty")
+        raise ConfigError("Group instance id must be non-empty string")
+    if value in (".", ".."):
+        raise ConfigError('Group instance id cannot be "." or ".."')
+    if len(value) > 249:
+        raise ConfigError(f"Group instance id can't be longer than 249 characters: {value}")
+    if not _INSTANCE_ID_CHARS.fullmatch(value):
+        raise ConfigError(f'Group instance id "{value}" is illegal, it contains a character other than '
+                          "ASCII alphanumerics, '.', '_' and '-'")
+    return value
+
+
+# -- new consumer (0.9+) ----------------------------------------------------------------------
+_CONSUMER = [
+    _spec("session.timeout.ms", "int", [("0.9", 30000), ("0.10.1", 10000), ("3.0", 45000)],
+          "Time without a heartbeat after which the group coordinator removes the member and rebalances; "
+          "the broker accepts only values in [group.min.session.timeout.ms, group.max.session.timeout.ms].",
+          "30000 (0.9) -> 10000 in 0.10.1 (KIP-62, KAFKA-3888) -> 45000 in 3.0 (KIP-735, KAFKA-12874); "
+          "no validator"),
+    _spec("heartbeat.interval.ms", "int", [("0.9", 3000)],
+          "Expected time between heartbeats to the group coordinator; must be lower than session.timeout.ms.",
+          "3000 since 0.9; no validator (the Heartbeat constructor requires it below session.timeout.ms)"),
+    _spec("max.poll.interval.ms", "int", [("0.10.1", 300000)],
+          "Longest allowed time between poll() calls before the consumer leaves the group; sent as the "
+          "JoinGroup rebalance timeout.",
+          "added in 0.10.1 (KIP-62, KAFKA-3888)", low=1, added_by="KIP-62, KAFKA-3888"),
+    _spec("max.poll.records", "int", [("0.10.0", INT_MAX), ("0.10.1", 500)],
+          "Most records a single poll() returns.",
+          "added in 0.10.0 (KIP-41, KAFKA-3007) as Int.MaxValue -> 500 in 0.10.1 (KIP-62, KAFKA-3888)", low=1,
+          added_by="KIP-41, KAFKA-3007"),
+    _spec("request.timeout.ms", "int", [("0.9", 40000), ("0.10.1", 305000), ("2.0", 30000)],
+          "How long the client waits for a response before retrying or failing the request.",
+          "40000 (0.9, KIP-19, KAFKA-2120) -> 305000 in 0.10.1 (KAFKA-3888, chosen above max.poll.interval.ms) "
+          "-> 30000 in 2.0 (KAFKA-7050); before 2.0 it had to exceed session.timeout.ms and fetch.max.wait.ms",
+          low=0),
+    _spec("default.api.timeout.ms", "int", [("2.0", 60000)],
+          "Timeout of blocking consumer calls that take no timeout argument (commitSync, position, ...).",
+          "added in 2.0 (KIP-266, KAFKA-6979)", low=0, added_by="KIP-266, KAFKA-6979"),
+    _spec("enable.auto.commit", "boolean", [("0.9", True)],
+          "Commit the consumed offsets periodically in the background (during poll()).",
+          "true since 0.9"),
+    _spec("auto.commit.interval.ms", "int", [("0.9", 5000)],
+          "Interval between automatic offset commits when enable.auto.commit is true.",
+          "5000 since 0.9; type long in 0.9-0.10.0, int from 0.10.1 (KAFKA-3888)", low=0,
+          type_history=(("0.9", "long"), ("0.10.1", "int"))),
+    _spec("partition.assignment.strategy", "list",
+          [("0.9", ["range"]), ("3.0", ["range", "cooperative-sticky"])],
+          "Assignors in order of preference (short names here; Java class names are accepted): the group "
+          "uses the first one every member supports.",
+          "[RangeAssignor] -> [RangeAssignor, CooperativeStickyAssignor] in 3.0 (KAFKA-13023); sticky from 0.11 "
+          "(KIP-54), cooperative-sticky from 2.4 (KIP-429)", check=_check_assignors),
+    _spec("group.instance.id", "string", [("2.3", None)],
+          "Static membership id: a restarted member with the same id takes over its old member's place "
+          "without a rebalance. None: a dynamic member.",
+          "added in 2.3 (KIP-345, KAFKA-7862); NonEmptyString validator from 3.3 (KAFKA-13793)",
+          nullable=True, check=_check_group_instance_id, added_by="KIP-345, KAFKA-7862"),
+    _spec("retry.backoff.ms", "long", [("0.9", 100)],
+          "Wait before retrying a failed request; also the heartbeat thread's wake-up granularity.",
+          "100 since 0.9 (3.7 adds exponential backoff up to retry.backoff.max.ms, KIP-580)", low=0),
+    _spec("fetch.max.bytes", "int", [("0.10.1", 52428800)],
+          "Most bytes a fetch response may carry, over all partitions (not absolute: the first non-empty "
+          "partition's first batch is always returned).",
+          "added in 0.10.1 (KIP-74, KAFKA-2063)", low=0, added_by="KIP-74, KAFKA-2063"),
+    _spec("max.partition.fetch.bytes", "int", [("0.9", 1048576)],
+          "Most bytes per partition a fetch response may carry.",
+          "1048576 since 0.9", low=0),
+    _spec("fetch.min.bytes", "int", [("0.9", 1024), ("0.9.0.1", 1)],
+          "Bytes the broker waits to accumulate (up to fetch.max.wait.ms) before answering a fetch.",
+          "1024 in 0.9.0.0 -> 1 in 0.9.0.1 (KAFKA-3170)", low=0),
+    _spec("fetch.max.wait.ms", "int", [("0.9", 500)],
+          "Longest the broker holds a fetch while fewer than fetch.min.bytes are available.",
+          "500 since 0.9", low=0),
+    _spec("auto.offset.reset", "string", [("0.9", "latest")],
+          "Where to start when the group has no committed offset (or it is out of range).",
+          "latest since 0.9", choices=("latest", "earliest", "none")),
+    _spec("client.id", "string", [("0.9", "")],
+          "Logical client name in requests and logs; empty: Kafka generates consumer-<n> (before 2.4) or "
+          "consumer-<group.id>-<group.instance.id or n> (2.4+).",
+          "\"\" since 0.9"),
+    _spec("group.protocol", "string", [("3.7", "classic")],
+          "Rebalance protocol: classic (JoinGroup/SyncGroup) or consumer (KIP-848, broker-side assignment).",
+          "added in 3.7 (KIP-848, KAFKA-15679)", choices=("classic", "consumer"), case_insensitive=True,
+          added_by="KIP-848, KAFKA-15679"),
+]
+CONSUMER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _CONSUMER}
+
+
+def _check_consumer(cfg: dict, vt: tuple) -> None:
+    classic = cfg.get("group.protocol") in (None, "classic")
+    hb, session = cfg["heartbeat.interval.ms"], cfg["session.timeout.ms"]
+    # internals/Heartbeat.java constructor, all versions; only the classic coordinator builds a Heartbeat.
+    if classic and hb >= session:
+        raise ConfigError(f"Heartbeat must be set lower than the session timeout "
+                          f"(heartbeat.interval.ms={hb}, session.timeout.ms={session})")
+    # KafkaConsumer constructor 0.9.0.0 - 1.1.x; removed in 2.0 ("Do not require request timeout be
+    # larger than session timeout", #5246).
+    if vt < _v("2.0"):
+        request, wait = cfg["request.timeout.ms"], cfg["fetch.max.wait.ms"]
+        if request <= session or request <= wait:
+            raise ConfigError(f"request.timeout.ms should be greater than session.timeout.ms and fetch.max.wait.ms "
+                              f"(request.timeout.ms={request}, session.timeout.ms={session}, "
+                              f"fetch.max.wait.ms={wait})")
+
+
+# -- broker -----------------------------------------------------------------------------------
+_BROKER = [
+    _spec("group.initial.rebalance.delay.ms", "int", [("0.11", 3000)],
+          "How long the coordinator delays the first rebalance of an empty group, waiting for more members "
+          "(extended by each join, up to max.poll.interval.ms).",
+          "added in 0.11 (KIP-134, KAFKA-4925); the sample server.properties sets 0; no validator",
+          added_by="KIP-134, KAFKA-4925"),
+    _spec("group.min.session.timeout.ms", "int", [("0.9", 6000)],
+          "Smallest session.timeout.ms the coordinator accepts (else INVALID_SESSION_TIMEOUT).",
+          "6000 since 0.9; no validator"),
+    _spec("group.max.session.timeout.ms", "int", [("0.9", 30000), ("0.10.0", 300000), ("2.3", 1800000)],
+          "Largest session.timeout.ms the coordinator accepts (else INVALID_SESSION_TIMEOUT).",
+          "30000 (0.9) -> 300000 in 0.10.0 (KAFKA-3636) -> 1800000 in 2.3 (with KIP-345, KAFKA-7862); "
+          "no validator"),
+    _spec("group.max.size", "int", [("2.2", INT_MAX)],
+          "Most members a consumer group may have (GROUP_MAX_SIZE_REACHED beyond).",
+          "added in 2.2 (KIP-389, KAFKA-7641)", low=1, added_by="KIP-389, KAFKA-7641"),
+    _spec("offsets.topic.num.partitions", "int", [("0.9", 50)],
+          "Partitions of __consumer_offsets; a group's coordinator leads partition hash(group.id) % this.",
+          "50 since 0.9", low=1),
+    _spec("queued.max.requests", "int", [("0.9", 500)],
+          "Capacity of the request queue between network and I/O threads; full: network threads block.",
+          "500 since 0.9", low=1),
+    _spec("queued.max.request.bytes", "long", [("1.0", -1)],
+          "Memory bound for requests read but not yet answered (KIP-72 memory pool); -1 or 0: unbounded. "
+          "If > 0 it must be >= socket.request.max.bytes.",
+          "added in 1.0 (KIP-72, KAFKA-4602); no validator", added_by="KIP-72, KAFKA-4602"),
+    _spec("socket.request.max.bytes", "int", [("0.9", 104857600)],
+          "Largest request the broker accepts; also the memory pool's largest single allocation.",
+          "104857600 since 0.9", low=1),
+    _spec("num.network.threads", "int", [("0.9", 3)],
+          "Network (Processor) threads per listener.", "3 since 0.9", low=1),
+    _spec("num.io.threads", "int", [("0.9", 8)],
+          "Request handler (I/O) threads.", "8 since 0.9", low=1),
+    _spec("fetch.max.bytes", "int", [("2.5", 57671680)],
+          "Broker-side cap on any fetch response, whatever fetch.max.bytes a consumer asks for.",
+          "added in 2.5 (KIP-541, KAFKA-9101)", low=1024, added_by="KIP-541, KAFKA-9101"),
+    _spec("replica.fetch.response.max.bytes", "int", [("0.10.1", 10485760)],
+          "Most bytes a replica fetch response may carry (not absolute, as fetch.max.bytes).",
+          "added in 0.10.1 (KIP-74, KAFKA-2063)", low=0, added_by="KIP-74, KAFKA-2063"),
+    _spec("message.max.bytes", "int", [("0.9", 1000012), ("2.5", 1048588)],
+          "Largest record batch the broker accepts (plus the 12-byte log overhead).",
+          "1000000 + 12 -> 1048576 + 12 in 2.5 (KAFKA-4203, aligned with the producer's max.request.size)",
+          low=0),
+]
+BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
+
+
+def _check_broker(cfg: dict, vt: tuple) -> None:
+    queued, socket_max = cfg["queued.max.request.bytes"], cfg["socket.request.max.bytes"]
+    # KafkaConfig.validateValues, 1.0+ (queued.max.request.bytes is absent before: None).
+    if queued is not None and queued > 0 and queued < socket_max:
+        raise ConfigError(f"requirement failed: queued.max.request.bytes must be larger or equal to "
+                          f"socket.request.max.bytes (queued.max.request.bytes={queued}, "
+                          f"socket.request.max.bytes={socket_max})")
+
+
+# -- 0.8.2 ZooKeeper consumer -----------------------------------------------------------------
+def _zk_auto_offset_reset(spec, value, vt):
+    if value not in ("smallest", "largest"):
+        raise ConfigError(f"Wrong value {value} of auto.offset.reset in ConsumerConfig; "
+                          "Valid values are smallest and largest")
+    return value
+
+
+def _zk_offsets_storage(spec, value, vt):
+    value = value.lower()  # ConsumerConfig.scala lower-cases it before validating
+    if value not in ("zookeeper", "kafka"):
+        raise ConfigError(f"Wrong value {value} of offsets.storage in consumer config; "
+                          "Valid values are 'zookeeper' and 'kafka'")
+    return value
+
+
+def _zk_strategy(spec, value, vt):
+    if value not in ("range", "roundrobin"):
+        # PartitionAssignor.createInstance silently falls back to range; kafkasim refuses the typo.
+        raise ConfigError(f"Invalid value {value!r} for configuration partition.assignment.strategy: must be "
+                          "range or roundrobin (Kafka 0.8.2 would silently use range for any other value)")
+    return value
+
+
+_ZK = ZOOKEEPER_CONSUMER_VERSION
+_ZOOKEEPER = [
+    _spec("fetch.message.max.bytes", "int", [(_ZK, 1048576)],
+          "Bytes requested per partition in each fetch; a larger message can never be consumed."),
+    _spec("queued.max.message.chunks", "int", [(_ZK, 2)],
+          "Capacity of each stream's chunk queue (one chunk = one partition's data from one fetch).",
+          "not validated by ConsumerConfig; LinkedBlockingQueue(capacity) throws below 1", low=1),
+    _spec("num.consumer.fetchers", "int", [(_ZK, 1)],
+          "Fetcher threads per broker; a partition goes to fetcher abs(31*topic.hashCode + partition) % this.",
+          "not validated by ConsumerConfig; 0 divides by zero in AbstractFetcherManager", low=1),
+    _spec("fetch.min.bytes", "int", [(_ZK, 1)], "Bytes the broker waits for before answering a fetch."),
+    _spec("fetch.wait.max.ms", "int", [(_ZK, 100)],
+          "Longest the broker holds a fetch; must not exceed socket.timeout.ms."),
+    _spec("socket.timeout.ms", "int", [(_ZK, 30000)],
+          "Socket timeout of fetch requests; must be at least fetch.wait.max.ms."),
+    _spec("rebalance.max.retries", "int", [(_ZK, 4)],
+          "Rebalance attempts before the consumer gives up (ConsumerRebalanceFailedException)."),
+    _spec("rebalance.backoff.ms", "int", [(_ZK, 2000)],
+          "Wait between rebalance attempts; defaults to zookeeper.sync.time.ms.",
+          derive=lambda cfg: cfg["zookeeper.sync.time.ms"]),
+    _spec("refresh.leader.backoff.ms", "int", [(_ZK, 200)],
+          "Wait before looking up a new leader for a partition that lost its leader."),
+    _spec("zookeeper.session.timeout.ms", "int", [(_ZK, 6000)],
+          "ZooKeeper session timeout: the failure detector; expiry deletes the consumer's ephemeral nodes."),
+    _spec("zookeeper.connection.timeout.ms", "int", [(_ZK, 6000)],
+          "Longest wait to connect to ZooKeeper; defaults to zookeeper.session.timeout.ms.",
+          derive=lambda cfg: cfg["zookeeper.session.timeout.ms"]),
+    _spec("zookeeper.sync.time.ms", "int", [(_ZK, 2000)], "How far a ZooKeeper follower can be behind the leader."),
+    _spec("auto.commit.enable", "boolean", [(_ZK, True)], "Commit consumed offsets periodically."),
+    _spec("auto.commit.interval.ms", "int", [(_ZK, 60000)], "Interval between automatic offset commits."),
+    _spec("auto.offset.reset", "string", [(_ZK, "largest")],
+          "Where to start without a committed offset: smallest or largest.", check=_zk_auto_offset_reset),
+    _spec("partition.assignment.strategy", "string", [(_ZK, "range")],
+          "Assignor every consumer runs locally: range or roundrobin.", check=_zk_strategy),
+    _spec("offsets.storage", "string", [(_ZK, "zookeeper")],
+          "Where offsets are committed: zookeeper or kafka.", check=_zk_offsets_storage),
+    _spec("dual.commit.enabled", "boolean", [(_ZK, False)],
+          "With offsets.storage=kafka, also commit to ZooKeeper (for migration); defaults to "
+          "offsets.storage == kafka.", derive=lambda cfg: cfg["offsets.storage"] == "kafka"),
+    _spec("consumer.timeout.ms", "int", [(_ZK, -1)],
+          "Iterator throws ConsumerTimeoutException after this long without a message; -1: block forever."),
+]
+ZOOKEEPER_CONSUMER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _ZOOKEEPER}
+
+
+def _check_zookeeper(cfg: dict, vt: tuple) -> None:
+    if cfg["fetch.wait.max.ms"] > cfg["socket.timeout.ms"]:
+        raise ConfigError("requirement failed: socket.timeout.ms should always be at least fetch.wait.max.ms to "
+                          f"prevent unnecessary socket timeouts (fetch.wait.max.ms={cfg['fetch.wait.max.ms']}, "
+                          f"socket.timeout.ms={cfg['socket.timeout.ms']})")
+
+
+# -- resolution -------------------------------------------------------------------------------
+def _resolve(kind: str, specs: Mapping[str, ConfigSpec], version, line: str, overrides, rules) -> dict:
+    if overrides is None:
+        overrides = {}
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"{kind} config overrides must be a dict of Kafka config names, got "
+                          f"{type(overrides).__name__}")
+    vt = _v(version)
+    for name in overrides:
+        if name not in specs:
+            raise unknown_name(kind, name, specs)
+        spec = specs[name]
+        if not spec.exists_in(vt):
+            raise ConfigError(f"{kind[0].upper() + kind[1:]} config {name!r} does not exist in Kafka {line}: "
+                              f"it was added in Kafka {spec.added}" + (f" ({spec.added_by})" if spec.added_by else ""))
+    cfg = {name: spec.default(vt) for name, spec in specs.items()}
+    for name, value in overrides.items():
+        cfg[name] = specs[name].validate(value, vt)
+    for name, spec in specs.items():
+        if spec.derive is not None and name not in overrides:
+            cfg[name] = spec.derive(cfg)
+    rules(cfg, vt)
+    return cfg
+
+
+def consumer_config(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every consumer config kafkasim uses, at `kafka_version`'s defaults, with `overrides` applied.
+
+    Keys are Kafka's names. A config that does not exist yet in that version maps to None
+    (e.g. "max.poll.interval.ms" before 0.10.1). Raises ConfigError for an unknown name (with a
+    "did you mean"), a config absent from the version, an invalid value, or a broken cross-field
+    rule (heartbeat.interval.ms < session.timeout.ms; before 2.0 also request.timeout.ms above
+    session.timeout.ms and fetch.max.wait.ms).
+    """
+    line = normalize_version(kafka_version)
+    return _resolve("consumer", CONSUMER_CONFIGS, kafka_version, line, overrides, _check_consumer)
+
+
+def broker_config(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every broker config kafkasim uses, at `kafka_version`'s defaults, with `overrides` applied.
+
+    Same rules as `consumer_config`; absent configs map to None (e.g. "group.max.size" before 2.2).
+    Cross-field rule: queued.max.request.bytes, if > 0, must be >= socket.request.max.bytes.
+    """
+    line = normalize_version(kafka_version)
+    return _resolve("broker", BROKER_CONFIGS, kafka_version, line, overrides, _check_broker)
+
+
+def zookeeper_consumer_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The 0.8.2 ZooKeeper consumer's configs (ConsumerConfig.scala @ 0.8.2.2), with `overrides` applied.
+
+    rebalance.backoff.ms follows zookeeper.sync.time.ms, zookeeper.connection.timeout.ms follows
+    zookeeper.session.timeout.ms and dual.commit.enabled follows offsets.storage, as in Kafka.
+    Kafka 0.8.2 only logs unknown property names; kafkasim rejects them (with a "did you mean").
+    """
+    return _resolve("ZooKeeper consumer", ZOOKEEPER_CONSUMER_CONFIGS, _ZK, _ZK, overrides, _check_zookeeper)

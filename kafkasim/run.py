@@ -1,0 +1,232 @@
+"""The result of `simulate`: events, summary metrics, the broker log, and the scenario itself.
+
+Everything here reads events (and the run's ledgers); nothing reaches back into the models.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from functools import cached_property
+
+import numpy as np
+
+from .events import arrow_schema, to_frame
+
+#: Summary metrics and what they mean (the keys of `Run.summary`).
+SUMMARY_DOC = {
+    "rebalances": "rebalances started by the coordinator (RebalanceStarted events), the first one included",
+    "generations": "the group's generation at the end",
+    "startup_ms": "time from the start until every partition had an owner for the first time",
+    "unconsumed_ms": "after startup, time during which at least one partition had no running owner",
+    "all_unconsumed_ms": "after startup, time during which no partition had a running owner (stop-the-world)",
+    "removals": "per member: how often the coordinator removed it, by reason",
+    "removals_by_reason": "removals of all members, by reason (session_timeout, poll_timeout, leave_group, "
+                          "rebalance_timeout, sync_timeout, group_max_size, new_member_timeout)",
+    "records_produced": "records produced during duration_ms",
+    "records_processed": "records processed, counting every time a record was processed",
+    "unprocessed_at_end": "produced records never processed by the end of the run",
+    "duplicates": "records processed more than once (extra processings)",
+    "duplicates_by_cause": "duplicates by why their partition was handed over with uncommitted progress",
+    "commit_failures": "commits that failed (CommitFailedException, RebalanceInProgressException, auto-commit)",
+    "max_lag": "largest number of produced-but-unprocessed records, sampled every sample_ms",
+    "mean_lag": "time-weighted mean of the same",
+    "latency_ms": "end-to-end latency percentiles (produce to processed) p50, p95, p99, max; "
+                  "resolution is the scenario's poll_resolution_ms",
+    "rebalance_ms": "total time the group spent in PreparingRebalance or CompletingRebalance",
+}
+
+
+class Run:
+    """One simulated run. `events` is a DataFrame (schema in kafkasim.events)."""
+
+    def __init__(self, scenario, world):
+        self.scenario = scenario
+        self.rows = world.rows
+        self.broker_log: list[str] = world.coord.broker_log
+        self.end_ms = world.end_ms
+        self._world = world
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<Run {self.scenario.members} members, Kafka {self.scenario.kafka_version}: "
+                f"{s['rebalances']} rebalances, {s['records_processed']} processed, {s['duplicates']} duplicates>")
+
+    @cached_property
+    def events(self):
+        return to_frame(self.rows)
+
+    @cached_property
+    def lag(self):
+        import pandas as pd
+
+        return pd.DataFrame(self._world.lag, columns=["time", "lag"])
+
+    @cached_property
+    def summary(self) -> dict:
+        return summarize(self)
+
+    def member_states(self):
+        """One row per (member, state interval): member, state, start, end (ms)."""
+        import pandas as pd
+
+        current: dict[str, tuple[str, int]] = {}
+        out = []
+        for row in self.rows:
+            if row[1] == "consumer" and row[4] == "StateChanged":
+                member, time, state = row[3], row[0], row[9]
+                if member in current and current[member][1] < time:
+                    out.append((member, current[member][0], current[member][1], time))
+                current[member] = (state, time)
+        for member, (state, start) in current.items():
+            if start < self.end_ms:
+                out.append((member, state, start, self.end_ms))
+        return pd.DataFrame(out, columns=["member", "state", "start", "end"])
+
+    def partition_owners(self):
+        """Ownership intervals: member, topic, partition, start, end (ms)."""
+        import pandas as pd
+
+        return pd.DataFrame(_ownership(self.rows, self.end_ms), columns=["member", "topic", "partition", "start", "end"])
+
+    def to_parquet(self, path) -> None:
+        """Write the events to Parquet; the scenario and summary go into the file's metadata."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = arrow_schema()
+        table = pa.Table.from_pandas(self.events, schema=schema, preserve_index=False)
+        meta = {b"kafkasim.scenario": json.dumps(self.scenario.to_dict(), default=str).encode(),
+                b"kafkasim.summary": json.dumps(self.summary, default=str).encode()}
+        pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), **meta}), path)
+
+
+def _ownership(rows, end_ms: int) -> list[tuple]:
+    """(member, topic, partition, start, end) from PartitionsAssigned/Revoked/Lost and process ends."""
+    open_: dict[tuple, int] = {}
+    out = []
+    for row in rows:
+        if row[1] != "consumer":
+            continue
+        kind, member, time = row[4], row[3], row[0]
+        if kind == "PartitionsAssigned" and row[6] is not None:
+            open_[(member, row[6], row[7])] = time
+        elif kind in ("PartitionsRevoked", "PartitionsLost") and row[6] is not None:
+            start = open_.pop((member, row[6], row[7]), None)
+            if start is not None:
+                out.append((member, row[6], row[7], start, time))
+        elif kind in ("Crashed", "Fatal", "Closed"):
+            for key in [k for k in open_ if k[0] == member]:
+                out.append((*key, open_.pop(key), time))
+    out.extend((*key, start, end_ms) for key, start in open_.items())
+    return out
+
+
+def _coverage(rows, tps: list, end_ms: int) -> tuple[int, int, int]:
+    """(startup_ms, some-partition-unowned ms, all-partitions-unowned ms) after startup."""
+    per_tp: dict[tuple, list] = defaultdict(list)
+    for member, topic, partition, start, end in _ownership(rows, end_ms):
+        per_tp[(topic, partition)].append((start, end))
+    edges = []
+    for tp in tps:
+        merged = []
+        for start, end in sorted(per_tp.get(tp, [])):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in merged:
+            edges += [(start, 1), (end, -1)]
+    edges.sort()
+    total = len(tps)
+    covered, last, startup = 0, 0, None
+    some = none = 0
+    for time, delta in edges:
+        if startup is not None and time > last:
+            if covered < total:
+                some += time - last
+            if covered == 0:
+                none += time - last
+        covered += delta
+        last = time
+        if startup is None and covered == total:
+            startup = time
+    if startup is None:
+        return end_ms, 0, 0
+    if last < end_ms:
+        some += (end_ms - last) if covered < total else 0
+        none += (end_ms - last) if covered == 0 else 0
+    return startup, some, none
+
+
+def _percentiles(latency: list[tuple[int, float, float]]) -> dict:
+    """Percentiles of a mixture of batches whose latencies spread evenly between two ends."""
+    if not latency:
+        return {"p50": None, "p95": None, "p99": None, "max": None}
+    arr = np.asarray(latency, dtype=float)
+    n, lo, hi = arr[:, 0], arr[:, 1], arr[:, 2]
+    points = 8  # each batch as 8 evenly spaced records
+    frac = (np.arange(points) + 0.5) / points
+    values = (lo[:, None] + (hi - lo)[:, None] * frac[None, :]).ravel()
+    weights = np.repeat(n / points, points)
+    order = np.argsort(values)
+    values, cum = values[order], np.cumsum(weights[order])
+    total = cum[-1]
+
+    def q(p):
+        return float(round(values[min(np.searchsorted(cum, p * total), len(values) - 1)], 1))
+
+    return {"p50": q(0.50), "p95": q(0.95), "p99": q(0.99), "max": float(round(max(lo.max(), hi.max()), 1))}
+
+
+def summarize(run: Run) -> dict:
+    world, rows = run._world, run.rows
+    names = world.member_names
+    removals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    by_reason: dict[str, int] = defaultdict(int)
+    rebalances = commit_failures = 0
+    rebalance_ms, rebalancing_since = 0, None
+    for row in rows:
+        kind = row[4]
+        if row[1] == "coordinator":
+            if kind == "MemberRemoved":
+                member = names.get(row[3], row[3])
+                removals[member][row[9]] += 1
+                by_reason[row[9]] += 1
+            elif kind == "RebalanceStarted":
+                rebalances += 1
+            state = row[11]
+            if state in ("PreparingRebalance", "CompletingRebalance"):
+                if rebalancing_since is None:
+                    rebalancing_since = row[0]
+            elif state is not None and rebalancing_since is not None:
+                rebalance_ms += row[0] - rebalancing_since
+                rebalancing_since = None
+        elif kind == "CommitFailed":
+            commit_failures += 1
+    if rebalancing_since is not None:
+        rebalance_ms += run.end_ms - rebalancing_since
+    parts = world.partitions
+    startup, some, none = _coverage(rows, parts.tps, run.end_ms)
+    lags = [lag for _, lag in world.lag] or [0]
+    produced = parts.produced(run.end_ms)
+    group = world.coord.groups.get(world.group_id)
+    return {
+        "rebalances": rebalances,
+        "generations": group.generation_id if group else 0,
+        "startup_ms": startup,
+        "unconsumed_ms": some,
+        "all_unconsumed_ms": none,
+        "removals": {m: dict(r) for m, r in sorted(removals.items())},
+        "removals_by_reason": dict(sorted(by_reason.items())),
+        "records_produced": produced,
+        "records_processed": parts.processed,
+        "unprocessed_at_end": produced - sum(parts.hw),
+        "duplicates": sum(parts.duplicates.values()),
+        "duplicates_by_cause": dict(sorted(parts.duplicates.items())),
+        "commit_failures": commit_failures,
+        "max_lag": max(lags),
+        "mean_lag": round(float(np.mean(lags)), 1),
+        "latency_ms": _percentiles(world.latency),
+        "rebalance_ms": rebalance_ms,
+    }
