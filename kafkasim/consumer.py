@@ -158,8 +158,10 @@ class Consumer:
         """The process is gone: no callbacks, no LeaveGroup, nothing committed."""
         if not self.alive:
             return
+        parts = self.world.partitions
         for i in self.owned:
-            self.world.partitions.cause[i] = "crash"
+            parts.cause[i] = "crash"
+            self._disown(i)
         self._row("Crashed", value=len(self.owned))
         self._stop("stopped")
 
@@ -195,10 +197,11 @@ class Consumer:
         self._extend_batch(extra)
         previous = self.app_state
         self._set_app_state("paused")
-        self.sim.at(end, self._thaw, previous, self.incarnation)
+        self.sim.at(end, self._resume_state, "paused", previous, self.incarnation)
 
-    def _thaw(self, previous: str, incarnation: int) -> None:
-        if incarnation == self.incarnation and self.alive and self.app_state == "paused":
+    def _resume_state(self, held: str, previous: str, incarnation: int) -> None:
+        """End of a pause or stall: back to what the thread was doing, unless something else happened."""
+        if incarnation == self.incarnation and self.alive and self.app_state == held:
             self._set_app_state(previous)
 
     def stall(self, duration_ms: int) -> None:
@@ -206,12 +209,16 @@ class Consumer:
         if not self.alive:
             return
         self._row("Stalled", value=duration_ms)
+        end = self.sim.now + duration_ms
         if self.batch is not None:
             self._extend_batch(duration_ms)
         elif self.next_poll is not None and self.next_poll.active:
-            when = self.next_poll.time + duration_ms
+            when = max(self.next_poll.time, end)  # the loop calls poll() once the stuck call returns
             self.next_poll.cancel()
             self.next_poll = self.sim.at(when, self._poll)
+        previous = self.app_state
+        self._set_app_state("stalled")
+        self.sim.at(end, self._resume_state, "stalled", previous, self.incarnation)
 
     def cut_network(self, duration_ms: int) -> None:
         """Requests and responses between this member and the coordinator are lost for a while."""
@@ -341,9 +348,10 @@ class Consumer:
         if self.generation < 0 and owned:
             kind = "PartitionsLost" if self.lost_callback else "PartitionsRevoked"
             self._revoke(owned, kind, self.lost_reason or "rebalance")
-        elif self.protocol == EAGER:
-            if self.auto_commit and owned:
-                self._commit(sync=True)  # errors are only logged
+            return
+        if self.auto_commit and owned:
+            self._commit(sync=True)  # both protocols commit first; errors are only logged
+        if self.protocol == EAGER:
             self._revoke(owned, "PartitionsRevoked", "rebalance", always=True)
 
     def _revoke(self, partitions: list[int], kind: str, cause: str, always: bool = False) -> None:
@@ -354,6 +362,7 @@ class Consumer:
             if committed.get(tp, 0) < self.owned[i]:
                 parts.cause[i] = cause  # whoever reads it next will process some records again
             del self.owned[i]
+            self._disown(i)
             self._row(kind, topic=tp[0], partition=tp[1])
         if not partitions and always:
             self._row(kind, value=0)  # eager always calls onPartitionsRevoked, even with nothing
@@ -446,6 +455,10 @@ class Consumer:
         committed = self.coord.committed(self.world.group_id)
         added = [i for i in new if i not in self.owned]
         for i in added:
+            previous = parts.owner[i]
+            if previous is not None and previous is not self:  # taken from a zombie: why it lost it
+                parts.cause[i] = previous.loss_cause()
+            parts.owner[i] = self
             self.owned[i] = committed.get(parts.tps[i], 0)
             self._row("PartitionsAssigned", topic=parts.tps[i][0], partition=parts.tps[i][1])
         if not added:
@@ -458,6 +471,15 @@ class Consumer:
         self._set_app_state("consuming")
         if self.waiting:
             self._poll()
+
+    def _disown(self, i: int) -> None:
+        parts = self.world.partitions
+        if parts.owner[i] is self:
+            parts.owner[i] = None
+
+    def loss_cause(self) -> str:
+        """Why this member lost partitions it still believes it owns (read when they are handed over)."""
+        return self.lost_reason or self.coord.removal_reason.get(self.member_id) or "rebalance"
 
     def _rejoin_now(self) -> None:
         if self.waiting:

@@ -18,8 +18,10 @@ SUMMARY_DOC = {
     "rebalances": "rebalances started by the coordinator (RebalanceStarted events), the first one included",
     "generations": "the group's generation at the end",
     "startup_ms": "time from the start until every partition had an owner for the first time",
-    "unconsumed_ms": "after startup, time during which at least one partition had no running owner",
-    "all_unconsumed_ms": "after startup, time during which no partition had a running owner (stop-the-world)",
+    "unconsumed_ms": "after startup, time during which at least one partition was not being consumed: no owner, "
+                     "or an owner that was frozen, stalled, blocked in a rebalance or already removed",
+    "all_unconsumed_ms": "after startup, time during which no partition was being consumed (stop-the-world)",
+    "partition_downtime_ms": "after startup, the sum over partitions of the time each was not being consumed",
     "removals": "per member: how often the coordinator removed it, by reason",
     "removals_by_reason": "removals of all members, by reason (session_timeout, poll_timeout, leave_group, "
                           "rebalance_timeout, sync_timeout, group_max_size, new_member_timeout)",
@@ -70,18 +72,20 @@ class Run:
         """One row per (member, state interval): member, state, start, end (ms)."""
         import pandas as pd
 
-        current: dict[str, tuple[str, int]] = {}
-        out = []
-        for row in self.rows:
-            if row[1] == "consumer" and row[4] == "StateChanged":
-                member, time, state = row[3], row[0], row[9]
-                if member in current and current[member][1] < time:
-                    out.append((member, current[member][0], current[member][1], time))
-                current[member] = (state, time)
-        for member, (state, start) in current.items():
-            if start < self.end_ms:
-                out.append((member, state, start, self.end_ms))
-        return pd.DataFrame(out, columns=["member", "state", "start", "end"])
+        return pd.DataFrame(_state_intervals(self.rows, self.end_ms), columns=["member", "state", "start", "end"])
+
+    @cached_property
+    def _consumed(self) -> dict:
+        return _consumed(self.rows, self.end_ms)
+
+    def unconsumed(self):
+        """Intervals after startup when a partition was not being consumed: topic, partition, start, end."""
+        import pandas as pd
+
+        tps = self._world.partitions.tps
+        start = _coverage(self._consumed, tps, self.end_ms)["startup_ms"]
+        return pd.DataFrame(_gaps(self._consumed, tps, start, self.end_ms),
+                            columns=["topic", "partition", "start", "end"])
 
     def partition_owners(self):
         """Ownership intervals: member, topic, partition, start, end (ms)."""
@@ -122,41 +126,85 @@ def _ownership(rows, end_ms: int) -> list[tuple]:
     return out
 
 
-def _coverage(rows, tps: list, end_ms: int) -> tuple[int, int, int]:
-    """(startup_ms, some-partition-unowned ms, all-partitions-unowned ms) after startup."""
-    per_tp: dict[tuple, list] = defaultdict(list)
+#: Consumer states in which a member makes progress on the partitions it owns.
+ACTIVE_STATES = frozenset({"consuming", "processing"})
+
+
+def _state_intervals(rows, end_ms: int) -> list[tuple]:
+    """(member, state, start, end) from the consumers' StateChanged events."""
+    current: dict[str, tuple[str, int]] = {}
+    out = []
+    for row in rows:
+        if row[1] == "consumer" and row[4] == "StateChanged":
+            member, time, state = row[3], row[0], row[9]
+            if member in current and current[member][1] < time:
+                out.append((member, *current[member], time))
+            current[member] = (state, time)
+    out.extend((member, state, start, end_ms) for member, (state, start) in current.items() if start < end_ms)
+    return out
+
+
+def _merge(intervals) -> list[list[int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        elif end > start:
+            merged.append([start, end])
+    return merged
+
+
+def _consumed(rows, end_ms: int) -> dict[tuple, list[list[int]]]:
+    """(topic, partition) -> merged intervals during which it was consumed: owned by a member that
+    was consuming or processing. A partition whose owner is frozen (GC), stalled, blocked in a
+    rebalance or already removed is not consumed, though the owner may still believe it owns it."""
+    active: dict[str, list] = defaultdict(list)
+    for member, state, start, end in _state_intervals(rows, end_ms):
+        if state in ACTIVE_STATES:
+            active[member].append((start, end))
+    active = {m: _merge(v) for m, v in active.items()}
+    consumed: dict[tuple, list] = defaultdict(list)
     for member, topic, partition, start, end in _ownership(rows, end_ms):
-        per_tp[(topic, partition)].append((start, end))
-    edges = []
+        for a, b in active.get(member, ()):
+            if a < end and b > start:
+                consumed[(topic, partition)].append((max(a, start), min(b, end)))
+    return {tp: _merge(v) for tp, v in consumed.items()}
+
+
+def _gaps(consumed: dict, tps: list, start: int, end_ms: int) -> list[tuple]:
+    """(topic, partition, start, end) of every interval after `start` when a partition was not consumed."""
+    out = []
     for tp in tps:
-        merged = []
-        for start, end in sorted(per_tp.get(tp, [])):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        for start, end in merged:
-            edges += [(start, 1), (end, -1)]
-    edges.sort()
-    total = len(tps)
-    covered, last, startup = 0, 0, None
+        last = start
+        for a, b in consumed.get(tp, []):
+            if b <= start:
+                continue
+            if a > last:
+                out.append((*tp, last, a))
+            last = max(last, b)
+        if last < end_ms:
+            out.append((*tp, last, end_ms))
+    return out
+
+
+def _coverage(consumed: dict, tps: list, end_ms: int) -> dict:
+    """Startup time, then time with some / with no partition consumed, and partition-ms not consumed."""
+    firsts = [consumed[tp][0][0] if consumed.get(tp) else None for tp in tps]
+    if None in firsts:
+        return {"startup_ms": end_ms, "unconsumed_ms": 0, "all_unconsumed_ms": 0, "partition_downtime_ms": 0}
+    startup = max(firsts)
+    gaps = _gaps(consumed, tps, startup, end_ms)
+    edges = sorted([(a, 1) for *_, a, b in gaps] + [(b, -1) for *_, a, b in gaps])
     some = none = 0
+    down, last = 0, startup
     for time, delta in edges:
-        if startup is not None and time > last:
-            if covered < total:
-                some += time - last
-            if covered == 0:
-                none += time - last
-        covered += delta
+        if down:
+            some += time - last
+            none += (time - last) if down == len(tps) else 0
+        down += delta
         last = time
-        if startup is None and covered == total:
-            startup = time
-    if startup is None:
-        return end_ms, 0, 0
-    if last < end_ms:
-        some += (end_ms - last) if covered < total else 0
-        none += (end_ms - last) if covered == 0 else 0
-    return startup, some, none
+    return {"startup_ms": startup, "unconsumed_ms": some, "all_unconsumed_ms": none,
+            "partition_downtime_ms": sum(b - a for *_, a, b in gaps)}
 
 
 def _percentiles(latency: list[tuple[int, float, float]]) -> dict:
@@ -207,16 +255,13 @@ def summarize(run: Run) -> dict:
     if rebalancing_since is not None:
         rebalance_ms += run.end_ms - rebalancing_since
     parts = world.partitions
-    startup, some, none = _coverage(rows, parts.tps, run.end_ms)
     lags = [lag for _, lag in world.lag] or [0]
     produced = parts.produced(run.end_ms)
     group = world.coord.groups.get(world.group_id)
     return {
         "rebalances": rebalances,
         "generations": group.generation_id if group else 0,
-        "startup_ms": startup,
-        "unconsumed_ms": some,
-        "all_unconsumed_ms": none,
+        **_coverage(run._consumed, parts.tps, run.end_ms),
         "removals": {m: dict(r) for m, r in sorted(removals.items())},
         "removals_by_reason": dict(sorted(by_reason.items())),
         "records_produced": produced,

@@ -35,7 +35,9 @@ class Scenario:
     defaults of `kafka_version`. Same scenario (and seed): the same events, byte for byte.
 
     The group starts with committed offsets at the beginning of every partition, production
-    runs for `duration_ms`, and the consumers get `drain_ms` more to catch up.
+    runs for `duration_ms`, and the consumers get `drain_ms` more to catch up. The initial
+    consumers start at seeded random instants within the first `start_spread_ms` (real processes
+    never start in the same millisecond, and their heartbeat and poll phases differ with it).
     """
 
     kafka_version: str = "3.7"
@@ -53,6 +55,7 @@ class Scenario:
     poll_resolution_ms: int = 1000
     drain_ms: int = 0
     sample_ms: int = 1000
+    start_spread_ms: int = 1000
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -61,6 +64,7 @@ class Scenario:
         _int_at_least("poll_resolution_ms", self.poll_resolution_ms, 1)
         _int_at_least("drain_ms", self.drain_ms, 0)
         _int_at_least("sample_ms", self.sample_ms, 1)
+        _int_at_least("start_spread_ms", self.start_spread_ms, 0)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ConfigError(f"seed must be an int, got {self.seed!r}")
         if not isinstance(self.topics, dict) or not self.topics:
@@ -172,8 +176,9 @@ def simulate(scenario: Scenario) -> "Run":
         raise TypeError(f"simulate() takes a Scenario, got {type(scenario).__name__}")
     world = World(scenario)
     world.coord.commit_offsets(world.group_id, "", -1, {tp: 0 for tp in world.partitions.tps})
+    spread = world.sim.random("start")
     for _ in range(scenario.members):
-        world.add_consumer(0)
+        world.add_consumer(spread.randrange(scenario.start_spread_ms) if scenario.start_spread_ms else 0)
     for fault in sorted(scenario.faults, key=lambda f: not isinstance(f, faults_module.ScaleOut)):
         for name in getattr(fault, "members", None) or [getattr(fault, "member", None)]:
             if name is not None:

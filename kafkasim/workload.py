@@ -134,7 +134,8 @@ class Partitions:
 
     `hw[i]` is one past the highest offset ever processed in partition i; processing offsets
     below it again counts as duplicates, attributed to the cause recorded when the partition
-    was last handed over (`cause[i]`).
+    was last handed over (`cause[i]`): the revoking owner's reason, or, when the new owner gets it
+    while the old one still believes it owns it (a zombie), why the old one lost it.
     """
 
     def __init__(self, topics: dict[str, int], produce_rate_per_s, duration_ms: int):
@@ -150,6 +151,7 @@ class Partitions:
         n = len(self.tps)
         self.hw = [0] * n
         self.cause: list[str | None] = [None] * n
+        self.owner: list = [None] * n  # the consumer that believes it owns partition i (zombies included)
         self.duplicates: dict[str, int] = {}
         self.processed = 0
 
