@@ -1,0 +1,47 @@
+"""Charts of simulated runs (Altair). Every function takes a Run (or several) and returns an
+Altair chart; nothing here displays anything, so a chapter draws a chart in one call::
+
+    from kafkasim import Scenario, simulate, faults
+    from kafkasim import viz
+
+    run = simulate(Scenario(faults=[faults.Pause("c-2", at_ms=60_000, duration_ms=50_000)]))
+    viz.member_timeline(run)                        # who was doing what, rebalances, removals
+    viz.partition_ownership(run)                    # who owned which partition, gaps in red
+    viz.lag_chart(run)                              # lag, throughput, duplicates
+    viz.sequence_diagram(run, window=(100_000, 125_000))   # JoinGroup/SyncGroup/Heartbeat...
+    viz.compare([run, other_run])                   # side by side on one time axis
+    viz.grid_explorer(Scenario(), {"session.timeout.ms": [10_000, 30_000, 45_000]})  # sliders, no kernel
+
+Time-based charts take `window=(start_ms, end_ms)`. Charts aggregate instead of drawing every
+event (one "active" band for the poll loop, binned throughput, members-per-state above 120
+members), so they stay small and fast for large groups. Each function builds its Vega-Lite spec
+as a dict (`fn.spec(...)` returns it) and wraps it in an Altair chart (see `spec`). Altair and
+vl-convert are imported only by this package (the `viz` extra), never by `import kafkasim`.
+"""
+
+from .charts import CHARTS
+from .compare import compare, scenario_labels
+from .consumption import lag_chart
+from .grid import grid_explorer
+from .ownership import partition_ownership
+from .protocol import sequence_diagram
+from .settings import KNOBS, scenario_with
+from .summary import key_numbers, summary_chart
+from .timeline import member_timeline
+
+
+def to_png(chart, path=None, scale: float = 1.0) -> bytes:
+    """Render a chart to PNG offline (vl-convert); write it to `path` if given."""
+    import altair as alt
+    import vl_convert
+
+    version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    png = vl_convert.vegalite_to_png(chart.to_dict(), vl_version=version, scale=scale, allowed_base_urls=[])
+    if path is not None:
+        with open(path, "wb") as f:
+            f.write(png)
+    return png
+
+
+__all__ = ["member_timeline", "partition_ownership", "lag_chart", "sequence_diagram", "compare", "grid_explorer",
+           "summary_chart", "key_numbers", "scenario_labels", "scenario_with", "KNOBS", "CHARTS", "to_png"]

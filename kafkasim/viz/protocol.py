@@ -1,0 +1,221 @@
+"""A sequence diagram of the group protocol: JoinGroup, SyncGroup, Heartbeat and LeaveGroup
+between the members and the group coordinator, replies with Kafka's error name and code.
+
+The simulator delivers requests with no network delay, so many messages share a millisecond;
+drawn to a time scale they would sit on top of each other. The diagram therefore gives each
+message its own row, in the order the coordinator handled it (the event log's order), and
+prints the time at the left whenever it changes: read it like a UML sequence diagram, not to
+scale. Notes say what the coordinator decided (rebalance started, member removed, group
+stable) and what happened to a member (GC pause, stuck poll thread, crash, poll timeout).
+
+A successful heartbeat is one row (its reply carries nothing); a failed one is a request and a
+reply with the error, e.g. REBALANCE_IN_PROGRESS (27), which is how members learn of a
+rebalance (AbstractCoordinator.HeartbeatResponseHandler). OffsetCommit is left out.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..errors import Errors
+from . import style, tables
+from .spec import field, returns_chart, tip, title as title_of, unit, values
+from .tables import ERROR, GENERATION, GROUP, KIND, MEMBER, REASON, SOURCE, T, VALUE
+
+COORDINATOR = "coordinator"
+REQUESTS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
+REPLIES = {"JoinGroupResponse": "JoinGroup", "SyncGroupResponse": "SyncGroup"}
+ROW_PX = 17
+LANE_PX = 96
+COLORS = {"request": "#333333", "reply": "#777777", "error": style.ERROR_COLOR,
+          "coordinator note": "#1f5fa0", "member note": style.FAULT_COLOR}
+
+
+def _coordinator_note(row) -> str | None:
+    kind, reason = row[KIND], row[REASON]
+    if kind == "RebalanceStarted":
+        return f"rebalance: {_short(reason, 70)}"
+    if kind == "MemberRemoved":
+        return f"removes {tables.consumer_name(row[MEMBER])}: {reason}"
+    if kind == "GenerationStabilized":
+        return (f"generation {row[GENERATION]}: {int(row[VALUE] or 0)} members, leader "
+                f"{tables.consumer_name(row[MEMBER])}, assignor {row[REASON]}")
+    if kind == "GroupStable":
+        return f"Stable, generation {row[GENERATION]}"
+    if kind in ("PendingMemberExpired", "MemberReplaced", "GroupEmpty"):
+        return f"{kind} {tables.consumer_name(row[MEMBER]) or ''}".strip()
+    return None
+
+
+def _member_note(row) -> str | None:
+    kind, value = row[KIND], row[VALUE]
+    seconds = f"{value / 1000:g} s" if value == value and value is not None else ""
+    return {"Crashed": "crashes", "Closed": "closes", "Started": "starts",
+            "Frozen": f"GC pause, {seconds}", "Stalled": f"poll thread stuck, {seconds}",
+            "NetworkCut": f"network cut, {seconds}", "PollTimeout": "max.poll.interval.ms expired",
+            "Fatal": f"fatal: {row[ERROR]}"}.get(kind)
+
+
+def _short(text, n: int) -> str:
+    text = "" if text is None else str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _error(name: str | None) -> str:
+    if not name or name == "NONE":
+        return ""
+    try:
+        return f"{name} ({Errors[name].code})"
+    except KeyError:
+        return name
+
+
+def messages(run, window=None) -> pd.DataFrame:
+    """One row per message or note, in log order: time, member, kind (request, reply, error,
+    coordinator note, member note), label, detail, ok_heartbeat (a heartbeat that succeeded)."""
+    lo, hi = tables.window_ms(run, window)
+    group = run.scenario.group_id
+    out = []
+    for row in run.rows:
+        if not lo <= row[T] <= hi:
+            continue
+        kind, source = row[KIND], row[SOURCE]
+        if source == "consumer":
+            note = _member_note(row)
+            if note:
+                out.append((row[T], row[MEMBER], "member note", note, "", False))
+            continue
+        if source != "coordinator" or row[GROUP] != group:
+            continue
+        member = tables.consumer_name(row[MEMBER])
+        detail = f"member id {row[MEMBER]}, generation {row[GENERATION]}"
+        if kind in REQUESTS:
+            failed = kind == "Heartbeat" and row[ERROR] not in (None, "NONE")
+            if kind == "LeaveGroup":
+                detail += f"; reason: {_short(row[REASON], 160)}"
+            out.append((row[T], member, "request", kind, detail, kind == "Heartbeat" and not failed))
+            if failed:
+                out.append((row[T], member, "error", f"{kind}: {_error(row[ERROR])}", detail, False))
+        elif kind in REPLIES:
+            error = _error(row[ERROR])
+            label = f"{REPLIES[kind]}: {error}" if error else f"{REPLIES[kind]} response"
+            out.append((row[T], member, "error" if error else "reply", label, detail, False))
+        else:
+            note = _coordinator_note(row)
+            if note:
+                out.append((row[T], COORDINATOR, "coordinator note", note, _short(row[REASON], 200), False))
+    return pd.DataFrame(out, columns=["time", "member", "kind", "label", "detail", "ok_heartbeat"])
+
+
+def _pick_members(frame: pd.DataFrame, run, max_members: int) -> list[str]:
+    """The members worth a lane: those with errors, notes or removals first, then in order."""
+    everyone = tables.member_order(m for m in frame["member"] if m != COORDINATOR)
+    if len(everyone) <= max_members:
+        return everyone
+    notable = set(frame.loc[frame["kind"].isin(["error", "member note"]), "member"])
+    notable |= set(tables.removals(run)["member"])
+    chosen = [m for m in everyone if m in notable][:max_members]
+    chosen += [m for m in everyone if m not in chosen][: max_members - len(chosen)]
+    return tables.member_order(chosen)
+
+
+@returns_chart
+def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, heartbeats: str = "auto",
+                     max_messages: int = 150, width: int | None = None,
+                     title: str | None = "Group protocol") -> dict:
+    """Messages between members and the coordinator within `window` (start_ms, end_ms).
+
+    members: the consumer names to draw (default: up to max_members, those with errors, faults
+    or removals first); heartbeats: "all", "errors" (only failed ones) or "auto" (all if the
+    window holds at most max_messages rows, else only failed ones); width: None to size it by
+    the number of lanes.
+    """
+    if heartbeats not in ("all", "errors", "auto"):
+        raise ValueError(f"heartbeats must be 'all', 'errors' or 'auto', got {heartbeats!r}")
+    frame = messages(run, window)
+    everyone = tables.member_order(m for m in frame["member"] if m != COORDINATOR)
+    lanes = list(members) if members is not None else _pick_members(frame, run, max_members)
+    shown = frame[frame["member"].isin([COORDINATOR, *lanes])]
+    # Coordinator notes about members not drawn would point nowhere.
+    hidden = tuple(f"removes {m}:" for m in everyone if m not in lanes)
+    if hidden:
+        shown = shown[~((shown["member"] == COORDINATOR) & shown["label"].str.startswith(hidden))]
+    thin = heartbeats == "errors" or (heartbeats == "auto" and len(shown) > max_messages)
+    if thin:
+        shown = shown[~shown["ok_heartbeat"]]
+    total = len(shown)
+    layout = _layout(shown.iloc[:max_messages], {COORDINATOR: 0, **{m: i + 1 for i, m in enumerate(lanes)}})
+    spec = _diagram(layout, [COORDINATOR, *lanes], width)
+    if title:
+        lo, hi = tables.window_ms(run, window)
+        sub = [f"{lo / 1000:g} s to {hi / 1000:g} s; one row per message, in the coordinator's order (not to scale)"]
+        if len(lanes) < len(everyone):
+            sub.append(f"showing {len(lanes)} of {len(everyone)} members")
+        if thin and frame["ok_heartbeat"].any():
+            sub.append("successful heartbeats not shown (heartbeats='all' shows them)")
+        if total > len(layout):
+            sub.append(f"first {len(layout)} of {total} messages: narrow the window")
+        spec["title"] = title_of(title, sub)
+    return spec
+
+
+def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None) -> dict:
+    n = max(len(layout), 1)
+    x = field("x", axis=None, scale={"domain": [-1.0, len(lanes) + 0.2], "nice": False, "zero": False})
+    y = field("row", axis=None, scale={"domain": [-1.6, n - 0.4], "reverse": True, "nice": False, "zero": False})
+    kinds = {"domain": list(COLORS), "range": list(COLORS.values())}
+    tips = [tip("time_s", "time (s)", fmt=".3f"), tip("member", type_="nominal"),
+            tip("label", "message", "nominal"), tip("detail", "detail", "nominal")]
+    life = pd.DataFrame({"x": range(len(lanes)), "lane": lanes, "top": -0.6, "bottom": n - 0.5, "row": -1.1})
+    arrows = {"filter": "datum.arrow"}
+    color = field("kind", "nominal", scale=kinds, legend={"title": None, "orient": "bottom", "direction": "horizontal"})
+    text = {"x": field("label_x", axis=None), "y": y, "text": field("label", "nominal"), "tooltip": tips,
+            "color": field("kind", "nominal", scale=kinds, legend=None)}
+    layers = [
+        unit(life, {"type": "rule", "color": "#c8c8c8", "strokeWidth": 1.2},
+             {"x": x, "y": field("top", axis=None), "y2": {"field": "bottom"}}),
+        unit(life, {"type": "text", "fontWeight": "bold", "fontSize": 11}, {"x": x, "y": y, "text": field("lane", "nominal")}),
+        unit(None, {"type": "rule", "strokeWidth": 1.3}, {
+            "x": x, "x2": {"field": "x2"}, "y": y, "color": color, "tooltip": tips,
+            "strokeDash": field("dashed", "nominal", scale={"domain": [False, True], "range": [[1, 0], [4, 2]]},
+                                legend=None)}, transform=[arrows]),
+        unit(None, {"type": "point", "filled": True, "size": 45, "opacity": 1}, {
+            "x": field("x2", axis=None), "y": y, "color": color, "tooltip": tips,
+            "shape": field("head", "nominal", scale={"domain": ["left", "right"],
+                                                      "range": ["triangle-left", "triangle-right"]}, legend=None)},
+             transform=[arrows]),
+        unit(None, {"type": "text", "align": "left", "baseline": "bottom", "dx": 4, "dy": -1, "fontSize": 10},
+             text, transform=[arrows]),
+        unit(None, {"type": "text", "align": "left", "dx": 4, "fontSize": 10, "fontStyle": "italic"},
+             text, transform=[{"filter": "!datum.arrow"}]),
+        unit(None, {"type": "text", "align": "right", "fontSize": 9, "color": "#555"},
+             {"x": field("time_x", axis=None), "y": y, "text": field("time_label", "nominal")},
+             transform=[{"filter": "datum.new_time"}]),
+    ]
+    return {"data": values(layout), "layer": layers,
+            "width": width or max(360, LANE_PX * (len(lanes) + 1.2)), "height": ROW_PX * (n + 1.2)}
+
+
+def _layout(frame: pd.DataFrame, x_of: dict) -> pd.DataFrame:
+    """Positions: a request goes member -> coordinator, a reply back; notes sit on their lane."""
+    lane = frame["member"].map(x_of)
+    is_request = frame["kind"].eq("request")
+    arrow = frame["kind"].isin(["request", "reply", "error"])
+    out = pd.DataFrame({
+        "row": range(len(frame)),
+        "time_s": frame["time"] / 1000.0,
+        "member": frame["member"],
+        "kind": frame["kind"],
+        "label": frame["label"],
+        "detail": frame["detail"],
+        "arrow": arrow,
+        "x": lane.where(is_request | ~arrow, 0),
+        "x2": lane.where(~is_request, 0).where(arrow, lane),
+        "dashed": frame["kind"].ne("request") & arrow,
+        "head": is_request.map({True: "left", False: "right"}),
+    })
+    out["label_x"] = out[["x", "x2"]].min(axis=1)
+    out["new_time"] = out["time_s"].ne(out["time_s"].shift())
+    out["time_label"] = out["time_s"].map(lambda s: f"{s:.3f} s")
+    out["time_x"] = -0.25
+    return out

@@ -1,0 +1,212 @@
+"""The knobs of the explorers, by Kafka name: what each one reads from a Scenario and how a
+value turns into a new Scenario. Shared by the live explorer (kafkasim.widgets) and the
+precomputed grid explorer (kafkasim.viz.grid), so that both speak the same names.
+
+Names are Kafka's config keys where one exists (``session.timeout.ms``,
+``partition.assignment.strategy``); the rest name the scenario's workload and faults
+(``members``, ``processing.p99.ms``, ``fault.at.ms``). `scenario_with` changes only the knobs it is
+given, so a config nobody touched keeps the default of the chosen Kafka version, and a
+config that does not exist in that version raises Kafka's error only if someone set it.
+
+Simplifications: ``partitions`` sets the partition count of the scenario's first topic
+(alphabetically); ``rebalance.protocol`` is not a Kafka config but the protocol the assignors
+imply (KIP-429: cooperative needs every configured assignor to support it, which among the
+built-in ones only cooperative-sticky does), so choosing "cooperative" configures
+``cooperative-sticky`` and choosing "eager" replaces a lone cooperative-sticky by ``sticky``;
+the fault knobs replace the scenario's faults by one fault on ``fault.member``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import faults as faults_module
+from ..assignors import rebalance_protocols
+from ..config import ASSIGNORS, CONSUMER_CONFIGS, KAFKA_VERSIONS, normalize_version, version_tuple
+from ..errors import ConfigError
+from ..workload import Constant, LogNormal
+
+#: Consumer configs that a knob sets directly (an int each).
+CONSUMER_KNOBS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records")
+STRATEGY = "partition.assignment.strategy"
+PROTOCOLS = ("eager", "cooperative")
+#: Faults a knob can choose (kafkasim.faults), "none" for no fault.
+FAULTS = ("none", "Crash", "Restart", "Pause", "SlowProcessing", "NetworkCut", "ScaleOut", "ScaleIn")
+_TIMES = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000)
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One explorer control: how to show it (kind: "int", "steps", "choice", "bool")."""
+
+    name: str
+    label: str
+    kind: str
+    low: int = 0
+    high: int = 0
+    step: int = 1
+    options: tuple = ()
+    doc: str = ""
+
+
+KNOBS: dict[str, Knob] = {k.name: k for k in (
+    Knob("session.timeout.ms", "session.timeout.ms", "int", 1000, 120_000, 1000,
+         doc="time without a heartbeat before the coordinator removes the member"),
+    Knob("heartbeat.interval.ms", "heartbeat.interval.ms", "int", 500, 60_000, 500,
+         doc="time between heartbeats; must be lower than session.timeout.ms"),
+    Knob("max.poll.interval.ms", "max.poll.interval.ms", "int", 1000, 600_000, 1000,
+         doc="longest time between poll() calls before the member leaves (KIP-62, 0.10.1+)"),
+    Knob("max.poll.records", "max.poll.records", "steps",
+         options=(1, 5, 10, 50, 100, 200, 500, 1000, 2000, 5000), doc="most records one poll() returns"),
+    Knob("processing.median.ms", "processing median (ms/record)", "steps", options=_TIMES,
+         doc="median processing time per record (log-normal)"),
+    Knob("processing.p99.ms", "processing p99 (ms/record)", "steps", options=_TIMES,
+         doc="99th percentile of the processing time per record (log-normal)"),
+    Knob("members", "members", "int", 1, 50, 1, doc="consumers in the group"),
+    Knob("partitions", "partitions", "int", 1, 120, 1, doc="partitions of the topic"),
+    Knob(STRATEGY, "partition.assignment.strategy", "choice", options=tuple(ASSIGNORS),
+         doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
+    Knob("rebalance.protocol", "rebalance protocol", "choice", options=PROTOCOLS,
+         doc="eager (revoke everything, stop the world) or cooperative (KIP-429, 2.4+)"),
+    Knob("static.membership", "static membership (group.instance.id)", "bool",
+         doc="each consumer sets group.instance.id (KIP-345, 2.3+)"),
+    Knob("kafka.version", "Kafka version", "choice", options=KAFKA_VERSIONS,
+         doc="defaults and behaviour of this Kafka release line"),
+    Knob("fault", "fault", "choice", options=FAULTS, doc="a fault injected on fault.member (kafkasim.faults)"),
+    Knob("fault.at.ms", "fault at (ms)", "int", 0, 600_000, 1000, doc="when the fault happens"),
+    Knob("fault.duration.ms", "fault duration (ms)", "int", 0, 300_000, 1000,
+         doc="how long a pause, stall or network cut lasts (a restart: time down)"),
+    Knob("fault.member", "fault on member", "choice", doc="which consumer the fault hits"),
+)}
+DEFAULT_CONTROLS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records",
+                    "processing.median.ms", "processing.p99.ms", "members", "fault", "fault.at.ms",
+                    "fault.duration.ms")
+
+
+def check_names(names) -> None:
+    unknown = [n for n in names if n not in KNOBS]
+    if unknown:
+        raise ConfigError(f"unknown explorer setting(s) {unknown}; known: {', '.join(KNOBS)}")
+
+
+def _fault(scenario):
+    return scenario.faults[0] if scenario.faults else None
+
+
+def _duration(fault) -> int:
+    return getattr(fault, "duration_ms", None) or getattr(fault, "delay_ms", None) or 20_000
+
+
+def _strategies(base, version: str) -> list[str]:
+    """The assignors in force: base's override, else the version's default."""
+    value = base.consumer.get(STRATEGY)
+    if value is None:
+        return CONSUMER_CONFIGS[STRATEGY].default(version)
+    return [value] if isinstance(value, str) else list(value)
+
+
+def protocol_of(strategies, version: str) -> str:
+    """ConsumerCoordinator: cooperative iff every configured assignor supports it (and 2.4+)."""
+    common = set.intersection(*(rebalance_protocols(s) for s in strategies))
+    return "cooperative" if "cooperative" in common and version_tuple(version) >= (2, 4) else "eager"
+
+
+def current(name: str, scenario) -> Any:
+    """The value a knob shows for a scenario (None: not applicable, e.g. a config absent in its
+    Kafka version, or a custom processing-time sampler)."""
+    version = normalize_version(scenario.kafka_version)
+    dist, fault = scenario.processing_ms, _fault(scenario)
+    if name in CONSUMER_KNOBS:
+        return scenario.consumer_config[name]
+    if name == STRATEGY:
+        return scenario.consumer_config[STRATEGY][0]
+    if name == "rebalance.protocol":
+        return protocol_of(scenario.consumer_config[STRATEGY], version)
+    if name in ("processing.median.ms", "processing.p99.ms"):
+        if isinstance(dist, Constant):
+            return dist.ms
+        if isinstance(dist, LogNormal):
+            return dist.median_ms if name == "processing.median.ms" else dist.p99_ms
+        return None
+    return {
+        "members": scenario.members,
+        "partitions": scenario.topics[sorted(scenario.topics)[0]],
+        "static.membership": scenario.static_membership,
+        "kafka.version": version,
+        "fault": type(fault).__name__ if fault is not None else "none",
+        "fault.at.ms": fault.at_ms if fault is not None else scenario.duration_ms // 3,
+        "fault.duration.ms": _duration(fault),
+        "fault.member": getattr(fault, "member", None) or "c-1",
+    }[name]
+
+
+def version_default(name: str, base, version: str) -> Any:
+    """What a config knob shows in `version` when nobody set it: base's override or the version's
+    default (None where the config does not exist in that version). Other knobs: None."""
+    if name in CONSUMER_KNOBS:
+        return base.consumer.get(name, CONSUMER_CONFIGS[name].default(version))
+    if name == STRATEGY:
+        return _strategies(base, version)[0]
+    if name == "rebalance.protocol":
+        return protocol_of(_strategies(base, version), version)
+    return None
+
+
+def scenario_with(base, values: dict):
+    """`base` with the given knob values applied (ConfigError with Kafka's wording if invalid)."""
+    check_names(values)
+    version = values.get("kafka.version", base.kafka_version)
+    changes: dict[str, Any] = {"kafka_version": version}
+    consumer = {name: values[name] for name in CONSUMER_KNOBS if name in values}
+    strategies = [values[STRATEGY]] if STRATEGY in values else None
+    if "rebalance.protocol" in values:
+        protocol = values["rebalance.protocol"]
+        if protocol not in PROTOCOLS:
+            raise ConfigError(f"rebalance.protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        now = strategies or _strategies(base, version)
+        if protocol == "cooperative":
+            strategies = ["cooperative-sticky"]
+        elif protocol_of(now, "3.7") == "cooperative":  # only cooperative-sticky configured
+            strategies = ["sticky" if s == "cooperative-sticky" else s for s in now]
+    if strategies is not None:
+        consumer[STRATEGY] = strategies
+    if consumer:
+        changes["consumer"] = consumer
+    if "members" in values:
+        changes["members"] = values["members"]
+    if "partitions" in values:
+        changes["topics"] = {**base.topics, sorted(base.topics)[0]: values["partitions"]}
+    if "static.membership" in values:
+        changes["static_membership"] = bool(values["static.membership"])
+    if "processing.median.ms" in values or "processing.p99.ms" in values:
+        median = values.get("processing.median.ms", current("processing.median.ms", base))
+        p99 = values.get("processing.p99.ms", current("processing.p99.ms", base))
+        if median is None or p99 is None:
+            raise ConfigError("set both processing.median.ms and processing.p99.ms: the base scenario's "
+                              "processing time is a custom sampler")
+        changes["processing_ms"] = LogNormal(median, p99) if p99 != median else Constant(median)
+    if any(name.startswith("fault") for name in values):
+        changes["faults"] = _faults(base, values)
+    return base.replace(**changes)
+
+
+def _faults(base, values) -> tuple:
+    kind = values.get("fault", current("fault", base))
+    if kind not in FAULTS:
+        raise ConfigError(f"fault must be one of {', '.join(FAULTS)}, got {kind!r}")
+    if kind == "none":
+        return ()
+    at = values.get("fault.at.ms", current("fault.at.ms", base))
+    duration = values.get("fault.duration.ms", current("fault.duration.ms", base))
+    member = values.get("fault.member", current("fault.member", base))
+    cls = getattr(faults_module, kind)
+    if kind == "ScaleOut":
+        return (cls(at_ms=at),)
+    if kind == "ScaleIn":
+        return (cls(at_ms=at, members=(member,)),)
+    if kind == "Crash":
+        return (cls(member, at),)
+    if kind == "Restart":
+        return (cls(member, at, delay_ms=duration),)
+    return (cls(member, at, duration_ms=duration),)

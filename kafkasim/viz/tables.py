@@ -1,0 +1,294 @@
+"""Small tables read from a Run, the only inputs of the charts (times in ms).
+
+Everything here reads the run's events (`run.rows`, the tuples behind `run.events`, in
+`kafkasim.events.FIELDS` order) and its documented readers (`member_states()`, `lag`,
+`summary`, `scenario`); nothing reaches into the models. The tables are aggregated so that a
+chart stays small whatever the run's size: consecutive consuming/processing intervals merge
+into one "active" band, lag is down-sampled keeping peaks, throughput is binned.
+
+Two things the events do not carry, and how they are derived instead:
+
+* duplicates over time: Processed events count records, not which were processed before. The
+  cumulative duplicate count at each lag sample is processed-so-far minus distinct-processed-so-far,
+  where distinct = produced - lag (`Partitions` gives produced exactly). A batch that ends in the
+  same millisecond as a sample may land on either side of it; the series takes the lower
+  reading unless that would make it fall, so it never decreases, and it ends at
+  `summary["duplicates"]` exactly.
+* member names: coordinator rows name the Kafka member id (``c-1-<uuid>``, whose prefix is the
+  client id of a dynamic member or the group.instance.id of a static one), consumer rows the
+  consumer's name; `consumer_name` maps the first onto the second.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+
+import numpy as np
+import pandas as pd
+
+from ..run import ACTIVE_STATES
+from ..workload import Partitions
+
+#: A Kafka member id is the client id (or group.instance.id) + "-" + a random UUID
+#: (GroupCoordinator.scala: `clientId + "-" + UUID.randomUUID()`).
+_UUID_SUFFIX = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+#: Coordinator group states during which the group is rebalancing.
+PHASES = ("PreparingRebalance", "CompletingRebalance")
+#: Above this many state intervals, consuming/processing are merged into "active" by default.
+MAX_INTERVALS = 800
+
+T, SOURCE, GROUP, MEMBER, KIND, GENERATION, TOPIC, PARTITION, ERROR, REASON, VALUE, STATE = range(12)
+
+
+def consumer_name(member_id: str | None) -> str | None:
+    """"c-1-0b7e...-..." -> "c-1"; a name without a UUID suffix is returned unchanged."""
+    return _UUID_SUFFIX.sub("", member_id) if member_id else member_id
+
+
+def member_sort_key(name: str):
+    """Natural order: c-2 before c-10."""
+    m = _NUMBERED.match(name)
+    return (m.group(1), int(m.group(2)), "") if m else (name, -1, name)
+
+
+def member_order(names) -> list[str]:
+    return sorted(set(names), key=member_sort_key)
+
+
+def window_ms(run, window=None) -> tuple[int, int]:
+    """The (start, end) in ms a chart shows: the whole run unless a window is given."""
+    if window is None:
+        return 0, run.end_ms
+    lo, hi = window
+    lo, hi = max(0, int(lo)), min(run.end_ms, int(hi))
+    if hi <= lo:
+        raise ValueError(f"window must be (start_ms, end_ms) with start < end inside the run "
+                         f"(0 to {run.end_ms} ms), got {window!r}")
+    return lo, hi
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def cached(build):
+    """Memoize a table per run and arguments (runs are immutable; charts drawn together, like
+    the timeline and the lag panels, share their bands and markers). Callers get a copy."""
+    def table(run, *args):
+        memo = _CACHE.setdefault(run, {})
+        key = (build.__name__, *args)
+        if key not in memo:
+            memo[key] = build(run, *args)
+        value = memo[key]
+        return value.copy() if isinstance(value, pd.DataFrame) else value
+
+    table.__name__, table.__doc__ = build.__name__, build.__doc__
+    return table
+
+
+#: The event kinds the charts read besides the coordinator's group states.
+INDEXED = frozenset({"Processed", "MemberRemoved", "Fatal"})
+
+
+@cached
+def by_kind(run) -> dict[str, list[tuple]]:
+    """The rows of the INDEXED kinds by kind, and under "coordinator" every coordinator row of
+    the run's group that carries a group state (one pass over the run, in order)."""
+    index = {kind: [] for kind in INDEXED}
+    coordinator = index["coordinator"] = []
+    group = run.scenario.group_id
+    for row in run.rows:
+        if row[KIND] in INDEXED:
+            index[row[KIND]].append(row)
+        if row[STATE] is not None and row[SOURCE] == "coordinator" and row[GROUP] == group:
+            coordinator.append(row)
+    return index
+
+
+def _clip(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
+    frame = frame[(frame["end"] > lo) & (frame["start"] < hi)].copy()
+    frame["start"] = frame["start"].clip(lower=lo)
+    frame["end"] = frame["end"].clip(upper=hi)
+    return frame
+
+
+def merge_runs(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Merge consecutive rows (already grouped by `keys` and in time order) whose intervals touch
+    and whose `keys` are equal; other columns keep the first row's value."""
+    if frame.empty:
+        return frame.reset_index(drop=True)
+    n = len(frame)
+    new = np.ones(n, dtype=bool)
+    same = frame["start"].to_numpy()[1:] == frame["end"].to_numpy()[:-1]
+    for key in keys:
+        col = frame[key].to_numpy()
+        same &= col[1:] == col[:-1]
+    new[1:] = ~same
+    firsts = np.flatnonzero(new)
+    lasts = np.append(firsts[1:], n) - 1
+    out = frame.iloc[firsts].reset_index(drop=True)
+    out["end"] = frame["end"].to_numpy()[lasts]
+    return out
+
+
+def states(run, window=None, merge_active: bool | None = None) -> pd.DataFrame:
+    """member, state, start, end: each consumer's state over time, clipped to the window.
+
+    merge_active: merge consuming/processing into one "active" band (None: only when there
+    would be more than MAX_INTERVALS intervals, i.e. when the flips would be sub-pixel anyway).
+    """
+    return _states(run, window_ms(run, window), merge_active)
+
+
+@cached
+def _states(run, span, merge_active) -> pd.DataFrame:
+    lo, hi = span
+    frame = _clip(run.member_states(), lo, hi)
+    if merge_active is None:
+        merge_active = len(frame) > MAX_INTERVALS
+    frame = frame.sort_values("member", kind="stable")  # each member's rows stay in time order
+    if merge_active:
+        frame["state"] = frame["state"].where(~frame["state"].isin(ACTIVE_STATES), "active")
+    return merge_runs(frame, ["member", "state"])
+
+
+def rebalances(run, window=None) -> pd.DataFrame:
+    """phase (PreparingRebalance / CompletingRebalance), start, end, generation, reason: when the
+    coordinator was rebalancing, from the group state after each coordinator event."""
+    return _rebalances(run, window_ms(run, window))
+
+
+@cached
+def _rebalances(run, span) -> pd.DataFrame:
+    lo, hi = span
+    out, current, since, generation, reason = [], None, 0, None, None
+
+    def close(end):
+        if current in PHASES and end > lo and since < hi and end > since:
+            out.append((current, max(since, lo), min(end, hi), generation, reason))
+
+    for row in by_kind(run)["coordinator"]:
+        if row[KIND] == "RebalanceStarted":
+            reason = row[REASON]
+        if row[STATE] != current:
+            close(row[T])
+            current, since, generation = row[STATE], row[T], row[GENERATION]
+    close(run.end_ms)
+    return pd.DataFrame(out, columns=["phase", "start", "end", "generation", "reason"])
+
+
+def rebalance_starts(run, window=None) -> pd.DataFrame:
+    """time, generation, reason of every RebalanceStarted (a rebalance that completes within the
+    same millisecond leaves no band, but it still happened)."""
+    lo, hi = window_ms(run, window)
+    rows = [(r[T], r[GENERATION], (r[REASON] or "")[:160]) for r in by_kind(run)["coordinator"]
+            if r[KIND] == "RebalanceStarted" and lo <= r[T] <= hi]
+    return pd.DataFrame(rows, columns=["time", "generation", "reason"])
+
+
+def removals(run, window=None) -> pd.DataFrame:
+    """time, member (consumer name), member_id, reason of every MemberRemoved."""
+    return _removals(run, window_ms(run, window))
+
+
+@cached
+def _removals(run, span) -> pd.DataFrame:
+    lo, hi = span
+    rows = [(r[T], consumer_name(r[MEMBER]), r[MEMBER], r[REASON])
+            for r in by_kind(run)["MemberRemoved"] if lo <= r[T] <= hi]
+    return pd.DataFrame(rows, columns=["time", "member", "member_id", "reason"])
+
+
+def fault_marks(run, window=None) -> pd.DataFrame:
+    """time, member, label of each fault of the scenario (kafkasim.faults)."""
+    lo, hi = window_ms(run, window)
+    rows = []
+    for fault in run.scenario.faults:
+        member = getattr(fault, "member", None) or ", ".join(getattr(fault, "members", ()))
+        if lo <= fault.at_ms <= hi:
+            rows.append((fault.at_ms, member, fault.label()))
+    return pd.DataFrame(rows, columns=["time", "member", "label"])
+
+
+def _nice_bin(span_ms: int, bins: int) -> int:
+    for step in (100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000):
+        if span_ms / step <= bins:
+            return step
+    return int(np.ceil(span_ms / bins / 600_000)) * 600_000
+
+
+def _produced(run, times: np.ndarray) -> np.ndarray:
+    """Records produced by each time (the same fluid production as kafkasim.workload.Partitions)."""
+    s = run.scenario
+    parts = Partitions(s.topics, s.produce_rate_per_s, s.duration_ms)
+    rate = np.asarray(parts.rate, dtype=float)
+    t = np.minimum(np.asarray(times, dtype=float), s.duration_ms)
+    return np.floor(rate[:, None] * t[None, :]).astype(np.int64).sum(axis=0)
+
+
+def lag(run, window=None, max_points: int = 300) -> pd.DataFrame:
+    """time, lag (records produced but not yet processed); the peak of each bin when down-sampled."""
+    lo, hi = window_ms(run, window)
+    frame = run.lag[(run.lag["time"] >= lo) & (run.lag["time"] <= hi)]
+    if len(frame) > max_points:
+        step = _nice_bin(hi - lo, max_points)
+        frame = frame.groupby(frame["time"] // step * step, sort=True)["lag"].max().reset_index()
+    return frame.reset_index(drop=True)
+
+
+def throughput(run, window=None, bins: int = 150) -> pd.DataFrame:
+    """start, end, processed_per_s, produced_per_s, per time bin (Processed events' record counts)."""
+    lo, hi = window_ms(run, window)
+    step = _nice_bin(hi - lo, bins)
+    edges = np.arange(lo, hi + step, step, dtype=np.int64)
+    edges[-1] = min(edges[-1], hi)
+    edges = np.unique(edges)
+    processed = by_kind(run)["Processed"]
+    times = np.fromiter((r[T] for r in processed), dtype=np.int64, count=len(processed))
+    counts = np.fromiter((r[VALUE] for r in processed), dtype=float, count=len(processed))
+    done, _ = np.histogram(times, bins=edges, weights=counts)
+    made = np.diff(_produced(run, edges))
+    seconds = np.diff(edges) / 1000.0
+    return pd.DataFrame({"start": edges[:-1], "end": edges[1:], "processed_per_s": np.round(done / seconds, 1),
+                         "produced_per_s": np.round(made / seconds, 1)})
+
+
+def duplicates(run, window=None) -> pd.DataFrame:
+    """time, duplicates: records processed more than once, cumulative (see the module docstring)."""
+    lo, hi = window_ms(run, window)
+    samples = run.lag
+    times = samples["time"].to_numpy(dtype=np.int64)
+    distinct = _produced(run, times) - samples["lag"].to_numpy(dtype=np.int64)
+    processed = by_kind(run)["Processed"]
+    p_times = np.fromiter((r[T] for r in processed), dtype=np.int64, count=len(processed))
+    p_cum = np.concatenate([[0], np.cumsum([r[VALUE] for r in processed])]).astype(np.int64)
+    before = p_cum[np.searchsorted(p_times, times, side="left")] - distinct
+    upto = p_cum[np.searchsorted(p_times, times, side="right")] - distinct
+    series, last = [], 0
+    for low, high in zip(before.tolist(), upto.tolist()):
+        last = low if low >= last else max(high, last)
+        series.append(last)
+    frame = pd.DataFrame({"time": times, "duplicates": series})
+    if not len(frame) or frame["time"].iloc[-1] < run.end_ms:
+        frame.loc[len(frame)] = (run.end_ms, run.summary["duplicates"])
+    return frame[(frame["time"] >= lo) & (frame["time"] <= hi)].reset_index(drop=True)
+
+
+def mean_count(intervals: pd.DataFrame, lo: int, hi: int, bins: int, name: str) -> pd.DataFrame:
+    """time, <name>: how many of `intervals` (start, end) were open, on average, over each of
+    `bins` equal bins from lo to hi; `time` is the bin's start, and a last row at `hi` repeats
+    the last bin (so that a step-after line or area closes)."""
+    edges = np.linspace(lo, hi, bins + 1)
+    if intervals.empty:
+        return pd.DataFrame({"time": edges, name: 0.0})
+    # The count as a step function (+1 at each start, -1 at each end); its integral at the
+    # bin edges, differenced, is the mean count per bin.
+    times = np.concatenate([intervals["start"].to_numpy(float), intervals["end"].to_numpy(float)])
+    steps = np.concatenate([np.ones(len(intervals)), -np.ones(len(intervals))])
+    order = np.argsort(times, kind="stable")
+    times, level = times[order], np.cumsum(steps[order])
+    area = np.concatenate([[0.0], np.cumsum(level[:-1] * np.diff(times))])
+    mean = (np.diff(np.interp(edges, times, area)) / np.diff(edges)).round(2)
+    return pd.DataFrame({"time": edges, name: np.append(mean, mean[-1])})

@@ -1,0 +1,122 @@
+"""The member timeline: one row per consumer, its state over time, rebalances as bands,
+removals marked with the coordinator's reason, faults as dashed lines.
+
+The states are the consumer model's (kafkasim.consumer): joining (JoinGroup sent), awaiting_sync
+(SyncGroup sent), consuming / processing (the poll loop), paused (a stop-the-world GC pause),
+stalled (the poll thread stuck while the heartbeat thread runs, KIP-62), removed (the
+coordinator dropped the member; it rejoins at its next poll()), stopped (crashed or closed).
+The top row is the group's state at the coordinator. Above `max_members` members the rows
+would be thinner than a pixel, so the chart shows how many members were in each state over
+time instead (same colours).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import style, tables
+from .layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from .spec import field, returns_chart, tip, title as title_of, unit
+
+ROW_PX = 14
+MAX_HEIGHT = 620
+#: The top row: the group's state at the coordinator (bands while it rebalances).
+COORDINATOR_ROW = "coordinator"
+
+
+@returns_chart
+def member_timeline(run, window=None, *, merge_active: bool | None = None, max_members: int = 120,
+                    width: int = style.WIDTH, title: str | None = "Members over time") -> dict:
+    """Each member's state over time, with rebalances, removals and faults.
+
+    window: (start_ms, end_ms) to zoom in. The poll loop's consuming/processing flips show when
+    the window is short enough; otherwise they merge into one "active" band (merge_active).
+    """
+    frames = timeline_frames(run, window, merge_active)
+    members = tables.member_order(frames["states"]["member"])
+    span = span_s(run, window)
+    if len(members) > max_members:
+        spec = aggregate_spec(frames, span, width)
+        marks = "members per state (aggregated); ticks: removals"
+    else:
+        spec = timeline_spec(frames, members, span, width)
+        marks = "| a rebalance started; ▼ removed by the coordinator"
+    if title:
+        sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}; shaded: group rebalancing; {marks}"
+        spec["title"] = title_of(title, sub, offset=14)
+    return spec
+
+
+def timeline_frames(run, window=None, merge_active: bool | None = None) -> dict[str, pd.DataFrame]:
+    """The tables the timeline draws, in seconds: states, bands, removals, faults."""
+    return {"states": seconds(tables.states(run, window, merge_active), "start", "end"),
+            "bands": band_frame(run, window),
+            "removals": seconds(tables.removals(run, window), "time"),
+            "starts": seconds(tables.rebalance_starts(run, window), "time"),
+            "faults": fault_frame(run, window)}
+
+
+def timeline_spec(frames: dict, members: list[str], span, width: int = style.WIDTH, where: str | None = None) -> dict:
+    """One row per member (and the coordinator's row on top) from `timeline_frames`."""
+    rows = [COORDINATOR_ROW, *members]
+    y = field("member", "nominal", sort=rows, title=None,
+              axis={"labels": len(members) <= 60, "ticks": False, "labelFontSize": 10 if len(members) <= 30 else 8})
+    states = frames["states"]
+    bars = unit(states, {"type": "bar", "height": {"band": 0.75}}, {
+        "x": time_x("start_s", span), "x2": {"field": "end_s"}, "y": y,
+        "color": field("state", "nominal", scale=style.state_scale(set(states["state"])),
+                       legend={"title": "member state", "orient": "right"}),
+        "tooltip": [tip("member", type_="nominal"), tip("state", type_="nominal"),
+                    tip("start_s", "from (s)", fmt=".3f"), tip("end_s", "to (s)", fmt=".3f")]}, where=where)
+    marks = unit(frames["removals"], {"type": "point", "shape": "triangle-down", "filled": True, "size": 90,
+                                      "color": style.REMOVAL_COLOR, "stroke": "white", "strokeWidth": 0.5}, {
+        "x": field("time_s"), "y": y,
+        "tooltip": [tip("member", "removed", "nominal"), tip("reason", "reason", "nominal"),
+                    tip("time_s", "at (s)", fmt=".3f"), tip("member_id", "member id", "nominal")]}, where=where)
+    starts = unit(frames["starts"], {"type": "tick", "color": style.PHASE_COLORS["PreparingRebalance"],
+                                     "thickness": 2, "bandSize": 12}, {
+        "x": field("time_s"), "y": y,
+        "tooltip": [tip("time_s", "rebalance started at (s)", fmt=".3f"), tip("generation", "from generation"),
+                    tip("reason", "why", "nominal")]},
+        transform=[{"calculate": f"'{COORDINATOR_ROW}'", "as": "member"}], where=where)
+    background = rebalance_bands(frames["bands"], span, legend=False, where=where)
+    group_row = rebalance_bands(frames["bands"], span, where=where)
+    group_row["mark"] = {"type": "rect", "opacity": 0.85, "height": {"band": 0.75}}
+    group_row["transform"] = group_row.get("transform", []) + starts["transform"][-1:]
+    group_row["encoding"]["y"] = y
+    return {"layer": [background, group_row, starts, bars, marks, *fault_rules(frames["faults"], where=where)],
+            "resolve": {"scale": {"color": "independent"}},
+            "width": width, "height": min(MAX_HEIGHT, max(60, ROW_PX * len(rows)))}
+
+
+def state_counts(states: pd.DataFrame, span, bins: int = 200) -> pd.DataFrame:
+    """time_s, members, state: the mean number of members in each state over the time bin that
+    starts at `time_s` (every state at every bin, zeros included, so that areas stack)."""
+    lo, hi = span[0] * 1000, span[1] * 1000
+    ms = states.assign(start=states["start_s"] * 1000, end=states["end_s"] * 1000)
+    parts = [tables.mean_count(group, lo, hi, bins, "members").assign(state=state)
+             for state, group in ms.groupby("state", sort=False)]
+    counts = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["time", "members", "state"])
+    return seconds(counts, "time")
+
+
+def aggregate_spec(frames: dict, span, width: int = style.WIDTH) -> dict:
+    """Members per state over time (stacked), for groups too large for one row per member."""
+    counts = state_counts(frames["states"], span)
+    counts["order"] = counts["state"].map({s: i for i, s in enumerate(style.STATE_COLORS)})
+    area = unit(counts, {"type": "area", "interpolate": "step-after"}, {
+        "x": time_x("time_s", span), "y": field("members", title="members", stack="zero"),
+        "color": field("state", "nominal", scale=style.state_scale(set(counts["state"])),
+                       legend={"title": "member state", "orient": "right"}),
+        "order": field("order"),
+        "tooltip": [tip("state", type_="nominal"), tip("members", "members (mean)", fmt=".1f"),
+                    tip("time_s", "from (s)", fmt=".1f")]})
+    removed = frames["removals"]
+    step = max(0.001, round((span[1] - span[0]) / 200, 3))
+    per_bin = (removed.assign(bin_s=(removed["time_s"] // step) * step)
+               .groupby(["bin_s", "reason"]).size().reset_index(name="removed"))
+    ticks = unit(per_bin, {"type": "tick", "color": style.REMOVAL_COLOR, "thickness": 2}, {
+        "x": field("bin_s"), "y": {"value": 4},
+        "tooltip": [tip("removed", "members removed"), tip("reason", type_="nominal"), tip("bin_s", "at (s)")]})
+    return {"layer": [rebalance_bands(frames["bands"], span), area, ticks, *fault_rules(frames["faults"])],
+            "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 300}
