@@ -87,7 +87,7 @@ class Explorer:
     def _control(self, name: str, override=None) -> widgets.Widget:
         knob = KNOBS[name]
         value = current(name, self.base)
-        common = dict(description=knob.label, description_tooltip=knob.doc, style={"description_width": "190px"},
+        common = dict(description=knob.label, tooltip=knob.doc, style={"description_width": "190px"},
                       layout=widgets.Layout(width="auto"))
         if knob.kind == "int":
             low, high, step = override or (knob.low, knob.high, knob.step)

@@ -35,10 +35,10 @@ def _column(name: str) -> str:
 
 
 def _binding(name: str, values: list) -> dict:
-    """A slider for evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down."""
+    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down."""
     label = f"{KNOBS[name].label} "
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    if numeric and len(values) >= 2:
+    if numeric and len(values) >= 3:
         ordered = sorted(values)
         steps = {round(b - a, 9) for a, b in zip(ordered, ordered[1:])}
         if len(steps) == 1:

@@ -94,7 +94,7 @@ def _aggregate(gaps, bands, faults, partitions: int, span, width) -> dict:
     counts = seconds(tables.mean_count(intervals, span[0] * 1000, span[1] * 1000, 200, "partitions"), "time")
     area = unit(counts, {"type": "area", "interpolate": "step-after", "color": style.UNCONSUMED_COLOR, "opacity": 0.8}, {
         "x": time_x("time_s", span),
-        "y": field("partitions", title="partitions not consumed", scale={"domain": [0, partitions]}),
+        "y": field("partitions", title=f"partitions not consumed (of {partitions})", scale={"domainMin": 0}),
         "tooltip": [tip("time_s", "from (s)", fmt=".1f"), tip("partitions", "not consumed (mean)", fmt=".1f")]})
     return {"layer": [rebalance_bands(bands, span), area, *fault_rules(faults)],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 220}

@@ -26,6 +26,8 @@ COORDINATOR = "coordinator"
 REQUESTS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
 REPLIES = {"JoinGroupResponse": "JoinGroup", "SyncGroupResponse": "SyncGroup"}
 ROW_PX = 17
+#: heartbeats="auto" shows successful heartbeats only when the diagram has at most this many rows.
+AUTO_HEARTBEATS = 60
 LANE_PX = 96
 COLORS = {"request": "#333333", "reply": "#777777", "error": style.ERROR_COLOR,
           "coordinator note": "#1f5fa0", "member note": style.FAULT_COLOR}
@@ -56,6 +58,13 @@ def _member_note(row) -> str | None:
             "Fatal": f"fatal: {row[ERROR]}"}.get(kind)
 
 
+_MEMBER_NOTES = ("Crashed", "Closed", "Started", "Frozen", "Stalled", "NetworkCut", "PollTimeout", "Fatal")
+_COORDINATOR_NOTES = ("RebalanceStarted", "MemberRemoved", "GenerationStabilized", "GroupStable",
+                      "PendingMemberExpired", "MemberReplaced", "GroupEmpty")
+#: Every kind the diagram draws (a fast filter: most events are fetches, commits and heartbeats).
+_DRAWN = frozenset((*REQUESTS, *REPLIES, *_MEMBER_NOTES, *_COORDINATOR_NOTES))
+
+
 def _short(text, n: int) -> str:
     text = "" if text is None else str(text)
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -76,10 +85,10 @@ def messages(run, window=None) -> pd.DataFrame:
     lo, hi = tables.window_ms(run, window)
     group = run.scenario.group_id
     out = []
-    for row in run.rows:
-        if not lo <= row[T] <= hi:
-            continue
+    for row in tables.rows_between(run, lo, hi):
         kind, source = row[KIND], row[SOURCE]
+        if kind not in _DRAWN:
+            continue
         if source == "consumer":
             note = _member_note(row)
             if note:
@@ -108,15 +117,15 @@ def messages(run, window=None) -> pd.DataFrame:
 
 
 def _pick_members(frame: pd.DataFrame, run, max_members: int) -> list[str]:
-    """The members worth a lane: those with errors, notes or removals first, then in order."""
+    """The members worth a lane: removed ones and those a fault hit first, then those that got
+    error replies, then the rest, each group in natural order."""
     everyone = tables.member_order(m for m in frame["member"] if m != COORDINATOR)
     if len(everyone) <= max_members:
         return everyone
-    notable = set(frame.loc[frame["kind"].isin(["error", "member note"]), "member"])
-    notable |= set(tables.removals(run)["member"])
-    chosen = [m for m in everyone if m in notable][:max_members]
-    chosen += [m for m in everyone if m not in chosen][: max_members - len(chosen)]
-    return tables.member_order(chosen)
+    hit = set(frame.loc[frame["kind"] == "member note", "member"]) | set(tables.removals(run)["member"])
+    erred = set(frame.loc[frame["kind"] == "error", "member"])
+    ranked = sorted(everyone, key=lambda m: (0 if m in hit else 1 if m in erred else 2, tables.member_sort_key(m)))
+    return tables.member_order(ranked[:max_members])
 
 
 @returns_chart
@@ -127,8 +136,8 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
 
     members: the consumer names to draw (default: up to max_members, those with errors, faults
     or removals first); heartbeats: "all", "errors" (only failed ones) or "auto" (all if the
-    window holds at most max_messages rows, else only failed ones); width: None to size it by
-    the number of lanes.
+    diagram has at most AUTO_HEARTBEATS rows, else only failed ones); max_messages: rows drawn
+    at most (the first ones); width: None to size it by the number of lanes.
     """
     if heartbeats not in ("all", "errors", "auto"):
         raise ValueError(f"heartbeats must be 'all', 'errors' or 'auto', got {heartbeats!r}")
@@ -140,7 +149,7 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
     hidden = tuple(f"removes {m}:" for m in everyone if m not in lanes)
     if hidden:
         shown = shown[~((shown["member"] == COORDINATOR) & shown["label"].str.startswith(hidden))]
-    thin = heartbeats == "errors" or (heartbeats == "auto" and len(shown) > max_messages)
+    thin = heartbeats == "errors" or (heartbeats == "auto" and len(shown) > AUTO_HEARTBEATS)
     if thin:
         shown = shown[~shown["ok_heartbeat"]]
     total = len(shown)

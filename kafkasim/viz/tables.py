@@ -107,6 +107,21 @@ def by_kind(run) -> dict[str, list[tuple]]:
     return index
 
 
+@cached
+def _times(run):
+    """The rows' times, if the log is in time order (simulated runs are); else None."""
+    times = np.fromiter((row[T] for row in run.rows), dtype=np.int64, count=len(run.rows))
+    return times if bool(np.all(np.diff(times) >= 0)) else None
+
+
+def rows_between(run, lo: int, hi: int) -> list[tuple]:
+    """The rows with lo <= time <= hi, in log order."""
+    times = _times(run)
+    if times is None:
+        return [row for row in run.rows if lo <= row[T] <= hi]
+    return run.rows[int(np.searchsorted(times, lo, "left")):int(np.searchsorted(times, hi, "right"))]
+
+
 def _clip(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     frame = frame[(frame["end"] > lo) & (frame["start"] < hi)].copy()
     frame["start"] = frame["start"].clip(lower=lo)

@@ -1,0 +1,160 @@
+"""kafkasim.widgets.Explorer, headless: controls are set from code, as a reader would move them,
+and the run, the charts and the messages must follow."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from kafkasim import Scenario, faults  # noqa: E402
+from kafkasim.errors import ConfigError  # noqa: E402
+from kafkasim.widgets import Explorer  # noqa: E402
+
+BASE = Scenario(duration_ms=90_000, faults=[faults.Pause("c-2", 20_000, duration_ms=20_000)])
+ALL = ["session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records",
+       "processing.median.ms", "processing.p99.ms", "members", "partitions", "partition.assignment.strategy",
+       "rebalance.protocol", "static.membership", "kafka.version", "fault", "fault.at.ms", "fault.duration.ms",
+       "fault.member"]
+
+
+def explorer(**kw) -> Explorer:
+    return Explorer(kw.pop("base", BASE), kw.pop("controls", ALL), debounce_ms=0, **kw)
+
+
+def spec_text(e: Explorer) -> str:
+    return json.dumps(e.specs, default=list)
+
+
+def test_first_draw_shows_charts_and_key_numbers():
+    e = explorer()
+    assert e.run is not None and e.run.scenario == BASE  # nothing touched: the base scenario itself
+    assert len(e.output.outputs) == 2 and all(o["output_type"] == "display_data" for o in e.output.outputs)
+    assert "rebalances" in e.summary.value and e.error.value == ""
+    assert e.controls["session.timeout.ms"].value == 45_000  # the 3.7 default, read from the scenario
+
+
+def test_moving_a_slider_resimulates_and_redraws():
+    e = explorer()
+    before_outputs, before_specs = e.output.outputs, spec_text(e)
+    assert e.run.summary["removals_by_reason"] == {}  # a 20 s pause is shorter than 45 s
+    e.set("session.timeout.ms", 10_000)
+    assert e.run.scenario.consumer_config["session.timeout.ms"] == 10_000
+    assert e.run.summary["removals_by_reason"] == {"session_timeout": 1}  # now it is not
+    assert e.output.outputs != before_outputs and spec_text(e) != before_specs
+    assert "session_timeout 1" in e.summary.value
+
+
+def test_kafkas_config_error_is_shown_not_raised():
+    e = explorer()
+    e.set("heartbeat.interval.ms", 50_000)  # >= session.timeout.ms 45000
+    assert "Heartbeat must be set lower than the session timeout" in e.error.value
+    assert "Traceback" not in e.error.value
+    assert e.output.outputs == () and e.run is None and e.summary.value == ""
+    e.set("heartbeat.interval.ms", 3_000)  # fixing it brings the charts back
+    assert e.error.value == "" and len(e.output.outputs) == 2
+
+
+def test_config_absent_in_the_chosen_version_shows_kafkas_error():
+    e = explorer()
+    e.set("max.poll.interval.ms", 60_000)
+    e.set("kafka.version", "0.10.0")  # max.poll.interval.ms arrived in 0.10.1 (KIP-62)
+    assert "max.poll.interval.ms" in e.error.value and "0.10.1" in e.error.value
+
+
+def test_untouched_configs_follow_the_versions_defaults():
+    e = explorer()
+    e.set("kafka.version", "2.8")
+    assert e.controls["session.timeout.ms"].value == 10_000  # 0.10.1-2.8 default (KIP-62)
+    assert e.run.scenario.consumer_config["session.timeout.ms"] == 10_000
+    e.set("kafka.version", "0.10.0")
+    assert e.controls["session.timeout.ms"].value == 30_000
+    assert e.controls["max.poll.interval.ms"].disabled  # no such config before 0.10.1
+    assert e.error.value == "" and e.run.scenario.kafka_version == "0.10.0"
+    e.set("session.timeout.ms", 20_000)
+    e.set("kafka.version", "3.7")
+    assert e.controls["session.timeout.ms"].value == 20_000  # the reader's value stays
+    assert not e.controls["max.poll.interval.ms"].disabled
+
+
+def test_protocol_and_assignor_stay_consistent():
+    e = explorer()
+    e.set("rebalance.protocol", "cooperative")
+    assert e.controls["partition.assignment.strategy"].value == "cooperative-sticky"
+    assert e.run.scenario.consumer_config["partition.assignment.strategy"] == ["cooperative-sticky"]
+    e.set("partition.assignment.strategy", "range")
+    assert e.controls["rebalance.protocol"].value == "eager"
+    assert e.run.scenario.consumer_config["partition.assignment.strategy"] == ["range"]
+    e.set("rebalance.protocol", "cooperative")
+    e.set("kafka.version", "2.3")  # CooperativeStickyAssignor arrived in 2.4 (KIP-429)
+    assert "2.4" in e.error.value and "CooperativeStickyAssignor" in e.error.value
+
+
+def test_broker_rejection_during_the_run_is_shown_with_kafkas_error_code():
+    e = explorer()
+    e.set("heartbeat.interval.ms", 1_000)
+    e.set("session.timeout.ms", 3_000)  # below group.min.session.timeout.ms (6000)
+    assert "INVALID_SESSION_TIMEOUT" in e.error.value and "code 26" in e.error.value
+    assert len(e.output.outputs) == 2  # the run that hit it is still drawn
+
+
+def test_workload_fault_and_membership_controls_reach_the_scenario():
+    e = explorer()
+    e.set("members", 3)
+    e.set("partitions", 6)
+    e.set("processing.p99.ms", 50)
+    e.set("static.membership", True)
+    e.set("fault", "Crash")
+    e.set("fault.at.ms", 30_000)
+    s = e.run.scenario
+    assert (s.members, s.topics, s.static_membership) == (3, {"orders": 6}, True)
+    assert (s.processing_ms.median_ms, s.processing_ms.p99_ms) == (2.0, 50)
+    assert s.faults == (faults.Crash("c-2", 30_000),)  # on the base fault's member
+    e.set("processing.p99.ms", 1)
+    assert "median_ms" in e.error.value  # p99 below the median
+
+
+def test_a_chapter_chooses_controls_charts_and_summary():
+    seen = []
+
+    def my_chart(run, window=None):
+        seen.append(run)
+        from kafkasim.viz import summary_chart
+        return summary_chart(run)
+
+    e = Explorer(BASE, controls=["session.timeout.ms"], charts=["sequence", my_chart],
+                 window=(15_000, 50_000), summary_keys=["rebalances", "duplicates"], debounce_ms=0)
+    assert list(e.controls) == ["session.timeout.ms"]
+    assert seen == [e.run] and len(e.output.outputs) == 2
+    assert "duplicates" in e.summary.value and "max lag" not in e.summary.value
+    assert "15 s to 50 s" in spec_text(e)
+    with pytest.raises(ConfigError, match="unknown explorer setting"):
+        Explorer(BASE, controls=["session.timeout"])
+    with pytest.raises(ValueError, match="unknown chart"):
+        Explorer(BASE, charts=["pie"])
+
+
+def test_changes_are_debounced_on_the_event_loop(monkeypatch):
+    e = Explorer(BASE, controls=["session.timeout.ms"], debounce_ms=50)
+    calls = []
+    monkeypatch.setattr(e, "refresh", lambda: calls.append(e.controls["session.timeout.ms"].value))
+
+    async def drag():
+        for value in (40_000, 35_000, 30_000):
+            e.set("session.timeout.ms", value)
+        await asyncio.sleep(0.2)
+
+    asyncio.run(drag())
+    assert calls == [30_000]  # one redraw, with the last value
+
+
+def test_static_version_of_the_explorer_and_display():
+    e = Explorer(BASE, controls=["session.timeout.ms"], debounce_ms=0)
+    chart = e.static({"session.timeout.ms": [10_000, 45_000]})
+    spec = chart.to_dict()
+    assert [p["name"] for p in spec["params"]] == ["p_session_timeout_ms"]
+    bundle = e._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
