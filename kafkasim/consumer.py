@@ -61,6 +61,7 @@ class Consumer:
 
     def __init__(self, world: "World", name: str, config: dict, start_ms: int = 0):
         self.world, self.name, self.config = world, name, config
+        self.parts = world.partitions
         self.sim, self.coord = world.sim, world.coord
         v = world.version
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -94,7 +95,7 @@ class Consumer:
         self.sticky_memory: list = []       # the eager sticky assignor's last assignment (its userData)
         self.lost_reason: str | None = None
         self.waiting = False                # the app thread is blocked in poll() on a rebalance
-        self.batch = None                   # (records, start, end, timer) of the batch being processed
+        self.batch = None                   # (slices, count, start, timer) of the batch being processed
         self.next_poll = None
         self.last_poll = 0
         self.last_fetch = -10**12
@@ -228,15 +229,16 @@ class Consumer:
 
     def _extend_batch(self, extra: int) -> None:
         if self.batch is not None and extra > 0:
-            records, start, end, timer = self.batch
+            records, count, start, timer = self.batch
             timer.cancel()
-            self.batch = (records, start, end + extra, self.sim.at(end + extra, self._batch_done))
+            self.batch = (records, count, start, self.sim.at(timer.time + extra, self._batch_done))
 
     # -- the application thread: poll loop -----------------------------------------------
     def _poll(self) -> None:
-        if self._paused(self._poll):
-            return
         now = self.sim.now
+        if not self.alive or now < self.frozen_until:
+            self._paused(self._poll)
+            return
         self.next_poll = None
         self.last_poll = now
         self.waiting = False
@@ -256,59 +258,58 @@ class Consumer:
         self._fetch_and_process()
 
     def _fetch_and_process(self) -> None:
+        """Take up to max.poll.records from owned partitions (in turn) and process them as one batch.
+
+        This is the hot path of every run: plain local arithmetic, one timer per batch. The batch
+        shows as "processing" between its Fetched and Processed events (see `Run.member_states`).
+        """
         now = self.sim.now
-        parts = self.world.partitions
-        owned = list(self.owned)
-        available = sum(max(0, parts.end_offset(i, now) - self.owned[i]) for i in owned)
-        if available < self.max_records and now < self.last_fetch + self.world.poll_resolution_ms:
+        parts = self.parts
+        rate, t = parts.rate, min(now, parts.duration_ms)
+        owned = self.owned
+        available = 0
+        for i, pos in owned.items():
+            end = int(rate[i] * t)
+            if end > pos:
+                available += end - pos
+        resolution = self.world.poll_resolution_ms
+        if available == 0 or (available < self.max_records and now < self.last_fetch + resolution):
             # Keeping up: let records gather (the simulator's poll resolution).
-            self._set_app_state("consuming")
-            self.next_poll = self.sim.at(self.last_fetch + self.world.poll_resolution_ms, self._poll)
-            return
-        if available == 0:
-            self._set_app_state("consuming")
-            self.last_fetch = now
-            self.next_poll = self.sim.schedule(self.world.poll_resolution_ms, self._poll)
+            if now >= self.last_fetch + resolution:  # nothing at all: look again a resolution from now
+                self.last_fetch = now
+            if self.app_state != "consuming":
+                self._set_app_state("consuming")
+            self.next_poll = self.sim.at(self.last_fetch + resolution, self._poll)
             return
         self.last_fetch = now
         records, want = [], min(available, self.max_records)
-        k = len(owned)
+        order = list(owned)
+        k = len(order)
         for j in range(k):  # take from owned partitions in turn, starting where the last batch stopped
-            i = owned[(self.rr + j) % k]
-            pos = self.owned[i]
-            n = min(want, max(0, parts.end_offset(i, now) - pos))
-            if n:
+            i = order[(self.rr + j) % k]
+            pos = owned[i]
+            n = min(want, int(rate[i] * t) - pos)
+            if n > 0:
                 records.append((i, pos, pos + n))
-                self.owned[i] = pos + n
+                owned[i] = pos + n
                 want -= n
-            if not want:
-                self.rr = (self.rr + j + 1) % k
-                break
-        count = sum(b - a for _, a, b in records)
+                if not want:
+                    self.rr = (self.rr + j + 1) % k
+                    break
+        count = min(available, self.max_records)
         duration = int(math.ceil(self.clock.take(count)))
-        self._set_app_state("processing")
+        if self.app_state != "consuming":
+            self._set_app_state("consuming")
         self._row("Fetched", value=count)
-        self.batch = (records, now, now + duration, self.sim.schedule(duration, self._batch_done))
+        self.batch = (records, count, now, self.sim.at(now + duration, self._batch_done))
 
     def _batch_done(self) -> None:
-        if self._paused(self._batch_done):
+        if not self.alive or self.sim.now < self.frozen_until:
+            self._paused(self._batch_done)
             return
-        records, start, end, _ = self.batch
+        records, count, start, _ = self.batch
         self.batch = None
-        now = self.sim.now
-        world = self.world
-        count, offset = 0, 0
-        per_record = (now - start) / max(1, sum(b - a for _, a, b in records))
-        for i, a, b in records:
-            n = b - a
-            world.partitions.record_processed(i, a, b)
-            # Records of a batch finish one after another; latency varies linearly along the batch.
-            first_done = start + (offset + 1) * per_record
-            last_done = start + (offset + n) * per_record
-            world.latency.append((n, first_done - world.partitions.produce_time(i, a),
-                                  last_done - world.partitions.produce_time(i, b - 1)))
-            offset += n
-            count += n
+        self.parts.process(records, count, start, self.sim.now)
         self._row("Processed", value=count)
         if not self.auto_commit:
             self._commit(sync=True)

@@ -70,7 +70,8 @@ class Simulation:
     # -- scheduling -----------------------------------------------------------------------
     def at(self, time: int, fn: Callable[..., Any], *args: Any) -> Timer:
         """Run `fn(*args)` at absolute time `time` (ms, not before now)."""
-        time = int(time)
+        if time.__class__ is not int:
+            time = int(time)
         if time < self.now and not self._jumping:
             raise ValueError(f"cannot schedule at {time} ms: the clock is already at {self.now} ms")
         timer = Timer(time, fn, args)
@@ -92,16 +93,20 @@ class Simulation:
 
     # -- running --------------------------------------------------------------------------
     def _run_due(self, until: int, at_until: bool) -> None:
-        heap, stats = self._heap, self.stats
+        heap = self._heap
         pop = heapq.heappop
-        while heap and heap[0][0] <= until:
-            time, _, timer = pop(heap)
-            if timer.cancelled:
-                continue
-            timer.cancelled = True  # a timer runs once
-            self.now = until if at_until else time
-            stats["events"] += 1
-            timer.fn(*timer.args)
+        ran = 0
+        try:
+            while heap and heap[0][0] <= until:
+                time, _, timer = pop(heap)
+                if timer.cancelled:
+                    continue
+                timer.cancelled = True  # a timer runs once
+                self.now = until if at_until else time
+                ran += 1
+                timer.fn(*timer.args)
+        finally:
+            self.stats["events"] += ran
 
     def advance(self, ms: int) -> None:
         """Run every timer due up to now+ms, each at its exact time; then the clock reads now+ms."""

@@ -131,7 +131,6 @@ class World:
         self.topic_partitions = dict(scenario.topics)
         self.partitions = Partitions(scenario.topics, scenario.produce_rate_per_s, scenario.duration_ms)
         self.poll_resolution_ms = scenario.poll_resolution_ms
-        self.latency: list[tuple[int, float, float]] = []
         self.member_names: dict[str, str] = {}
         self.consumers: dict[str, Consumer] = {}
         self.lag: list[tuple[int, int]] = []
@@ -159,7 +158,7 @@ class World:
         """Records produced but not yet processed, sampled every `sample_ms`."""
         now = self.sim.now
         parts = self.partitions
-        self.lag.append((now, max(0, parts.produced(now) - sum(parts.hw))))
+        self.lag.append((now, max(0, parts.produced(now) - parts.hw_total)))
         if now + self.scenario.sample_ms <= self.end_ms:
             self.sim.schedule(self.scenario.sample_ms, self.sample_lag)
 
