@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 UNJOINED, PREPARING, COMPLETING, STABLE = "UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"
 EAGER, COOPERATIVE = "eager", "cooperative"
+INFINITY = float("inf")
 
 #: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires.
 POLL_TIMEOUT_REASON = (
@@ -107,6 +108,7 @@ class Consumer:
         self.poll_timer = None
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
+        self.idle = False                   # the app thread is inside poll(), waiting for records
 
     # -- plumbing -------------------------------------------------------------------------
     def _row(self, kind: str, *, topic=None, partition=None, error=None, reason=None, value=None) -> None:
@@ -210,6 +212,7 @@ class Consumer:
         if not self.alive:
             return
         self._row("Stalled", value=duration_ms)
+        self.idle = False  # it returned from poll() and is stuck in application code
         end = self.sim.now + duration_ms
         if self.batch is not None:
             self._extend_batch(duration_ms)
@@ -239,6 +242,7 @@ class Consumer:
         if not self.alive or now < self.frozen_until:
             self._paused(self._poll)
             return
+        self.idle = False
         self.next_poll = None
         self.last_poll = now
         self.waiting = False
@@ -274,12 +278,18 @@ class Consumer:
                 available += end - pos
         resolution = self.world.poll_resolution_ms
         if available == 0 or (available < self.max_records and now < self.last_fetch + resolution):
-            # Keeping up: let records gather (the simulator's poll resolution).
-            if now >= self.last_fetch + resolution:  # nothing at all: look again a resolution from now
+            # Keeping up: poll() waits for records, on the grid of the simulator's poll resolution.
+            if now >= self.last_fetch + resolution:
                 self.last_fetch = now
+            wake = self.last_fetch + resolution
+            if available == 0:  # nothing at all: sleep until the next record is produced
+                wake = max(wake, self._next_record_at())
+            if not self.kip62:  # a consumer blocked in poll() still runs its heartbeat task on time
+                wake = min(wake, max(now, self.last_hb_send + self.heartbeat_ms))
             if self.app_state != "consuming":
                 self._set_app_state("consuming")
-            self.next_poll = self.sim.at(self.last_fetch + resolution, self._poll)
+            self.idle = True
+            self.next_poll = self.sim.at(wake, self._poll) if wake < INFINITY else None
             return
         self.last_fetch = now
         records, want = [], min(available, self.max_records)
@@ -302,6 +312,27 @@ class Consumer:
             self._set_app_state("consuming")
         self._row("Fetched", value=count)
         self.batch = (records, count, now, self.sim.at(now + duration, self._batch_done))
+
+    def _next_record_at(self) -> float:
+        """When the next record appears in an owned partition (INFINITY: never, production is over)."""
+        parts, soonest = self.parts, INFINITY
+        for i, pos in self.owned.items():
+            rate = parts.rate[i]
+            if rate > 0:
+                at = math.ceil((pos + 1) / rate)
+                while int(rate * at) <= pos:  # float rounding: the first ms at which end_offset > pos
+                    at += 1
+                if at <= parts.duration_ms:
+                    soonest = min(soonest, at)
+        return soonest
+
+    def _wake(self) -> None:
+        """The app thread waiting in poll() notices at once that it must rejoin (it wakes within
+        fetch.max.wait.ms in Kafka; here, immediately)."""
+        if self.idle and (self.next_poll is None or self.next_poll.time > self.sim.now):
+            if self.next_poll is not None:
+                self.next_poll.cancel()
+            self.next_poll = self.sim.schedule(0, self._poll)
 
     def _batch_done(self) -> None:
         if not self.alive or self.sim.now < self.frozen_until:
@@ -472,6 +503,8 @@ class Consumer:
         self._set_app_state("consuming")
         if self.waiting:
             self._poll()
+        else:
+            self._wake()  # a cooperative member kept polling during the rebalance: new partitions to read
 
     def _disown(self, i: int) -> None:
         parts = self.world.partitions
@@ -548,8 +581,10 @@ class Consumer:
             return
         if error is Errors.REBALANCE_IN_PROGRESS:
             self.need_join = True
+            self._wake()
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             self._reset_generation(error, "rebalance")
+            self._wake()
         elif error in FATAL:
             self._fatal(error)
 
@@ -561,6 +596,8 @@ class Consumer:
         if self.state not in (STABLE, COMPLETING) or self.generation < 0:
             return
         deadline = self.last_poll + self.max_poll_ms
+        if self.idle:  # waiting inside poll() resets the poll timer on every pass of its loop
+            deadline = self.sim.now + self.max_poll_ms
         if self.sim.now < deadline:
             self.poll_timer = self.sim.at(deadline, self._poll_timer_fired, incarnation)
             return
