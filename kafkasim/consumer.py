@@ -62,7 +62,7 @@ class Consumer:
 
     def __init__(self, world: "World", name: str, config: dict, start_ms: int = 0):
         self.world, self.name, self.config = world, name, config
-        self.parts = world.partitions
+        self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
         self.sim, self.coord = world.sim, world.coord
         v = world.version
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -242,15 +242,17 @@ class Consumer:
         if not self.alive or now < self.frozen_until:
             self._paused(self._poll)
             return
-        self.idle = False
+        self.idle = self.waiting = False
         self.next_poll = None
         self.last_poll = now
-        self.waiting = False
-        if not self.kip62 and self.state == STABLE:
-            self._heartbeat_from_poll()
-        if self.auto_commit and self.state == STABLE and self.owned and now >= self.next_auto_commit:
-            self._commit(sync=False)
-            self.next_auto_commit = now + self.auto_commit_ms
+        if self.state is STABLE:
+            if not self.kip62:
+                self._heartbeat_from_poll()
+            if self.auto_commit and now >= self.next_auto_commit and self.owned:
+                self._commit(sync=False)
+                self.next_auto_commit = now + self.auto_commit_ms
+            if not self.need_join:  # the common case: go and fetch
+                return self._fetch_and_process()
         if self.need_join and self.state in (UNJOINED, STABLE):
             self._join_prepare()
             self._send_join()
@@ -269,7 +271,9 @@ class Consumer:
         """
         now = self.sim.now
         parts = self.parts
-        rate, t = parts.rate, min(now, parts.duration_ms)
+        rate, t = parts.rate, parts.duration_ms
+        if now < t:
+            t = now
         owned = self.owned
         available = 0
         for i, pos in owned.items():
@@ -310,7 +314,9 @@ class Consumer:
         duration = int(math.ceil(self.clock.take(count)))
         if self.app_state != "consuming":
             self._set_app_state("consuming")
-        self._row("Fetched", value=count)
+        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched",
+                          self.generation if self.generation >= 0 else None, None, None, None, None,
+                          count, None))
         self.batch = (records, count, now, self.sim.at(now + duration, self._batch_done))
 
     def _next_record_at(self) -> float:
@@ -340,8 +346,10 @@ class Consumer:
             return
         records, count, start, _ = self.batch
         self.batch = None
-        self.parts.process(records, count, start, self.sim.now)
-        self._row("Processed", value=count)
+        now = self.sim.now
+        self.parts.process(records, count, start, now)
+        self.rows.append((now, "consumer", self.group_id, self.name, "Processed",
+                          self.generation if self.generation >= 0 else None, None, None, None, None, count, None))
         if not self.auto_commit:
             self._commit(sync=True)
         self._poll()

@@ -17,23 +17,35 @@ from typing import Any, Callable
 from .events import EventLog
 
 
-class Timer:
-    """A scheduled callback; `cancel()` stops it from running (lazily removed from the heap)."""
+class Timer(list):
+    """A scheduled callback; `cancel()` stops it from running (lazily removed from the heap).
 
-    __slots__ = ("time", "fn", "args", "cancelled")
+    It is its own heap entry, ``[time, sequence, fn, args]``: lists compare by time, then by the
+    unique sequence number, so timers due together run in the order they were scheduled. Being a
+    list rather than an object with attributes halves the engine's cost per event.
+    """
 
-    def __init__(self, time: int, fn: Callable[..., Any], args: tuple):
-        self.time = time
-        self.fn = fn
-        self.args = args
-        self.cancelled = False
+    __slots__ = ()
 
-    def cancel(self) -> None:
-        self.cancelled = True
+    @property
+    def time(self) -> int:
+        return self[0]
+
+    @property
+    def fn(self) -> Callable[..., Any] | None:
+        return self[2]
+
+    @property
+    def cancelled(self) -> bool:
+        return self[2] is None
 
     @property
     def active(self) -> bool:
-        return not self.cancelled
+        return self[2] is not None
+
+    def cancel(self) -> None:
+        self[2] = None
+        self[3] = ()  # drop references now rather than when the entry leaves the heap
 
     def __repr__(self) -> str:
         state = "cancelled" if self.cancelled else "active"
@@ -55,7 +67,7 @@ class Simulation:
         self.now = 0
         self.events = EventLog()
         self.stats = {"events": 0}
-        self._heap: list[tuple[int, int, Timer]] = []
+        self._heap: list[Timer] = []
         self._seq = count()
         self.last_scheduled: Timer | None = None  # lets a model join a timer scheduled just before
         self._streams: dict[str, random.Random] = {}
@@ -76,9 +88,9 @@ class Simulation:
             time = int(time)
         if time < self.now and not self._jumping:
             raise ValueError(f"cannot schedule at {time} ms: the clock is already at {self.now} ms")
-        timer = Timer(time, fn, args)
+        timer = Timer((time, next(self._seq), fn, args))
         self.last_scheduled = timer
-        heapq.heappush(self._heap, (time, next(self._seq), timer))
+        heapq.heappush(self._heap, timer)
         return timer
 
     def schedule(self, delay: int, fn: Callable[..., Any], *args: Any) -> Timer:
@@ -90,7 +102,7 @@ class Simulation:
     def peek(self) -> int | None:
         """Time of the next active timer, or None."""
         heap = self._heap
-        while heap and heap[0][2].cancelled:
+        while heap and heap[0][2] is None:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
@@ -110,13 +122,14 @@ class Simulation:
         gc.disable()
         try:
             while heap and heap[0][0] <= until:
-                time, _, timer = pop(heap)
-                if timer.cancelled:
+                timer = pop(heap)
+                fn = timer[2]
+                if fn is None:  # cancelled
                     continue
-                timer.cancelled = True  # a timer runs once
-                self.now = until if at_until else time
+                timer[2] = None  # a timer runs once
+                self.now = until if at_until else timer[0]
                 ran += 1
-                timer.fn(*timer.args)
+                fn(*timer[3])
         finally:
             self.stats["events"] += ran
             if collecting:

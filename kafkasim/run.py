@@ -62,7 +62,8 @@ class Run:
     def lag(self):
         import pandas as pd
 
-        return pd.DataFrame(self._world.lag, columns=["time", "lag"])
+        times = np.arange(0, self.end_ms + 1, self.scenario.sample_ms)
+        return pd.DataFrame({"time": times, "lag": self._world.partitions.lag(times)})
 
     @cached_property
     def summary(self) -> dict:
@@ -279,7 +280,7 @@ def summarize(run: Run) -> dict:
     if rebalancing_since is not None:
         rebalance_ms += run.end_ms - rebalancing_since
     parts = world.partitions
-    lags = [lag for _, lag in world.lag] or [0]
+    lags = run.lag["lag"].to_numpy()
     produced = parts.produced(run.end_ms)
     group = world.coord.groups.get(world.group_id)
     return {
@@ -294,7 +295,7 @@ def summarize(run: Run) -> dict:
         "duplicates": sum(parts.duplicates.values()),
         "duplicates_by_cause": dict(sorted(parts.duplicates.items())),
         "commit_failures": commit_failures,
-        "max_lag": max(lags),
+        "max_lag": int(lags.max()),
         "mean_lag": round(float(np.mean(lags)), 1),
         "latency_ms": _percentiles(parts.latency),
         "rebalance_ms": rebalance_ms,

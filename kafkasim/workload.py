@@ -156,6 +156,7 @@ class Partitions:
         self.processed = 0
         self.hw_total = 0  # sum(hw): records processed at least once
         self.latency: list[tuple[int, float, float]] = []  # (records, first latency, last latency) per slice
+        self.progress: list[tuple[int, int]] = [(0, 0)]  # (time, hw_total) after each batch, for lag
         self._rates = np.asarray(per_ms, dtype=float)
 
     def __len__(self) -> int:
@@ -193,3 +194,16 @@ class Partitions:
                             start + (done + n) * per_record - (b - 1) / rate[i]))
             done += n
         self.processed += count
+        self.progress.append((end, self.hw_total))
+
+    def lag(self, times) -> np.ndarray:
+        """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
+        times = np.asarray(times, dtype=np.int64)
+        progress = np.asarray(self.progress, dtype=np.int64)
+        done = progress[np.searchsorted(progress[:, 0], times, side="right") - 1, 1]
+        produced = np.empty(len(times), dtype=np.int64)
+        clipped = np.minimum(times, self.duration_ms).astype(float)
+        for k in range(0, len(times), 256):  # in chunks: samples x partitions can be large
+            chunk = clipped[k:k + 256, None] * self._rates[None, :]
+            produced[k:k + 256] = chunk.astype(np.int64).sum(axis=1)
+        return np.maximum(0, produced - done)
