@@ -31,6 +31,8 @@ Implementations (``--impl``):
                       ``Timeout`` re-armed on every heartbeat (``benchmarks/simpy_coordinator.py``).
 ``simpy-interrupt``   SimPy, session timer as a watchdog process interrupted on heartbeat.
 ``simpy-deadline``    SimPy, session timer holding a deadline, checked when it fires.
+``simpy-nogc``        ``simpy`` with Python's cyclic garbage collector paused while it runs, as
+                      kafkasim's engine does on its own (so the two can be compared like for like).
 
 One measurement per process: ``python benchmarks/join_storm.py --impl kafkasim --n 100000``
 prints one JSON line. Without ``--impl`` it runs the whole suite, each (implementation,
@@ -66,9 +68,9 @@ PROTOCOLS = [("range", b"")]
 ASSIGNMENT = b"\x00\x01"  # a tiny per-member payload, the same bytes for everyone
 
 IMPLS = ("kafkasim", "kafkasim-single", "kafkasim-norecord", "simpy", "simpy-interrupt",
-         "simpy-deadline")
+         "simpy-deadline", "simpy-nogc")
 DEFAULT_IMPLS = ("kafkasim", "kafkasim-single", "kafkasim-norecord", "simpy",
-                 "simpy-deadline")
+                 "simpy-deadline", "simpy-nogc")
 BASELINE = "simpy"
 NS = (1_000, 10_000, 100_000)
 QUICK_NS = (1_000, 10_000)
@@ -144,8 +146,9 @@ def _simpy_member(env, coord, index, tally):
     tally["heartbeat_errors"] += errors
 
 
-def run_simpy(n, session_mode="rearm", seed=0):
+def run_simpy(n, session_mode="rearm", seed=0, pause_gc=False):
     sys.path.insert(0, HERE)
+    import gc
     import simpy
     from simpy_coordinator import SimpyCoordinator, STABLE
 
@@ -160,11 +163,14 @@ def run_simpy(n, session_mode="rearm", seed=0):
         env.process(_simpy_member(env, coord, i, tally))
     t1 = time.perf_counter()
     _gc_reset()
+    if pause_gc:
+        gc.disable()
     env.run(until=coord.on_stable)
     t_stable = env.now
     end = t_stable + HEARTBEAT_PHASE_MS
     env.run(until=end + 1)  # SimPy stops before events at `until`: include `end`
     t2 = time.perf_counter()
+    gc.enable()
 
     st = coord.stats
     requests = {k: st[k] for k in ("join_group", "sync_group", "heartbeat")}
@@ -172,7 +178,7 @@ def run_simpy(n, session_mode="rearm", seed=0):
                                  "sync_timer")}
     scheduled = next(env._eid)  # SimPy's event sequence counter (private, read once)
     return _result(
-        impl="simpy" if session_mode == "rearm" else f"simpy-{session_mode}",
+        impl=("simpy-nogc" if pause_gc else "simpy") if session_mode == "rearm" else f"simpy-{session_mode}",
         n=n, seed=seed, baseline=baseline, setup_s=t1 - t0, wall_s=t2 - t1,
         requests=requests, timers=timers,
         engine_events=scheduled - len(env._queue),
@@ -347,6 +353,8 @@ def run_one(impl, n, seed=0):
         return run_kafkasim(n, batch=True, seed=seed, record_heartbeats=False)
     if impl == "simpy":
         return run_simpy(n, "rearm", seed)
+    if impl == "simpy-nogc":
+        return run_simpy(n, "rearm", seed, pause_gc=True)
     if impl.startswith("simpy-"):
         return run_simpy(n, impl.split("-", 1)[1], seed)
     raise ValueError(f"unknown implementation {impl!r}")

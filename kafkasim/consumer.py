@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 UNJOINED, PREPARING, COMPLETING, STABLE = "UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"
 EAGER, COOPERATIVE = "eager", "cooperative"
+INFINITY = float("inf")
 
 #: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires.
 POLL_TIMEOUT_REASON = (
@@ -61,6 +62,7 @@ class Consumer:
 
     def __init__(self, world: "World", name: str, config: dict, start_ms: int = 0):
         self.world, self.name, self.config = world, name, config
+        self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
         self.sim, self.coord = world.sim, world.coord
         v = world.version
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -94,7 +96,7 @@ class Consumer:
         self.sticky_memory: list = []       # the eager sticky assignor's last assignment (its userData)
         self.lost_reason: str | None = None
         self.waiting = False                # the app thread is blocked in poll() on a rebalance
-        self.batch = None                   # (records, start, end, timer) of the batch being processed
+        self.batch = None                   # (slices, count, start, timer) of the batch being processed
         self.next_poll = None
         self.last_poll = 0
         self.last_fetch = -10**12
@@ -106,6 +108,7 @@ class Consumer:
         self.poll_timer = None
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
+        self.idle = False                   # the app thread is inside poll(), waiting for records
 
     # -- plumbing -------------------------------------------------------------------------
     def _row(self, kind: str, *, topic=None, partition=None, error=None, reason=None, value=None) -> None:
@@ -209,6 +212,7 @@ class Consumer:
         if not self.alive:
             return
         self._row("Stalled", value=duration_ms)
+        self.idle = False  # it returned from poll() and is stuck in application code
         end = self.sim.now + duration_ms
         if self.batch is not None:
             self._extend_batch(duration_ms)
@@ -228,23 +232,27 @@ class Consumer:
 
     def _extend_batch(self, extra: int) -> None:
         if self.batch is not None and extra > 0:
-            records, start, end, timer = self.batch
+            records, count, start, timer = self.batch
             timer.cancel()
-            self.batch = (records, start, end + extra, self.sim.at(end + extra, self._batch_done))
+            self.batch = (records, count, start, self.sim.at(timer.time + extra, self._batch_done))
 
     # -- the application thread: poll loop -----------------------------------------------
     def _poll(self) -> None:
-        if self._paused(self._poll):
-            return
         now = self.sim.now
+        if not self.alive or now < self.frozen_until:
+            self._paused(self._poll)
+            return
+        self.idle = self.waiting = False
         self.next_poll = None
         self.last_poll = now
-        self.waiting = False
-        if not self.kip62 and self.state == STABLE:
-            self._heartbeat_from_poll()
-        if self.auto_commit and self.state == STABLE and self.owned and now >= self.next_auto_commit:
-            self._commit(sync=False)
-            self.next_auto_commit = now + self.auto_commit_ms
+        if self.state is STABLE:
+            if not self.kip62:
+                self._heartbeat_from_poll()
+            if self.auto_commit and now >= self.next_auto_commit and self.owned:
+                self._commit(sync=False)
+                self.next_auto_commit = now + self.auto_commit_ms
+            if not self.need_join:  # the common case: go and fetch
+                return self._fetch_and_process()
         if self.need_join and self.state in (UNJOINED, STABLE):
             self._join_prepare()
             self._send_join()
@@ -256,60 +264,92 @@ class Consumer:
         self._fetch_and_process()
 
     def _fetch_and_process(self) -> None:
+        """Take up to max.poll.records from owned partitions (in turn) and process them as one batch.
+
+        This is the hot path of every run: plain local arithmetic, one timer per batch. The batch
+        shows as "processing" between its Fetched and Processed events (see `Run.member_states`).
+        """
         now = self.sim.now
-        parts = self.world.partitions
-        owned = list(self.owned)
-        available = sum(max(0, parts.end_offset(i, now) - self.owned[i]) for i in owned)
-        if available < self.max_records and now < self.last_fetch + self.world.poll_resolution_ms:
-            # Keeping up: let records gather (the simulator's poll resolution).
-            self._set_app_state("consuming")
-            self.next_poll = self.sim.at(self.last_fetch + self.world.poll_resolution_ms, self._poll)
-            return
-        if available == 0:
-            self._set_app_state("consuming")
-            self.last_fetch = now
-            self.next_poll = self.sim.schedule(self.world.poll_resolution_ms, self._poll)
+        parts = self.parts
+        rate, t = parts.rate, parts.duration_ms
+        if now < t:
+            t = now
+        owned = self.owned
+        available = 0
+        for i, pos in owned.items():
+            end = int(rate[i] * t)
+            if end > pos:
+                available += end - pos
+        resolution = self.world.poll_resolution_ms
+        if available == 0 or (available < self.max_records and now < self.last_fetch + resolution):
+            # Keeping up: poll() waits for records, on the grid of the simulator's poll resolution.
+            if now >= self.last_fetch + resolution:
+                self.last_fetch = now
+            wake = self.last_fetch + resolution
+            if available == 0:  # nothing at all: sleep until the next record is produced
+                wake = max(wake, self._next_record_at())
+            if not self.kip62:  # a consumer blocked in poll() still runs its heartbeat task on time
+                wake = min(wake, max(now, self.last_hb_send + self.heartbeat_ms))
+            if self.app_state != "consuming":
+                self._set_app_state("consuming")
+            self.idle = True
+            self.next_poll = self.sim.at(wake, self._poll) if wake < INFINITY else None
             return
         self.last_fetch = now
         records, want = [], min(available, self.max_records)
-        k = len(owned)
+        order = list(owned)
+        k = len(order)
         for j in range(k):  # take from owned partitions in turn, starting where the last batch stopped
-            i = owned[(self.rr + j) % k]
-            pos = self.owned[i]
-            n = min(want, max(0, parts.end_offset(i, now) - pos))
-            if n:
+            i = order[(self.rr + j) % k]
+            pos = owned[i]
+            n = min(want, int(rate[i] * t) - pos)
+            if n > 0:
                 records.append((i, pos, pos + n))
-                self.owned[i] = pos + n
+                owned[i] = pos + n
                 want -= n
-            if not want:
-                self.rr = (self.rr + j + 1) % k
-                break
-        count = sum(b - a for _, a, b in records)
+                if not want:
+                    self.rr = (self.rr + j + 1) % k
+                    break
+        count = min(available, self.max_records)
         duration = int(math.ceil(self.clock.take(count)))
-        self._set_app_state("processing")
-        self._row("Fetched", value=count)
-        self.batch = (records, now, now + duration, self.sim.schedule(duration, self._batch_done))
+        if self.app_state != "consuming":
+            self._set_app_state("consuming")
+        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched",
+                          self.generation if self.generation >= 0 else None, None, None, None, None,
+                          count, None))
+        self.batch = (records, count, now, self.sim.at(now + duration, self._batch_done))
+
+    def _next_record_at(self) -> float:
+        """When the next record appears in an owned partition (INFINITY: never, production is over)."""
+        parts, soonest = self.parts, INFINITY
+        for i, pos in self.owned.items():
+            rate = parts.rate[i]
+            if rate > 0:
+                at = math.ceil((pos + 1) / rate)
+                while int(rate * at) <= pos:  # float rounding: the first ms at which end_offset > pos
+                    at += 1
+                if at <= parts.duration_ms:
+                    soonest = min(soonest, at)
+        return soonest
+
+    def _wake(self) -> None:
+        """The app thread waiting in poll() notices at once that it must rejoin (it wakes within
+        fetch.max.wait.ms in Kafka; here, immediately)."""
+        if self.idle and (self.next_poll is None or self.next_poll.time > self.sim.now):
+            if self.next_poll is not None:
+                self.next_poll.cancel()
+            self.next_poll = self.sim.schedule(0, self._poll)
 
     def _batch_done(self) -> None:
-        if self._paused(self._batch_done):
+        if not self.alive or self.sim.now < self.frozen_until:
+            self._paused(self._batch_done)
             return
-        records, start, end, _ = self.batch
+        records, count, start, _ = self.batch
         self.batch = None
         now = self.sim.now
-        world = self.world
-        count, offset = 0, 0
-        per_record = (now - start) / max(1, sum(b - a for _, a, b in records))
-        for i, a, b in records:
-            n = b - a
-            world.partitions.record_processed(i, a, b)
-            # Records of a batch finish one after another; latency varies linearly along the batch.
-            first_done = start + (offset + 1) * per_record
-            last_done = start + (offset + n) * per_record
-            world.latency.append((n, first_done - world.partitions.produce_time(i, a),
-                                  last_done - world.partitions.produce_time(i, b - 1)))
-            offset += n
-            count += n
-        self._row("Processed", value=count)
+        self.parts.process(records, count, start, now)
+        self.rows.append((now, "consumer", self.group_id, self.name, "Processed",
+                          self.generation if self.generation >= 0 else None, None, None, None, None, count, None))
         if not self.auto_commit:
             self._commit(sync=True)
         self._poll()
@@ -471,6 +511,8 @@ class Consumer:
         self._set_app_state("consuming")
         if self.waiting:
             self._poll()
+        else:
+            self._wake()  # a cooperative member kept polling during the rebalance: new partitions to read
 
     def _disown(self, i: int) -> None:
         parts = self.world.partitions
@@ -547,8 +589,10 @@ class Consumer:
             return
         if error is Errors.REBALANCE_IN_PROGRESS:
             self.need_join = True
+            self._wake()
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             self._reset_generation(error, "rebalance")
+            self._wake()
         elif error in FATAL:
             self._fatal(error)
 
@@ -560,6 +604,8 @@ class Consumer:
         if self.state not in (STABLE, COMPLETING) or self.generation < 0:
             return
         deadline = self.last_poll + self.max_poll_ms
+        if self.idle:  # waiting inside poll() resets the poll timer on every pass of its loop
+            deadline = self.sim.now + self.max_poll_ms
         if self.sim.now < deadline:
             self.poll_timer = self.sim.at(deadline, self._poll_timer_fired, incarnation)
             return

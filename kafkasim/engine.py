@@ -8,6 +8,7 @@ byte. Models never sleep or read the wall clock: they schedule callbacks and wri
 
 from __future__ import annotations
 
+import gc
 import heapq
 import random
 from itertools import count
@@ -16,23 +17,35 @@ from typing import Any, Callable
 from .events import EventLog
 
 
-class Timer:
-    """A scheduled callback; `cancel()` stops it from running (lazily removed from the heap)."""
+class Timer(list):
+    """A scheduled callback; `cancel()` stops it from running (lazily removed from the heap).
 
-    __slots__ = ("time", "fn", "args", "cancelled")
+    It is its own heap entry, ``[time, sequence, fn, args]``: lists compare by time, then by the
+    unique sequence number, so timers due together run in the order they were scheduled. Being a
+    list rather than an object with attributes halves the engine's cost per event.
+    """
 
-    def __init__(self, time: int, fn: Callable[..., Any], args: tuple):
-        self.time = time
-        self.fn = fn
-        self.args = args
-        self.cancelled = False
+    __slots__ = ()
 
-    def cancel(self) -> None:
-        self.cancelled = True
+    @property
+    def time(self) -> int:
+        return self[0]
+
+    @property
+    def fn(self) -> Callable[..., Any] | None:
+        return self[2]
+
+    @property
+    def cancelled(self) -> bool:
+        return self[2] is None
 
     @property
     def active(self) -> bool:
-        return not self.cancelled
+        return self[2] is not None
+
+    def cancel(self) -> None:
+        self[2] = None
+        self[3] = ()  # drop references now rather than when the entry leaves the heap
 
     def __repr__(self) -> str:
         state = "cancelled" if self.cancelled else "active"
@@ -54,8 +67,9 @@ class Simulation:
         self.now = 0
         self.events = EventLog()
         self.stats = {"events": 0}
-        self._heap: list[tuple[int, int, Timer]] = []
+        self._heap: list[Timer] = []
         self._seq = count()
+        self.last_scheduled: Timer | None = None  # lets a model join a timer scheduled just before
         self._streams: dict[str, random.Random] = {}
         self._jumping = False  # during jump(), a deadline already passed is allowed: it runs in deadline order
 
@@ -70,11 +84,13 @@ class Simulation:
     # -- scheduling -----------------------------------------------------------------------
     def at(self, time: int, fn: Callable[..., Any], *args: Any) -> Timer:
         """Run `fn(*args)` at absolute time `time` (ms, not before now)."""
-        time = int(time)
+        if time.__class__ is not int:
+            time = int(time)
         if time < self.now and not self._jumping:
             raise ValueError(f"cannot schedule at {time} ms: the clock is already at {self.now} ms")
-        timer = Timer(time, fn, args)
-        heapq.heappush(self._heap, (time, next(self._seq), timer))
+        timer = Timer((time, next(self._seq), fn, args))
+        self.last_scheduled = timer
+        heapq.heappush(self._heap, timer)
         return timer
 
     def schedule(self, delay: int, fn: Callable[..., Any], *args: Any) -> Timer:
@@ -86,22 +102,38 @@ class Simulation:
     def peek(self) -> int | None:
         """Time of the next active timer, or None."""
         heap = self._heap
-        while heap and heap[0][2].cancelled:
+        while heap and heap[0][2] is None:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
     # -- running --------------------------------------------------------------------------
     def _run_due(self, until: int, at_until: bool) -> None:
-        heap, stats = self._heap, self.stats
+        """Run due timers in (time, scheduling order).
+
+        Python's cyclic garbage collector is paused meanwhile: a run appends millions of event
+        tuples, and the collector would rescan them again and again (half the time of a large
+        run) while finding nothing, since the models free what they drop by reference counting.
+        Any cycles are collected when it resumes, after the run.
+        """
+        heap = self._heap
         pop = heapq.heappop
-        while heap and heap[0][0] <= until:
-            time, _, timer = pop(heap)
-            if timer.cancelled:
-                continue
-            timer.cancelled = True  # a timer runs once
-            self.now = until if at_until else time
-            stats["events"] += 1
-            timer.fn(*timer.args)
+        ran = 0
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while heap and heap[0][0] <= until:
+                timer = pop(heap)
+                fn = timer[2]
+                if fn is None:  # cancelled
+                    continue
+                timer[2] = None  # a timer runs once
+                self.now = until if at_until else timer[0]
+                ran += 1
+                fn(*timer[3])
+        finally:
+            self.stats["events"] += ran
+            if collecting:
+                gc.enable()
 
     def advance(self, ms: int) -> None:
         """Run every timer due up to now+ms, each at its exact time; then the clock reads now+ms."""

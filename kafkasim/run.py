@@ -62,7 +62,8 @@ class Run:
     def lag(self):
         import pandas as pd
 
-        return pd.DataFrame(self._world.lag, columns=["time", "lag"])
+        times = np.arange(0, self.end_ms + 1, self.scenario.sample_ms)
+        return pd.DataFrame({"time": times, "lag": self._world.partitions.lag(times)})
 
     @cached_property
     def summary(self) -> dict:
@@ -131,15 +132,33 @@ ACTIVE_STATES = frozenset({"consuming", "processing"})
 
 
 def _state_intervals(rows, end_ms: int) -> list[tuple]:
-    """(member, state, start, end) from the consumers' StateChanged events."""
+    """(member, state, start, end) from the consumers' StateChanged events; "consuming" is split
+    into "processing" between a batch's Fetched and Processed events."""
+    macro: dict[str, str] = {}
+    in_batch: dict[str, bool] = {}
     current: dict[str, tuple[str, int]] = {}
     out = []
     for row in rows:
-        if row[1] == "consumer" and row[4] == "StateChanged":
-            member, time, state = row[3], row[0], row[9]
-            if member in current and current[member][1] < time:
-                out.append((member, *current[member], time))
-            current[member] = (state, time)
+        if row[1] != "consumer":
+            continue
+        kind = row[4]
+        member = row[3]
+        if kind == "StateChanged":
+            macro[member] = row[9]
+        elif kind == "Fetched":
+            in_batch[member] = True
+        elif kind in ("Processed", "Started"):
+            in_batch[member] = False
+        else:
+            continue
+        state = macro.get(member)
+        if state == "consuming" and in_batch.get(member):
+            state = "processing"
+        old = current.get(member)
+        if old is None or old[0] != state:
+            if old is not None and old[1] < row[0]:
+                out.append((member, *old, row[0]))
+            current[member] = (state, row[0])
     out.extend((member, state, start, end_ms) for member, (state, start) in current.items() if start < end_ms)
     return out
 
@@ -159,9 +178,15 @@ def _consumed(rows, end_ms: int) -> dict[tuple, list[list[int]]]:
     was consuming or processing. A partition whose owner is frozen (GC), stalled, blocked in a
     rebalance or already removed is not consumed, though the owner may still believe it owns it."""
     active: dict[str, list] = defaultdict(list)
-    for member, state, start, end in _state_intervals(rows, end_ms):
+    since: dict[str, int] = {}
+    for row in [r for r in rows if r[4] == "StateChanged"]:  # consuming covers processing too
+        member, time, state = row[3], row[0], row[9]
         if state in ACTIVE_STATES:
-            active[member].append((start, end))
+            since.setdefault(member, time)
+        elif member in since:
+            active[member].append((since.pop(member), time))
+    for member, time in since.items():
+        active[member].append((time, end_ms))
     active = {m: _merge(v) for m, v in active.items()}
     consumed: dict[tuple, list] = defaultdict(list)
     for member, topic, partition, start, end in _ownership(rows, end_ms):
@@ -255,7 +280,7 @@ def summarize(run: Run) -> dict:
     if rebalancing_since is not None:
         rebalance_ms += run.end_ms - rebalancing_since
     parts = world.partitions
-    lags = [lag for _, lag in world.lag] or [0]
+    lags = run.lag["lag"].to_numpy()
     produced = parts.produced(run.end_ms)
     group = world.coord.groups.get(world.group_id)
     return {
@@ -266,12 +291,12 @@ def summarize(run: Run) -> dict:
         "removals_by_reason": dict(sorted(by_reason.items())),
         "records_produced": produced,
         "records_processed": parts.processed,
-        "unprocessed_at_end": produced - sum(parts.hw),
+        "unprocessed_at_end": produced - parts.hw_total,
         "duplicates": sum(parts.duplicates.values()),
         "duplicates_by_cause": dict(sorted(parts.duplicates.items())),
         "commit_failures": commit_failures,
-        "max_lag": max(lags),
+        "max_lag": int(lags.max()),
         "mean_lag": round(float(np.mean(lags)), 1),
-        "latency_ms": _percentiles(world.latency),
+        "latency_ms": _percentiles(parts.latency),
         "rebalance_ms": rebalance_ms,
     }

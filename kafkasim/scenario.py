@@ -131,10 +131,8 @@ class World:
         self.topic_partitions = dict(scenario.topics)
         self.partitions = Partitions(scenario.topics, scenario.produce_rate_per_s, scenario.duration_ms)
         self.poll_resolution_ms = scenario.poll_resolution_ms
-        self.latency: list[tuple[int, float, float]] = []
         self.member_names: dict[str, str] = {}
         self.consumers: dict[str, Consumer] = {}
-        self.lag: list[tuple[int, int]] = []
 
     def processing_clock(self, name: str) -> ProcessingClock:
         rng = np.random.default_rng([self.scenario.seed, zlib.crc32(name.encode())])
@@ -154,14 +152,6 @@ class World:
         consumer = self.consumers[name] = Consumer(self, name, config, start_ms)
         self.sim.at(start_ms, consumer.start)
         return consumer
-
-    def sample_lag(self) -> None:
-        """Records produced but not yet processed, sampled every `sample_ms`."""
-        now = self.sim.now
-        parts = self.partitions
-        self.lag.append((now, max(0, parts.produced(now) - sum(parts.hw))))
-        if now + self.scenario.sample_ms <= self.end_ms:
-            self.sim.schedule(self.scenario.sample_ms, self.sample_lag)
 
     @property
     def end_ms(self) -> int:
@@ -184,6 +174,5 @@ def simulate(scenario: Scenario) -> "Run":
             if name is not None:
                 world.consumer(name)  # an unknown member is a ConfigError now, not deep in the run
         fault.schedule(world)
-    world.sim.at(0, world.sample_lag)
     world.sim.run(until=world.end_ms)
     return Run(scenario, world)

@@ -154,6 +154,10 @@ class Partitions:
         self.owner: list = [None] * n  # the consumer that believes it owns partition i (zombies included)
         self.duplicates: dict[str, int] = {}
         self.processed = 0
+        self.hw_total = 0  # sum(hw): records processed at least once
+        self.latency: list[tuple[int, float, float]] = []  # (records, first latency, last latency) per slice
+        self.progress: list[tuple[int, int]] = [(0, 0)]  # (time, hw_total) after each batch, for lag
+        self._rates = np.asarray(per_ms, dtype=float)
 
     def __len__(self) -> int:
         return len(self.tps)
@@ -163,18 +167,43 @@ class Partitions:
         return int(self.rate[i] * min(t, self.duration_ms))
 
     def produced(self, t: int) -> int:
-        return sum(self.end_offset(i, t) for i in range(len(self.tps)))
+        """Records produced by time t: the sum of every partition's end offset (same truncation)."""
+        return int((self._rates * min(t, self.duration_ms)).astype(np.int64).sum())
 
     def produce_time(self, i: int, offset: float) -> float:
         return offset / self.rate[i] if self.rate[i] else 0.0
 
-    def record_processed(self, i: int, start: int, end: int) -> int:
-        """Account records [start, end) of partition i as processed; return the duplicates among them."""
-        dup = max(0, min(end, self.hw[i]) - start)
-        if end > self.hw[i]:
-            self.hw[i] = end
-        self.processed += end - start
-        if dup:
-            cause = self.cause[i] or "unknown"
-            self.duplicates[cause] = self.duplicates.get(cause, 0) + dup
-        return dup
+    def process(self, records: list[tuple[int, int, int]], count: int, start: int, end: int) -> None:
+        """Account a batch: `count` records in slices (partition, first offset, end offset), processed
+        one after another from `start` to `end` ms. Offsets below a partition's high mark are
+        duplicates, attributed to `cause[i]`. Latency (produce to processed) varies linearly along
+        the batch, so each slice is kept as its first and last record's latency."""
+        hw, rate, latency = self.hw, self.rate, self.latency
+        per_record = (end - start) / count
+        done = 0
+        for i, a, b in records:
+            n = b - a
+            high = hw[i]
+            if b > high:
+                hw[i] = b
+                self.hw_total += b - max(a, high)
+            if a < high:
+                cause = self.cause[i] or "unknown"
+                self.duplicates[cause] = self.duplicates.get(cause, 0) + min(b, high) - a
+            latency.append((n, start + (done + 1) * per_record - a / rate[i],
+                            start + (done + n) * per_record - (b - 1) / rate[i]))
+            done += n
+        self.processed += count
+        self.progress.append((end, self.hw_total))
+
+    def lag(self, times) -> np.ndarray:
+        """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
+        times = np.asarray(times, dtype=np.int64)
+        progress = np.asarray(self.progress, dtype=np.int64)
+        done = progress[np.searchsorted(progress[:, 0], times, side="right") - 1, 1]
+        produced = np.empty(len(times), dtype=np.int64)
+        clipped = np.minimum(times, self.duration_ms).astype(float)
+        for k in range(0, len(times), 256):  # in chunks: samples x partitions can be large
+            chunk = clipped[k:k + 256, None] * self._rates[None, :]
+            produced[k:k + 256] = chunk.astype(np.int64).sum(axis=1)
+        return np.maximum(0, produced - done)

@@ -79,7 +79,9 @@ def test_static_member_restart_within_session_timeout_causes_no_rebalance():
 
 def test_cooperative_keeps_unaffected_partitions_consumed_while_eager_stops_all():
     trace = [faults.ScaleOut(at_ms=120_000)]
-    varied = LogNormal(median_ms=2, p99_ms=30)  # members finish their batches at different times
+    # Members learn of the rebalance at the same heartbeat; each rejoins when its current batch ends,
+    # so batches long and varied enough to be in flight make the early rejoiners wait (eager).
+    varied = LogNormal(median_ms=4, p99_ms=40)
     eager = simulate(small(faults=trace, processing_ms=varied, consumer={"partition.assignment.strategy": ["range"]}))
     coop = simulate(small(faults=trace, processing_ms=varied,
                           consumer={"partition.assignment.strategy": ["cooperative-sticky"]}))
@@ -125,6 +127,8 @@ SCENARIOS = {
                    consumer={"max.poll.interval.ms": 30_000}),
     "cut": small(faults=[faults.NetworkCut("c-3", at_ms=50_000, duration_ms=60_000)]),
     "scale": small(faults=[faults.ScaleOut(at_ms=40_000, count=2), faults.ScaleIn(at_ms=120_000, members=("c-1",))]),
+    "cooperative-scale-out": small(consumer={"partition.assignment.strategy": ["cooperative-sticky"]},
+                                   faults=[faults.ScaleOut(at_ms=120_000)]),
     "cooperative": small(consumer={"partition.assignment.strategy": ["cooperative-sticky"]},
                          faults=[faults.ScaleOut(at_ms=40_000), faults.Crash("c-2", at_ms=100_000)]),
     "sync-commit": small(consumer={"enable.auto.commit": False}, faults=[faults.Crash("c-1", at_ms=50_000)]),

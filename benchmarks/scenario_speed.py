@@ -1,0 +1,121 @@
+"""Scenario speed: how long `simulate()` takes for the scenarios the chapters and widgets run.
+
+Two measurements, each in a fresh process:
+
+``default``   ``Scenario()``: 6 members, 12 partitions, 1,000 records/s, 10 simulated minutes,
+              Kafka 3.7 defaults. The median of 15 runs after 3 warm-up runs, for
+              ``simulate()`` alone and for computing ``run.summary`` afterwards. Target: the
+              simulation under 50 ms, so that a widget redraw stays under 200 ms.
+``large``     1,000 members, one topic of 10,000 partitions, 1,000 records/s, 10 simulated
+              minutes. One run (after importing). Target: under 10 s.
+
+    .venv/bin/python benchmarks/scenario_speed.py                 # both, prints Markdown
+    .venv/bin/python benchmarks/scenario_speed.py --case default  # one, prints a JSON line
+
+CPU time (``time.process_time``) is reported beside wall time: on a shared two-core machine
+the wall time of a single run varies with what else is running, CPU time much less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from join_storm import machine_info  # noqa: E402  (same machine description everywhere)
+
+NAME = "scenario_speed"
+CASES = ("default", "large")
+TARGET_S = {"default": 0.050, "large": 10.0}
+
+
+def _scenario(case: str):
+    sys.path.insert(0, ROOT)
+    from kafkasim import Scenario
+
+    if case == "default":
+        return Scenario()
+    return Scenario(members=1000, topics={"orders": 10_000}, produce_rate_per_s=1000, duration_ms=600_000)
+
+
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def run_case(case: str) -> dict:
+    from kafkasim import simulate
+
+    sc = _scenario(case)
+    runs = 15 if case == "default" else 1
+    for _ in range(3 if case == "default" else 0):
+        simulate(sc).summary
+    sim_wall, sim_cpu, sum_wall = [], [], []
+    for _ in range(runs):
+        run, wall, cpu = _timed(lambda: simulate(sc))
+        _, swall, _ = _timed(lambda: run.summary)
+        sim_wall.append(wall)
+        sim_cpu.append(cpu)
+        sum_wall.append(swall)
+    s = run.summary
+    return {"benchmark": NAME, "case": case, "runs": runs, "members": sc.members,
+            "partitions": sum(sc.topics.values()), "simulated_ms": sc.duration_ms,
+            "simulate_wall_s": statistics.median(sim_wall), "simulate_cpu_s": statistics.median(sim_cpu),
+            "summary_wall_s": statistics.median(sum_wall), "engine_events": run._world.sim.stats["events"],
+            "event_rows": len(run.rows), "records_processed": s["records_processed"],
+            "rebalances": s["rebalances"], "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "ok": statistics.median(sim_wall) < TARGET_S[case]}
+
+
+def run_suite(*, quick=False, repeat=1, python=None, log=print):
+    python = python or sys.executable
+    rows = []
+    for case in CASES:
+        proc = subprocess.run([python, os.path.abspath(__file__), "--case", case], capture_output=True,
+                              text=True, cwd=ROOT, timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{case} failed:\n{proc.stderr[-4000:]}")
+        row = json.loads(proc.stdout.strip().splitlines()[-1])
+        log(f"  {case}: simulate {row['simulate_wall_s'] * 1000:.1f} ms wall")
+        rows.append(row)
+    return rows
+
+
+def report(rows, info, repeat):
+    lines = [f"Measured {info['date']} on {info['cpus']} cores ({info['cpu_model']}), Python {info['python']}, "
+             f"{info['os']}. Each case in a fresh process.", "",
+             "| case | members | partitions | simulated | runs | simulate() wall (median) | CPU | then .summary "
+             "| engine events | event rows | peak RSS MB | target | met |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['case']} | {r['members']:,} | {r['partitions']:,} | {r['simulated_ms'] / 60000:g} min "
+                     f"| {r['runs']} | {r['simulate_wall_s'] * 1000:,.1f} ms | {r['simulate_cpu_s'] * 1000:,.1f} ms "
+                     f"| {r['summary_wall_s'] * 1000:,.1f} ms | {r['engine_events']:,} | {r['event_rows']:,} "
+                     f"| {r['peak_rss_mb']:.0f} | < {TARGET_S[r['case']] * 1000:,.0f} ms | {'yes' if r['ok'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--case", choices=CASES, help="measure one case in this process (one JSON line)")
+    args = ap.parse_args(argv)
+    if args.case:
+        print(json.dumps(run_case(args.case)))
+        return 0
+    rows = run_suite(log=lambda s: print(s, file=sys.stderr))
+    print(report(rows, machine_info(), 1))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
