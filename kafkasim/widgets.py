@@ -67,7 +67,7 @@ class Explorer:
         self.specs: list[dict] = []
         self.timings: dict[str, float] = {}
         self._touched: set[str] = set()
-        self._syncing = False
+        self._syncing = self._now = False
         self._pending = None
         self.controls = {name: self._control(name, (ranges or {}).get(name)) for name in controls}
         for name, control in self.controls.items():
@@ -146,19 +146,25 @@ class Explorer:
         self._schedule()
 
     def set(self, name: str, value) -> None:
-        """Set a control from code, as if the reader had moved it."""
-        self.controls[name].value = value
+        """Set a control from code, as if the reader had moved it, but redraw at once (a reader's
+        changes are debounced; code that reads `run` right after wants the new one)."""
+        self._now = True
+        try:
+            self.controls[name].value = value
+        finally:
+            self._now = False
 
     # -- redraw -----------------------------------------------------------------------------
     def _schedule(self) -> None:
-        if self.debounce_ms <= 0:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        if self.debounce_ms <= 0 or self._now:
             return self.refresh()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return self.refresh()
-        if self._pending is not None:
-            self._pending.cancel()
         self._pending = loop.call_later(self.debounce_ms / 1000, self.refresh)
 
     def values(self) -> dict:

@@ -4,7 +4,12 @@ run's own accounting (Run.summary, member_states, the scenario's faults)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -378,3 +383,47 @@ def test_version_defaults_follow_kafkas_history():
 def test_to_png_renders_offline(runs, tmp_path):
     png = viz.to_png(viz.summary_chart(runs["healthy"]), tmp_path / "summary.png")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and (tmp_path / "summary.png").stat().st_size == len(png)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="headless Chromium is not installed")
+def test_grid_explorer_sliders_work_in_a_real_browser(grid_spec, tmp_path):
+    """Open the grid explorer in headless Chromium with vega/vega-lite/vega-embed inlined (no
+    network), drag the session.timeout.ms slider as a reader would (an input event on the bound
+    <input>), and read the redrawn SVG."""
+    script = """
+    const svgText = () => document.querySelector('#vis svg').textContent;
+    vegaEmbed('#vis', SPEC, {renderer: 'svg', actions: false}).then(async (r) => {
+      await r.view.runAsync();
+      const before = svgText();
+      const slider = document.querySelector('input[type=range][name=p_session_timeout_ms]');
+      slider.value = 50000;
+      slider.dispatchEvent(new Event('input', {bubbles: true}));
+      await new Promise(done => setTimeout(done, 300));
+      await r.view.runAsync();
+      const after = svgText();
+      document.getElementById('result').textContent = JSON.stringify({
+        inputs: Array.from(document.querySelectorAll('input')).map(i => [i.type, i.name]),
+        signal: r.view.signal('p_session_timeout_ms'),
+        before: before.includes('session_timeout 1'), after: after.includes('session_timeout 1')});
+    }).catch(e => { document.getElementById('result').textContent = 'ERROR ' + e; });
+    """.replace("SPEC", json.dumps(grid_spec, default=list))
+    page = tmp_path / "grid.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><script>{vlc.javascript_bundle()}</script>"
+                    f"</head><body><div id='vis'></div><pre id='result'>pending</pre><script>{script}</script>"
+                    f"</body></html>")
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--virtual-time-budget=10000",
+         "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180).stdout
+    result = json.loads(html.unescape(re.search(r"<pre id=\"result\">([^<]*)</pre>", dom).group(1)))
+    assert ["range", "p_session_timeout_ms"] in result["inputs"]
+    assert ["radio", "p_heartbeat_interval_ms"] in result["inputs"]
+    assert result["signal"] == 50_000
+    # The first grid point (10 s) removes the paused member; after the drag to 50 s it survives.
+    assert result["before"] and not result["after"]
+
+
+def test_import_kafkasim_needs_no_chart_libraries():
+    code = ("import sys, kafkasim; loaded = {'altair', 'ipywidgets', 'vl_convert'} & set(sys.modules); "
+            "assert not loaded, loaded")
+    subprocess.run([sys.executable, "-c", code], check=True)

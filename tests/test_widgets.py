@@ -144,11 +144,18 @@ def test_changes_are_debounced_on_the_event_loop(monkeypatch):
 
     async def drag():
         for value in (40_000, 35_000, 30_000):
-            e.set("session.timeout.ms", value)
+            e.controls["session.timeout.ms"].value = value  # what the browser side does
+        assert calls == []
         await asyncio.sleep(0.2)
 
     asyncio.run(drag())
     assert calls == [30_000]  # one redraw, with the last value
+
+    async def from_code():
+        e.set("session.timeout.ms", 20_000)  # code wants the new run at once
+        assert calls == [30_000, 20_000]
+
+    asyncio.run(from_code())
 
 
 def test_static_version_of_the_explorer_and_display():

@@ -21,10 +21,11 @@ MAX_HEIGHT = 620
 
 
 def _clipped(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
-    frame = frame[(frame["end"] > lo) & (frame["start"] < hi)].copy()
-    frame["start"], frame["end"] = frame["start"].clip(lower=lo), frame["end"].clip(upper=hi)
+    """Clipped to the window, with "tp" (Kafka's TopicPartition.toString, "orders-3") instead of
+    topic and partition."""
+    frame = tables.clip(frame, lo, hi)
     frame.insert(0, "tp", frame["topic"].astype(str) + "-" + frame["partition"].astype(int).astype(str))
-    return frame
+    return frame.drop(columns=["topic", "partition"]).reset_index(drop=True)
 
 
 def owners(run, window=None) -> pd.DataFrame:
@@ -32,14 +33,12 @@ def owners(run, window=None) -> pd.DataFrame:
     merged (a sticky or cooperative rebalance that keeps a partition leaves no seam)."""
     frame = run.partition_owners().sort_values(["topic", "partition", "member", "start"], kind="stable")
     frame = tables.merge_runs(frame, ["topic", "partition", "member"])
-    frame = _clipped(frame, *tables.window_ms(run, window))
-    return frame.drop(columns=["topic", "partition"]).reset_index(drop=True)
+    return _clipped(frame, *tables.window_ms(run, window))
 
 
 def unconsumed(run, window=None) -> pd.DataFrame:
     """tp, start, end: when each partition was not being consumed (after startup)."""
-    frame = _clipped(run.unconsumed(), *tables.window_ms(run, window))
-    return frame.drop(columns=["topic", "partition"]).reset_index(drop=True)
+    return _clipped(run.unconsumed(), *tables.window_ms(run, window))
 
 
 @returns_chart

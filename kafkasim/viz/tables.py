@@ -9,11 +9,10 @@ into one "active" band, lag is down-sampled keeping peaks, throughput is binned.
 Two things the events do not carry, and how they are derived instead:
 
 * duplicates over time: Processed events count records, not which were processed before. The
-  cumulative duplicate count at each lag sample is processed-so-far minus distinct-processed-so-far,
-  where distinct = produced - lag (`Partitions` gives produced exactly). A batch that ends in the
-  same millisecond as a sample may land on either side of it; the series takes the lower
-  reading unless that would make it fall, so it never decreases, and it ends at
-  `summary["duplicates"]` exactly.
+  cumulative duplicate count at each lag sample t is the records processed by t minus the
+  distinct records processed by t, and distinct = produced - lag (`Run.lag` counts every batch
+  that ended at or before t; `Partitions` gives produced exactly). It ends at
+  `summary["duplicates"]`.
 * member names: coordinator rows name the Kafka member id (``c-1-<uuid>``, whose prefix is the
   client id of a dynamic member or the group.instance.id of a static one), consumer rows the
   consumer's name; `consumer_name` maps the first onto the second.
@@ -122,7 +121,8 @@ def rows_between(run, lo: int, hi: int) -> list[tuple]:
     return run.rows[int(np.searchsorted(times, lo, "left")):int(np.searchsorted(times, hi, "right"))]
 
 
-def _clip(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
+def clip(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
+    """The intervals (start, end) that overlap [lo, hi], cut to it."""
     frame = frame[(frame["end"] > lo) & (frame["start"] < hi)].copy()
     frame["start"] = frame["start"].clip(lower=lo)
     frame["end"] = frame["end"].clip(upper=hi)
@@ -160,7 +160,7 @@ def states(run, window=None, merge_active: bool | None = None) -> pd.DataFrame:
 @cached
 def _states(run, span, merge_active) -> pd.DataFrame:
     lo, hi = span
-    frame = _clip(run.member_states(), lo, hi)
+    frame = clip(run.member_states(), lo, hi)
     if merge_active is None:
         merge_active = len(frame) > MAX_INTERVALS
     frame = frame.sort_values("member", kind="stable")  # each member's rows stay in time order
@@ -253,6 +253,14 @@ def lag(run, window=None, max_points: int = 300) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
+@cached
+def processed(run) -> tuple[np.ndarray, np.ndarray]:
+    """Times and record counts of the Processed events, as arrays."""
+    rows = by_kind(run)["Processed"]
+    return (np.fromiter((r[T] for r in rows), dtype=np.int64, count=len(rows)),
+            np.fromiter((r[VALUE] for r in rows), dtype=float, count=len(rows)))
+
+
 def throughput(run, window=None, bins: int = 150) -> pd.DataFrame:
     """start, end, processed_per_s, produced_per_s, per time bin (Processed events' record counts)."""
     lo, hi = window_ms(run, window)
@@ -260,9 +268,7 @@ def throughput(run, window=None, bins: int = 150) -> pd.DataFrame:
     edges = np.arange(lo, hi + step, step, dtype=np.int64)
     edges[-1] = min(edges[-1], hi)
     edges = np.unique(edges)
-    processed = by_kind(run)["Processed"]
-    times = np.fromiter((r[T] for r in processed), dtype=np.int64, count=len(processed))
-    counts = np.fromiter((r[VALUE] for r in processed), dtype=float, count=len(processed))
+    times, counts = processed(run)
     done, _ = np.histogram(times, bins=edges, weights=counts)
     made = np.diff(_produced(run, edges))
     seconds = np.diff(edges) / 1000.0
@@ -276,18 +282,13 @@ def duplicates(run, window=None) -> pd.DataFrame:
     samples = run.lag
     times = samples["time"].to_numpy(dtype=np.int64)
     distinct = _produced(run, times) - samples["lag"].to_numpy(dtype=np.int64)
-    processed = by_kind(run)["Processed"]
-    p_times = np.fromiter((r[T] for r in processed), dtype=np.int64, count=len(processed))
-    p_cum = np.concatenate([[0], np.cumsum([r[VALUE] for r in processed])]).astype(np.int64)
-    before = p_cum[np.searchsorted(p_times, times, side="left")] - distinct
-    upto = p_cum[np.searchsorted(p_times, times, side="right")] - distinct
-    series, last = [], 0
-    for low, high in zip(before.tolist(), upto.tolist()):
-        last = low if low >= last else max(high, last)
-        series.append(last)
+    p_times, counts = processed(run)
+    p_cum = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    series = (p_cum[np.searchsorted(p_times, times, side="right")] - distinct).tolist()
+    if not len(times) or times[-1] < run.end_ms:  # the run ends between two samples
+        times = np.append(times, run.end_ms)
+        series.append(run.summary["duplicates"])
     frame = pd.DataFrame({"time": times, "duplicates": series})
-    if not len(frame) or frame["time"].iloc[-1] < run.end_ms:
-        frame.loc[len(frame)] = (run.end_ms, run.summary["duplicates"])
     return frame[(frame["time"] >= lo) & (frame["time"] <= hi)].reset_index(drop=True)
 
 
