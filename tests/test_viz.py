@@ -133,6 +133,16 @@ def test_states_cover_each_member_without_gaps(runs):
     assert set(frame["state"]) == {"joining", "active"}
 
 
+def test_active_bands_agree_with_member_states(runs):
+    # The merged bands come from StateChanged events alone; Run.member_states splits consuming into
+    # processing by batch. Merging the latter must give the former.
+    for run in runs.values():
+        slow = run.member_states().sort_values("member", kind="stable")
+        slow["state"] = slow["state"].replace({"consuming": "active", "processing": "active"})
+        slow = tables.merge_runs(slow, ["member", "state"])
+        assert tables.states(run, merge_active=True).values.tolist() == slow.values.tolist()
+
+
 def test_short_window_keeps_the_poll_loop_and_long_one_merges_it(runs):
     run = runs["healthy"]
     assert {"consuming", "processing"} <= set(tables.states(run, (20_000, 25_000))["state"])

@@ -88,7 +88,7 @@ def cached(build):
 
 
 #: The event kinds the charts read besides the coordinator's group states.
-INDEXED = frozenset({"Processed", "MemberRemoved", "Fatal"})
+INDEXED = frozenset({"Processed", "MemberRemoved", "Fatal", "StateChanged"})
 
 
 @cached
@@ -151,8 +151,8 @@ def merge_runs(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def states(run, window=None, merge_active: bool | None = None) -> pd.DataFrame:
     """member, state, start, end: each consumer's state over time, clipped to the window.
 
-    merge_active: merge consuming/processing into one "active" band (None: only when there
-    would be more than MAX_INTERVALS intervals, i.e. when the flips would be sub-pixel anyway).
+    merge_active: merge consuming/processing into one "active" band (None: only when the
+    window holds more than MAX_INTERVALS of them, i.e. when the flips would be sub-pixel anyway).
     """
     return _states(run, window_ms(run, window), merge_active)
 
@@ -160,13 +160,31 @@ def states(run, window=None, merge_active: bool | None = None) -> pd.DataFrame:
 @cached
 def _states(run, span, merge_active) -> pd.DataFrame:
     lo, hi = span
-    frame = clip(run.member_states(), lo, hi)
-    if merge_active is None:
-        merge_active = len(frame) > MAX_INTERVALS
+    if merge_active is None:  # each batch is a processing and a consuming interval
+        times, _ = processed(run)
+        merge_active = 2 * int(np.searchsorted(times, hi, "right") - np.searchsorted(times, lo)) > MAX_INTERVALS
+    frame = clip(_active_states(run) if merge_active else run.member_states(), lo, hi)
     frame = frame.sort_values("member", kind="stable")  # each member's rows stay in time order
-    if merge_active:
-        frame["state"] = frame["state"].where(~frame["state"].isin(ACTIVE_STATES), "active")
     return merge_runs(frame, ["member", "state"])
+
+
+@cached
+def _active_states(run) -> pd.DataFrame:
+    """member, state, start, end with consuming and processing as one "active" state: the
+    consumers' StateChanged events alone ("consuming" there covers processing, which
+    `Run.member_states` splits off from Fetched/Processed), so no pass over every batch."""
+    current: dict[str, tuple[str, int]] = {}
+    out = []
+    for row in by_kind(run)["StateChanged"]:
+        member, time = row[MEMBER], row[T]
+        state = "active" if row[REASON] in ACTIVE_STATES else row[REASON]
+        old = current.get(member)
+        if old is None or old[0] != state:
+            if old is not None and old[1] < time:
+                out.append((member, *old, time))
+            current[member] = (state, time)
+    out.extend((member, state, start, run.end_ms) for member, (state, start) in current.items() if start < run.end_ms)
+    return pd.DataFrame(out, columns=["member", "state", "start", "end"])
 
 
 def rebalances(run, window=None) -> pd.DataFrame:
