@@ -192,9 +192,9 @@ class Explorer:
         self.output.outputs = outputs
         self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
         self.error.value = _fatal_errors(run)
+        timing = f"simulated in {self.timings['simulate_ms']:.0f} ms, drawn in {self.timings['charts_ms']:.0f} ms"
         self.summary.value = (summary_html(run.summary, self.summary_keys) +
-                              f"<div style='color:#777;font-size:11px'>simulated in {self.timings['simulate_ms']:.0f} ms,"
-                              f" drawn in {self.timings['charts_ms']:.0f} ms</div>")
+                              f"<div style='color:#777;font-size:11px'>{timing}</div>")
 
     def _spec(self, fn, run) -> dict:
         if hasattr(fn, "spec"):

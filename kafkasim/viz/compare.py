@@ -55,7 +55,8 @@ def compare(runs, *, charts=("timeline", "lag"), labels=None, window=None, width
     columns = []
     for run, label in zip(runs, labels):
         parts = [fn(run, window, width=width, title=None) for fn in functions]
-        numbers = " · ".join(f"{name} {value}" for name, value in summary.key_numbers(run.summary, HEADLINE_KEYS, True))
+        pairs = summary.key_numbers(run.summary, HEADLINE_KEYS, short=True)
+        numbers = " · ".join(f"{name} {value}" for name, value in pairs)
         columns.append(alt.vconcat(*parts, spacing=10).properties(
             title=alt.TitleParams(label, subtitle=numbers, anchor="start", fontSize=13)))
     return alt.hconcat(*columns, spacing=24) if direction == "columns" else alt.vconcat(*columns, spacing=24)

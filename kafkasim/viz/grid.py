@@ -22,7 +22,7 @@ from . import style, summary, tables
 from .consumption import PANELS, panel_frames, panels_spec
 from .settings import KNOBS, check_names, current, scenario_with
 from .spec import returns_chart, title as title_of
-from .timeline import timeline_frames, timeline_spec
+from .timeline import MARKS, timeline_frames, timeline_spec
 
 CHARTS = ("timeline", *PANELS, "summary")
 MAX_POINTS = 64
@@ -99,7 +99,7 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("timeline.")}
             members = tables.member_order(sub["states"]["member"])
             view = timeline_spec(sub, members, span, width, where)
-            view["title"] = title_of("Members over time", "shaded: group rebalancing; | a rebalance started; ▼ removed by the coordinator")
+            view["title"] = title_of("Members over time", MARKS)
             parts.append(view)
         elif chart == "summary":
             parts.append(summary.summary_spec(frames["summary"], where))

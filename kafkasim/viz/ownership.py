@@ -91,7 +91,8 @@ def _rows(own, gaps, bands, faults, tps, span, width) -> dict:
 def _aggregate(gaps, bands, faults, partitions: int, span, width) -> dict:
     intervals = gaps.assign(start=gaps["start_s"] * 1000, end=gaps["end_s"] * 1000)
     counts = seconds(tables.mean_count(intervals, span[0] * 1000, span[1] * 1000, 200, "partitions"), "time")
-    area = unit(counts, {"type": "area", "interpolate": "step-after", "color": style.UNCONSUMED_COLOR, "opacity": 0.8}, {
+    mark = {"type": "area", "interpolate": "step-after", "color": style.UNCONSUMED_COLOR, "opacity": 0.8}
+    area = unit(counts, mark, {
         "x": time_x("time_s", span),
         "y": field("partitions", title=f"partitions not consumed (of {partitions})", scale={"domainMin": 0}),
         "tooltip": [tip("time_s", "from (s)", fmt=".1f"), tip("partitions", "not consumed (mean)", fmt=".1f")]})

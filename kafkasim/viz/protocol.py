@@ -183,7 +183,8 @@ def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None) -> dict:
     layers = [
         unit(life, {"type": "rule", "color": "#c8c8c8", "strokeWidth": 1.2},
              {"x": x, "y": field("top", axis=None), "y2": {"field": "bottom"}}),
-        unit(life, {"type": "text", "fontWeight": "bold", "fontSize": 11}, {"x": x, "y": y, "text": field("lane", "nominal")}),
+        unit(life, {"type": "text", "fontWeight": "bold", "fontSize": 11},
+             {"x": x, "y": y, "text": field("lane", "nominal")}),
         unit(None, {"type": "rule", "strokeWidth": 1.3}, {
             "x": x, "x2": {"field": "x2"}, "y": y, "color": color, "tooltip": tips,
             "strokeDash": field("dashed", "nominal", scale={"domain": [False, True], "range": [[1, 0], [4, 2]]},

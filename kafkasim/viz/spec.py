@@ -65,7 +65,7 @@ def values(frame: pd.DataFrame) -> dict:
         if series.dtype.kind == "f":
             arr = series.to_numpy()
             lists.append([None if v != v else v for v in np.round(arr, 4).tolist()])
-        elif series.dtype.kind in "iub":
+        elif series.dtype.kind in "iub" and not series.hasnans:
             lists.append(series.tolist())
         else:
             lists.append([None if v is None or (isinstance(v, float) and v != v) or v is pd.NA else

@@ -22,6 +22,8 @@ ROW_PX = 14
 MAX_HEIGHT = 620
 #: The top row: the group's state at the coordinator (bands while it rebalances).
 COORDINATOR_ROW = "coordinator"
+#: How to read the per-member timeline's marks (its subtitle).
+MARKS = "shaded: group rebalancing; | a rebalance started; ▼ removed by the coordinator"
 
 
 @returns_chart
@@ -37,12 +39,12 @@ def member_timeline(run, window=None, *, merge_active: bool | None = None, max_m
     span = span_s(run, window)
     if len(members) > max_members:
         spec = aggregate_spec(frames, span, width)
-        marks = "members per state (aggregated); ticks: removals"
+        marks = "shaded: group rebalancing; members per state (aggregated); ticks: removals"
     else:
         spec = timeline_spec(frames, members, span, width)
-        marks = "| a rebalance started; ▼ removed by the coordinator"
+        marks = MARKS
     if title:
-        sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}; shaded: group rebalancing; {marks}"
+        sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}; {marks}"
         spec["title"] = title_of(title, sub, offset=14)
     return spec
 
