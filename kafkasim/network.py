@@ -48,6 +48,18 @@ recovery pass (unmuted, refused, muted again at the same instant) are not logged
 ``shuffle_on_low_memory=False`` is not a Kafka setting: it removes the shuffle to show the
 starvation it prevents.
 
+Derived (what the model predicts from Kafka's code; no Kafka document states it)
+--------------------------------------------------------------------------------
+* The shuffle needs less than 10 % of the pool left at the start of a poll. When one request
+  is more than a tenth of the pool, a single release lifts memory above that line, the keys go
+  in fixed order again, and the first connections win (see ``kip72_experiments`` "both_bounds").
+* The shuffle is per network thread. Memory freed by a request is seen first by the thread
+  that owns its connection (woken by the response); a thread whose connections all wait for
+  memory looks again only after 300 ms, so under sustained pressure the clients of some network
+  threads get less. In a real broker other traffic also wakes the threads.
+* Memory freed while a response waits in purgatory (``remote_ms``) stays unused until some
+  network thread is woken.
+
 The KIP and what shipped
 ------------------------
 KIP-72 proposed ``queued.max.bytes``; Kafka 1.0.0 shipped ``queued.max.request.bytes``
@@ -86,6 +98,7 @@ from .config import broker_config
 from .engine import Simulation
 from .errors import ConfigError
 from .memory import SimpleMemoryPool, UnboundedPool
+from .scenario import _int_at_least
 
 __all__ = ["ClientGroup", "NetworkScenario", "NetworkRun", "simulate_network", "kip72_experiments", "summary_table",
            "RETAINS_BUFFER", "SUMMARY_DOC", "REQUEST_METRICS", "POLL_TIMEOUT_MS", "LOW_MEMORY_FRACTION"]
@@ -98,8 +111,11 @@ LOW_MEMORY_FRACTION = 0.1
 #: the request schema has BYTES or RECORDS fields). Checked against the request JSON schemas.
 RETAINS_BUFFER = {"Produce": True, "JoinGroup": True, "SyncGroup": True,
                   "Fetch": False, "Metadata": False, "Heartbeat": False, "OffsetCommit": False}
-#: Kafka's per-request histograms (``kafka.network:type=RequestMetrics,name=...``, set in
-#: ``RequestChannel.Request.updateRequestMetrics``) -> the timestamps that bound them.
+#: Kafka's per-request latency histograms (``kafka.network:type=RequestMetrics,name=...,request=Produce``,
+#: recorded by ``RequestChannel.Request.updateRequestMetrics``; names in ``object RequestMetrics`` of
+#: RequestChannel.scala @ 1.0.0, ``server/.../network/metrics/RequestMetrics.java`` @ 3.9) -> the
+#: timestamps that bound them. ThrottleTimeMs and MessageConversionsTimeMs also exist; the model
+#: has no quotas or down-conversion, so they would be 0.
 REQUEST_METRICS = {
     "RequestQueueTimeMs": ("start", "dequeued"),
     "LocalTimeMs": ("dequeued", "local_done"),
@@ -121,11 +137,6 @@ _STAMPS = ("created", "first_read", "allocated", "read_done", "start", "dequeued
 
 
 # -- the question ---------------------------------------------------------------------------
-def _int_at_least(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
 def _positive(name: str, value) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise ConfigError(f"{name} must be a finite number > 0, got {value!r}")
@@ -181,10 +192,6 @@ class ClientGroup:
     def max_size(self) -> int:
         return self.size_bytes if isinstance(self.size_bytes, int) else self.size_bytes[1]
 
-    @property
-    def mean_size(self) -> float:
-        return self.size_bytes if isinstance(self.size_bytes, int) else sum(self.size_bytes) / 2
-
 
 @dataclass(frozen=True)
 class NetworkScenario:
@@ -193,8 +200,11 @@ class NetworkScenario:
     `broker` holds Kafka broker configs (``queued.max.request.bytes``, ``socket.request.max.bytes``,
     ``queued.max.requests``, ``num.network.threads``, ``num.io.threads``); unset ones take the
     defaults of `kafka_version` (``queued.max.request.bytes`` exists from 1.0; before, memory is
-    unbounded). The other fields are the model's physics: per-connection read rate, handler
-    time per request, remote (purgatory) time, response send time.
+    unbounded). The other fields are the model's physics, not Kafka configs: each connection is
+    read at `network_mb_per_s`; a handler spends `handler_base_ms` + size / `handler_mb_per_s`
+    on a request (MB = 10^6 bytes); `remote_ms` is a purgatory wait after that (acks=all);
+    `response_send_ms` the time to write a response. `shuffle_on_low_memory=False` removes the
+    Selector's shuffle (an experiment, not a Kafka setting).
     """
 
     kafka_version: str = "3.7"
@@ -300,7 +310,7 @@ class Processor:
         self.last_poll = 0
         self.timeout_pending = False
         self.rng = server.sim.random(f"selector-{pid}")
-        self.low_mem_threshold = LOW_MEMORY_FRACTION * server.pool.size
+        self.low_mem_threshold = int(LOW_MEMORY_FRACTION * server.pool.size)
 
     def wake(self) -> None:
         """Selector.wakeup(): the thread leaves select and turns its loop now (unless blocked in put)."""
@@ -828,6 +838,12 @@ def _stats(values) -> dict:
             "max": float(v.max()), "mean": round(float(v.mean()), 3)}
 
 
+def _jain(x: np.ndarray) -> float | None:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); None if nobody was served."""
+    squares = float((x ** 2).sum())
+    return round(float(x.sum()) ** 2 / (len(x) * squares), 4) if squares else None
+
+
 def _summarize(run: NetworkRun) -> dict:
     sc, server, df = run.scenario, run._server, run.requests
     pool, seconds = server.pool, run.end_ms / 1000.0
@@ -866,8 +882,7 @@ def _summarize(run: NetworkRun) -> dict:
         "not_in_kafka_metrics_ms": {name: _stats(done[name]) for name in HIDDEN_WAITS},
         "hidden_latency_share": (round(float(hidden_mean / client_latency["mean"]), 4)
                                  if client_latency["mean"] else None),
-        "jain_index": round(float(ratio.sum() ** 2 / (len(ratio) * (ratio ** 2).sum())), 4)
-        if len(ratio) and (ratio ** 2).sum() else None,
+        "jain_index": _jain(ratio),
         "min_completion_ratio": round(float(ratio.min()), 4) if len(ratio) else None,
         "starved_clients": int(((clients["sent"] > 0) & (clients["completed"] == 0)).sum()),
     }
