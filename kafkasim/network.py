@@ -268,15 +268,18 @@ class NetworkScenario:
 
 
 # -- the model ------------------------------------------------------------------------------
+NOT_YET = -1  # a stamp not reached (times are >= 0); NaN in the `requests` frame
+
+
 class Request:
-    """One request's life; every stamp is a time in ms (None: not reached)."""
+    """One request's life; every stamp is a time in ms, or NOT_YET."""
 
     __slots__ = ("channel", "size", "held", *_STAMPS)
 
     def __init__(self, channel: "Channel", created: int, size: int):
         self.channel, self.created, self.size, self.held = channel, created, size, False
-        self.first_read = self.allocated = self.read_done = self.start = self.dequeued = None
-        self.local_done = self.response_done = self.response_dequeued = self.end = None
+        self.first_read = self.allocated = self.read_done = self.start = self.dequeued = NOT_YET
+        self.local_done = self.response_done = self.response_dequeued = self.end = NOT_YET
 
 
 class Channel:
@@ -411,7 +414,7 @@ class Processor:
         while self.receives:
             channel = self.receives[0]
             req = channel.request
-            if req.start is None:
+            if req.start == NOT_YET:
                 server.request_built(req, now)
             if not server.request_channel.send_request(self, req):
                 server.blocked(self, now)
@@ -757,16 +760,19 @@ class NetworkRun:
         reqs = server.requests
         index = [r.channel.index for r in reqs]
         sizes = [r.size for r in reqs]
-        rows = list(map(attrgetter(*_STAMPS), reqs))
+        created = []
         for ch in server.channels:  # created but never read: the client's backlog at the end
             first = ch.next + (ch.request is not None)
             backlog = len(ch.times) - first
             if backlog > 0:
                 index += [ch.index] * backlog
                 sizes += ch.sizes[first:]
-                rows += [(t,) + (None,) * (len(_STAMPS) - 1) for t in ch.times[first:]]
+                created += ch.times[first:]
         index = np.array(index, dtype=np.int64)
-        stamps = np.array(rows, dtype=float).reshape(len(rows), len(_STAMPS))
+        stamps = np.full((len(index), len(_STAMPS)), float(NOT_YET))
+        stamps[:len(reqs)] = np.array(list(map(attrgetter(*_STAMPS), reqs)), dtype=float).reshape(-1, len(_STAMPS))
+        stamps[len(reqs):, 0] = created
+        stamps[stamps == NOT_YET] = np.nan
         channels = server.channels
         df = pd.DataFrame({
             "client": np.array([ch.client for ch in channels], dtype=object)[index],
