@@ -9,13 +9,16 @@ Columns
 time        int    simulated time in ms since the start (the broker log maps 0 to START_TIME)
 source      str    who wrote it: "coordinator", "consumer", "broker", "zookeeper", "fault"
 group       str    consumer group id (None for events outside a group)
-member      str    member id (or consumer name / client id where no member id exists yet)
+member      str    member id (or consumer name / client id where no member id exists yet; the network
+                   thread, e.g. "network-thread-0", for ProcessorBlocked/ProcessorUnblocked)
 kind        str    a Kafka request name (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit),
                    a response (JoinGroupResponse, SyncGroupResponse), or a decision
                    (RebalanceStarted, GenerationStabilized, GroupStable, GroupEmpty, MemberAdded,
                    PendingMemberAdded, PendingMemberExpired, MemberRemoved, MemberReplaced,
                    AssignmentReceived, ...); consumers add PartitionsRevoked, PartitionsAssigned,
-                   Processed, Commit, CommitFailed, ...
+                   Processed, Commit, CommitFailed, ...; the broker network model (kafkasim.network) adds
+                   Produce/Fetch/... (request read) and ProduceResponse/... (response sent), ChannelMuted,
+                   ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked
 generation  int    the group generation the event belongs to (None when not applicable)
 topic       str    topic, for partition-level events
 partition   int    partition number, for partition-level events

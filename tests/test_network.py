@@ -1,0 +1,419 @@
+"""The broker network layer and its KIP-72 memory bound, against Kafka's source and tests.
+
+Reference: kafka-client-and-network.md §D; Kafka's SimpleMemoryPool.java, Selector.java,
+KafkaChannel.java, NetworkReceive.java, SocketServer.scala, RequestChannel.scala,
+KafkaRequestHandler.scala, KafkaConfig.scala. Replays name the Kafka test they follow.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kafkasim.errors import ConfigError
+from kafkasim.events import FIELDS
+from kafkasim.memory import LONG_MAX, SimpleMemoryPool, UnboundedPool
+from kafkasim.network import (
+    MiB, POLL_TIMEOUT_MS, REQUEST_METRICS, SUMMARY_DOC, ClientGroup, NetworkScenario, kip72_experiments,
+    simulate_network, summary_table,
+)
+
+EXPERIMENTS = kip72_experiments()
+_RUNS = {}
+
+
+def run_of(experiment: str, label: str):
+    """Each experiment runs once per test session."""
+    key = (experiment, label)
+    if key not in _RUNS:
+        _RUNS[key] = simulate_network(EXPERIMENTS[experiment][label])
+    return _RUNS[key]
+
+
+def one_shot(count=2, size=900, pool=900, largest=900, threads=1, api="Produce", **kw):
+    """`count` clients each sending one request at t=0; 900 bytes take 10 ms to read, handling 50 ms."""
+    return simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": pool, "socket.request.max.bytes": largest, "num.network.threads": threads},
+        clients=(ClientGroup(count=count, arrivals=(0,), size_bytes=size, api=api),),
+        network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000, **kw))
+
+
+def by_client(run):
+    return run.requests.set_index("client")
+
+
+# -- SimpleMemoryPool (GarbageCollectedMemoryPoolTest, which extends SimpleMemoryPool) ----------
+@pytest.mark.parametrize("size, largest", [(0, 7), (-1, 7), (100, 0), (100, -1), (100, 101)])
+def test_pool_constructor_rejects_what_kafka_rejects(size, largest):
+    # testZeroSize, testNegativeSize, testZeroMaxAllocation, testNegativeMaxAllocation,
+    # testMaxAllocationLargerThanSize
+    with pytest.raises(ValueError, match="must provide a positive size and max single allocation size"):
+        SimpleMemoryPool(size, largest)
+
+
+@pytest.mark.parametrize("request_size, message", [(11, "requested size 11 is larger than maxSingleAllocationSize 10"),
+                                                   (0, "requested size 0<=0"), (-1, "requested size -1<=0")])
+def test_pool_rejects_bad_allocation_sizes(request_size, message):
+    # testAllocationOverMaxAllocation, testAllocationZero, testAllocationNegative
+    with pytest.raises(ValueError, match=message):
+        SimpleMemoryPool(1000, 10).try_allocate(request_size)
+
+
+def test_pool_allocation_bound_non_strict():
+    # GarbageCollectedMemoryPoolTest.testAllocationBound: (21, 10, strict=false)
+    pool = SimpleMemoryPool(21, 10, strict=False)
+    assert pool.try_allocate(10) and pool.try_allocate(10)
+    assert pool.try_allocate(10)  # only 1 byte was left: non-strict lets it through
+    assert pool.available == -9 and pool.used == 30 and pool.is_out_of_memory()
+    assert not pool.try_allocate(1)
+    pool.release(10)
+    assert pool.try_allocate(10)
+    assert not pool.try_allocate(1)
+    assert pool.peak_used == 30 == 21 + 10 - 1  # the overshoot limit, reached
+
+
+def test_pool_strict_needs_the_whole_request():
+    pool = SimpleMemoryPool(21, 10, strict=True)
+    assert pool.try_allocate(10) and pool.try_allocate(10)
+    assert not pool.try_allocate(10) and pool.try_allocate(1)
+    assert pool.available == 0
+
+
+def test_pool_dry_spell_runs_from_first_refusal_to_next_success_or_release():
+    now = [0]
+    pool = SimpleMemoryPool(10, 10, clock=lambda: now[0])
+    assert pool.try_allocate(10)
+    now[0] = 5
+    assert not pool.try_allocate(3)
+    now[0] = 7
+    assert not pool.try_allocate(3)  # the spell started at 5 and still runs
+    now[0] = 12
+    pool.release(10)
+    assert pool.depleted_time_total_ms == 7 and pool.dry_spell_start is None
+    now[0] = 20
+    assert pool.try_allocate(4)  # no spell running: nothing added
+    assert pool.depleted_time_total_ms == 7
+
+
+def test_unbounded_pool_is_memory_pool_none():
+    pool = UnboundedPool()
+    assert pool.size == pool.available == LONG_MAX and not pool.is_out_of_memory()
+    assert all(pool.try_allocate(MiB) for _ in range(1000))
+    assert pool.used == pool.peak_used == 1000 * MiB
+
+
+# -- muting and unmuting ----------------------------------------------------------------------
+def test_mute_on_oom_replay():
+    # SelectorTest.testMuteOnOOM: pool (900, 900); two senders of 900 bytes. One request is read,
+    # the pool is empty and the Selector out of memory; the other is read once memory is back.
+    run = one_shot()
+    first, second = by_client(run).loc["producer-0"], by_client(run).loc["producer-1"]
+    assert first["allocated"] == 0 and first["read_done"] == 10
+    assert second["first_read"] == 0 and second["allocated"] == first["local_done"] == 60
+    assert second["memory_wait_ms"] == 60
+    ev = run.events
+    muted = ev[ev.kind.isin(["ChannelMuted", "ChannelUnmuted"])]
+    assert muted[["time", "kind", "member", "reason"]].values.tolist() == [
+        [0, "ChannelMuted", "producer-1", "memory"], [60, "ChannelUnmuted", "producer-1", "memory"]]
+    ts = run.timeseries
+    assert ts["memory_used_bytes"].max() == 900
+    assert ts.loc[ts.time < 60, "memory_muted_channels"].iloc[-1] == 1
+
+
+def test_memory_is_released_where_kafka_releases_it():
+    # Fetch keeps nothing: released in the RequestChannel.Request constructor, when the request is read.
+    fetch = by_client(one_shot(api="Fetch"))
+    assert fetch.loc["producer-1", "allocated"] == fetch.loc["producer-0", "start"] == 10
+    # Produce (RECORDS) keeps its buffer until the handler is done (finally releaseBuffer()).
+    assert by_client(one_shot()).loc["producer-1", "allocated"] == 60
+    # With acks=all the response then waits in purgatory (remote_ms) but the memory is back at 60;
+    # nothing wakes the network thread until that response (260) or its select timeout (300).
+    run = one_shot(remote_ms=200)
+    produce, ts = by_client(run), run.timeseries
+    assert produce.loc["producer-0", "local_done"] == 60 and produce.loc["producer-0", "RemoteTimeMs"] == 200
+    assert ts.loc[ts.time == 60, "memory_used_bytes"].iloc[-1] == 0
+    assert produce.loc["producer-1", "allocated"] == produce.loc["producer-0", "end"] == 260
+    for api, keeps in (("JoinGroup", True), ("SyncGroup", True), ("Heartbeat", False), ("Metadata", False)):
+        second = by_client(one_shot(api=api)).loc["producer-1", "allocated"]
+        assert second == (60 if keeps else 10), api
+
+
+def test_non_strict_allocation_through_the_selector():
+    # testAllocationBound's numbers through the network: pool 21, requests of 10 bytes; three are
+    # read at once (the third takes the last byte and goes 9 below zero), the fourth waits.
+    run = one_shot(count=4, size=10, pool=21, largest=10)
+    df = by_client(run)
+    assert df["allocated"].tolist() == [0, 0, 0, 50]  # 10 bytes read in no time; handled in 50 ms
+    assert run.summary["peak_memory_bytes"] == 30 == run.summary["overshoot_limit_bytes"]
+
+
+def test_nothing_wakes_a_network_thread_when_memory_comes_back():
+    # The pool's release() wakes nobody: the network thread whose client holds the memory is woken by
+    # its response; the other one notices only when its select(300 ms) times out.
+    df = by_client(one_shot(threads=2))
+    assert df.loc["producer-0", "processor"] == 0 and df.loc["producer-1", "processor"] == 1
+    assert df.loc["producer-0", "local_done"] == 60
+    assert df.loc["producer-1", "allocated"] == POLL_TIMEOUT_MS  # last poll at 0, memory back at 60
+
+
+# -- the bound ------------------------------------------------------------------------------
+def test_bounded_memory_exceeds_the_bound_by_less_than_one_request():
+    run = run_of("memory_limit", "bounded")
+    s, ts = run.summary, run.timeseries
+    bound, largest = s["bound_bytes"], s["socket_request_max_bytes"]
+    assert ts["memory_used_bytes"].max() == s["peak_memory_bytes"] <= bound + largest - 1
+    assert s["peak_memory_bytes"] > bound  # the lenient overshoot really happens with mixed sizes
+    # Every allocation starts below the bound (available >= 1): only the last one may cross it.
+    used = ts["memory_used_bytes"].to_numpy()
+    grew = np.flatnonzero(np.diff(used) > 0) + 1
+    assert (used[grew - 1] <= bound - 1).all()
+    assert s["memory_pool_depleted_time_total_ms"] > 0 and s["peak_memory_muted_channels"] > 0
+
+
+@settings(max_examples=12)
+@given(pool_requests=st.integers(1, 8), low=st.integers(1, 1000), spread=st.integers(0, 1000), seed=st.integers(0, 99))
+def test_overshoot_rule_holds_for_any_pool(pool_requests, low, spread, seed):
+    high = low + spread
+    run = simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": pool_requests * high, "socket.request.max.bytes": high},
+        clients=(ClientGroup(count=12, rate_per_s=200, size_bytes=(low, high)),),
+        network_mb_per_s=0.05, handler_mb_per_s=0.02, duration_ms=500, seed=seed))
+    largest_sent = run.requests["size_bytes"].max()
+    assert run.summary["peak_memory_bytes"] <= pool_requests * high + largest_sent - 1
+
+
+def test_unbounded_memory_grows_with_overload():
+    unbounded, bounded = run_of("memory_limit", "unbounded"), run_of("memory_limit", "bounded")
+    assert unbounded.summary["bound_bytes"] is None and unbounded.summary["memory_pool_depleted_time_total_ms"] == 0
+    assert unbounded.summary["peak_memory_bytes"] > 4 * bounded.summary["overshoot_limit_bytes"]
+    # More producers, more memory: without a pool, only connections x request size bounds it.
+    base = EXPERIMENTS["memory_limit"]["unbounded"]
+    peaks = [simulate_network(base.replace(clients=(ClientGroup(count=n, rate_per_s=5, size_bytes=(10_000, MiB)),),
+                                           duration_ms=3000)).summary["peak_memory_bytes"] for n in (25, 50, 100)]
+    assert peaks[0] < peaks[1] < peaks[2]
+
+
+def test_the_bound_costs_nothing_below_overload():
+    # KIP-72 test plan: producer throughput before/after the change.
+    before, after = run_of("throughput", "unbounded").summary, run_of("throughput", "bounded").summary
+    assert after["requests_completed"] == before["requests_completed"]
+    assert after["client_latency_ms"]["p99"] == pytest.approx(before["client_latency_ms"]["p99"], rel=0.05)
+    assert after["memory_pool_avg_depleted_percent"] < 1
+
+
+# -- the shuffle ----------------------------------------------------------------------------
+def test_shuffle_prevents_starvation_that_a_fixed_key_order_causes():
+    # Selector.determineHandlingOrder: "this may cause starvation of reads when memory is low".
+    fair, fixed = run_of("starvation", "shuffle"), run_of("starvation", "no shuffle")
+    assert fair.summary["starved_clients"] == 0 and fair.summary["jain_index"] > 0.95
+    assert fixed.summary["starved_clients"] > 0 and fixed.summary["jain_index"] < 0.8
+    # Without the shuffle the losers are the last keys of the fixed order.
+    clients = fixed.clients
+    starved = clients.index[clients["completed"] == 0]
+    assert starved.min() > len(clients) // 3
+    assert clients["completed"].iloc[:10].min() > clients["completed"].iloc[-10:].max()
+    # Same broker capacity either way: only who gets it changes.
+    assert fair.summary["requests_completed"] == pytest.approx(fixed.summary["requests_completed"], rel=0.02)
+
+
+def test_no_shuffle_unless_memory_is_below_ten_percent():
+    # Requests of a quarter of the pool: a release lifts available to 1 MB, above 0.1 x pool, so
+    # the keys are never shuffled and the switch changes nothing.
+    base = NetworkScenario(broker={"queued.max.request.bytes": 4_000_000, "socket.request.max.bytes": 1_000_000,
+                                   "num.network.threads": 1},
+                           clients=(ClientGroup(count=12, rate_per_s=20, size_bytes=1_000_000),),
+                           handler_mb_per_s=20, duration_ms=3000)
+    on, off = simulate_network(base), simulate_network(base.replace(shuffle_on_low_memory=False))
+    assert on.summary["memory_pool_depleted_time_total_ms"] > 0
+    assert on.rows == off.rows
+
+
+# -- queued.max.requests --------------------------------------------------------------------
+def _blocked_intervals(run):
+    ev = run.events
+    out = {}
+    for thread, rows in ev[ev.kind.isin(["ProcessorBlocked", "ProcessorUnblocked"])].groupby("member"):
+        kinds, times = rows["kind"].tolist(), rows["time"].tolist()
+        assert kinds[::2] == ["ProcessorBlocked"] * len(kinds[::2])
+        assert kinds[1::2] == ["ProcessorUnblocked"] * len(kinds[1::2])
+        out[int(thread.rsplit("-", 1)[1])] = list(zip(times[::2], times[1::2] + [run.end_ms]))
+    return out
+
+
+def test_full_request_queue_blocks_the_network_thread():
+    run = run_of("both_bounds", "small requests")
+    capacity = run.scenario.broker_config["queued.max.requests"]
+    ts, s = run.timeseries, run.summary
+    assert ts["request_queue_size"].max() == s["peak_request_queue_size"] == capacity
+    assert s["processor_blocked_ms"] > 0 and s["memory_pool_depleted_time_total_ms"] == 0
+    intervals = _blocked_intervals(run)
+    df = run.requests
+    for thread, spans in intervals.items():
+        allocated = df.loc[df.processor == thread, "allocated"].dropna().to_numpy()
+        for start, end in spans:  # a blocked network thread reads nothing
+            assert not ((allocated > start) & (allocated < end)).any()
+    # The request whose put blocked was already built: the wait counts in RequestQueueTimeMs.
+    thread, (start, end) = next((t, spans[0]) for t, spans in intervals.items() if spans[0][1] < run.end_ms)
+    blocked_req = df[(df.processor == thread) & (df.start == start)]
+    assert (blocked_req["dequeued"] >= end).any()
+
+
+def test_both_bounds_are_respected():
+    # KIP-72: "the code will respect both bounds and will not pick up new requests when either is hit".
+    small, large = run_of("both_bounds", "small requests").summary, run_of("both_bounds", "large requests").summary
+    assert small["processor_blocked_ms"] > 0 and small["peak_memory_bytes"] < small["bound_bytes"]
+    assert large["processor_blocked_ms"] == 0 and large["memory_pool_depleted_time_total_ms"] > 0
+    assert large["peak_request_queue_size"] < 16 and large["peak_memory_bytes"] <= large["overshoot_limit_bytes"]
+
+
+# -- configs ----------------------------------------------------------------------------------
+def test_queued_max_request_bytes_must_cover_socket_request_max_bytes():
+    with pytest.raises(ConfigError, match="requirement failed: queued.max.request.bytes must be larger or equal to "
+                                          "socket.request.max.bytes"):
+        NetworkScenario(broker={"queued.max.request.bytes": 10 * MiB})  # socket.request.max.bytes = 100 MiB
+    assert NetworkScenario(broker={"queued.max.request.bytes": 100 * MiB}).bound_bytes == 100 * MiB  # equal is fine
+    for disabled in (0, -1, -5):
+        assert NetworkScenario(broker={"queued.max.request.bytes": disabled}).bound_bytes is None
+
+
+def test_defaults_by_kafka_version():
+    assert NetworkScenario(kafka_version="0.11").broker_config["queued.max.request.bytes"] is None
+    for version in ("1.0", "2.8", "3.7"):
+        cfg = NetworkScenario(kafka_version=version).broker_config
+        assert cfg["queued.max.request.bytes"] == -1 and cfg["socket.request.max.bytes"] == 104857600
+        assert (cfg["queued.max.requests"], cfg["num.network.threads"], cfg["num.io.threads"]) == (500, 3, 8)
+    with pytest.raises(ConfigError, match="does not exist in Kafka 0.11: it was added in Kafka 1.0"):
+        NetworkScenario(kafka_version="0.11", broker={"queued.max.request.bytes": 200 * MiB})
+    run = simulate_network(kafka_version="0.11", duration_ms=500)
+    assert run.summary["bound_bytes"] is None and run.summary["requests_completed"] > 0
+
+
+def test_request_larger_than_socket_request_max_bytes_is_refused():
+    with pytest.raises(ConfigError, match=r"Invalid receive \(size = 2000000 larger than 1048576\)"):
+        NetworkScenario(broker={"socket.request.max.bytes": MiB}, clients=(ClientGroup(size_bytes=(1, 2_000_000)),))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"broker": {"num.network.threads": 0}},
+     r"num.network.threads: Value must be at least 1 \(valid range: \[1, \+inf\]\)"),
+    ({"broker": {"num.io.threads": -1}}, r"num.io.threads: Value must be at least 1"),
+    ({"broker": {"queued.max.requests": 0}}, r"queued.max.requests: Value must be at least 1"),
+    ({"broker": {"queued.max.request.bytes": "lots"}}, r"queued.max.request.bytes: Expected value to be a 64-bit"),
+    ({"broker": {"queued.max.bytes": 1}}, r"Unknown broker config 'queued.max.bytes'; did you mean "
+                                          r"'queued.max.request.bytes'\?"),  # KIP-72's draft name
+    ({"duration_ms": 0}, r"duration_ms must be an integer >= 1"),
+    ({"network_mb_per_s": 0}, r"network_mb_per_s must be a finite number > 0"),
+    ({"handler_mb_per_s": math.inf}, r"handler_mb_per_s must be a finite number > 0"),
+    ({"handler_base_ms": -1}, r"handler_base_ms must be a finite number >= 0"),
+    ({"remote_ms": 1.5}, r"remote_ms must be an integer >= 0"),
+    ({"seed": "x"}, r"seed must be an int"),
+    ({"shuffle_on_low_memory": 1}, r"shuffle_on_low_memory must be True or False"),
+    ({"clients": ()}, r"clients must be one or more ClientGroup"),
+    ({"clients": (ClientGroup(), ClientGroup())}, r"each ClientGroup needs its own name"),
+])
+def test_bad_scenarios_name_what_is_wrong(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        NetworkScenario(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"count": 0}, r"count must be an integer >= 1"),
+    ({"rate_per_s": 0}, r"rate_per_s must be a finite number > 0"),
+    ({"size_bytes": 0}, r"size_bytes must be an int >= 1 or a range"),
+    ({"size_bytes": (5, 1)}, r"size_bytes must be an int >= 1 or a range"),
+    ({"arrivals": "bursty"}, r"arrivals must be 'poisson', 'periodic' or a tuple"),
+    ({"arrivals": (0, -3)}, r"arrivals as instants must be ints >= 0"),
+    ({"api": "FooBar"}, r"api must be one of Produce, JoinGroup"),
+    ({"stop_ms": 0}, r"stop_ms must be an integer >= 1"),
+    ({"name": ""}, r"name must be a non-empty string"),
+])
+def test_bad_client_groups_name_what_is_wrong(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        ClientGroup(**kwargs)
+
+
+# -- outputs --------------------------------------------------------------------------------
+def test_same_seed_same_output_other_seed_other_output():
+    scenario = EXPERIMENTS["memory_limit"]["bounded"].replace(duration_ms=3000)
+    a, b = simulate_network(scenario), simulate_network(scenario)
+    assert a.rows == b.rows and a.summary == b.summary
+    assert a.requests.equals(b.requests) and a.timeseries.equals(b.timeseries)
+    c = simulate_network(scenario.replace(seed=scenario.seed + 1))
+    assert c.rows != a.rows
+    assert json.loads(json.dumps(scenario.to_dict()))["broker"] == scenario.broker
+
+
+def test_latency_adds_up_and_kafka_misses_the_wait_for_memory():
+    run = run_of("memory_limit", "bounded")
+    done = run.requests.dropna(subset=["end"])
+    # RequestChannel.updateRequestMetrics: the parts of TotalTimeMs.
+    parts = ["RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs"]
+    assert (done[parts].sum(axis=1) == done["TotalTimeMs"]).all()
+    assert (done["client_latency_ms"] == done["before_start_ms"] + done["TotalTimeMs"]).all()
+    hidden = ["socket_wait_ms", "memory_wait_ms", "read_ms", "processor_wait_ms"]
+    assert (done[hidden].sum(axis=1) == done["before_start_ms"]).all()
+    s = run.summary
+    assert s["not_in_kafka_metrics_ms"]["memory_wait_ms"]["p99"] > s["kafka_request_metrics_ms"]["TotalTimeMs"]["p99"]
+    # The bound makes the broker's own latency look better while clients wait longer for memory.
+    unbounded = run_of("memory_limit", "unbounded").summary
+    total_p99 = s["kafka_request_metrics_ms"]["TotalTimeMs"]["p99"]
+    assert total_p99 < unbounded["kafka_request_metrics_ms"]["TotalTimeMs"]["p99"]
+    assert s["hidden_latency_share"] > unbounded["hidden_latency_share"]
+
+
+def test_request_metric_names_are_kafkas():
+    # server/src/main/java/org/apache/kafka/network/metrics/RequestMetrics.java
+    assert set(REQUEST_METRICS) == {"RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
+                                    "ResponseSendTimeMs", "TotalTimeMs"}
+    assert set(run_of("throughput", "bounded").summary["kafka_request_metrics_ms"]) == set(REQUEST_METRICS)
+
+
+def test_summary_is_documented_and_depleted_time_matches_the_events():
+    run = run_of("memory_limit", "bounded")
+    assert set(run.summary) == set(SUMMARY_DOC)
+    ev = run.events
+    recovered = ev.loc[ev.kind == "MemoryPoolRecovered", "value"].sum()
+    depleted = ev[ev.kind == "MemoryPoolDepleted"]
+    assert len(depleted) - (ev.kind == "MemoryPoolRecovered").sum() in (0, 1)
+    ongoing = run.end_ms - depleted["time"].iloc[-1] if len(depleted) > (ev.kind == "MemoryPoolRecovered").sum() else 0
+    assert run.summary["memory_pool_depleted_time_total_ms"] == recovered + ongoing
+
+
+def test_events_use_the_project_schema():
+    run = run_of("both_bounds", "small requests")
+    ev = run.events
+    assert list(ev.columns) == list(FIELDS) and set(ev.source) == {"broker"}
+    assert ev.time.is_monotonic_increasing
+    df = run.requests
+    assert (ev.kind == "Produce").sum() == df["start"].notna().sum()
+    assert (ev.kind == "ProduceResponse").sum() == df["end"].notna().sum() == run.summary["requests_completed"]
+    assert set(ev.loc[ev.kind == "ProduceResponse", "error"]) == {"NONE"}
+
+
+def test_clients_frame_and_fairness():
+    run = run_of("starvation", "no shuffle")
+    clients, s = run.clients, run.summary
+    assert clients["sent"].sum() == s["requests_sent"] and clients["completed"].sum() == s["requests_completed"]
+    assert clients["share"].sum() == pytest.approx(1.0)
+    x = clients["completion_ratio"].to_numpy()
+    assert s["jain_index"] == pytest.approx(x.sum() ** 2 / (len(x) * (x ** 2).sum()), abs=1e-4)
+    assert s["starved_clients"] == (clients["completed"] == 0).sum()
+
+
+def test_summary_table_puts_runs_side_by_side():
+    table = summary_table({label: run_of("throughput", label) for label in ("unbounded", "bounded")})
+    assert list(table.columns) == ["unbounded", "bounded"]
+    assert table.loc["bound_bytes", "unbounded"] is None and table.loc["bound_bytes", "bounded"] == 10 * MiB
+
+
+def test_arrivals_are_seeded_per_client():
+    group = ClientGroup(count=3, rate_per_s=50, size_bytes=(1, 1000), arrivals="periodic")
+    run = simulate_network(clients=(group,), duration_ms=1000)
+    created = run.requests.groupby("client")["created"].apply(list)
+    assert all(len(times) in (49, 50, 51) for times in created)
+    gaps = np.diff(created["producer-0"])
+    assert set(gaps) <= {19, 20, 21}  # every 20 ms, floored to the ms
+    two = simulate_network(clients=(group, ClientGroup(name="other", count=1)), duration_ms=1000)
+    assert two.requests[two.requests.group == "producer"]["created"].tolist() == run.requests["created"].tolist()
