@@ -45,8 +45,9 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from .config import ZOOKEEPER_CONSUMER_VERSION, broker_config, consumer_config, version_tuple, zookeeper_consumer_config
-from .errors import ConfigError, check_range
+from .config import (ZOOKEEPER_CONSUMER_VERSION, broker_config, consumer_config, version_tuple,
+                     zookeeper_consumer_config)
+from .errors import Errors, check_range
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -71,7 +72,8 @@ def int32(value: int) -> int:
 def wire_size(partitions: int, bytes_per_partition: int, topic: str = "topic") -> int:
     """Exact 0.8.2 fetch response size (without the 4-byte size prefix) for `partitions` partitions
     of one topic, each carrying `bytes_per_partition` bytes of messages."""
-    return RESPONSE_HEADER_BYTES + topic_header_bytes(topic) + partitions * (PARTITION_HEADER_BYTES + bytes_per_partition)
+    per_partition = PARTITION_HEADER_BYTES + bytes_per_partition
+    return RESPONSE_HEADER_BYTES + topic_header_bytes(topic) + partitions * per_partition
 
 
 def size_field_outcome(size: int) -> str:
@@ -104,7 +106,7 @@ def _broker_problems(message_bytes: int | None, broker: dict) -> list[str]:
     if message_bytes is not None and message_bytes > limit:
         return [f"message.max.bytes ({limit}) is below the message size ({message_bytes}): the broker rejects the "
                 "message (\"Message size is ... bytes which exceeds the maximum configured message size\", "
-                "MESSAGE_TOO_LARGE = 10)"]
+                f"{Errors.MESSAGE_TOO_LARGE.name} = {Errors.MESSAGE_TOO_LARGE.code})"]
     return []
 
 
@@ -170,13 +172,13 @@ def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int =
     (KIP-541). `heap_bytes` is one response per leader broker per consumer (derived: the consumer
     keeps one fetch in flight per broker and sends no new one for partitions with buffered data).
     """
-    cfg, b, vt = consumer_config(kafka_version, consumer), broker_config(kafka_version, broker), version_tuple(kafka_version)
+    cfg, b = consumer_config(kafka_version, consumer), broker_config(kafka_version, broker)
+    kip74 = version_tuple(kafka_version) >= (0, 10, 1)
     per_consumer, per_request = _workload(partitions, consumers, leader_brokers, consumers_per_jvm, message_bytes)
     part_limit = cfg["max.partition.fetch.bytes"]
     message = part_limit if message_bytes is None else message_bytes
     limits = [v for v in (cfg["fetch.max.bytes"], b["fetch.max.bytes"]) if v is not None]
     response_limit = min(limits) if limits else None
-    kip74 = vt >= (0, 10, 1)
     data = per_request * part_limit
     if kip74:
         # Limits are not absolute: the first batch of the first non-empty partition comes back whole.
@@ -225,7 +227,11 @@ def fetch_sizing(versions=("0.8.2", "0.9", "0.10.1", "2.5", "3.7"), *, consumer_
         else:
             row = java_consumer_fetch(version, consumer=overrides, **workload)
         rows.append({k: v for k, v in row.items() if k not in ("configs", "problems")})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    for column in ("response_limit_bytes", "wire_size_bytes", "size_field", "max_partitions_per_request",
+                   "heap_bytes_seed_formula"):
+        df[column] = df[column].astype("Int64")   # exact integers, <NA> where a version has none
+    return df
 
 
 # -- the seed's large-message incident ---------------------------------------------------------
@@ -252,7 +258,7 @@ def seed_large_messages() -> dict:
         "heap_mb": 8 * 45 * 1 * 50,                   # f(c, jvm) x f(p, consumer) x f(buf, partition) x f(m, max_size)
         "heap_gb": 8 * 45 * 1 * 50 / 1024,            # 17.58: the seed writes "18 GB (approximately)"
         "limit_gb": 2,                                # "maximum of 2 GB": exactly Int.MaxValue = 2**31 - 1 bytes
-        "max_heap_gb": 24,                            # configured: 18 GB for Kafka + 2 GB for the application + headroom
+        "max_heap_gb": 24,                            # configured: 18 GB for Kafka + 2 GB for the app + headroom
         # The calculator on the same inputs.
         "before": before,
         "bookkeeping_after": bookkeeping,

@@ -34,19 +34,21 @@ stop fetchers, commit  P setData (auto.commit.enable, offsets.storage=zookeeper)
 release                P delete                                                        ZCC
 assignment context     getData (own TopicCount), T getData (partitions of own topics),  Partition
                        getChildren + N getData (getConsumersPerTopic), getChildren       Assignor
-offsets                Q getData (offsets.storage=zookeeper; with kafka: one broker      ZCC
-                       request instead, not counted as ZooKeeper load)
+offsets                Q getData (offsets.storage=zookeeper; with kafka the offsets      ZCC
+                       go to the broker, neither counted nor timed here)
 claim                  Q create; on conflict one getData per conflict and a delete per  ZCC
                        node created in this attempt
 =====================  ==============================================================  =========
 
 Simplifications (besides those of `kafkasim.zookeeper`):
 
-* an attempt is three timed steps (before release, reads, claim); the znodes a step deletes or
-  creates change at the step's end; a registration that disappears while the group is being read
-  is detected at the claim (Kafka gets `ZkNoNodeException` reading it and fails the attempt);
-* stopping the fetchers takes a seeded random time in [0, fetch.wait.max.ms] (a fetch in flight
-  is allowed to finish); no records, fetch sizes or lag are simulated (see `kafkasim.fetch`):
+* an attempt is three batches of requests (up to the release, reading the group, claiming): the
+  owner znodes are deleted when the first ends, created all at once when the second ends, and
+  after a conflict deleted again when the third ends; a registration that disappears while the
+  group is read is noticed at the claim (Kafka gets `ZkNoNodeException` reading it and fails);
+* stopping the fetchers comes first and takes a seeded random time in [0, fetch.wait.max.ms] (a
+  fetch in flight is allowed to finish); no records, fetch sizes or lag are simulated (see
+  `kafkasim.fetch`):
   a consumer is "consuming" when its fetchers run, and it has always consumed something since
   its last commit;
 * a consumer that learns, when it reconnects, that its session expired abandons any rebalance in
@@ -387,10 +389,13 @@ class ZookeeperConsumerConnector:
         """subscribeChildChanges(ids) and subscribeDataChanges(/brokers/topics/<topic>) per topic."""
         self._watch_ids()
         for topic in self.topics:
-            self.zk.watch_data(f"/brokers/topics/{topic}", self.session, partial(self._topic_changed, self.epoch, topic))
+            self._watch_topic(topic)
 
     def _watch_ids(self) -> None:
         self.zk.watch_children(self.ids_dir, self.session, partial(self._ids_changed, self.epoch))
+
+    def _watch_topic(self, topic: str) -> None:
+        self.zk.watch_data(f"/brokers/topics/{topic}", self.session, partial(self._topic_changed, self.epoch, topic))
 
     def start(self) -> None:
         """createMessageStreams: register, watch, and rebalance once (a restart gets a new consumer id)."""
@@ -406,7 +411,6 @@ class ZookeeperConsumerConnector:
         self._subscribe()
         self._after(self._begin, "createMessageStreams", createSession=1, create=1, exists=1 + len(self.topics),
                     getChildren=1)
-
 
     def _ids_changed(self, epoch: int) -> None:
         if self._ok(epoch, self._ids_changed):
@@ -424,7 +428,7 @@ class ZookeeperConsumerConnector:
 
     def _rearmed_topic(self, epoch: int, topic: str) -> None:
         if self._ok(epoch, self._rearmed_topic, topic):
-            self.zk.watch_data(f"/brokers/topics/{topic}", self.session, partial(self._topic_changed, self.epoch, topic))
+            self._watch_topic(topic)
             self._trigger(f"topic info for path /brokers/topics/{topic} changed")
 
     def _trigger(self, reason: str) -> None:
@@ -449,7 +453,7 @@ class ZookeeperConsumerConnector:
     def _attempt(self) -> None:
         """Try #n: read the cluster, stop fetchers, commit, then release every owned partition."""
         self._row("RebalanceAttempt", value=self.try_no)
-        b, owned = self.world.brokers, len(self.owned)
+        owned = len(self.owned)
         stop_ms = self.rng.randint(0, self.fetch_wait_ms) if self.fetching else 0
         commits = owned if self.commits and self.uncommitted else 0
         self.fetching = self.uncommitted = False
@@ -665,7 +669,7 @@ class ZookeeperWorld:
         if topic not in self.partitions:
             raise ConfigError(f"AddPartitions names topic {topic!r}, which is not in topics")
         self.partitions[topic] = partitions
-        self.topics_version += 1
+        self.topics_version += 1   # also counts the changes
         self.zk.set_data(f"/brokers/topics/{topic}", partitions)
 
     def view(self, group: str) -> tuple[GroupView, int]:
@@ -726,6 +730,7 @@ SUMMARY_DOC = {
     "consumers": "connectors in the scenario (Join faults included)",
     "groups": "distinct group names",
     "membership_changes": "child changes of any /consumers/<group>/ids during the run (registrations, deletions)",
+    "partition_changes": "changes of a topic's partition count (AddPartitions)",
     "consumers_rebalanced": "connectors that started at least one rebalance attempt during the run",
     "consumers_rebalanced_by_topic": "the same, per topic read",
     "rebalance_runs": "syncedRebalance calls (one per trigger, merged triggers counted once)",
@@ -740,6 +745,7 @@ SUMMARY_DOC = {
     "zk_writes": "create, delete, setData, createSession and closeSession requests",
     "zk_notifications": "watch notifications sent by ZooKeeper",
     "zk_requests_by_type": "every count above by ZooKeeper request type",
+    "zk_requests_per_change": "(reads + writes) / (membership_changes + partition_changes); None without changes",
     "zk_peak_requests_per_s": "most requests (reads + writes) in any one-second bucket",
 }
 
@@ -774,7 +780,8 @@ class ZookeeperRun:
         """One row per (consumer, partition, interval it owned and fetched it)."""
         import pandas as pd
 
-        return pd.DataFrame(_ownership(self.rows, self.end_ms), columns=["member", "topic", "partition", "start", "end"])
+        return pd.DataFrame(_ownership(self.rows, self.end_ms),
+                            columns=["member", "topic", "partition", "start", "end"])
 
     def owners(self):
         """The owner znodes at the end: group, topic, partition, owner thread id."""
@@ -839,31 +846,34 @@ class ZookeeperRun:
 
     @cached_property
     def summary(self) -> dict:
+        world, start = self._world, self.first_fault_ms
         rows = [r for r in self.rows if r[1] == "consumer"]
         kinds = Counter(r[4] for r in rows)
-        spec_topics = {c.id: c.topics for c in self._world.connectors.values()}
+        topics_of = {c.id: c.topics for c in world.connectors.values()}
         rebalanced = sorted({r[3] for r in rows if r[4] == "RebalanceAttempt"})
         by_topic: Counter = Counter()
         for member in rebalanced:
-            by_topic.update(spec_topics.get(member, {}).keys())
+            by_topic.update(topics_of.get(member, {}).keys())
         ends = [r[0] for r in rows if r[4] in ("RebalanceCompleted", "RebalanceFailed")]
-        still_running = any(c.running and c.alive for c in self._world.connectors.values())
-        start = self.first_fault_ms
-        downtime = sum(min(end, self.end_ms) - max(s, start)
-                       for _, state, s, end in _state_intervals(self.rows, self.end_ms)
+        still_running = any(c.running and c.alive for c in world.connectors.values())
+        downtime = sum(min(end, self.end_ms) - max(begin, start)
+                       for _, state, begin, end in _state_intervals(self.rows, self.end_ms)
                        if state in (REBALANCING, BACKOFF, FAILED, "paused") and end > start)
-        world = self._world
         expected = {(c.group, t, p) for c in world.connectors.values() if c.alive
                     for t in c.topics for p in range(world.partitions[t])}
-        owned = set(self.owners().itertuples(index=False, name=None))
-        unowned = len(expected - {(g, t, p) for g, t, p, _ in owned})
+        owned = {(g, t, p) for g, t, p, _ in self.owners().itertuples(index=False, name=None)}
+        unowned = len(expected - owned)
         req = self.zk.requests
         cv = self.zk.cversion
+        members = sum(cv[d] - world.baseline[d] for d in cv if d.startswith("/consumers/") and d.endswith("/ids"))
+        reads = sum(req[k] for k in ("exists", "getData", "getChildren"))
+        writes = sum(req[k] for k in ("create", "delete", "setData", "createSession", "closeSession"))
+        changes = members + world.topics_version
         return {
             "consumers": len(world.connectors),
             "groups": len({c.group for c in world.connectors.values()}),
-            "membership_changes": sum(cv[d] - world.baseline[d] for d in cv if d.endswith("/ids")
-                                      and d.startswith("/consumers/")),
+            "membership_changes": members,
+            "partition_changes": world.topics_version,
             "consumers_rebalanced": len(rebalanced),
             "consumers_rebalanced_by_topic": dict(sorted(by_topic.items())),
             "rebalance_runs": sum(1 for r in rows if r[4] == "RebalanceAttempt" and r[10] == 0),
@@ -874,10 +884,11 @@ class ZookeeperRun:
             "time_until_stable_ms": None if still_running else (max(ends) - start if ends else 0),
             "consumer_downtime_ms": int(downtime),
             "unowned_partitions_at_end": unowned,
-            "zk_reads": sum(req[k] for k in ("exists", "getData", "getChildren")),
-            "zk_writes": sum(req[k] for k in ("create", "delete", "setData", "createSession", "closeSession")),
+            "zk_reads": reads,
+            "zk_writes": writes,
             "zk_notifications": req["notification"],
             "zk_requests_by_type": dict(sorted(req.items())),
+            "zk_requests_per_change": (reads + writes) / changes if changes else None,
             "zk_peak_requests_per_s": float(self.zk_load(1000)["requests_per_s"].max()),
         }
 
