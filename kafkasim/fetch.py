@@ -110,6 +110,21 @@ def _broker_problems(message_bytes: int | None, broker: dict) -> list[str]:
     return []
 
 
+def _overflow(config: str, limit: int, per_request: int, size: int) -> str:
+    return (f"{config} ({limit}) x {per_request} partitions in one fetch request = {size} bytes, over Int.MaxValue "
+            f"({INT_MAX}): {size_field_outcome(size)} (KAFKA-1196)")
+
+
+def _result(version: str, kind: str, per_consumer: int, per_request: int, part_limit: int, response_limit,
+            data: int, size: int | None, problems: list[str], ok_text: str, **extra) -> dict:
+    """The calculators' common result (one row of `fetch_sizing`)."""
+    return {"kafka_version": version, "consumer_type": kind, "partitions_per_consumer": per_consumer,
+            "partitions_per_request": per_request, "partition_limit_bytes": part_limit,
+            "response_limit_bytes": response_limit, "response_bytes": data, "wire_size_bytes": size,
+            "size_field": None if size is None else int32(size), "overflow": size is not None and size > INT_MAX,
+            **extra, "problems": problems, "ok": not problems, "message": " | ".join(problems) or ok_text}
+
+
 def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_bytes: int | None = None,
                              leader_brokers: int = 1, consumers_per_jvm: int = 1, streams_per_consumer: int = 1,
                              consumer: Mapping[str, Any] | None = None, broker: Mapping[str, Any] | None = None,
@@ -136,31 +151,24 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
     problems = []
     if size > INT_MAX:
         problems.append(
-            f"fetch.message.max.bytes ({fetch}) x {per_request} partitions in one fetch request = {size} bytes, over "
-            f"Int.MaxValue ({INT_MAX}): {size_field_outcome(size)} (KAFKA-1196). At most {fits} such partitions fit in "
-            f"one request: use at least {math.ceil(partitions / max(fits * leader_brokers * fetchers, 1))} consumers "
-            "(or spread the partitions over more leader brokers, or lower fetch.message.max.bytes, e.g. by "
-            "compressing the messages)")
+            _overflow("fetch.message.max.bytes", fetch, per_request, size) + f". At most {fits} such partitions fit "
+            f"in one request: use at least {math.ceil(partitions / max(fits * leader_brokers * fetchers, 1))} "
+            "consumers (or spread the partitions over more leader brokers, or lower fetch.message.max.bytes, e.g. "
+            "by compressing the messages)")
     if message > fetch:
         problems.append(f"fetch.message.max.bytes ({fetch}) is below the message size ({message}): "
                         "MessageSizeTooLargeException (\"Found a message larger than the maximum fetch size of this "
                         "consumer ...\"); the consumer is stuck at that offset")
     problems += _broker_problems(message_bytes, b)
-    return {
-        "kafka_version": ZOOKEEPER_CONSUMER_VERSION, "consumer_type": "ZooKeeper consumer",
-        "partitions_per_consumer": per_consumer, "partitions_per_request": per_request,
-        "partition_limit_bytes": fetch, "response_limit_bytes": None,
-        "response_bytes": per_request * fetch, "wire_size_bytes": size, "size_field": int32(size),
-        "overflow": size > INT_MAX, "max_partitions_per_request": fits,
-        "message_too_large": message > fetch,
-        "heap_bytes_seed_formula": consumers_per_jvm * per_consumer * chunks * fetch,
-        "heap_bytes": consumers_per_jvm * (streams_per_consumer * chunks + per_consumer) * fetch,
-        "configs": {"fetch.message.max.bytes": fetch, "queued.max.message.chunks": chunks,
-                    "num.consumer.fetchers": fetchers, "message.max.bytes": b["message.max.bytes"],
-                    "replica.fetch.max.bytes": b["replica.fetch.max.bytes"]},
-        "problems": problems, "ok": not problems,
-        "message": " | ".join(problems) if problems else "ok: the worst-case response fits in Int.MaxValue",
-    }
+    return _result(
+        ZOOKEEPER_CONSUMER_VERSION, "ZooKeeper consumer", per_consumer, per_request, fetch, None, per_request * fetch,
+        size, problems, "ok: the worst-case response fits in Int.MaxValue",
+        max_partitions_per_request=fits, message_too_large=message > fetch,
+        heap_bytes_seed_formula=consumers_per_jvm * per_consumer * chunks * fetch,
+        heap_bytes=consumers_per_jvm * (streams_per_consumer * chunks + per_consumer) * fetch,
+        configs={"fetch.message.max.bytes": fetch, "queued.max.message.chunks": chunks,
+                 "num.consumer.fetchers": fetchers, "message.max.bytes": b["message.max.bytes"],
+                 "replica.fetch.max.bytes": b["replica.fetch.max.bytes"]})
 
 
 def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int = 1, message_bytes: int | None = None,
@@ -186,30 +194,21 @@ def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int =
     size = wire_size(per_request, part_limit, topic) if not kip74 else None
     problems = []
     if size is not None and size > INT_MAX:
-        problems.append(f"max.partition.fetch.bytes ({part_limit}) x {per_request} partitions in one fetch = {size} "
-                        f"bytes, over Int.MaxValue ({INT_MAX}): the broker's size field overflows as in KAFKA-1196; "
-                        "Kafka 0.10.1+ bounds the response with fetch.max.bytes (KIP-74)")
+        problems.append(_overflow("max.partition.fetch.bytes", part_limit, per_request, size)
+                        + "; Kafka 0.10.1+ bounds the response with fetch.max.bytes (KIP-74)")
     if not kip74 and message > part_limit:
         problems.append(f"max.partition.fetch.bytes ({part_limit}) is below the message size ({message}): "
                         "RecordTooLargeException (\"There are some messages at [Partition=Offset]: ... whose size is "
                         "larger than the fetch size ... and hence cannot be ever returned\")")
     problems += _broker_problems(message_bytes, b)
-    return {
-        "kafka_version": kafka_version, "consumer_type": "Java consumer",
-        "partitions_per_consumer": per_consumer, "partitions_per_request": per_request,
-        "partition_limit_bytes": part_limit, "response_limit_bytes": response_limit,
-        "response_bytes": data, "wire_size_bytes": size, "size_field": None if size is None else int32(size),
-        "overflow": size is not None and size > INT_MAX, "max_partitions_per_request": None,
-        "message_too_large": not kip74 and message > part_limit,
-        "heap_bytes_seed_formula": None,
-        "heap_bytes": consumers_per_jvm * min(leader_brokers, per_consumer) * data,
-        "configs": {"max.partition.fetch.bytes": part_limit, "fetch.max.bytes": cfg["fetch.max.bytes"],
-                    "broker fetch.max.bytes": b["fetch.max.bytes"], "message.max.bytes": b["message.max.bytes"],
-                    "replica.fetch.max.bytes": b["replica.fetch.max.bytes"]},
-        "problems": problems, "ok": not problems,
-        "message": " | ".join(problems) if problems else "ok: the response is bounded" if kip74
-        else "ok: the worst-case response fits in Int.MaxValue",
-    }
+    return _result(
+        kafka_version, "Java consumer", per_consumer, per_request, part_limit, response_limit, data, size, problems,
+        "ok: the response is bounded" if kip74 else "ok: the worst-case response fits in Int.MaxValue",
+        max_partitions_per_request=None, message_too_large=not kip74 and message > part_limit,
+        heap_bytes_seed_formula=None, heap_bytes=consumers_per_jvm * min(leader_brokers, per_consumer) * data,
+        configs={"max.partition.fetch.bytes": part_limit, "fetch.max.bytes": cfg["fetch.max.bytes"],
+                 "broker fetch.max.bytes": b["fetch.max.bytes"], "message.max.bytes": b["message.max.bytes"],
+                 "replica.fetch.max.bytes": b["replica.fetch.max.bytes"]})
 
 
 def fetch_sizing(versions=("0.8.2", "0.9", "0.10.1", "2.5", "3.7"), *, consumer_by_version: Mapping | None = None,
