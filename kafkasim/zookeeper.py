@@ -109,6 +109,7 @@ class ZooKeeper:
         Batches in flight share the ensemble fairly (processor sharing): each progresses at
         min(1 / latency, ops_per_s / batches in flight) requests per ms, tracked as a virtual time
         that advances at that rate; a batch of n requests started at virtual time v ends at v + n."""
+        requests = {k: v for k, v in requests.items() if v}
         n = sum(requests.values())
         self.requests.update(requests)
         if n == 0 or (self.latency_ms == 0 and self.ops_per_s is None):

@@ -72,7 +72,7 @@ from .engine import Simulation
 from .errors import ConfigError, check_range
 from .events import to_frame
 from .run import _ownership, _state_intervals
-from .zookeeper import ZooKeeper
+from .zookeeper import READS, WRITES, ZooKeeper
 
 TopicPartition = tuple[str, int]
 
@@ -866,8 +866,7 @@ class ZookeeperRun:
         req = self.zk.requests
         cv = self.zk.cversion
         members = sum(cv[d] - world.baseline[d] for d in cv if d.startswith("/consumers/") and d.endswith("/ids"))
-        reads = sum(req[k] for k in ("exists", "getData", "getChildren"))
-        writes = sum(req[k] for k in ("create", "delete", "setData", "createSession", "closeSession"))
+        reads, writes = sum(req[k] for k in READS), sum(req[k] for k in WRITES)
         changes = members + world.topics_version
         return {
             "consumers": len(world.connectors),

@@ -134,7 +134,7 @@ def test_a_partition_change_triggers_only_that_topics_consumers():
     # ZKTopicPartitionChangeListener watches /brokers/topics/<topic> of the consumer's own topics.
     run = simulate_zookeeper(small(faults_=(AddPartitions(5_000, "b", 6),)))
     s = run.summary
-    assert s["membership_changes"] == 0
+    assert s["membership_changes"] == 0 and s["partition_changes"] == 1
     assert s["consumers_rebalanced_by_topic"] == {"b": 4}
     assert sorted(p for (t, p) in owners(run) if t == "b") == list(range(6))
 
@@ -146,6 +146,7 @@ def test_the_seed_incident_and_its_fix():
     s = shared.summary
     assert s["consumers"] == 1200 and s["groups"] == 1 and s["membership_changes"] == 1
     assert s["consumers_rebalanced"] == 1199 and s["zk_notifications"] == 1199
+    assert s["zk_requests_per_change"] == s["zk_reads"] + s["zk_writes"]
     assert s["rebalance_failures"] == 0 and s["unowned_partitions_at_end"] == 0
     herd = herd_cost(1199, partitions=1200, owned_before=1199)
     assert s["zk_reads"] == herd["reads"]
