@@ -486,7 +486,7 @@ _ZOOKEEPER = [
           "Socket timeout of fetch requests; must be at least fetch.wait.max.ms."),
     _spec("rebalance.max.retries", "int", [(_ZK, 4)],
           "Rebalance attempts before the consumer gives up (ConsumerRebalanceFailedException).",
-          "not validated by ConsumerConfig; 0 (or less) means no attempt at all: every rebalance fails", low=0),
+          "not validated by ConsumerConfig; 0: syncedRebalance throws at once, without an attempt", low=0),
     _spec("rebalance.backoff.ms", "int", [(_ZK, 2000)],
           "Wait between rebalance attempts; defaults to zookeeper.sync.time.ms.",
           "not validated by ConsumerConfig; Thread.sleep throws on a negative value", low=0,
