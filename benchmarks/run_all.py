@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-BENCHMARKS = ["join_storm", "scenario_speed", "broker_memory"]
+BENCHMARKS = ["join_storm", "scenario_speed", "broker_memory", "zookeeper_storm"]
 README = os.path.join(HERE, "README.md")
 
 
@@ -46,7 +46,7 @@ def write_section(path, name, text):
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Run every kafkasim benchmark.")
     ap.add_argument("--quick", action="store_true",
-                    help="small sizes only (join storm: N = 1,000 and 10,000)")
+                    help="small sizes only (join storm: N = 1,000 and 10,000; ZooKeeper storm: four cases)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs per measurement; the median is reported (default 3)")
     ap.add_argument("--only", action="append", choices=BENCHMARKS,

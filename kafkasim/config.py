@@ -421,11 +421,21 @@ _BROKER = [
           "Largest record batch the broker accepts (plus the 12-byte log overhead).",
           "1000000 + 12 -> 1048576 + 12 in 2.5 (KAFKA-4203, aligned with the producer's max.request.size)",
           low=0),
+    _spec("replica.fetch.max.bytes", "int", [("0.9", 1048576)],
+          "Bytes a follower asks for per partition when it replicates; before 0.10.1 it had to be at least "
+          "message.max.bytes, or a larger message could never be replicated.",
+          "1048576 since 0.8; no validator in 0.9-0.10.0 (validateValues required it >= message.max.bytes); "
+          "atLeast(0) and no longer absolute from 0.10.1 (KIP-74, KAFKA-2063)", low=0),
 ]
 BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
 
 
 def _check_broker(cfg: dict, vt: tuple) -> None:
+    # KafkaConfig.validateValues 0.9.0.0 - 0.10.0.x (0.8.2 checks the same with getIntInRange); gone with KIP-74.
+    if vt < _v("0.10.1") and cfg["replica.fetch.max.bytes"] < cfg["message.max.bytes"]:
+        raise ConfigError(f"requirement failed: replica.fetch.max.bytes should be equal or greater than "
+                          f"message.max.bytes (replica.fetch.max.bytes={cfg['replica.fetch.max.bytes']}, "
+                          f"message.max.bytes={cfg['message.max.bytes']})")
     queued, socket_max = cfg["queued.max.request.bytes"], cfg["socket.request.max.bytes"]
     # KafkaConfig.validateValues, 1.0+ (queued.max.request.bytes is absent before: None).
     if queued is not None and queued > 0 and queued < socket_max:
@@ -461,7 +471,8 @@ def _zk_strategy(spec, value, vt):
 _ZK = ZOOKEEPER_CONSUMER_VERSION
 _ZOOKEEPER = [
     _spec("fetch.message.max.bytes", "int", [(_ZK, 1048576)],
-          "Bytes requested per partition in each fetch; a larger message can never be consumed."),
+          "Bytes requested per partition in each fetch; a larger message can never be consumed.",
+          "not validated by ConsumerConfig", low=0),
     _spec("queued.max.message.chunks", "int", [(_ZK, 2)],
           "Capacity of each stream's chunk queue (one chunk = one partition's data from one fetch).",
           "not validated by ConsumerConfig; LinkedBlockingQueue(capacity) throws below 1", low=1),
@@ -474,18 +485,22 @@ _ZOOKEEPER = [
     _spec("socket.timeout.ms", "int", [(_ZK, 30000)],
           "Socket timeout of fetch requests; must be at least fetch.wait.max.ms."),
     _spec("rebalance.max.retries", "int", [(_ZK, 4)],
-          "Rebalance attempts before the consumer gives up (ConsumerRebalanceFailedException)."),
+          "Rebalance attempts before the consumer gives up (ConsumerRebalanceFailedException).",
+          "not validated by ConsumerConfig; 0: syncedRebalance throws at once, without an attempt", low=0),
     _spec("rebalance.backoff.ms", "int", [(_ZK, 2000)],
           "Wait between rebalance attempts; defaults to zookeeper.sync.time.ms.",
+          "not validated by ConsumerConfig; Thread.sleep throws on a negative value", low=0,
           derive=lambda cfg: cfg["zookeeper.sync.time.ms"]),
     _spec("refresh.leader.backoff.ms", "int", [(_ZK, 200)],
           "Wait before looking up a new leader for a partition that lost its leader."),
     _spec("zookeeper.session.timeout.ms", "int", [(_ZK, 6000)],
-          "ZooKeeper session timeout: the failure detector; expiry deletes the consumer's ephemeral nodes."),
+          "ZooKeeper session timeout: the failure detector; expiry deletes the consumer's ephemeral nodes.",
+          "not validated by ConsumerConfig; the ZooKeeper server clamps it to [2, 20] x tickTime", low=1),
     _spec("zookeeper.connection.timeout.ms", "int", [(_ZK, 6000)],
           "Longest wait to connect to ZooKeeper; defaults to zookeeper.session.timeout.ms.",
           derive=lambda cfg: cfg["zookeeper.session.timeout.ms"]),
-    _spec("zookeeper.sync.time.ms", "int", [(_ZK, 2000)], "How far a ZooKeeper follower can be behind the leader."),
+    _spec("zookeeper.sync.time.ms", "int", [(_ZK, 2000)], "How far a ZooKeeper follower can be behind the leader.",
+          "not validated by ConsumerConfig; the default of rebalance.backoff.ms", low=0),
     _spec("auto.commit.enable", "boolean", [(_ZK, True)], "Commit consumed offsets periodically."),
     _spec("auto.commit.interval.ms", "int", [(_ZK, 60000)], "Interval between automatic offset commits."),
     _spec("auto.offset.reset", "string", [(_ZK, "largest")],

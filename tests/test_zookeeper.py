@@ -1,0 +1,360 @@
+"""The 0.8.2 ZooKeeper consumer: assignors, rebalance storms, retries, sessions, herd load.
+
+Expected values come from Kafka 0.8.2.2's source and tests (PartitionAssignor.scala and its
+class comment, PartitionAssignorTest, ZookeeperConsumerConnectorTest.testBasic), from the request
+table read off ZookeeperConsumerConnector/ZkUtils/ZkClient (worked by hand below), and from the
+seed incident (10 topics x 120 consumers in one group name)."""
+
+import random
+import re
+
+import pytest
+
+from kafkasim import faults
+from kafkasim.errors import ConfigError
+from kafkasim.events import FIELDS
+from kafkasim.zookeeper import ZooKeeper, negotiated_timeout
+from kafkasim.engine import Simulation
+from kafkasim.zookeeper_consumer import (AddPartitions, AssignmentError, ConsumerSpec, Join, ZookeeperScenario,
+                                         assign_range, assign_roundrobin, compare_with_group_coordinator,
+                                         consumers_per_topic, herd_cost, java_string_hash, seed_incident,
+                                         simulate_zookeeper)
+
+TOPICS = {"a": 4, "b": 4, "c": 4}
+
+
+def small(group_per_topic=False, faults_=(), **kw):
+    return ZookeeperScenario(topics=TOPICS, consumers=consumers_per_topic(TOPICS, 4, group_per_topic=group_per_topic),
+                             faults=faults_, duration_ms=kw.pop("duration_ms", 30_000), **kw)
+
+
+# -- assignors -----------------------------------------------------------------------------------
+def test_java_string_hash_matches_java():
+    assert java_string_hash("") == 0
+    assert java_string_hash("hello") == 99162322
+    assert java_string_hash("Aa") == java_string_hash("BB") == 2112       # the classic collision
+    assert java_string_hash("polygenelubricants") == -2147483648          # wraps to Integer.MIN_VALUE
+
+
+def test_range_replays_the_class_comment_example():
+    # PartitionAssignor.scala: C1, C2 with two streams each, p0..p4 ->
+    # p0 -> C1-0, p1 -> C1-0, p2 -> C1-1, p3 -> C2-0, p4 -> C2-1
+    got = assign_range({"t": 5}, {"t": ["C1-0", "C1-1", "C2-0", "C2-1"]})
+    assert got == {("t", 0): "C1-0", ("t", 1): "C1-0", ("t", 2): "C1-1", ("t", 3): "C2-0", ("t", 4): "C2-1"}
+
+
+def test_range_sorts_thread_ids_as_strings():
+    # spec E.5: "...-10" sorts before "...-2"; q, r = divmod(5, 3) = (1, 2)
+    got = assign_range({"t": 5}, {"t": ["g_c2-0", "g_c10-0", "g_c1-0"]})
+    assert got == {("t", 0): "g_c1-0", ("t", 1): "g_c1-0", ("t", 2): "g_c10-0", ("t", 3): "g_c10-0",
+                   ("t", 4): "g_c2-0"}
+
+
+def test_roundrobin_orders_partitions_by_hash_code_and_deals_in_turn():
+    threads = {"t": ["g_x-0", "g_y-0"], "u": ["g_x-0", "g_y-0"]}
+    got = assign_roundrobin({"t": 2, "u": 1}, threads)
+    order = sorted([("t", 0), ("t", 1), ("u", 0)], key=lambda tp: java_string_hash(f"[{tp[0]},{tp[1]}]"))
+    assert [got[tp] for tp in order] == ["g_x-0", "g_y-0", "g_x-0"]
+
+
+def test_roundrobin_requires_identical_subscriptions():
+    with pytest.raises(AssignmentError, match="Round-robin assignment is allowed only if all consumers"):
+        assign_roundrobin({"t": 2, "u": 2}, {"t": ["a-0", "b-0"], "u": ["a-0"]})
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_replay_partition_assignor_test(case):
+    """PartitionAssignorTest @ 0.8.2.2: random scenarios (consumers 1..10, topics 20..100, partitions
+    8..120, streams 1..8); every partition has exactly one owner; roundrobin is uniform (max-min <= 1)."""
+    rnd = random.Random(case)
+    consumers = max(1, rnd.randint(0, 10))
+    topics = {f"topic-{t}": max(8, rnd.randrange(120)) for t in range(1, max(20, rnd.randint(0, 100)) + 1)}
+    # range: per (consumer, topic) stream counts
+    threads = {t: [f"g1c{c}-{i}" for c in range(1, consumers + 1) for i in range(max(1, rnd.randint(0, 8)))]
+               for t in topics}
+    got = assign_range(topics, threads)
+    assert set(got) == {(t, p) for t, n in topics.items() for p in range(n)}
+    # roundrobin: wildcard subscriptions, one stream count per consumer
+    streams = {c: max(1, rnd.randint(0, 8)) for c in range(1, consumers + 1)}
+    same = [f"g1c{c}-{i}" for c, n in streams.items() for i in range(n)]
+    got = assign_roundrobin(topics, {t: same for t in topics})
+    assert set(got) == {(t, p) for t, n in topics.items() for p in range(n)}
+    counts = {th: 0 for th in same}
+    for th in got.values():
+        counts[th] += 1
+    assert max(counts.values()) - min(counts.values()) <= 1
+
+
+def owners(run):
+    return {(r.topic, r.partition): r.owner for r in run.owners().itertuples()}
+
+
+def test_replay_zookeeper_consumer_connector_test_basic():
+    """testBasic @ 0.8.2.2: consumer1 owns both partitions of topic1; consumer2 joins and takes
+    partition 1; consumer3, with an empty topic map, changes nothing (but still triggers everyone)."""
+    c1 = ConsumerSpec("consumer1", "group1", {"topic1": 1})
+    join2 = Join(10_000, ConsumerSpec("consumer2", "group1", {"topic1": 1}))
+    join3 = Join(20_000, ConsumerSpec("consumer3", "group1", {}))
+    scenario = ZookeeperScenario(topics={"topic1": 2}, consumers=(c1,), warm_start=False, duration_ms=9_000)
+    assert owners(simulate_zookeeper(scenario)) == {("topic1", 0): "group1_consumer1-0",
+                                                    ("topic1", 1): "group1_consumer1-0"}
+    expected_2 = {("topic1", 0): "group1_consumer1-0", ("topic1", 1): "group1_consumer2-0"}
+    assert owners(simulate_zookeeper(scenario.replace(faults=(join2,), duration_ms=19_000))) == expected_2
+    run = simulate_zookeeper(scenario.replace(faults=(join2, join3), duration_ms=30_000))
+    assert owners(run) == expected_2
+    ev = run.events
+    after3 = ev[(ev.kind == "RebalanceAttempt") & (ev.time >= 20_000)]
+    assert set(after3.member) == {"group1_consumer1", "group1_consumer2", "group1_consumer3"}
+
+
+# -- who rebalances ---------------------------------------------------------------------------------
+def test_everyone_in_the_group_name_rebalances_on_any_change():
+    run = simulate_zookeeper(small(faults_=(faults.ScaleIn(5_000, ("a-1",)),)))
+    s = run.summary
+    assert s["membership_changes"] == 1
+    assert s["consumers_rebalanced"] == 11
+    assert s["consumers_rebalanced_by_topic"] == {"a": 3, "b": 4, "c": 4}
+    assert s["zk_notifications"] == 11
+    assert s["unowned_partitions_at_end"] == 0
+    # topics b and c keep exactly their partitions, yet stop, release and re-claim them
+    ev = run.events
+    b1 = ev[(ev.member == "main_b-1") & ev.kind.isin(["PartitionsRevoked", "PartitionsAssigned"])
+            & (ev.time > 0)]
+    assert list(b1.kind) == ["PartitionsRevoked", "PartitionsAssigned"] and set(b1.partition) == {0}
+
+
+def test_a_group_name_per_topic_confines_the_rebalance():
+    s = simulate_zookeeper(small(True, faults_=(faults.ScaleIn(5_000, ("a-1",)),))).summary
+    assert s["groups"] == 3
+    assert s["consumers_rebalanced"] == 3 and s["consumers_rebalanced_by_topic"] == {"a": 3}
+    assert s["zk_notifications"] == 3
+
+
+def test_a_partition_change_triggers_only_that_topics_consumers():
+    # ZKTopicPartitionChangeListener watches /brokers/topics/<topic> of the consumer's own topics.
+    run = simulate_zookeeper(small(faults_=(AddPartitions(5_000, "b", 6),)))
+    s = run.summary
+    assert s["membership_changes"] == 0 and s["partition_changes"] == 1
+    assert s["consumers_rebalanced_by_topic"] == {"b": 4}
+    assert sorted(p for (t, p) in owners(run) if t == "b") == list(range(6))
+
+
+def test_the_seed_incident_and_its_fix():
+    """10 topics x 120 consumers in group "main": one disconnect sets the other 1,199 rebalancing
+    and costs about 1199**2 registration reads; a group name per topic: 119 and 119**2."""
+    shared = simulate_zookeeper(seed_incident())
+    s = shared.summary
+    assert s["consumers"] == 1200 and s["groups"] == 1 and s["membership_changes"] == 1
+    assert s["consumers_rebalanced"] == 1199 and s["zk_notifications"] == 1199
+    assert s["zk_requests_per_change"] == s["zk_reads"] + s["zk_writes"]
+    assert s["rebalance_failures"] == 0 and s["unowned_partitions_at_end"] == 0
+    herd = herd_cost(1199, partitions=1200, owned_before=1199)
+    assert s["zk_reads"] == herd["reads"]
+    assert s["zk_writes"] == herd["writes"] + 2          # + the leaver's commit and closeSession
+    fixed = simulate_zookeeper(seed_incident(group_per_topic=True)).summary
+    assert fixed["consumers_rebalanced"] == 119 and fixed["consumers_rebalanced_by_topic"] == {"topic-00": 119}
+    assert fixed["zk_reads"] == herd_cost(119, partitions=120, owned_before=119)["reads"]
+    assert s["zk_reads"] > 80 * fixed["zk_reads"]
+    assert s["time_until_stable_ms"] > fixed["time_until_stable_ms"]
+
+
+def test_request_counts_for_a_tiny_group_worked_by_hand():
+    """Two connectors of one topic (2 partitions), one broker; one shuts down. The other gets one
+    notification and sends: exists + getChildren (ZkClient re-arms the watch); getChildren + getData
+    (getCluster, 1 broker), getData (own TopicCount), getChildren + getData (getAllBrokersInCluster);
+    setData (commit its partition) and delete (release it); getData (own TopicCount), getData
+    (/brokers/topics/t), getChildren + getData (1 registration), getChildren (getConsumersInGroup);
+    2 getData (offsets of its 2 new partitions); 2 create. The leaver: setData + closeSession."""
+    scenario = ZookeeperScenario(topics={"t": 2}, consumers=consumers_per_topic({"t": 2}, 2), brokers=1,
+                                 faults=(faults.ScaleIn(1_000, ("t-1",)),), duration_ms=10_000)
+    run = simulate_zookeeper(scenario)
+    assert run.zk.requests == {"exists": 1, "getChildren": 5, "getData": 8, "setData": 2, "delete": 1, "create": 2,
+                               "closeSession": 1, "notification": 1}
+    assert owners(run) == {("t", 0): "main_t-2-0", ("t", 1): "main_t-2-0"}
+
+
+# -- retries, backoff, failure --------------------------------------------------------------------
+def stuck_scenario(pause_ms, **consumer):
+    """a-0 joins and sorts first, so range moves partition 0 from a-1 to it; a-1 is frozen (GC) and
+    holds partition 0's owner znode (its session, 30 s, survives the pause)."""
+    return ZookeeperScenario(
+        topics={"a": 4}, consumers=consumers_per_topic({"a": 4}, 4),
+        consumer={"zookeeper.session.timeout.ms": 30_000, **consumer},
+        faults=(faults.Pause("a-1", 5_000, pause_ms), Join(10_000, ConsumerSpec("a-0", "main", {"a": 1}))),
+        duration_ms=60_000)
+
+
+def attempts_of(run, member):
+    a = run.attempts()
+    return a[a.member == member].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("backoff", [2000, 500])
+def test_retries_back_off_then_give_up_and_own_nothing(backoff):
+    run = simulate_zookeeper(stuck_scenario(20_000, **{"rebalance.backoff.ms": backoff}))
+    a = attempts_of(run, "main_a-0")
+    assert list(a["try"]) == [0, 1, 2, 3] and set(a.outcome) == {"failed"}
+    assert set(a.error) == {"ZkNodeExistsException"}
+    assert all(a.start[1:].values - a.end[:-1].values == backoff)
+    ev = run.events
+    fail = ev[(ev.kind == "RebalanceFailed") & (ev.member == "main_a-0")]
+    assert list(fail.reason) == ["main_a-0 can't rebalance after 4 retries"]
+    assert list(fail.error) == ["ConsumerRebalanceFailedException"]
+    assert fail.time.iloc[0] == a.end.iloc[-1] + backoff            # the loop sleeps after the last try too
+    assert fail.time.iloc[0] - a.start.iloc[0] >= 4 * backoff
+    # nothing triggers it again: partition 0 stays unowned (a-1 gave it up when it woke)
+    assert ("a", 0) not in owners(run)
+    assert run.summary["unowned_partitions_at_end"] == 1
+
+
+def test_rebalance_max_retries_bounds_the_attempts():
+    run = simulate_zookeeper(stuck_scenario(20_000, **{"rebalance.max.retries": 2}))
+    assert list(attempts_of(run, "main_a-0")["try"]) == [0, 1]
+
+
+def test_a_short_hold_is_ridden_out_by_a_retry():
+    run = simulate_zookeeper(stuck_scenario(6_000))       # a-1 wakes at 11 s and releases partition 0
+    a = attempts_of(run, "main_a-0")
+    assert a.outcome.iloc[-1] == "completed" and a.outcome.iloc[0] == "failed"
+    assert run.summary["rebalance_failures"] == 0 and run.summary["unowned_partitions_at_end"] == 0
+
+
+def test_zero_retries_never_tries():
+    s = simulate_zookeeper(small(faults_=(faults.ScaleIn(5_000, ("a-1",)),),
+                                 consumer={"rebalance.max.retries": 0})).summary
+    assert s["rebalance_attempts"] == 0 and s["rebalance_failures"] == 11
+    assert s["unowned_partitions_at_end"] == 1    # a-1's partition: nobody takes it
+
+
+# -- sessions ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("timeout, expires_after", [(6000, 6000), (10_000, 10_000), (1000, 4000), (100_000, 40_000)])
+def test_a_crash_is_noticed_after_the_negotiated_session_timeout(timeout, expires_after):
+    # ZooKeeperServer clamps the session timeout to [2, 20] x tickTime (2000 ms).
+    assert negotiated_timeout(timeout) == expires_after
+    run = simulate_zookeeper(small(faults_=(faults.Crash("a-1", 5_000),),
+                                   consumer={"zookeeper.session.timeout.ms": timeout}, duration_ms=60_000))
+    ev = run.events
+    expired = ev[(ev.source == "zookeeper") & (ev.kind == "SessionExpired")]
+    assert list(expired.time) == [5_000 + expires_after] and list(expired.member) == ["main_a-1"]
+    first = ev[ev.kind == "RebalanceAttempt"].time.min()
+    assert first > 5_000 + expires_after
+
+
+def test_a_network_cut_past_the_session_timeout_causes_two_storms():
+    run = simulate_zookeeper(small(faults_=(faults.NetworkCut("a-1", 5_000, 8_000),)))
+    s = run.summary
+    assert s["membership_changes"] == 2                   # expiry deletes, re-registration creates
+    ev = run.events
+    mine = ev[(ev.member == "main_a-1") & (ev.kind == "SessionExpired") & (ev.source == "consumer")]
+    assert list(mine.reason) == ["ZK expired; release old broker parition ownership; re-register consumer main_a-1"]
+    assert mine.time.iloc[0] == 13_000
+    assert s["unowned_partitions_at_end"] == 0
+
+
+def test_zookeeper_watches_are_one_shot_and_closed_sessions_hear_nothing():
+    sim = Simulation(1)
+    zk = ZooKeeper(sim, latency_ms=1)
+    s1, s2 = zk.connect("x", 6000), zk.connect("y", 6000)
+    heard = []
+    zk.watch_children("/g/ids", s1, lambda: heard.append("x"))
+    zk.watch_children("/g/ids", s2, lambda: heard.append("y"))
+    zk.create("/g/ids/y", "y", s2)
+    zk.create("/g/ids/z", "z")             # the watches already fired: merged, nobody told again
+    sim.run()
+    assert sorted(heard) == ["x", "y"]
+    zk.watch_children("/g/ids", s1, lambda: heard.append("x2"))
+    zk.watch_children("/g/ids", s2, lambda: heard.append("y2"))
+    zk.close(s2)                            # deletes /g/ids/y; y's own watch is dropped first
+    sim.run()
+    assert heard[2:] == ["x2"] and not zk.exists("/g/ids/y")
+
+
+# -- ZooKeeper load --------------------------------------------------------------------------------
+def test_herd_reads_grow_with_the_square_of_the_group():
+    small_, large = herd_cost(120, partitions=120), herd_cost(1200, partitions=1200)
+    assert small_["registration_reads"] == 120 ** 2 and large["registration_reads"] == 1200 ** 2
+    assert small_["notifications"] == 120 and large["writes"] == 3 * 1200
+
+
+def test_capacity_bounds_the_load_and_stretches_the_storm():
+    sc = seed_incident(topics=3, consumers=100, partitions=100, zk_ops_per_s=20_000)
+    run = simulate_zookeeper(sc)
+    s = run.summary
+    assert s["zk_peak_requests_per_s"] <= 20_000 + 1e-6
+    assert s["time_until_stable_ms"] >= (s["zk_reads"] + s["zk_writes"]) / 20_000 * 1000 * 0.95
+    unlimited = simulate_zookeeper(sc.replace(zk_ops_per_s=None)).summary
+    assert unlimited["zk_reads"] == s["zk_reads"]
+    assert unlimited["time_until_stable_ms"] < s["time_until_stable_ms"]
+
+
+def test_load_timeline_adds_up_to_the_counts():
+    run = simulate_zookeeper(seed_incident(topics=3, consumers=20, partitions=20))
+    load, s = run.zk_load(100), run.summary
+    assert load.reads.sum() == pytest.approx(s["zk_reads"]) and load.writes.sum() == pytest.approx(s["zk_writes"])
+    assert load.notifications.sum() == s["zk_notifications"]
+    assert list(load.columns) == ["time_ms", "reads", "writes", "notifications", "requests_per_s"]
+
+
+# -- today's coordinator -------------------------------------------------------------------------
+def test_contrast_with_the_group_coordinator():
+    df = compare_with_group_coordinator(topics=3, consumers=4, partitions=4, duration_ms=30_000)
+    got = {(r[0].split()[0], r[1]): r[4] for r in df.itertuples(index=False)}
+    assert got == {("ZooKeeper", "one group name"): 11, ("ZooKeeper", "a group per topic"): 3,
+                   ("group", "one group name"): 11, ("group", "a group per topic"): 3}
+
+
+# -- events, determinism, bad input ---------------------------------------------------------------
+def test_events_follow_the_project_schema():
+    run = simulate_zookeeper(small(faults_=(faults.ScaleIn(5_000, ("a-1",)),)))
+    assert all(len(r) == len(FIELDS) for r in run.rows)
+    assert set(run.events.source) == {"consumer", "zookeeper"}
+    states = set(run.member_states().state)
+    assert {"consuming", "rebalancing", "closed"} <= states
+    own = run.ownership()
+    assert set(own.columns) == {"member", "topic", "partition", "start", "end"}
+
+
+def test_same_scenario_same_events_byte_for_byte():
+    sc = small(faults_=(faults.ScaleIn(5_000, ("a-1",)), faults.Pause("b-2", 4_000, 3_000)))
+    assert simulate_zookeeper(sc).rows == simulate_zookeeper(sc).rows
+    other = simulate_zookeeper(sc.replace(seed=2))
+    assert other.rows != simulate_zookeeper(sc).rows      # fetcher stop times are drawn from the seed
+    assert other.summary["consumers_rebalanced"] == 11
+
+
+@pytest.mark.parametrize("overrides, name, valid", [
+    ({"rebalance.backoff.ms": -1}, "rebalance.backoff.ms", "[0, +inf]"),
+    ({"rebalance.max.retries": -1}, "rebalance.max.retries", "[0, +inf]"),
+    ({"zookeeper.session.timeout.ms": 0}, "zookeeper.session.timeout.ms", "[1, +inf]"),
+    ({"zookeeper.sync.time.ms": -5}, "zookeeper.sync.time.ms", "[0, +inf]"),
+])
+def test_bad_configs_name_the_config_and_range(overrides, name, valid):
+    with pytest.raises(ConfigError, match=re.escape(name)) as err:
+        small(consumer=overrides)
+    assert valid in str(err.value)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"zk_latency_ms": -1}, ["zk_latency_ms", "[0, +inf]"]),
+    ({"zk_ops_per_s": 0}, ["zk_ops_per_s", "[1, +inf]"]),
+    ({"brokers": 0}, ["brokers", "[1, +inf]"]),
+    ({"faults_": (faults.SlowProcessing("a-1", 1000),)}, ["Crash, Restart, Pause"]),
+    ({"faults_": (faults.Crash("nobody", 1000),)}, ["nobody"]),
+    ({"consumer": {"partition.assignment.strategy": "sticky"}}, ["partition.assignment.strategy"]),
+])
+def test_bad_scenarios_are_config_errors(kwargs, words):
+    with pytest.raises(ConfigError) as err:
+        simulate_zookeeper(small(**kwargs))
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_bad_consumers_are_config_errors():
+    with pytest.raises(ConfigError, match="illegal"):
+        ConsumerSpec("a b", "main", {"t": 1})
+    with pytest.raises(ConfigError, match=r"streams of topic 't'.*\[1, \+inf\]"):
+        ConsumerSpec("a", "main", {"t": 0})
+    with pytest.raises(ConfigError, match="not in topics"):
+        ZookeeperScenario(topics={"t": 1}, consumers=(ConsumerSpec("a", "main", {"u": 1}),))
+    with pytest.raises(ConfigError, match="unique"):
+        ZookeeperScenario(topics={"t": 1}, consumers=(ConsumerSpec("a", "g", {"t": 1}),) * 2)
