@@ -36,6 +36,14 @@ that runs the real assignors (`kafkasim.assignors.assign`), instead of driving
 is when a join completes (when every member has rejoined) and the assignment, and the scripted
 group keeps exactly that, so a chapter-sized sweep stays instant.
 
+Events (kafkasim.events schema; source "consumer" unless noted): Paused, Resumed (reason: who paused),
+PauseFlagCleared (reason: revocation, lost, fresh_state), PartitionsRevoked/Assigned/Lost (one row
+per partition, value = size of the callback's set), JoinGroup, LeaveGroup, HeartbeatFailed, FetchSent
+(value = partitions), RecordsReturned (value = records; reason unexpected_from_buffer or
+unexpected_new_fetch when the application had paused everything), RecordsDiscarded (reason as
+`kafkasim.fetcher`), Processed, Commit (value = offset); source "coordinator": RebalanceStarted,
+GenerationStabilized (value = members), MemberRemoved.
+
 Simplified, and said so: one topic on one broker; a backlog of records present from the start
 (no producer); fetch responses after `fetch_latency_ms` (`fetch.max.wait.ms` when nothing is
 left); OffsetFetch/OffsetCommit, JoinGroup and SyncGroup take no time; members learn of a
@@ -50,6 +58,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterator
 
 import numpy as np
@@ -161,9 +170,9 @@ class PauseScenario:
         if self.protocol == EAGER and self.assignor not in (None, *EAGER_ASSIGNORS):
             raise ConfigError(f"eager assignor (partition.assignment.strategy) must be one of "
                               f"{', '.join(EAGER_ASSIGNORS)}, got {self.assignor!r}")
-        assignor = self.assignor or ("cooperative-sticky" if self.protocol == COOPERATIVE else "range")
-        object.__setattr__(self, "assignor", assignor)
-        overrides = {**self.consumer, "partition.assignment.strategy": [assignor]}
+        strategy = self.assignor or ("cooperative-sticky" if self.protocol == COOPERATIVE else "range")
+        object.__setattr__(self, "strategy", strategy)  # the one assignor in partition.assignment.strategy
+        overrides = {**self.consumer, "partition.assignment.strategy": [strategy]}
         object.__setattr__(self, "consumer_config", consumer_config(self.kafka_version, overrides))
         object.__setattr__(self, "changes", tuple(_check_change(c) for c in self.changes))
 
@@ -187,6 +196,8 @@ def _int_at_least(name: str, value, low: int) -> None:
 def _check_change(change) -> tuple:
     if not isinstance(change, tuple) or len(change) not in (2, 3) or change[1] not in ("join", "leave", "lost"):
         raise ConfigError(f"a membership change is (time_ms, 'join' | 'leave' | 'lost'[, member]), got {change!r}")
+    if change[1] == "join" and len(change) == 3 and change[2] is not None:
+        raise ConfigError(f"'join' takes no member name (a new member is named consumer-<n>), got {change!r}")
     _int_at_least("change time_ms", change[0], 0)
     return change if len(change) == 3 else (*change, None)
 
@@ -242,7 +253,7 @@ class _Group:
         s = self.run.scenario
         self.generation += 1
         self.rebalancing = False
-        result = assign(s.assignor, {s.topic: s.partitions}, self.joined)
+        result = assign(s.strategy, {s.topic: s.partitions}, self.joined)
         self.run.row("coordinator", None, "GenerationStabilized", value=len(self.members))
         for name, m in self.members.items():
             self.run.sim.at(self.run.sim.now, m.on_sync, self.generation, result[name])
@@ -631,7 +642,7 @@ class PauseRun:
         self.summary = run.summary()
         self.client_log = run.client_log
 
-    @property
+    @cached_property
     def events(self):
         return to_frame(self.rows)
 
@@ -674,8 +685,8 @@ def sweep(versions=ERAS, protocols=(EAGER, COOPERATIVE), remedies=tuple(REMEDIES
             if protocol == COOPERATIVE and not at_least(v, "2.4"):
                 continue
             for remedy in remedies:
-                run = simulate_pause(base, kafka_version=v, protocol=protocol, remedy=remedy, assignor=None
-                                     if protocol == COOPERATIVE or base.protocol == COOPERATIVE else base.assignor)
+                run = simulate_pause(base, kafka_version=v, protocol=protocol, remedy=remedy,
+                                     assignor=base.assignor if protocol == EAGER else None)
                 row = {"kafka_version": v, "protocol": protocol, "remedy": remedy,
                        "in_kafka": not remedy.startswith("proposal_")}
                 for key, value in run.summary.items():
@@ -703,8 +714,9 @@ def behaviour_matrix(versions=ERAS, member: str = "consumer-1"):
     for v in versions:
         for protocol in (EAGER, COOPERATIVE) if at_least(v, "2.4") else (EAGER,):
             for change in ("join", "lost"):
+                who = member if change == "lost" else None
                 rows.append(_probe(PauseScenario(kafka_version=v, protocol=protocol, app_loop="pause_once",
-                                                 resume_at_ms=None, changes=((12_000, change, member),)), member))
+                                                 resume_at_ms=None, changes=((12_000, change, who),)), member))
     return pd.DataFrame(rows)
 
 

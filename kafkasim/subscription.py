@@ -21,6 +21,7 @@ a partition without a position is "initializing" until `seek`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from .config import version_tuple
@@ -33,6 +34,7 @@ def tp_str(tp: TopicPartition) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
+@lru_cache(maxsize=None)
 def at_least(kafka_version, release: str) -> bool:
     """`kafka_version` is `release` or later ("3.2.3" >= "3.2.3", "3.3" >= "3.2.3", "3.2" < "3.2.3")."""
     return version_tuple(kafka_version) >= version_tuple(release)

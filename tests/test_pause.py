@@ -185,9 +185,8 @@ def test_repausing_in_onpartitionsassigned_returns_nothing_unexpected(version, p
 
 @pytest.mark.parametrize("protocol", [EAGER, COOPERATIVE])
 def test_consumer_level_pause_proposal_returns_nothing_unexpected(protocol):
-    for change in ("join", "lost"):
-        s = simulate_pause(protocol=protocol, remedy="proposal_consumer_pause",
-                           changes=((12_000, change, "consumer-1"),)).summary
+    for change in ((12_000, "join"), (12_000, "lost", "consumer-1")):
+        s = simulate_pause(protocol=protocol, remedy="proposal_consumer_pause", changes=(change,)).summary
         assert s["unexpected_records"] == 0 and s["records_lost"] == 0
         assert s["pause_flags_cleared"] == {}  # nothing was paused per partition
 
@@ -208,6 +207,15 @@ def test_keep_pause_proposal_leaves_the_moved_partitions_unpaused():
     unexpected = ev[ev.reason.fillna("").str.startswith("unexpected")]
     assert set(unexpected.partition) <= moved and not unexpected.empty
     assert run.summary["unexpected_records"] < simulate_pause().summary["unexpected_records"]
+
+
+def test_keep_pause_proposal_with_the_sticky_assignor_moves_fewer_partitions():
+    """Eager sticky (KIP-54) keeps p0, p2 and p1, p3 where they were (reference B.5): only the joiner's p4, p5
+    arrive unpaused, so half as many unexpected records as with range (which also moves p2)."""
+    sticky = simulate_pause(assignor="sticky", remedy="proposal_keep_pause").summary
+    ranged = simulate_pause(remedy="proposal_keep_pause").summary
+    assert sticky["unexpected_by_member"] == {"consumer-3": MAX_POLL_RECORDS}
+    assert ranged["unexpected_records"] == 2 * sticky["unexpected_records"]
 
 
 def test_keep_pause_proposal_replays_its_kafka_test():
@@ -275,6 +283,7 @@ def test_same_scenario_same_events():
     ({"remedy": "pause_harder"}, "remedy must be one of"),
     ({"app_loop": "sometimes"}, "app_loop must be one of"),
     ({"changes": ((1000, "explode"),)}, "membership change"),
+    ({"changes": ((1000, "join", "consumer-5"),)}, "takes no member name"),
     ({"consumer": {"max.poll.records": 0}}, "max.poll.records"),
     ({"resume_at_ms": 1000}, "resume_at_ms must be an integer >= 6000"),
     ({"poll_timeout_ms": 0}, "poll_timeout_ms"),
