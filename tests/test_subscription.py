@@ -29,6 +29,17 @@ def respond(fetcher, requests, n=3):
     fetcher.add([CompletedFetch(tp, pos, pos + n, fetcher.subscriptions.assignment_id) for tp, pos in requests])
 
 
+def fetched_then_paused(version, pause=None):
+    """Seek tp0 to 0, send a fetch, pause (or `pause(subs)`) while it is in flight, then the response lands."""
+    subs, fetcher = fetcher_for(version)
+    subs.seek(TP0, 0)
+    requests = fetcher.send_fetches()
+    assert requests == [(TP0, 0)]
+    (pause or (lambda st: st.pause(TP0)))(subs)
+    respond(fetcher, requests)
+    return subs, fetcher
+
+
 def counts(returned):
     return {r.tp: r.count for r in returned}
 
@@ -120,23 +131,14 @@ def test_fetch_on_paused_partition(version):
 @pytest.mark.parametrize("version", ["2.3", "2.4", "3.7"])
 def test_in_flight_fetch_on_paused_partition(version):
     """FetcherTest.testInFlightFetchOnPausedPartition: a response that lands after pause() returns nothing."""
-    subs, fetcher = fetcher_for(version)
-    subs.seek(TP0, 0)
-    requests = fetcher.send_fetches()
-    assert requests == [(TP0, 0)]
-    subs.pause(TP0)
-    respond(fetcher, requests)
+    subs, fetcher = fetched_then_paused(version)
     returned, _ = fetcher.collect()
     assert TP0 not in counts(returned)
 
 
 def test_completed_fetches_for_paused_and_resumed_partitions_2_4():
     """FetcherTest.testFetchOnCompletedFetchesForPausedAndResumedPartitions (2.4.0, KAFKA-7548)."""
-    subs, fetcher = fetcher_for("2.4")
-    subs.seek(TP0, 0)
-    requests = fetcher.send_fetches()
-    subs.pause(TP0)
-    respond(fetcher, requests)
+    subs, fetcher = fetched_then_paused("2.4")
     returned, discarded = fetcher.collect()
     assert returned == [] and discarded == []          # "Should not return any records when partition is paused"
     assert fetcher.buffered() == {TP0: 3}              # "Should still contain completed fetches"
@@ -149,11 +151,7 @@ def test_completed_fetches_for_paused_and_resumed_partitions_2_4():
 
 def test_completed_fetches_for_paused_partition_before_2_4_are_discarded_and_fetched_again():
     """The same steps on 2.3 (before KAFKA-7548): the paused data is drained, then fetched again."""
-    subs, fetcher = fetcher_for("2.3")
-    subs.seek(TP0, 0)
-    requests = fetcher.send_fetches()
-    subs.pause(TP0)
-    respond(fetcher, requests)
+    subs, fetcher = fetched_then_paused("2.3")
     returned, discarded = fetcher.collect()
     assert returned == [] and [(d.tp, d.count, d.reason) for d in discarded] == [(TP0, 3, NOT_FETCHABLE)]
     assert fetcher.buffered() == {}
@@ -195,11 +193,7 @@ def test_partial_fetch_with_paused_partitions():
 
 def test_fetch_discarded_after_paused_partition_resumed_and_seeked_to_new_offset():
     """FetcherTest.testFetchDiscardedAfterPausedPartitionResumedAndSeekedToNewOffset (2.4.0)."""
-    subs, fetcher = fetcher_for("2.4")
-    subs.seek(TP0, 0)
-    requests = fetcher.send_fetches()
-    subs.pause(TP0)
-    respond(fetcher, requests)
+    subs, fetcher = fetched_then_paused("2.4")
     subs.seek(TP0, 3)
     subs.resume(TP0)
     returned, discarded = fetcher.collect()
@@ -209,11 +203,7 @@ def test_fetch_discarded_after_paused_partition_resumed_and_seeked_to_new_offset
 
 def test_in_flight_fetch_on_pending_partitions():
     """FetcherTest.testInflightFetchOnPendingPartitions (3.3.0, KAFKA-14196)."""
-    subs, fetcher = fetcher_for("3.3")
-    subs.seek(TP0, 0)
-    requests = fetcher.send_fetches()
-    subs.mark_pending_revocation([TP0])
-    respond(fetcher, requests)
+    subs, fetcher = fetched_then_paused("3.3", lambda st: st.mark_pending_revocation([TP0]))
     returned, discarded = fetcher.collect()
     assert returned == [] and [d.reason for d in discarded] == [NOT_FETCHABLE]
     assert subs.position(TP0) == 0
