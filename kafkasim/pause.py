@@ -49,8 +49,11 @@ Simplified, and said so: one topic on one broker; a backlog of records present f
 left); OffsetFetch/OffsetCommit, JoinGroup and SyncGroup take no time; members learn of a
 rebalance at their next heartbeat (every `heartbeat.interval.ms` from their last join);
 the initial rebalance delay is modelled, the rebalance timeout is not (everyone keeps polling);
-a member expelled ("lost") keeps its member name when it rejoins; the application processes a
-batch in `record_processing_ms` per record and, with `enable.auto.commit=false`, commits it synchronously.
+a member expelled ("lost") keeps its member name when it rejoins; an auto-commit due during a
+join is skipped (Kafka's fails); before 2.4 `close()` calls no rebalance callback; KAFKA-14196's
+`pendingRevocation` is set, but with commits taking no time it never lasts; the application
+processes a batch in `record_processing_ms` per record and, with `enable.auto.commit=false`,
+commits it synchronously.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ EAGER_ASSIGNORS = ("range", "roundrobin", "sticky")
 
 #: Remedy -> what it does. Names starting with "proposal_" do not exist in any Kafka release.
 REMEDIES = {
-    "none": "the KAFKA-13463 loop as written: pause(assignment()) before every poll(), nothing else",
+    "none": "no remedy: the application's loop (APP_LOOPS) and nothing else",
     "repause_on_assigned": "the application also pauses in ConsumerRebalanceListener.onPartitionsAssigned "
                            "(works on every Kafka version; spring-kafka, reactor-kafka and decaton do this)",
     "proposal_clear_buffer_on_revoke": "PROPOSAL, not in Kafka (KAFKA-13463 suggestion 1): revoking a paused "
