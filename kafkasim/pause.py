@@ -474,13 +474,13 @@ class _Member:
             # <= 2.3: the old assignment stays until onJoinComplete replaces it
 
     def _on_join_complete(self, generation: int, assigned: list[TopicPartition]) -> None:
-        owned = set(self.subs.assigned_partitions())
+        owned, keep = set(self.subs.assigned_partitions()), set(assigned)
         added = [tp for tp in assigned if tp not in owned]
         self.generation, self.hb_base = generation, self.sim.now
         self.sticky_memory = tuple(assigned)
         self.next_auto_commit = self.sim.now + self.auto_commit_ms
         if self.cooperative:
-            revoked = [tp for tp in self.subs.assigned_partitions() if tp not in set(assigned)]
+            revoked = [tp for tp in self.subs.assigned_partitions() if tp not in keep]
             if revoked:
                 self._revoke(revoked, "revocation")
                 self.rejoin_needed = True   # requestRejoin(): the second rebalance
@@ -502,8 +502,8 @@ class _Member:
                                         f"[{', '.join(map(tp_str, paused))}] will be removed due to "
                                         f"{'partition lost' if why == 'lost' else 'revocation'}."))
         if paused and self.run.scenario.remedy == "proposal_clear_buffer_on_revoke":
-            keep = [tp for tp in self.fetcher.buffered() if tp not in set(paused)]
-            for d in self.fetcher.clear_buffered_data(keep, "proposal: cleared on revocation"):
+            for d in self.fetcher.clear_buffered_data(set(self.fetcher.buffered()) - set(paused),
+                                                      "proposal: cleared on revocation"):
                 self.row("RecordsDiscarded", d.tp, value=d.count, reason=d.reason)
                 self.run.discarded(d)
         self._callback("PartitionsLost" if why == "lost" else "PartitionsRevoked", tps)
