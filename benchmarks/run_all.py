@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-BENCHMARKS = ["join_storm", "scenario_speed", "broker_memory", "zookeeper_storm"]
+BENCHMARKS = ["join_storm", "scenario_speed", "broker_memory", "zookeeper_storm", "pause_rebalance"]
 README = os.path.join(HERE, "README.md")
 
 

@@ -1,0 +1,299 @@
+"""pause()/resume() across rebalances: the behaviour matrix of the reference (section C.5) row by
+row, the KAFKA-13463 report reproduced, each remedy's effect, determinism and bad input.
+
+Expected values come from shared/reference/kafka-client-and-network.md section C and the Kafka
+sources it cites (SubscriptionState.assignFromSubscribed, ConsumerCoordinator.onJoinPrepare/
+onJoinComplete, Fetcher.fetchedRecords at 2.3.0 / 2.4.0, KafkaConsumer.poll at 2.4.0 / 2.5.0),
+not from the simulator's own output.
+"""
+
+import pytest
+
+from kafkasim.config import KAFKA_VERSIONS
+from kafkasim.errors import ConfigError
+from kafkasim.events import FIELDS
+from kafkasim.pause import (COOPERATIVE, EAGER, REMEDIES, SUMMARY_DOC, PauseScenario, behaviour_matrix,
+                            simulate_pause, sweep)
+from kafkasim.subscription import at_least
+
+MAX_POLL_RECORDS = 500  # default since 0.10.1 (KIP-62)
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    df = behaviour_matrix(versions=KAFKA_VERSIONS)
+    return {(r.kafka_version, r.protocol, r.change): r for r in df.itertuples()}
+
+
+def era(version):
+    return "<=2.3" if not at_least(version, "2.4") else "2.4" if not at_least(version, "2.5") else ">=2.5"
+
+
+# -- C.5, row by row, for every release line ----------------------------------------------------
+@pytest.mark.parametrize("version", KAFKA_VERSIONS)
+def test_c5_eager_rows(matrix, version):
+    """C.5 rows "0.9-2.3 eager", "2.4 eager", "2.5-3.9 eager": every flag is lost; paused buffered data is
+    discarded (<= 2.3), returned after the blocking rejoin (2.4) or drained during the non-blocking one (2.5+)."""
+    row = matrix[(version, EAGER, "join")]
+    assert (row.flag_of_retained, row.flag_of_moved) == ("lost", "lost")
+    if era(version) == "<=2.3":
+        # Fetcher.fetchedRecords @ 2.3.0: a paused partition is "no longer fetchable" and its data drained
+        assert row.buffer_while_paused == "discarded at the next poll()"
+        assert row.records_returned_from_buffer == 0
+    else:
+        # KAFKA-7548 (2.4.0): the completed fetch of a paused partition goes back on the queue
+        assert row.buffer_while_paused == "kept in the buffer"
+        assert row.records_discarded_while_paused == 0
+    if era(version) == "2.4":
+        # join blocks inside poll(); the re-assigned partitions' buffered data matches the committed offset
+        assert row.records_returned_from_buffer > 0
+        assert "returned after the reassignment" in row.buffer_at_rebalance
+    if era(version) == ">=2.5":
+        # KAFKA-8421: poll() collects between onJoinPrepare and onJoinComplete: data of unassigned partitions drained
+        assert row.records_returned_from_buffer == 0
+        assert row.buffer_at_rebalance == "drained (no longer assigned)"
+
+
+@pytest.mark.parametrize("version", [v for v in KAFKA_VERSIONS if at_least(v, "2.4")])
+def test_c5_cooperative_rows(matrix, version):
+    """C.5 rows "2.4 cooperative", "2.5-3.9 cooperative": a retained partition keeps its flag and its
+    buffered data; a revoked one loses the flag (and starts unpaused at its new owner), its data drained."""
+    row = matrix[(version, COOPERATIVE, "join")]
+    assert (row.flag_of_retained, row.flag_of_moved) == ("kept", "lost")
+    assert row.buffer_while_paused == "kept in the buffer"
+    assert row.buffer_at_rebalance == "drained (no longer assigned); kept for retained partitions"
+    assert row.records_returned_from_buffer == 0
+
+
+@pytest.mark.parametrize("version", KAFKA_VERSIONS)
+def test_c5_lost_rows(matrix, version):
+    """C.5 row "any >= 2.4, lost path": onPartitionsLost clears every flag, under both protocols, and the
+    buffered data is dropped, never returned (before 2.4 the lost path is the eager path)."""
+    for protocol in (EAGER, COOPERATIVE) if at_least(version, "2.4") else (EAGER,):
+        row = matrix[(version, protocol, "lost")]
+        assert row.flag_of_retained == "lost"
+        assert row.flag_of_moved in ("lost", "-")
+        assert row.records_returned_from_buffer == 0
+
+
+@pytest.mark.parametrize("version", ["0.10.1", "2.3", "2.4", "3.7"])
+def test_who_clears_the_flags_and_which_callbacks_run(version):
+    """<= 2.3: onJoinComplete's fresh TopicPartitionState clears the flags, and an expelled member gets
+    onPartitionsRevoked; 2.4+: onJoinPrepare's assignFromSubscribed(empty) clears them, and the lost path
+    calls onPartitionsLost (KIP-429)."""
+    joined = simulate_pause(kafka_version=version).summary["pause_flags_cleared"]
+    lost = simulate_pause(kafka_version=version, changes=((12_000, "lost", "consumer-1"),)).events
+    me = lost[lost.member == "consumer-1"]
+    if at_least(version, "2.4"):
+        assert set(joined) == {"revocation"}
+        assert "PartitionsLost" in set(me.kind)
+        assert set(me[me.kind == "PauseFlagCleared"].reason) == {"lost"}
+    else:
+        assert set(joined) == {"fresh_state"}
+        assert "PartitionsLost" not in set(lost.kind)
+        assert set(me[me.kind == "PauseFlagCleared"].reason) == {"fresh_state"}
+
+
+def test_only_cooperative_rows_from_2_4():
+    df = behaviour_matrix(versions=("2.3", "2.4"))
+    assert set(zip(df.kafka_version, df.protocol)) == {("2.3", EAGER), ("2.4", EAGER), ("2.4", COOPERATIVE)}
+
+
+# -- the KAFKA-13463 report ----------------------------------------------------------------------
+@pytest.mark.parametrize("version", ["2.3", "2.4", "2.5", "3.7"])
+def test_seed_loop_gets_records_although_it_pauses_before_every_poll(version):
+    run = simulate_pause(kafka_version=version)
+    ev = run.events
+    unexpected = ev[ev.reason.fillna("").str.startswith("unexpected")]
+    assert run.summary["unexpected_records"] == unexpected.value.sum() > 0
+    # each member's unexpected records come in the poll() that completed its rebalance (C.4 steps 1-3): after
+    # the flag was cleared or the partition newly assigned, and at most max.poll.records of them
+    for member, rows in unexpected.groupby("member"):
+        first = rows.time.min()
+        assigned = ev[(ev.member == member) & (ev.kind == "PartitionsAssigned") & (ev.time <= first)]
+        assert not assigned.empty and assigned.time.max() >= 12_000
+        assert rows.value.sum() <= MAX_POLL_RECORDS
+    assert run.summary["unexpected_polls"] == unexpected.member.nunique()
+
+
+def test_seed_records_are_lost_once_the_passed_offsets_are_committed():
+    """KAFKA-13425's "data loss": the loop drops what it did not expect, auto-commit commits the position."""
+    s = simulate_pause().summary
+    assert s["records_lost"] == s["unexpected_records"] > 0
+    assert s["duplicates"] == 0
+
+
+def test_where_the_unexpected_records_come_from_by_era():
+    """C.4 path (a), buffered data returned after the blocking join, exists in 2.4 eager; from 2.5 the
+    buffer is drained first and everything unexpected is a fresh fetch (path (b))."""
+    s24 = simulate_pause(kafka_version="2.4").summary
+    s25 = simulate_pause(kafka_version="2.5").summary
+    assert s24["unexpected_from_buffer"] > 0
+    assert s25["unexpected_from_buffer"] == 0 and s25["unexpected_new_fetch"] > 0
+    assert simulate_pause(kafka_version="2.3").summary["unexpected_from_buffer"] == 0
+
+
+def test_before_2_4_paused_data_is_fetched_twice():
+    """KAFKA-7548's motivation: <= 2.3 throws away paused data and fetches it again after resume()."""
+    s23 = simulate_pause(kafka_version="2.3", changes=()).summary
+    s24 = simulate_pause(kafka_version="2.4", changes=()).summary
+    assert s23["records_discarded"].get("not_fetchable", 0) > 0
+    assert "not_fetchable" not in s24["records_discarded"]
+    assert s23["records_fetched"] > s24["records_fetched"]
+    assert s23["unprocessed_at_end"] == s24["unprocessed_at_end"] == 0
+
+
+def test_without_a_rebalance_pause_holds_in_every_version():
+    for version in ("0.10.1", "2.3", "2.4", "3.7"):
+        assert simulate_pause(kafka_version=version, changes=()).summary["unexpected_records"] == 0
+
+
+@pytest.mark.parametrize("version, logged", [("3.1", False), ("3.2", True), ("3.7", True)])
+def test_pause_flag_log_line_from_3_2(version, logged):
+    """KAFKA-13425 (PR #11460, 3.2.0) added only an INFO line in invokePartitionsRevoked/Lost."""
+    run = simulate_pause(kafka_version=version, changes=((12_000, "lost", "consumer-1"),))
+    lines = [line for _, _, line in run.client_log]
+    assert bool(lines) is logged
+    if logged:
+        assert "The pause flag in partitions [orders-0, orders-1, orders-2] will be removed due to partition lost." \
+            in lines
+        assert any(line.endswith("will be removed due to revocation.") for line in lines)
+
+
+def test_cooperative_onpartitionsassigned_gets_only_added_partitions():
+    """ConsumerRebalanceListener javadoc: eager passes everything assigned, cooperative only what was added."""
+    def assigned(protocol):
+        ev = simulate_pause(protocol=protocol).events
+        rows = ev[(ev.member == "consumer-1") & (ev.kind == "PartitionsAssigned") & (ev.generation == 2)]
+        return sorted(rows.partition)
+    assert assigned(EAGER) == [0, 1]        # range: consumer-1 keeps p0, p1 of p0-p2
+    assert assigned(COOPERATIVE) == []      # cooperative-sticky: keeps p0, p2, gives up p4, nothing added
+
+
+# -- remedies ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version", ["2.3", "2.4", "2.5", "3.7"])
+@pytest.mark.parametrize("protocol", [EAGER, COOPERATIVE])
+@pytest.mark.parametrize("change", ["join", "leave", "lost"])
+def test_repausing_in_onpartitionsassigned_returns_nothing_unexpected(version, protocol, change):
+    if protocol == COOPERATIVE and not at_least(version, "2.4"):
+        pytest.skip("cooperative needs 2.4")
+    run = simulate_pause(kafka_version=version, protocol=protocol, remedy="repause_on_assigned",
+                         changes=((12_000, change, "consumer-1" if change == "lost" else None),))
+    assert run.summary["unexpected_records"] == 0
+    assert run.summary["unprocessed_at_end"] == 0
+
+
+@pytest.mark.parametrize("protocol", [EAGER, COOPERATIVE])
+def test_consumer_level_pause_proposal_returns_nothing_unexpected(protocol):
+    for change in ((12_000, "join"), (12_000, "lost", "consumer-1")):
+        s = simulate_pause(protocol=protocol, remedy="proposal_consumer_pause", changes=(change,)).summary
+        assert s["unexpected_records"] == 0 and s["records_lost"] == 0
+        assert s["pause_flags_cleared"] == {}  # nothing was paused per partition
+
+
+def owners(ev, generation):
+    rows = ev[(ev.kind == "PartitionsAssigned") & (ev.generation == generation)]
+    return dict(zip(rows.partition, rows.member))
+
+
+def test_keep_pause_proposal_leaves_the_moved_partitions_unpaused():
+    """KAFKA-13463 PR #11911 (never merged) keeps the flag only where the partition stays: with range,
+    2 -> 3 members, p2 and p4, p5 move; only their records come back unexpectedly."""
+    run = simulate_pause(remedy="proposal_keep_pause")
+    ev = run.events
+    before, after = owners(ev, 1), owners(ev, 2)
+    moved = {p for p, m in after.items() if before[p] != m}
+    assert moved == {2, 4, 5}
+    unexpected = ev[ev.reason.fillna("").str.startswith("unexpected")]
+    assert set(unexpected.partition) <= moved and not unexpected.empty
+    assert run.summary["unexpected_records"] < simulate_pause().summary["unexpected_records"]
+
+
+def test_keep_pause_proposal_with_the_sticky_assignor_moves_fewer_partitions():
+    """Eager sticky (KIP-54) keeps p0, p2 and p1, p3 where they were (reference B.5): only the joiner's p4, p5
+    arrive unpaused, so half as many unexpected records as with range (which also moves p2)."""
+    sticky = simulate_pause(assignor="sticky", remedy="proposal_keep_pause").summary
+    ranged = simulate_pause(remedy="proposal_keep_pause").summary
+    assert sticky["unexpected_by_member"] == {"consumer-3": MAX_POLL_RECORDS}
+    assert ranged["unexpected_records"] == 2 * sticky["unexpected_records"]
+
+
+def test_keep_pause_proposal_replays_its_kafka_test():
+    """ConsumerCoordinatorTest.testRebalanceWithPauseTopicPartition (commit f85af9dd075, PR #11911): a paused
+    partition still assigned after an eager rebalance is paused again in onJoinComplete."""
+    ev = simulate_pause(remedy="proposal_keep_pause", app_loop="pause_once", resume_at_ms=None).events
+    kept = ev[(ev.kind == "Paused") & (ev.reason == "proposal: pause kept across rebalance")]
+    assert set(zip(kept.member, kept.partition)) == {("consumer-1", 0), ("consumer-1", 1), ("consumer-2", 3)}
+
+
+def test_keep_pause_proposal_changes_nothing_under_cooperative():
+    """Cooperative already keeps the flags of retained partitions (KIP-429), which is what the proposal copies."""
+    a = simulate_pause(protocol=COOPERATIVE, remedy="proposal_keep_pause").summary
+    b = simulate_pause(protocol=COOPERATIVE).summary
+    assert a["unexpected_records"] == b["unexpected_records"] > 0
+
+
+def test_clear_buffer_proposal_alone_does_not_stop_unexpected_records():
+    """KAFKA-13463 suggestion 1 removes path (a) (2.4 eager) but not path (b): fresh fetches still return."""
+    plain = simulate_pause(kafka_version="2.4").summary
+    cleared = simulate_pause(kafka_version="2.4", remedy="proposal_clear_buffer_on_revoke").summary
+    assert plain["unexpected_from_buffer"] > 0 and cleared["unexpected_from_buffer"] == 0
+    assert cleared["unexpected_records"] > 0
+
+
+def test_pause_once_loses_far_more_than_the_seed_loop():
+    """An application that pauses once is un-paused for good by an eager rebalance (KAFKA-2350)."""
+    once = simulate_pause(app_loop="pause_once").summary["unexpected_records"]
+    every = simulate_pause().summary["unexpected_records"]
+    assert once > every
+
+
+# -- sweep, outputs, determinism -------------------------------------------------------------
+def test_sweep_covers_versions_protocols_remedies_and_labels_proposals():
+    df = sweep()
+    assert len(df) == (4 + 3) * len(REMEDIES)  # ERAS: 2.3 has no cooperative row
+    assert set(df[~df.in_kafka].remedy) == {r for r in REMEDIES if r.startswith("proposal_")}
+    assert all(REMEDIES[r].startswith("PROPOSAL") for r in REMEDIES if r.startswith("proposal_"))
+    fixed = df[df.remedy.isin(["repause_on_assigned", "proposal_consumer_pause"])]
+    assert (fixed.unexpected_records == 0).all()
+    assert (df[df.remedy == "none"].unexpected_records > 0).all()
+
+
+def test_events_use_the_project_schema_and_summary_is_documented():
+    run = simulate_pause()
+    assert list(run.events.columns) == list(FIELDS)
+    assert set(run.events.source) == {"consumer", "coordinator"}
+    assert set(run.summary) == set(SUMMARY_DOC)
+    assert {"Paused", "Resumed", "PartitionsRevoked", "PartitionsAssigned", "RecordsReturned",
+            "PauseFlagCleared"} <= set(run.events.kind)
+
+
+def test_same_scenario_same_events():
+    a, b = simulate_pause(protocol=COOPERATIVE), simulate_pause(protocol=COOPERATIVE)
+    assert a.rows == b.rows and a.summary == b.summary and a.client_log == b.client_log
+    assert sweep(versions=("2.4",)).equals(sweep(versions=("2.4",)))
+
+
+# -- bad input -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, match", [
+    ({"protocol": COOPERATIVE, "kafka_version": "2.3"}, "partition.assignment.strategy.*2.4"),
+    ({"protocol": "incremental"}, "protocol must be"),
+    ({"protocol": COOPERATIVE, "assignor": "range"}, "cooperative-sticky"),
+    ({"assignor": "sticky", "kafka_version": "0.10.1"}, "0.11"),
+    ({"remedy": "pause_harder"}, "remedy must be one of"),
+    ({"app_loop": "sometimes"}, "app_loop must be one of"),
+    ({"changes": ((1000, "explode"),)}, "membership change"),
+    ({"changes": ((1000, "join", "consumer-5"),)}, "takes no member name"),
+    ({"consumer": {"max.poll.records": 0}}, "max.poll.records"),
+    ({"resume_at_ms": 1000}, "resume_at_ms must be an integer >= 6000"),
+    ({"poll_timeout_ms": 0}, "poll_timeout_ms"),
+    ({"kafka_version": "4.0"}, "Unsupported kafka_version"),
+])
+def test_bad_input_is_a_config_error(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        PauseScenario(**kwargs)
+
+
+def test_a_change_naming_an_unknown_member_is_a_config_error():
+    with pytest.raises(ConfigError, match="consumer-9.*live members are consumer-1, consumer-2"):
+        simulate_pause(changes=((12_000, "leave", "consumer-9"),))
