@@ -424,9 +424,8 @@ class ParseResult:
 
         df = to_frame([r[:len(FIELDS)] for r in self.rows])
         df["file"] = pd.Series([r[-2] for r in self.rows], dtype="object")
-        line = pd.Series([r[-1] for r in self.rows], dtype="int64")
-        df["line"] = line
-        df["seq"] = line * 1_000_000 + line.groupby(line).cumcount()
+        df["line"] = pd.Series([r[-1] for r in self.rows], dtype="int64")
+        df["seq"] = df["line"] * 1_000_000 + df.groupby(["file", "line"]).cumcount()
         return df
 
     def unparsed_frame(self):
