@@ -146,6 +146,7 @@ class Grid:
     base: dict
     axes: dict          # swept name -> list of values (in file order)
     seeds: tuple
+    source: str = dataclasses.field(default="grid", compare=False)  # named in error messages
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "grid") -> "Grid":
@@ -182,7 +183,7 @@ class Grid:
             raise ConfigError(f"{source}: seeds must be a count >= 1 or a list of integers, got {seeds!r}")
         if "seed" in axes:
             raise ConfigError(f"{source}: sweep seeds with the seeds key, not grid.seed")
-        return cls(base, dict(axes), seeds)
+        return cls(base, dict(axes), seeds, source)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "Grid":
@@ -217,7 +218,13 @@ class Grid:
 
     def runs(self, check: bool = True) -> list[RunSpec]:
         """Every (combination, seed), in a stable order. With `check`, each scenario is built once,
-        so a bad value fails here, naming its parameters, before anything runs."""
+        so a bad value fails here, naming the grid and its parameters, before anything runs."""
+        try:
+            return self._runs(check)
+        except ConfigError as e:
+            raise ConfigError(f"{self.source}: {e}") from None
+
+    def _runs(self, check: bool) -> list[RunSpec]:
         out = []
         names = list(self.axes)
         for combo in itertools.product(*(self.axes[n] for n in names)):

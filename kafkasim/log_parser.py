@@ -457,10 +457,15 @@ class LogParser:
         self._owned_done = False
         n = first_line - 1
         other = physical = 0
-        while True:
-            line = self._next_owned()
-            if line is None:
-                break
+        it, pushed = self._it, self._pushed
+        while True:  # the hot loop: most lines of a server.log are other loggers'
+            if pushed:
+                line = pushed.pop()
+            else:
+                line = next(it, None)
+                if line is None:
+                    self._owned_done = True
+                    break
             n += 1
             physical += 1
             if "[Group" not in line:
@@ -475,15 +480,7 @@ class LogParser:
         counts["events"] = len(result.rows)
         return result
 
-    # -- line supply (with one-line pushback and lookahead past the end of a chunk) ---------------
-    def _next_owned(self) -> str | None:
-        if self._pushed:
-            return self._pushed.pop()
-        line = next(self._it, None)
-        if line is None:
-            self._owned_done = True
-        return line
-
+    # -- line supply (with pushback, and lookahead past the end of a chunk) ----------------------
     def _peek_line(self) -> tuple[str | None, bool]:
         """The next physical line and whether it belongs to this chunk (False: lookahead)."""
         if self._pushed:
@@ -501,12 +498,13 @@ class LogParser:
         lines it consumed (continuations)."""
         used = 0
         line = line.rstrip("\r\n")
-        cri = _CRI.match(line)
-        if cri and cri.group(2) == "P":
-            line, used = self._join_cri(line, cri)
-        stripped = line.lstrip()
-        if stripped.startswith("{"):
-            decoded, more = self._decode_json(stripped)
+        first = line[:1]
+        if first.isdigit():
+            cri = _CRI.match(line)
+            if cri and cri.group(2) == "P":
+                line, used = self._join_cri(line, cri)
+        elif first == "{" or (first.isspace() and line.lstrip().startswith("{")):
+            decoded, more = self._decode_json(line.lstrip())
             used += more
             if decoded is not None:
                 line = decoded
@@ -541,8 +539,7 @@ class LogParser:
                 message, cut = message.rstrip(".…"), True
             else:
                 cut = _DEFAULT_HEAD.search(head) is not None
-        prefix = next(k for k, v in mark.groupdict().items() if v is not None)
-        return self._message(message, self._time(head), prefix, complete, cut)
+        return self._message(message, self._time(head), mark.lastgroup, complete, cut)
 
     def _message(self, message: str, time, prefix: str, complete: bool, cut: bool):
         key = _key(message)
@@ -574,10 +571,13 @@ class LogParser:
         return (_UNPARSED, complete, "truncated or unrecognised wording")
 
     def _time(self, head: str) -> int | None:
-        m = _TS.match(head)
-        if m is None:
-            return None
-        date, hms, frac, zone = m.groups()
+        if head[:1] == "[" and head[24:25] == "]" and head[5:6] == "-" and head[20:21] == ",":  # Kafka's own layout, the fast way
+            date, hms, frac, zone = head[1:11], head[12:20], head[21:24], None
+        else:
+            m = _TS.match(head)
+            if m is None:
+                return None
+            date, hms, frac, zone = m.groups()
         key = (date, hms, zone)
         base = self._seconds.get(key)
         if base is None:

@@ -53,6 +53,8 @@ from .grid import SUMMARY_COLUMNS, Grid, RunSpec, run_one, typed_params, write_e
 from .log_parser import (COUNTS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk)
 
 MIN_JAVA = 17
+#: Runs per sweep task unless told otherwise (see `sweep`).
+RUNS_PER_TASK = 16
 _LOG4J2 = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -118,8 +120,11 @@ def session(master: str = "local[2]", app_name: str = "kafkasim", quiet: bool = 
     if local:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder.master(master).appName(app_name)
-    settings = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-                "spark.driver.memory": "1g"} if local else {}
+    settings = {}
+    if local:  # small data: a few shuffle partitions, not 200
+        cores = master[6:-1] if master.startswith("local[") else "1"
+        cores = str(os.cpu_count() or 1) if cores == "*" else cores.split(",")[0]
+        settings = {"spark.sql.shuffle.partitions": cores, "spark.driver.memory": "1g"}
     if quiet:
         props = os.path.join(tempfile.gettempdir(), "kafkasim-log4j2.properties")
         with open(props, "w") as f:
@@ -247,8 +252,9 @@ def _summary_ddl(types: dict[str, str]) -> str:
     return ", ".join(f"`{name}` {kind}" for name, kind in cols.items())
 
 
-def _simulate_partition(batches, events_root: str, types: dict[str, str]):
-    """mapInPandas body: simulate each run of the batch, write its events, yield summary rows."""
+def _simulate_partition(batches, events_root: str, types: dict[str, str], done=None, failed=None):
+    """mapInPandas body: simulate each run of the batch, write its events, yield summary rows
+    (and count successes and failures in the accumulators `done` and `failed`)."""
     import pandas as pd
 
     dtypes = {name: _PANDAS_TYPES[kind] for name, kind in {**SUMMARY_COLUMNS, **types}.items()}
@@ -259,6 +265,8 @@ def _simulate_partition(batches, events_root: str, types: dict[str, str]):
             result, row = run_one(run)
             if result is not None:
                 write_events(result, run, events_root)
+            if done is not None:
+                (done if result is not None else failed).add(1)
             rows.append({**row, **typed_params(run.params, types)})
         # Nullable dtypes: a failed run's metrics are all missing.
         yield pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
@@ -311,26 +319,28 @@ def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None
         return result
     random.Random(0).shuffle(pending)  # mix slow and fast runs across tasks
     parallelism = spark.sparkContext.defaultParallelism
-    tasks = min(len(pending), max(parallelism, -(-len(pending) // runs_per_task)) if runs_per_task
-                else parallelism * 8)
+    # A Python task costs tens of ms however little it does: enough runs per task that the
+    # simulations dominate, enough tasks per core to balance the load and report progress.
+    tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
+    if runs_per_task is None:
+        tasks = max(min(tasks, 8 * parallelism), min(len(pending), 2 * parallelism))
     rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
     frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
                                   "run_id string, params string, seed long, spec string")
-    body = functools.partial(_simulate_partition, events_root=os.path.join(out, "events"), types=types)
+    done, failed = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
+    body = functools.partial(_simulate_partition, events_root=os.path.join(out, "events"), types=types, done=done,
+                             failed=failed)
     summaries = frame.mapInPandas(body, schema=_summary_ddl(types))
     progress = _progress(progress, "sweep")
     try:
         with _Watch(spark, progress):
-            summaries.write.mode("append").partitionBy(*types).parquet(os.path.join(out, "summaries"))
+            # One file per combination of the swept values (not one per task and combination).
+            (summaries.repartition(*types).write.mode("append").partitionBy(*types)
+             .parquet(os.path.join(out, "summaries")))
     finally:
         if hasattr(progress, "close"):
             progress.close()
-    # A run that failed before may succeed now: per run, success wins.
-    written = (spark.read.parquet(os.path.join(out, "summaries"))
-               .where(F.col("run_id").isin([r.run_id for r in pending]))
-               .groupBy("run_id").agg(F.max(F.col("error").isNull().cast("int")).alias("ok")))
-    ok = written.agg(F.sum("ok").alias("ok"), F.count("*").alias("n")).first()
-    result.done, result.failed, result.tasks = ok["ok"] or 0, ok["n"] - (ok["ok"] or 0), tasks
+    result.done, result.failed, result.tasks = done.value, failed.value, tasks
     result.seconds = time.perf_counter() - start
     return result
 

@@ -25,6 +25,6 @@ def spark():
     problem = ks.java_problem()
     if problem:
         pytest.skip(problem)
-    session = ks.session("local[2]")
+    session = ks.session("local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"})
     yield session
     session.stop()
