@@ -9,7 +9,8 @@ shifts the dates by one day so that time keeps increasing.
 
 Three measurements, each in a fresh process, on the same file:
 
-``python``     `kafkasim.log_parser.parse_file` in one process (no Spark, no Java).
+``python``     `kafkasim.log_parser.parse_file` in one process, then the same Parquet output
+               (what `kafkasim logs --no-spark` does; no Spark, no Java).
 ``local[1]``   `kafkasim.spark.parse_broker_logs` on one core (32 MB chunks).
 ``local[2]``   the same on two cores.
 
@@ -17,7 +18,8 @@ Three measurements, each in a fresh process, on the same file:
     .venv/bin/python benchmarks/log_parse.py --size-gb 0.2          # a smaller log
     .venv/bin/python benchmarks/log_parse.py --mode python          # one, a JSON line
 
-Wall time excludes starting Spark (reported apart) and includes writing the Parquet output.
+Wall time excludes starting Spark (reported apart) and includes writing the Parquet output
+(events and unparsed lines).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import time
 
@@ -37,6 +38,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
 from join_storm import machine_info  # noqa: E402
+from measure import in_fresh_process  # noqa: E402
 
 NAME = "log_parse"
 MODES = ("python", "local[1]", "local[2]")
@@ -123,11 +125,16 @@ def run_mode(mode: str, path: str) -> dict:
     out = os.path.join(WORK, f"out-{mode.replace('[', '').replace(']', '')}")
     shutil.rmtree(out, ignore_errors=True)
     session_s = 0.0
-    if mode == "python":
+    if mode == "python":  # what `kafkasim logs --no-spark` does
+        import pyarrow.parquet as pq
+
         from kafkasim.log_parser import parse_file
 
         start = time.perf_counter()
         result = parse_file(path)
+        os.makedirs(out)
+        pq.write_table(result.events_table(), os.path.join(out, "events.parquet"))
+        pq.write_table(result.unparsed_table(), os.path.join(out, "unparsed.parquet"))
         wall = time.perf_counter() - start
         counts, tasks = result.counts, 1
     else:
@@ -156,12 +163,7 @@ def run_suite(*, quick=False, repeat=1, python=None, log=print, size_gb=None):
         (f" (generated in {made['generated_s']:.0f} s)" if made["generated_s"] else " (reused)"))
     rows = []
     for mode in MODES:
-        proc = subprocess.run([python, os.path.abspath(__file__), "--mode", mode, "--path", path],
-                              capture_output=True, text=True, cwd=ROOT, timeout=3600,
-                              env={**os.environ, "PYTHONPATH": ROOT})
-        if proc.returncode != 0:
-            raise RuntimeError(f"{mode} failed:\n{proc.stderr[-4000:]}")
-        row = json.loads(proc.stdout.strip().splitlines()[-1])
+        row = in_fresh_process(python, __file__, "--mode", mode, "--path", path)
         log(f"  {mode}: {row['wall_s']:.1f} s, {row['lines_per_s']:,.0f} lines/s")
         rows.append(row)
     return rows

@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-BENCHMARKS = ["join_storm", "scenario_speed"]
+BENCHMARKS = ["join_storm", "scenario_speed", "spark_sweep", "log_parse"]
 README = os.path.join(HERE, "README.md")
 
 

@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -38,6 +37,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
 from join_storm import machine_info  # noqa: E402
+from measure import in_fresh_process  # noqa: E402
 
 NAME = "spark_sweep"
 MODES = ("loop", "local[1]", "local[2]")
@@ -101,13 +101,7 @@ def run_suite(*, quick=False, repeat=3, python=None, log=print):
     seeds = 2 if quick else 8
     rows = []
     for mode in MODES:
-        proc = subprocess.run([python, os.path.abspath(__file__), "--mode", mode, "--seeds", str(seeds),
-                               "--repeat", str(repeat)],
-                              capture_output=True, text=True, cwd=ROOT, timeout=3600,
-                              env={**os.environ, "PYTHONPATH": ROOT})
-        if proc.returncode != 0:
-            raise RuntimeError(f"{mode} failed:\n{proc.stderr[-4000:]}")
-        row = json.loads(proc.stdout.strip().splitlines()[-1])
+        row = in_fresh_process(python, __file__, "--mode", mode, "--seeds", str(seeds), "--repeat", str(repeat))
         log(f"  {mode}: {row['runs']} runs in {row['wall_s']:.1f} s ({row['runs_per_s']:.2f} runs/s)")
         rows.append(row)
     return rows

@@ -115,7 +115,6 @@ def _logs(args) -> int:
 
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from .log_parser import parse_file
@@ -128,13 +127,10 @@ def _logs_plain(files, out):
         print(f"kafkasim logs: {path}", file=sys.stderr)
         result = parse_file(path)
         counts.update(result.counts)
-        events = result.events()
-        by_kind.update(events["kind"])
-        groups.update(events.loc[events["kind"] == "RebalanceStarted", "group"])
-        pq.write_table(pa.Table.from_pandas(events, preserve_index=False),
-                       os.path.join(out, "events", f"part-{i:05d}.parquet"))
-        pq.write_table(pa.Table.from_pandas(result.unparsed_frame(), preserve_index=False),
-                       os.path.join(out, "unparsed", f"part-{i:05d}.parquet"))
+        by_kind.update(r[4] for r in result.rows)
+        groups.update(r[2] for r in result.rows if r[4] == "RebalanceStarted")
+        pq.write_table(result.events_table(), os.path.join(out, "events", f"part-{i:05d}.parquet"))
+        pq.write_table(result.unparsed_table(), os.path.join(out, "unparsed", f"part-{i:05d}.parquet"))
     with open(os.path.join(out, "counts.json"), "w") as f:
         json.dump({"files": files, "counts": dict(counts)}, f, indent=1)
     return counts, by_kind, groups, time.perf_counter() - start

@@ -41,7 +41,7 @@ from typing import Any, Iterable
 from . import faults as faults_module
 from .config import BROKER_CONFIGS, CONSUMER_CONFIGS
 from .errors import ConfigError
-from .events import FIELDS, REMOVAL_REASONS, arrow_schema
+from .events import REMOVAL_REASONS, to_arrow
 from .scenario import Scenario, simulate
 from .workload import Constant, LogNormal
 
@@ -171,9 +171,10 @@ class Grid:
             if len(set(map(repr, values))) != len(values):
                 raise ConfigError(f"{source}: grid.{name} lists a value twice")
         columns = [column_name(n) for n in axes]
-        clash = {c for c in columns if columns.count(c) > 1 or c in ("run_id", "seed")}
+        clash = {c for c in columns if columns.count(c) > 1 or c in SUMMARY_COLUMNS}
         if clash:
-            raise ConfigError(f"{source}: parameters map to the same column name(s) {', '.join(sorted(clash))}")
+            raise ConfigError(f"{source}: parameter column name(s) {', '.join(sorted(clash))} clash with each "
+                              f"other or with a summary column")
         seeds = data.get("seeds", 1)
         if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
             seeds = tuple(range(1, seeds + 1))
@@ -232,14 +233,14 @@ class Grid:
             for name, value in zip(names, combo):
                 spec = apply_param(spec, name, value)
             params = {column_name(n): v for n, v in zip(names, combo)}
+            if check:  # the seed does not change whether a scenario is valid
+                try:
+                    scenario_from_spec({**spec, "seed": self.seeds[0]})
+                except ConfigError as e:
+                    where = ", ".join(f"{n}={v!r}" for n, v in zip(names, combo))
+                    raise ConfigError(f"{where}: {e}") from None
             for seed in self.seeds:
                 full = {**spec, "seed": seed}
-                if check:
-                    try:
-                        scenario_from_spec(full)
-                    except ConfigError as e:
-                        where = ", ".join(f"{n}={v!r}" for n, v in zip(names, combo))
-                        raise ConfigError(f"{where}: {e}") from None
                 out.append(RunSpec(run_id(full), params, seed, full))
         return out
 
@@ -276,7 +277,7 @@ SUMMARY_METRICS = {
     **{f"removals_{reason}": "long" for reason in REMOVAL_REASONS},
 }
 #: Columns of a sweep's summary table besides the swept parameters.
-SUMMARY_COLUMNS = {"run_id": "string", "seed": "long", **SUMMARY_METRICS, "duration_ms": "long", "end_ms": "long",
+SUMMARY_COLUMNS = {"run_id": "string", "seed": "long", **SUMMARY_METRICS, "end_ms": "long",
                    "events": "long", "sim_seconds": "double", "duplicates_by_cause": "string",
                    "scenario": "string", "error": "string"}
 
@@ -305,7 +306,6 @@ def run_one(run: RunSpec) -> tuple[Any, dict]:
             value = summary.get(name)
         row[name] = value
     row["duplicates_by_cause"] = json.dumps(summary.get("duplicates_by_cause") or {}, sort_keys=True)
-    row["duration_ms"] = result.scenario.duration_ms
     row["end_ms"] = result.end_ms
     row["events"] = len(result.rows)
     return result, row
@@ -316,14 +316,10 @@ def events_table(result, run_id: str):
     event's position in the run, which orders events of the same millisecond)."""
     import pyarrow as pa
 
-    rows = result.rows
-    schema = arrow_schema()
-    columns = list(zip(*rows)) if rows else [()] * len(FIELDS)
-    arrays = [pa.array(col, type=schema.field(i).type) for i, col in enumerate(columns)]
-    arrays.append(pa.array([run_id] * len(rows), pa.string()))
-    arrays.append(pa.array(range(len(rows)), pa.int64()))
-    return pa.Table.from_arrays(arrays, schema=schema.append(pa.field("run_id", pa.string()))
-                                .append(pa.field("seq", pa.int64())))
+    table = to_arrow(result.rows)
+    n = table.num_rows
+    return table.append_column("run_id", pa.array([run_id] * n, pa.string())).append_column(
+        "seq", pa.array(range(n), pa.int64()))
 
 
 _UNSAFE = re.compile(r'[\x00-\x1f"#%\'*/:=?\\\x7f{\[\]^]')

@@ -19,7 +19,7 @@ How a line is read
    Everything after is the message, up to the logger name `(kafka.coordinator...)` /
    `(org.apache.kafka.coordinator...)` when the layout prints one (Kafka's default
    `[%d] %p %m (%c)%n`, its test layout `(%c:%L)`, Strimzi's `... (%c) [%t]`).
-3. The message is matched against the wordings below. JSON lines (Docker's json-file driver,
+3. The message is matched against the wordings (see "Wordings covered"). JSON lines (Docker's json-file driver,
    log4j JSON layouts) are decoded first; Kubernetes CRI partial lines (`... stdout P ...`)
    and Docker partial entries are joined; a line wrapped by hand or by a terminal is joined
    with the lines that follow it when they carry no date of their own.
@@ -36,69 +36,12 @@ log reads back to the simulated times; for a real log, `START_TIME + timedelta(m
 is the wall-clock time again). Log4j prints local time without a zone; dates that carry a zone
 (`Z`, `+01:00`) are converted to UTC.
 
-Wordings covered (G group, N generation, M member, R reason, C client reason, S state)
---------------------------------------------------------------------------------------
-RebalanceStarted (reason = R; MemberAdded too when R is "Adding new member M ...";
-MemberRemoved "sync_timeout" for each member of "Removing [...] on pending sync request expiration")
-  0.9-0.10.2  Preparing to restabilize group g with old generation 1
-  0.11-2.0    Preparing to rebalance group g with old generation 1 (__consumer_offsets-3)
-  2.1-3.9     Preparing to rebalance group g in state PreparingRebalance with old generation 1
-              (__consumer_offsets-3) (reason: removing member c-1-... on heartbeat expiration)
-  4.x         Preparing to rebalance group g in state PreparingRebalance with old generation 1
-              (reason: Adding new member c-1-... with group instance id null; client reason: not provided).
-GenerationStabilized (value = members, 2.8+)
-  0.9-0.10.2  Stabilized group g generation 2
-  0.11-2.7    Stabilized group g generation 2 (__consumer_offsets-3)
-  2.8-3.9     Stabilized group g generation 2 (__consumer_offsets-3) with 3 members
-  4.x         Stabilized group g generation 2 with 3 members.
-AssignmentReceived, then GroupStable (Kafka moves the group to Stable once the leader's
-assignment is stored; a failed store shows as the next "Preparing" line)
-  0.9-2.7     Assignment received from leader for group g for generation 2
-  2.8         Assignment received from leader for group g for generation 2. The group has 3 members, 0 of which are static.
-  3.0-4.x     Assignment received from leader c-1-... for group g for generation 2. The group has 3 members, 0 of which are static.
-GroupEmpty
-  0.9-0.10.0  Group g generation 2 is dead and removed    (state Dead, generation not bumped, as Kafka did)
-  0.10.1-0.10.2  Group g with generation 3 is now empty
-  0.11-3.9    Group g with generation 3 is now empty (__consumer_offsets-3)
-  4.x         Group g with generation 3 is now empty.
-GroupDead
-  0.10.1      Group g generation 3 is dead and removed    (from [Group Metadata Manager on Broker N]: offsets expired)
-  0.10.1.1+   Group g transitioned to Dead in generation 3                                   (reason None)
-  all         Unloading group metadata for g with generation 3; 4.x [GroupId=g] Unloading group metadata for generation 3.   (reason "unloaded")
-GroupLoaded (a kind only parsed logs have: the coordinator moved to this broker)
-  0.9-3.9     Loading group metadata for g with generation 3
-  4.x         Loaded classic group g with 3 members.
-MemberRemoved, reason session_timeout
-  0.9-0.11.0  Member c-1-... in group g has failed                      (TRACE/DEBUG, if logged at all)
-  0.11.0.1+   Member c-1-... in group g has failed, removing it from the group[.]
-MemberRemoved, reason leave_group (poll_timeout when C starts "consumer poll timeout has expired", 3.2+)
-  2.2-2.3     Member c-1-... in group g has left, removing it from the group
-  2.4-2.8     Member[group.instance.id None, member.id c-1-...] in group g has left, removing it from the group
-  3.0-3.1     Member MemberMetadata(memberId=c-1-..., groupInstanceId=None, ...) has left group g through explicit `LeaveGroup` request
-  3.2-3.9     Member MemberMetadata(memberId=c-1-..., ...) has left group g through explicit `LeaveGroup`; client reason: C
-  4.x         [Group g] Member c-1-... has left group through explicit `LeaveGroup` request; client reason: C
-              (also "Pending member", "Dynamic Member", "Static Member M with instance id I")
-  2.2-2.8     Pending member c-1-... is leaving group g.
-  3.0-3.9     Pending member with memberId=c-1-... has left group g through explicit `LeaveGroup` request[; client reason: C]
-MemberRemoved, reason rebalance_timeout (one event per member)
-  2.8+        Group g removed dynamic members who haven't joined: Set(c-1-..., c-2-...)      (4.x: [c-1-..., c-2-...])
-PendingMemberExpired
-  2.2+        Pending member c-1-... in group g has been removed after session timeout expiration.
-PendingMemberAdded (KIP-394: the member must rejoin with its new id)
-  2.4-3.9     Dynamic member with unknown member id joins group g in Empty state. Created a new member id c-1-... and request the member to rejoin with this id.
-  4.x         ... and requesting the member to rejoin with this id.
-MemberAdded (reason dynamic / static)
-  2.5-3.9     Dynamic Member with unknown member id joins group g in Stable state. Created a new member id c-1-... for this member and add to the group.
-  4.x         Dynamic member with unknown member id joins group g in state Stable. Created a new member id c-1-... and added the member to the group.
-  2.3+        Static member with groupInstanceId=i-1 and unknown member id joins group g in Empty state. Created a new member id i-1-... for this member and add to the group.
-  2.x DEBUG   Pending dynamic member with id c-1-... joins group g in PreparingRebalance state. Adding to the group now.
-MemberReplaced (member = new id when the line has it, reason = old member id)
-  2.3-2.4     Static member i-1 with unknown member id rejoins, assigning new member id i-1-..., while old member i-1-... will be removed.   (no group in the line)
-  2.5-2.8     Static member i-1 of group g with unknown member id rejoins, assigning new member id i-1-..., while old member id i-1-... will be removed.
-  3.0+        Static member with groupInstanceId=i-1 and unknown member id joins group g in Stable state. Replacing previously mapped member i-1-... with this groupInstanceId.
-KIP-848 consumer groups (4.x, `[GroupId g] ...`): "Member M joins the consumer group ..." (MemberAdded),
-  "Member M left the consumer group." (MemberRemoved leave_group), "Member M fenced from the group
-  because the member session expired." (MemberRemoved session_timeout; rebalance_timeout, sync_timeout).
+Wordings covered: every RebalanceStarted ("Preparing to rebalance/restabilize"),
+GenerationStabilized, AssignmentReceived (then GroupStable), GroupEmpty, GroupDead,
+GroupLoaded, MemberRemoved (session expiry, LeaveGroup, poll timeout from 3.2, rebalance and
+sync timeouts), PendingMemberAdded/Expired, MemberAdded and MemberReplaced line of 0.9 to 4.x,
+and the KIP-848 member lines; `docs/broker-log-parser.md` lists them by version with an
+example of each, and the layouts read.
 
 Simplifications: the coordinator's view only (no consumer events); member states after an event
 are not in the lines, so ``state`` is filled only where Kafka's code fixes it; a heartbeat expiry of
@@ -118,22 +61,24 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
 from .broker_log import START_TIME
+from .coordinator import POLL_TIMEOUT_PREFIX  # the client's reason for a KIP-62 poll-timeout LeaveGroup
 from .events import FIELDS
 
-#: Kafka 3.x's poll-timeout LeaveGroup reason (AbstractCoordinator.maybeLeaveGroup).
-POLL_TIMEOUT_REASON = "consumer poll timeout has expired"
 #: Lines of one record a wrapped line may be spread over (the first and up to 3 more).
 MAX_CONTINUATION_LINES = 3
+#: Columns of `ParseResult.rows`: the event schema, then where the event was read.
+ROW_FIELDS = (*FIELDS, "file", "line", "seq")
 #: Columns of `ParseResult.unparsed`.
 UNPARSED_FIELDS = ("file", "line", "problem", "text")
 #: Counters of a parse (`ParseResult.counts`).
 COUNTS = ("lines", "coordinator", "events", "ignored", "unparsed", "salvaged", "joined", "other")
 
+# The coordinator's message prefixes; the group that matched (`Match.lastgroup`) names the source.
 _MARK = re.compile(
-    r"\[(?:GroupCoordinator (?P<b1>-?\d+)\]:? ?"
-    r"|GroupCoordinator id=(?P<b2>-?\d+) topic=\S+ partition=\d+\] ?"
-    r"|GroupMetadataManager brokerId=(?P<b3>-?\d+)\] ?"
-    r"|Group Metadata Manager on Broker (?P<b4>-?\d+)\]:? ?)")
+    r"\[(?:GroupCoordinator (?P<coordinator>-?\d+)\]:? ?"
+    r"|GroupCoordinator id=(?P<new_coordinator>-?\d+) topic=\S+ partition=\d+\] ?"
+    r"|GroupMetadataManager brokerId=(?P<metadata_manager>-?\d+)\] ?"
+    r"|Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d+)\]:? ?)")
 _LOGGERS = (" (kafka.coordinator", " (org.apache.kafka.coordinator")
 # The last date-time in the head (the application's own, after any container runtime's).
 _TS = re.compile(r".*(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[,.](\d{1,9}))?(?: ?(Z|[+-]\d\d:?\d\d)\b)?")
@@ -175,7 +120,7 @@ def _members(text: str) -> list[str]:
 
 
 def _leave_reason(client_reason: str | None) -> str:
-    return "poll_timeout" if (client_reason or "").startswith(POLL_TIMEOUT_REASON) else "leave_group"
+    return "poll_timeout" if (client_reason or "").startswith(POLL_TIMEOUT_PREFIX) else "leave_group"
 
 
 _ADDING = re.compile(r"Adding new member (\S+?)(?: with group instance ?id (\S+?))?(?:;|$)")
@@ -219,7 +164,7 @@ def _empty(m, t, ctx):
 
 
 def _dead_and_removed(m, t, ctx):
-    if ctx.prefix == "b4":  # 0.10.1's GroupMetadataManager: the group's offsets expired
+    if ctx.prefix == "old_metadata_manager":  # 0.10.1's GroupMetadataManager: the group's offsets expired
         return [_ev(t, "GroupDead", m["g"], None, int(m["n"]), "expired", state="Dead")]
     # 0.9-0.10.0 GroupCoordinator: a join phase ended with nobody; the group is removed, generation kept.
     return [_ev(t, "GroupEmpty", m["g"], None, int(m["n"]), state="Dead")]
@@ -404,7 +349,7 @@ _OTHER, _IGNORED, _EVENTS, _UNPARSED = range(4)
 
 @dataclass
 class ParseResult:
-    """Events (FIELDS + file, line), lines kept aside (UNPARSED_FIELDS) and counters (COUNTS)."""
+    """Events (ROW_FIELDS), lines kept aside (UNPARSED_FIELDS) and counters (COUNTS)."""
 
     rows: list = field(default_factory=list)
     unparsed: list = field(default_factory=list)
@@ -416,22 +361,34 @@ class ParseResult:
         self.counts.update(other.counts)
 
     def events(self):
-        """The events as a DataFrame: kafkasim's event schema plus `file`, `line` and `seq`
-        (an order within the file: line * 1_000_000 + the event's index on its line)."""
+        """The events as a pandas DataFrame (see `events_table`)."""
         import pandas as pd
 
         from .events import to_frame
 
         df = to_frame([r[:len(FIELDS)] for r in self.rows])
-        df["file"] = pd.Series([r[-2] for r in self.rows], dtype="object")
-        df["line"] = pd.Series([r[-1] for r in self.rows], dtype="int64")
-        df["seq"] = df["line"] * 1_000_000 + df.groupby(["file", "line"]).cumcount()
+        for i, name in enumerate(("file", "line", "seq"), start=len(FIELDS)):
+            df[name] = pd.Series([r[i] for r in self.rows], dtype="object" if name == "file" else "int64")
         return df
 
-    def unparsed_frame(self):
-        import pandas as pd
+    def events_table(self):
+        """The events as a pyarrow Table: kafkasim's event schema plus `file`, `line` and `seq`
+        (an order within the file: line * 1_000_000 + the event's index on its line)."""
+        import pyarrow as pa
 
-        return pd.DataFrame(self.unparsed, columns=list(UNPARSED_FIELDS)).astype({"line": "int64"})
+        from .events import to_arrow
+
+        return to_arrow(self.rows, [pa.field("file", pa.string()), pa.field("line", pa.int64()),
+                                    pa.field("seq", pa.int64())])
+
+    def unparsed_table(self):
+        """The lines kept aside as a pyarrow Table (UNPARSED_FIELDS)."""
+        import pyarrow as pa
+
+        schema = pa.schema([("file", pa.string()), ("line", pa.int64()), ("problem", pa.string()),
+                            ("text", pa.string())])
+        columns = list(zip(*self.unparsed)) if self.unparsed else [()] * 4
+        return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)], schema=schema)
 
 
 class LogParser:
@@ -700,6 +657,7 @@ class LogParser:
         elif kind == _UNPARSED:
             result.unparsed.append((self.file, n, outcome[2], text))
         else:
+            k = 0
             for event in outcome[2]:
                 if event[4] == "MemberAdded":
                     # The same addition told twice, by a join line and the next line's rebalance reason.
@@ -708,7 +666,8 @@ class LogParser:
                     self._last_added = (key, self._records)
                     if key == last and at == self._records - 1:
                         continue
-                result.rows.append((*event, self.file, n))
+                result.rows.append((*event, self.file, n, n * 1_000_000 + k))
+                k += 1
             if len(outcome) == 4:
                 counts["salvaged"] += 1
                 result.unparsed.append((self.file, n, outcome[3], text))

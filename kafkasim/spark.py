@@ -50,7 +50,7 @@ from .broker_log import START_TIME
 from .errors import ConfigError
 from .events import FIELDS, REMOVAL_REASONS
 from .grid import SUMMARY_COLUMNS, Grid, RunSpec, run_one, typed_params, write_events
-from .log_parser import (COUNTS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk)
+from .log_parser import COUNTS, chunk_plan, count_newlines, expand_paths, parse_chunk
 
 MIN_JAVA = 17
 #: Runs per sweep task unless told otherwise (see `sweep`).
@@ -331,7 +331,7 @@ def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None
     body = functools.partial(_simulate_partition, events_root=os.path.join(out, "events"), types=types, done=done,
                              failed=failed)
     summaries = frame.mapInPandas(body, schema=_summary_ddl(types))
-    progress = _progress(progress, "sweep")
+    progress = _progress(progress, f"sweep of {len(pending)} runs")
     try:
         with _Watch(spark, progress):
             # One file per combination of the swept values (not one per task and combination).
@@ -379,24 +379,14 @@ _COUNTS_DDL = "chunk long, " + ", ".join(f"{c} long" for c in COUNTS)
 def _parse_partition(batches, out: str, origin: str):
     """mapInPandas body: parse each chunk, write its events and unparsed lines, yield its counts."""
     import pandas as pd
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .events import arrow_schema
-
-    event_schema = arrow_schema().append(pa.field("file", pa.string())).append(
-        pa.field("line", pa.int64())).append(pa.field("seq", pa.int64()))
-    unparsed_schema = pa.schema([("file", pa.string()), ("line", pa.int64()), ("problem", pa.string()),
-                                 ("text", pa.string())])
     for batch in batches:
         rows = []
         for chunk, path, start, end, before in zip(batch["chunk"], batch["path"], batch["start"], batch["end"],
                                                    batch["newlines_before"]):
             result = parse_chunk(path, int(start), int(end), int(before), datetime.fromisoformat(origin))
-            for folder, table in (("events", pa.Table.from_pandas(result.events(), schema=event_schema,
-                                                                  preserve_index=False)),
-                                  ("unparsed", pa.Table.from_pandas(result.unparsed_frame(), schema=unparsed_schema,
-                                                                    preserve_index=False))):
+            for folder, table in (("events", result.events_table()), ("unparsed", result.unparsed_table())):
                 target = os.path.join(out, folder, f"part-{int(chunk):05d}.parquet")
                 pq.write_table(table, f"{target}.tmp-{os.getpid()}")
                 os.replace(f"{target}.tmp-{os.getpid()}", target)

@@ -89,3 +89,10 @@ def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
     assert "of 2 combinations" in out
     assert main(args) == EXIT_OK
     assert "0 simulated now (0 ok, 0 failed), 2 already in" in capsys.readouterr().out
+
+
+def test_the_example_grid_is_valid():
+    from kafkasim.grid import Grid
+
+    grid = Grid.from_file(ROOT / "examples" / "gc-pause-grid.yaml")
+    assert len(grid.runs()) == 75

@@ -13,15 +13,16 @@ from datetime import datetime
 
 import pytest
 
-from coordinator_helpers import join, new_coordinator, stable_group, two_step_join
+from coordinator_helpers import join, stable_group, two_step_join
 from kafkasim import Scenario, simulate
 from kafkasim import faults as F
 from kafkasim.config import KAFKA_VERSIONS
 from kafkasim.events import FIELDS
-from kafkasim.log_parser import (chunk_plan, count_newlines, expand_paths, parse_chunk, parse_file,
-                                 parse_lines)
+from kafkasim.log_parser import (ROW_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk,
+                                 parse_file, parse_lines)
 
 ORIGIN = datetime(2024, 3, 5, 20, 0, 0)
+LINE = ROW_FIELDS.index("line")
 STAMP = "[2024-03-05 20:21:14,681]"
 T = (21 * 60 + 14) * 1000 + 681  # STAMP in ms since ORIGIN
 M1 = "consumer-1-0b1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -319,7 +320,7 @@ def test_hard_wrapped_lines_are_joined(width, keep_space):
     check(evs[2], generation=12, reason=f"Adding new member {M1} with group instance id None; client reason: not "
                                         f"provided")
     assert result.unparsed == [] and result.counts["lines"] == len(pieces) + 2
-    assert parse_lines([before, *pieces, before]).rows[-1][-1] == len(pieces) + 2  # line numbers stay physical
+    assert parse_lines([before, *pieces, before]).rows[-1][LINE] == len(pieces) + 2  # line numbers stay physical
 
 
 def test_every_cut_of_a_line_is_either_salvaged_correctly_or_kept_aside():
@@ -330,7 +331,7 @@ def test_every_cut_of_a_line_is_either_salvaged_correctly_or_kept_aside():
     assert whole.unparsed == []
     by_line = {}
     for row in whole.rows:
-        by_line.setdefault(row[-1], []).append(row[:len(FIELDS)])
+        by_line.setdefault(row[LINE], []).append(row[:len(FIELDS)])
     salvaged = 0
     for n, line in enumerate(run.broker_log, start=1):
         start = line.index("]: ") + 3
@@ -458,7 +459,7 @@ def assert_read_back(broker_log, rows, version):
             assert (parsed[5], parsed[11]) == (simulated[match][5] - 1, "Dead")
         else:
             match = next((i for i, s in enumerate(simulated) if i not in used and _same(parsed, s, version)), None)
-            assert match is not None, f"parsed {parsed} from line {row[-1]} is not a simulated event"
+            assert match is not None, f"parsed {parsed} from line {row[LINE]} is not a simulated event"
         used.add(match)
     return Counter(s[4] for s in simulated), Counter(r[4] for r in result.rows)
 
