@@ -577,7 +577,7 @@ def _with_derived(summaries):
 def _params(summaries, params) -> list[str]:
     if params is not None:
         return list(params)
-    return [c for c in summaries.columns if c not in SUMMARY_COLUMNS and c != "_n"]
+    return [c for c in summaries.columns if c not in SUMMARY_COLUMNS]
 
 
 def by_parameters(summaries, metrics: Iterable[str] = ("rebalances_per_hour", "partition_downtime_ms", "duplicates"),
