@@ -83,6 +83,11 @@ def _sweep(args) -> int:
         print(f"  summaries: {os.path.join(result.out, 'summaries')}")
         print(f"  safe (no member removed except by its own LeaveGroup, no duplicates): "
               f"{sum(r['safe'] for r in safe)} of {len(safe)} combinations")
+        if len(safe) <= 40:
+            for r in safe:
+                setting = ", ".join(f"{name}={r[column]}" for name, column in grid.columns.items())
+                print(f"    {'safe  ' if r['safe'] else 'UNSAFE'} {setting}: {r['safe_runs']}/{r['runs']} runs safe, "
+                      f"up to {r['worst_removals_unplanned']} removals, {r['worst_duplicates']} duplicates")
         if result.failed:
             failed = summaries.where("error IS NOT NULL").select("run_id", "error").limit(3).collect()
             for row in failed:

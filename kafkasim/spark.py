@@ -164,12 +164,13 @@ class StderrProgress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.start = time.monotonic()
         self._last = -1e9
+        self._shown = None
 
     def __call__(self, done: int, total: int, note: str = "") -> None:
         now = time.monotonic()
-        if not self.tty and now - self._last < self.every and done < total:
+        if (done, total) == self._shown or (not self.tty and now - self._last < self.every and done < total):
             return
-        self._last = now
+        self._last, self._shown = now, (done, total)
         pct = 100.0 * done / total if total else 100.0
         text = f"{self.label}: {done}/{total} tasks ({pct:.0f}%){note}, {now - self.start:.0f} s"
         self.stream.write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
@@ -206,15 +207,16 @@ class _Watch:
         return False
 
     def _report(self) -> None:
+        """Tasks of the first stage of each job: the simulations (or log chunks); later stages
+        only write what those produced, and adaptive execution may skip their tasks."""
         tracker = self.sc.statusTracker()
         done = total = 0
         for job_id in tracker.getJobIdsForGroup(self.group):
             job = tracker.getJobInfo(job_id)
-            for stage_id in job.stageIds if job else ():
-                stage = tracker.getStageInfo(stage_id)
-                if stage is not None:
-                    done += stage.numCompletedTasks
-                    total += stage.numTasks
+            stage = tracker.getStageInfo(min(job.stageIds)) if job and job.stageIds else None
+            if stage is not None:
+                done += stage.numCompletedTasks
+                total += stage.numTasks
         if total:
             self.progress(done, total)
 
@@ -322,8 +324,9 @@ def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None
     # A Python task costs tens of ms however little it does: enough runs per task that the
     # simulations dominate, enough tasks per core to balance the load and report progress.
     tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
-    if runs_per_task is None:
-        tasks = max(min(tasks, 8 * parallelism), min(len(pending), 2 * parallelism))
+    if runs_per_task is None:  # 4 to 8 tasks per core, whole waves
+        tasks = -(-max(min(tasks, 8 * parallelism), 4 * parallelism) // parallelism) * parallelism
+    tasks = min(tasks, len(pending))
     rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
     frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
                                   "run_id string, params string, seed long, spec string")
