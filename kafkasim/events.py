@@ -19,6 +19,9 @@ kind        str    a Kafka request name (JoinGroup, SyncGroup, Heartbeat, LeaveG
                    Processed, Commit, CommitFailed, ...; the broker network model (kafkasim.network) adds
                    Produce/Fetch/... (request read) and ProduceResponse/... (response sent), ChannelMuted,
                    ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked
+
+                   Processed, Commit, CommitFailed, ...; parsed broker logs add GroupLoaded
+                   (kafkasim.log_parser)
 generation  int    the group generation the event belongs to (None when not applicable)
 topic       str    topic, for partition-level events
 partition   int    partition number, for partition-level events
@@ -92,3 +95,15 @@ def arrow_schema():
 
     types = {"time": pa.int64(), "generation": pa.int32(), "partition": pa.int32(), "value": pa.float64()}
     return pa.schema([pa.field(name, types.get(name, pa.string())) for name in FIELDS])
+
+
+def to_arrow(rows, extra=()):
+    """Rows as a pyarrow Table: tuples in FIELDS order, then one value per field of `extra`
+    (pyarrow fields), built column by column without pandas (fast enough for Parquet writers)."""
+    import pyarrow as pa
+
+    schema = arrow_schema()
+    for f in extra:
+        schema = schema.append(f)
+    columns = list(zip(*rows)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays([pa.array(col, type=f.type) for col, f in zip(columns, schema)], schema=schema)

@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import settings
 
 # The simulator is deterministic, and so should its tests be: "ci" (the default) runs
@@ -13,3 +14,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # Spark binds its driver to this address instead of resolving the host name (which
 # warns, or fails in a sandbox). Kernels started by the notebook tests inherit it.
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One quiet local[2] SparkSession for every Spark test (GUIDE §4); skipped without PySpark or Java."""
+    pytest.importorskip("pyspark")
+    from kafkasim import spark as ks
+
+    problem = ks.java_problem()
+    if problem:
+        pytest.skip(problem)
+    session = ks.session("local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"})
+    yield session
+    session.stop()
