@@ -80,7 +80,7 @@ def test_demo_page_draws_and_interacts_without_a_kernel(reports):
     facts = reports["book/offline-pages.html"].facts
     assert facts["charts"] == facts["chartsDrawn"] == 1
     assert facts["slidersRedrawing"] == facts["chartSliders"] == 1  # the bound slider redraws the chart
-    assert facts["widgetsRendered"] > 0
+    assert facts["widgetsRendered"] > 0 and facts["widgetLinks"] == 1
     assert facts["widgetLink"]["after"] != facts["widgetLink"]["before"]  # jslink, in the browser
     assert facts["mathRendered"] == facts["math"] > 0
     assert facts["solutionOutput"].startswith("14 release lines")

@@ -69,7 +69,9 @@ INSPECT_JS = r"""
     chartErrors: charts.filter((c) => c.querySelector(".error")).length,
     chartSliders: charts.reduce((n, c) => n + c.querySelectorAll('.vega-bindings input[type="range"]').length, 0),
     widgetViews: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
-    widgetsRendered: document.querySelectorAll(".jupyter-widgets.widget-container, .jupyter-widgets.widget-inline-hbox").length,
+    widgetsRendered: document.querySelectorAll(".jupyter-widgets").length,
+    widgetLinks: [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-state+json"]')]
+      .reduce((n, s) => n + (s.textContent.match(/"model_name": ?"LinkModel"/g) || []).length, 0),
     math: document.querySelectorAll(".math").length,
     mathRendered: document.querySelectorAll("mjx-container").length,
     solutions: solutions.length,
@@ -194,6 +196,7 @@ class Chromium:
         self._write, self._read = to_browser[1], from_browser[0]
         self._buffer = b""
         self._next_id = 0
+        self._awaited: set[int] = set()  # ids of commands whose results `call` waits for
         self._results: dict[int, dict] = {}
         self.handlers: list = []  # called with every event message
 
@@ -219,7 +222,8 @@ class Chromium:
         for raw in messages:
             message = json.loads(raw)
             if "id" in message:
-                self._results[message["id"]] = message
+                if message["id"] in self._awaited:
+                    self._results[message["id"]] = message
             else:
                 for handler in self.handlers:
                     handler(message)
@@ -228,11 +232,13 @@ class Chromium:
              timeout: float = 30.0) -> dict:
         """Send a command and wait for its result (events keep flowing to the handlers)."""
         ident = self._send(method, params, session)
+        self._awaited.add(ident)
         deadline = time.monotonic() + timeout
         while ident not in self._results:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no answer to {method} in {timeout} s")
             self._pump(deadline - time.monotonic())
+        self._awaited.discard(ident)
         message = self._results.pop(ident)
         if "error" in message:
             raise RuntimeError(f"{method}: {message['error']}")
@@ -420,10 +426,10 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
         tab.screenshot(shot, tab.evaluate(CHART_BOX_JS % i))
         report.screenshots.append(shot.name)
 
-    if facts["widgetsRendered"]:
+    if facts["widgetLinks"]:
         link = facts["widgetLink"] = tab.evaluate(WIDGET_LINK_JS)
-        if link and link["before"] == link["after"]:
-            report.problems.append(f"moving a widget slider changed no linked widget: {link}")
+        if not link or link["before"] == link["after"]:
+            report.problems.append(f"moving a widget slider moved no jslinked widget: {link}")
 
     if facts["solutions"]:
         box = tab.evaluate(OPEN_SOLUTION_JS)
