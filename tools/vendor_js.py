@@ -153,6 +153,7 @@ def vendor(force: bool = False, dest: Path = VENDOR) -> dict[str, str]:
     record = dest / "versions.json"
     old = json.loads(record.read_text()) if record.exists() else {}
     if force or old.get("requested") != specs:
+        print("fetching from npm: " + ", ".join(f"{n}@{v}" for n, v in specs.items()), flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             packed = npm_pack(specs, Path(tmp))
             staging = Path(tmp) / "vendor"
