@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml tools/register_kernel.py
 	$(BIN)/python tools/register_kernel.py
 	touch $@
 
-test: venv
+test: venv chromium
 	$(BIN)/python -m pytest -q tests
 
 lab: venv
@@ -34,5 +34,34 @@ bench: venv
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build book/_build .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) build book/_build book/_vendor .pytest_cache .hypothesis *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# --- The book (book/README.md) ----------------------------------------------------------------
+# `make book`: execute the chapters with papermill (full size; up-to-date copies in build/executed/
+# are reused), then build the site into book/_build/html with Jupyter Book; warnings fail it.
+# `make book-check`: open every page of that site in headless Chromium, offline (screenshots in
+# build/screenshots/book/). `make test` checks a CI-sized build the same way (tests/test_site.py).
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM  # read by tools/site_check.py
+
+.PHONY: book book-check chromium
+
+book: venv
+	$(BIN)/python tools/book.py
+
+book-check: book chromium
+	$(BIN)/python tools/site_check.py book/_build/html build/screenshots/book
+
+# Debian's chromium, installed when missing (needs root: apt-get).
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's chromium for the book's browser check"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	else \
+		echo "The book's browser check needs Chromium at $(CHROMIUM). Install it as root:" >&2; \
+		echo "    sudo apt-get install chromium     (Debian/Ubuntu)" >&2; \
+		echo "or point make at another Chromium/Chrome binary: make test CHROMIUM=/path/to/chrome" >&2; \
+		exit 1; \
+	fi

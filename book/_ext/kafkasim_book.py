@@ -1,0 +1,64 @@
+"""Sphinx extension of the kafkasim book: the chapter conventions of book/README.md, applied when
+the book is built (the notebooks themselves stay plain Jupyter notebooks).
+
+* Solutions: a code cell tagged ``solution`` is folded, input and output, behind a "Show solution"
+  toggle (myst-nb's ``hide-cell``, whatever other ``hide-*`` tag it has). The cell was executed like
+  every other, and its output usually gives the answer away, so both stay hidden until clicked.
+* Altair: a page with Altair output gets the vendored vega, vega-lite and vega-embed and the shim
+  that tells Altair's HTML output they are loaded (``kafkasim_vega_js`` in _config.yml, files from
+  tools/vendor_js.py). Sphinx puts them in <head> without ``defer``, so they run before the chart's
+  inline script, which then skips its CDN download. Other pages do not load vega at all.
+* ``{{ repository_url }}`` in a page is the repository URL of _config.yml (its one place).
+* Two fixes for a clean browser console: a script registered twice is written once (sphinx-thebe
+  0.3 adds its inline config twice under Sphinx 7, and the second ``const`` is a SyntaxError), and
+  _config.yml gives the theme a default colour mode (without one, pydata-sphinx-theme logs an error
+  on a reader's first visit).
+"""
+
+from __future__ import annotations
+
+import json
+
+SOLUTION_TAG = "solution"
+SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
+ALTAIR_OUTPUT = 'id="altair-viz-'  # the div of every chart Altair's HTML renderer writes
+
+
+def fold_solutions(app, docname: str, source: list[str]) -> None:
+    """source-read: rewrite the tags of ``solution`` cells before myst-nb reads the notebook."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        return
+    notebook = json.loads(source[0])
+    solutions = [c for c in notebook.get("cells", [])
+                 if SOLUTION_TAG in c.get("metadata", {}).get("tags", [])]
+    for cell in solutions:
+        meta = cell["metadata"]
+        meta["tags"] = [t for t in meta["tags"] if not t.startswith("hide-")] + ["hide-cell"]
+        meta.setdefault("mystnb", {}).update(SOLUTION_PROMPTS)
+    if solutions:
+        source[0] = json.dumps(notebook)
+
+
+def page_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """html-page-context: vega on pages that draw Altair charts; each script once."""
+    if ALTAIR_OUTPUT in context.get("body", ""):
+        for path in app.config.kafkasim_vega_js:
+            app.add_js_file(path)
+    scripts, unique = context.get("script_files", []), {}
+    for script in scripts:
+        unique.setdefault((script.filename or "", tuple(sorted(script.attributes.items()))), script)
+    scripts[:] = unique.values()
+
+
+def add_substitutions(app, config) -> None:
+    """config-inited: {{ repository_url }} for pages."""
+    url = config.html_theme_options.get("repository_url", "")
+    config.myst_substitutions = {**config.myst_substitutions, "repository_url": url}
+
+
+def setup(app):
+    app.add_config_value("kafkasim_vega_js", [], "html")
+    app.connect("config-inited", add_substitutions)
+    app.connect("source-read", fold_solutions)
+    app.connect("html-page-context", page_scripts, priority=900)  # after other extensions
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

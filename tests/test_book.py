@@ -1,0 +1,158 @@
+"""The book's generated pages and build conventions, without building it (fast).
+
+The built site itself is checked in a browser by tests/test_site.py.
+"""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import book_pages  # noqa: E402
+import vendor_js  # noqa: E402
+from kafkasim.config import BROKER_CONFIGS, CONSUMER_CONFIGS, ZOOKEEPER_CONSUMER_CONFIGS  # noqa: E402
+
+CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def load_extension():
+    spec = importlib.util.spec_from_file_location("kafkasim_book", ROOT / "book" / "_ext" / "kafkasim_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def chapters():
+    return [book_pages.read_chapter(p, ROOT) for p in CHAPTERS]
+
+
+@pytest.fixture(scope="module")
+def glossary(chapters):
+    return book_pages.glossary(chapters)
+
+
+def glossary_entry(glossary: str, name: str) -> str:
+    """The lines of one term (from its name up to the next unindented line)."""
+    lines = glossary.splitlines()
+    start = lines.index(name)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] and not lines[i].startswith(" "))
+    return "\n".join(lines[start:end])
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_chapter_opens_with_numbered_title_and_promise(path):
+    chapter = book_pages.read_chapter(path, ROOT)
+    assert chapter.number and path.name.startswith(chapter.number)
+    assert chapter.title != path.stem, "the first markdown cell must start with '# NN · Title'"
+    assert chapter.promise.endswith((".", "!", "?")), "a one-sentence promise must follow the title"
+
+
+def test_chapter_00_title_and_promise(chapters):
+    welcome = chapters[0]
+    assert (welcome.docname, welcome.number) == ("notebooks/00-welcome", "00")
+    assert welcome.title == "Welcome: one rebalance, request by request"
+    assert welcome.promise.startswith("By the end of this chapter") and welcome.promise.endswith("held it back.")
+
+
+def test_chapter_map_links_every_chapter(chapters):
+    table = book_pages.chapter_map(chapters)
+    for c in chapters:
+        assert f"{{doc}}`{c.title} </{c.docname}>`" in table
+
+
+def test_glossary_has_every_config_once(glossary):
+    names = set(CONSUMER_CONFIGS) | set(BROKER_CONFIGS) | set(ZOOKEEPER_CONSUMER_CONFIGS)
+    terms = [line for line in glossary.splitlines()[1:-1] if line and not line.startswith(" ")]
+    assert sorted(terms) == sorted(names)
+
+
+def test_glossary_merges_scopes_of_one_name(glossary):
+    # fetch.max.bytes is both a consumer config (KIP-74, 0.10.1) and a broker cap (KIP-541, 2.5).
+    entry = glossary_entry(glossary, "fetch.max.bytes")
+    assert "**Consumer**, added in 0.10.1 (KIP-74, KAFKA-2063)" in entry
+    assert "**Broker**, added in 2.5 (KIP-541, KAFKA-9101)" in entry
+    assert "`52428800` since 0.10.1" in entry and "`57671680` since 2.5" in entry
+
+
+def test_glossary_defaults_by_version(glossary):
+    # session.timeout.ms: 30 s in 0.9, 10 s with KIP-62 (0.10.1), 45 s with KIP-735 (3.0).
+    assert "`30000` from 0.9, `10000` from 0.10.1, `45000` from 3.0" in glossary_entry(glossary, "session.timeout.ms")
+    # group.max.size shipped as Int.MaxValue (KIP-389 had proposed 1,000,000).
+    assert "`2147483647 (Int.MaxValue)` since 2.2" in glossary_entry(glossary, "group.max.size")
+    assert "`range` from 0.9, `range,cooperative-sticky` from 3.0" in glossary_entry(
+        glossary, "partition.assignment.strategy")
+
+
+def test_glossary_lists_the_chapters_that_name_a_config(glossary):
+    # Chapter 00 teaches group.initial.rebalance.delay.ms; it never mentions the 0.8 fetcher count.
+    assert "{doc}`00 </notebooks/00-welcome>`" in glossary_entry(glossary, "group.initial.rebalance.delay.ms")
+    assert "not discussed in a chapter yet" in glossary_entry(glossary, "num.consumer.fetchers")
+
+
+@pytest.mark.parametrize("text, found", [
+    ("set `session.timeout.ms` to 10 s", True),
+    ("it expires after session.timeout.ms.", True),       # end of a sentence
+    ("zookeeper.session.timeout.ms = 6000", False),       # a longer name
+    ("group.min.session.timeout.ms", False),
+    ("session.timeout.ms.extra", False),
+    ("session_timeout_ms=10_000", False),                 # a Python keyword, not the config
+])
+def test_mentions(text, found):
+    assert book_pages.mentions(text, "session.timeout.ms") is found
+
+
+class FakeApp:
+    class env:
+        @staticmethod
+        def doc2path(docname):
+            return Path(docname + ".ipynb")
+
+
+def test_solution_tag_folds_the_whole_cell():
+    nb = {"cells": [
+        {"cell_type": "code", "metadata": {"tags": ["solution", "hide-input"]}, "source": "answer = 42"},
+        {"cell_type": "code", "metadata": {"tags": ["check"]}, "source": "check(answer)"},
+    ]}
+    source = [json.dumps(nb)]
+    load_extension().fold_solutions(FakeApp, "notebooks/99-x", source)
+    solution, check = json.loads(source[0])["cells"]
+    assert solution["metadata"]["tags"] == ["solution", "hide-cell"]
+    assert solution["metadata"]["mystnb"] == {"code_prompt_show": "Show solution",
+                                              "code_prompt_hide": "Hide solution"}
+    assert check["metadata"] == {"tags": ["check"]}
+
+
+@pytest.mark.parametrize("member, package, target", [
+    ("package/build/vega.min.js", "vega", "vega/vega.min.js"),
+    ("package/build/vega.js", "vega", None),
+    ("package/LICENSE", "vega-lite", "vega/LICENSE-vega-lite"),
+    ("package/dist/embed.js", "@jupyter-widgets/html-manager", "html-manager/embed.js"),
+    ("package/dist/embed-amd.js", "@jupyter-widgets/html-manager", None),   # needs RequireJS
+    ("package/dist/embed.js.map", "@jupyter-widgets/html-manager", None),
+    ("package/es5/input/tex/extensions/cancel.js", "mathjax", "mathjax/input/tex/extensions/cancel.js"),
+    ("package/es5/tex-svg-full.js", "mathjax", None),
+])
+def test_vendored_files(member, package, target):
+    assert vendor_js._target(member, package) == target
+
+
+def test_altair_shim_matches_altairs_default_renderer():
+    # Altair's HTML output skips its CDN download of a library when
+    # VEGA_DEBUG[lib.replace("-", "") + "_version"] equals the version it asks for:
+    # the shim written by vendor_js must set exactly those keys and values.
+    import altair as alt
+    import pandas as pd
+
+    html = alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x="x")._repr_mimebundle_()
+    html = html[0]["text/html"] if isinstance(html, tuple) else html["text/html"]
+    assert 'var key = `${lib.replace("-", "")}_version`;' in html
+    assert "VEGA_DEBUG[key] == version" in html
+    shim = vendor_js.altair_versions()
+    for lib in ("vega", "vega-lite", "vega-embed"):
+        assert f'maybeLoadScript("{lib}", "{shim[lib.replace("-", "") + "_version"]}")' in html
