@@ -18,10 +18,8 @@ kind        str    a Kafka request name (JoinGroup, SyncGroup, Heartbeat, LeaveG
                    AssignmentReceived, ...); consumers add PartitionsRevoked, PartitionsAssigned,
                    Processed, Commit, CommitFailed, ...; the broker network model (kafkasim.network) adds
                    Produce/Fetch/... (request read) and ProduceResponse/... (response sent), ChannelMuted,
-                   ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked
-
-                   Processed, Commit, CommitFailed, ...; parsed broker logs add GroupLoaded
-                   (kafkasim.log_parser)
+                   ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked;
+                   parsed broker logs add GroupLoaded (kafkasim.log_parser)
 generation  int    the group generation the event belongs to (None when not applicable)
 topic       str    topic, for partition-level events
 partition   int    partition number, for partition-level events
