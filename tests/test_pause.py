@@ -175,10 +175,13 @@ def test_cooperative_onpartitionsassigned_gets_only_added_partitions():
 @pytest.mark.parametrize("protocol", [EAGER, COOPERATIVE])
 @pytest.mark.parametrize("change", ["join", "leave", "lost"])
 def test_repausing_in_onpartitionsassigned_returns_nothing_unexpected(version, protocol, change):
+    kwargs = dict(kafka_version=version, protocol=protocol, remedy="repause_on_assigned",
+                  changes=((12_000, change, "consumer-1" if change == "lost" else None),))
     if protocol == COOPERATIVE and not at_least(version, "2.4"):
-        pytest.skip("cooperative needs 2.4")
-    run = simulate_pause(kafka_version=version, protocol=protocol, remedy="repause_on_assigned",
-                         changes=((12_000, change, "consumer-1" if change == "lost" else None),))
+        with pytest.raises(ConfigError, match="2.4"):  # no cooperative protocol before KIP-429
+            simulate_pause(**kwargs)
+        return
+    run = simulate_pause(**kwargs)
     assert run.summary["unexpected_records"] == 0
     assert run.summary["unprocessed_at_end"] == 0
 

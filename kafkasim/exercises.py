@@ -1,0 +1,55 @@
+"""Self-checking "predict, then run" exercises for the chapters.
+
+A chapter asks the reader to write a prediction into a variable (a cell tagged ``exercise``),
+runs the scenario, and a cell tagged ``check`` compares the two with :func:`check`, which says
+right or wrong and why. It never raises on a wrong answer (a reader's notebook keeps running);
+it returns the verdict so that a ``solution`` cell can ``assert`` it with the right answer.
+
+    my_guess = None   # exercise: how many rebalances?
+    check(my_guess, run.summary["rebalances"], why="each removal and each rejoin is one rebalance")
+
+``tests/test_exercises.py`` runs every chapter once more with each ``exercise`` cell replaced by
+the wrong answer stored in its metadata (``"kafkasim": {"wrong": "my_guess = 99"}``) and expects
+every ``check`` cell to print :data:`WRONG`: a check that cannot fail is not an exercise.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+RIGHT = "✔ Right."
+WRONG = "✘ Not quite."
+UNANSWERED = "… No prediction yet."
+
+
+def _matches(predicted: Any, actual: Any, tolerance: float) -> bool:
+    if isinstance(actual, bool) or isinstance(predicted, bool):
+        return predicted is actual or predicted == actual
+    if isinstance(actual, (int, float)) and isinstance(predicted, (int, float)):
+        if tolerance:
+            return math.isclose(predicted, actual, rel_tol=tolerance, abs_tol=0)
+        return predicted == actual
+    if isinstance(actual, str) and isinstance(predicted, str):
+        return predicted.strip().lower() == actual.strip().lower()
+    if isinstance(actual, (set, frozenset, list, tuple)) and isinstance(predicted, (set, frozenset, list, tuple)):
+        return set(predicted) == set(actual) if isinstance(actual, (set, frozenset)) else list(predicted) == list(actual)
+    return predicted == actual
+
+
+def check(predicted: Any, actual: Any, why: str = "", *, tolerance: float = 0.0, unit: str = "") -> bool:
+    """Compare a reader's prediction with what the simulation measured; print the verdict and why.
+
+    `tolerance` is relative (0.1 accepts within 10 %); strings compare case-insensitively; sets
+    as sets. Returns True only for a right answer (None means "not answered yet": False).
+    """
+    shown = f"{actual}{' ' + unit if unit else ''}"
+    if predicted is None:
+        print(f"{UNANSWERED} Set your prediction in the cell above and run both cells again.")
+        return False
+    if _matches(predicted, actual, tolerance):
+        print(f"{RIGHT} The simulation says {shown}.{' ' + why if why else ''}")
+        return True
+    print(f"{WRONG} You predicted {predicted}{' ' + unit if unit else ''}; the simulation says {shown}."
+          f"{' ' + why if why else ''}")
+    return False
