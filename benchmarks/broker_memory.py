@@ -18,10 +18,8 @@ median of every scenario under 200 ms.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -30,6 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)  # this checkout's kafkasim, not an installed one
+
+from measure import machine_info  # noqa: E402  (one machine description for every benchmark)
 
 NAME = "broker_memory"
 TARGET_MS = 200.0
@@ -88,21 +88,6 @@ def run_suite(*, quick=False, repeat=3, python=None, log=print) -> list[dict]:
         log(f"  {name:32s} median {row['median_ms']:7.1f} ms  ({row['requests_sent']:,} requests)")
         rows.append(row)
     return rows
-
-
-def machine_info(python=None) -> dict:
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    pyver = platform.python_version()
-    if python and python != sys.executable:
-        pyver = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
-                               capture_output=True, text=True).stdout.strip()
-    return {"cpus": os.cpu_count(), "cpu_model": model, "python": pyver, "os": platform.platform(),
-            "date": datetime.date.today().isoformat()}
 
 
 def report(rows, info, repeat) -> str:

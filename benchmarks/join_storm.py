@@ -42,7 +42,6 @@ N, repeat) in a fresh subprocess, and prints a Markdown table of medians.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import platform
@@ -54,6 +53,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+
+from measure import machine_info  # noqa: E402  (one machine description for every benchmark)
 
 NAME = "join_storm"
 GROUP = "g"
@@ -403,31 +404,6 @@ def run_suite(*, quick=False, repeat=3, impls=DEFAULT_IMPLS, ns=None, python=Non
             raise RuntimeError(f"n={n}: request counts differ between implementations: "
                                f"{reqs}")
     return rows
-
-
-def machine_info(python=None):
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    pyver = platform.python_version()
-    if python and python != sys.executable:
-        pyver = subprocess.run([python, "-c", "import platform;"
-                                "print(platform.python_version())"],
-                               capture_output=True, text=True).stdout.strip()
-    try:
-        import simpy
-        simpy_version = simpy.__version__
-    except ImportError:
-        simpy_version = "not installed"
-    return {"cpus": os.cpu_count(), "cpu_model": model, "python": pyver,
-            "simpy": simpy_version, "os": platform.platform(),
-            "date": datetime.date.today().isoformat()}
 
 
 def _fmt_int(x):

@@ -12,10 +12,8 @@ run once to warm up, then `--repeat` times, and the median is reported.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -24,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kafkasim.config import KAFKA_VERSIONS  # noqa: E402
 from kafkasim.pause import ERAS, REMEDIES, behaviour_matrix, simulate_pause, sweep  # noqa: E402
+
+from measure import machine_info  # noqa: E402  (one machine description for every benchmark)
 
 NAME = "pause_rebalance"
 TARGET_S = 1.0  # the chapter sweep
@@ -90,17 +90,6 @@ def run_suite(*, quick=False, repeat=5, python=None, log=None):
         if log:
             log(f"{name}: {rows[-1]['wall_s']:.3f} s")
     return rows
-
-
-def machine_info(python=None):
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    return {"cpus": os.cpu_count(), "cpu_model": model, "python": platform.python_version(),
-            "os": platform.platform(), "date": datetime.date.today().isoformat()}
 
 
 def report(rows, info, repeat):

@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from join_storm import machine_info  # noqa: E402  (same machine description everywhere)
+from measure import machine_info  # noqa: E402
 
 NAME = "scenario_speed"
 CASES = ("default", "large")

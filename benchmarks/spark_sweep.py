@@ -36,7 +36,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-from join_storm import machine_info  # noqa: E402
+from measure import machine_info  # noqa: E402
 from measure import in_fresh_process  # noqa: E402
 
 NAME = "spark_sweep"

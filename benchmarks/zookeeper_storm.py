@@ -21,10 +21,8 @@ the clock starts, and so is kafkasim). Targets: ``incident`` in at most 3 s, exp
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -33,6 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+
+from measure import machine_info  # noqa: E402  (one machine description for every benchmark)
 
 NAME = "zookeeper_storm"
 CASES = ("incident", "incident-fixed", "incident-capacity", "explorer", "explorer-cold", "contrast",
@@ -106,21 +106,6 @@ def measure(case: str, repeat: int = 3, python: str | None = None, log=None) -> 
 
 def run_suite(*, quick=False, repeat=3, python=None, log=print) -> list[dict]:
     return [measure(c, repeat, python, log) for c in (QUICK_CASES if quick else CASES)]
-
-
-def machine_info(python=None) -> dict:
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    pyver = platform.python_version()
-    if python and python != sys.executable:
-        pyver = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
-                               capture_output=True, text=True).stdout.strip()
-    return {"cpus": os.cpu_count(), "cpu_model": model, "python": pyver, "os": platform.platform(),
-            "date": datetime.date.today().isoformat()}
 
 
 def report(rows, info, repeat) -> str:
