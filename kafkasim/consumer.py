@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 UNJOINED, PREPARING, COMPLETING, STABLE = "UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"
 EAGER, COOPERATIVE = "eager", "cooperative"
 INFINITY = float("inf")
+NONE = Errors.NONE
 
 #: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires.
 POLL_TIMEOUT_REASON = (
@@ -358,7 +359,8 @@ class Consumer:
     def _commit(self, sync: bool) -> None:
         if not self.owned:
             return
-        offsets = {self.world.partitions.tps[i]: pos for i, pos in self.owned.items()}
+        tps = self.parts.tps
+        offsets = {tps[i]: pos for i, pos in self.owned.items()}
         error: Errors | None = None
         if self.sim.now < self.cut_until:
             error = Errors.REQUEST_TIMED_OUT
@@ -369,9 +371,9 @@ class Consumer:
         else:
             if not self.kip62 and sync:
                 self._heartbeat_from_poll()  # commitSync runs the delayed heartbeat task too
-            error = self.coord.commit_offsets(self.world.group_id, self.member_id, self.generation, offsets,
+            error = self.coord.commit_offsets(self.group_id, self.member_id, self.generation, offsets,
                                               self.instance_id).error
-        if error is Errors.NONE:
+        if error is NONE:
             self._row("Commit", value=len(offsets))
             return
         exception = ("RebalanceInProgressException" if self.nonblocking_rebalance and error is Errors.REBALANCE_IN_PROGRESS
@@ -568,12 +570,16 @@ class Consumer:
         self.hb_timer = self.poll_timer = None
 
     def _heartbeat_tick(self, incarnation: int) -> None:
-        if incarnation != self.incarnation or self._paused(self._heartbeat_tick, incarnation):
+        if incarnation != self.incarnation:
+            return
+        now = self.sim.now
+        if not self.alive or now < self.frozen_until:
+            self._paused(self._heartbeat_tick, incarnation)
             return
         self.hb_timer = None
-        if self.state == STABLE or (self.state == COMPLETING and self.hb_in_completing):
+        if self.state is STABLE or (self.state is COMPLETING and self.hb_in_completing):
             self._send_heartbeat()
-            self.hb_timer = self.sim.schedule(self.heartbeat_ms, self._heartbeat_tick, incarnation)
+            self.hb_timer = self.sim.at(now + self.heartbeat_ms, self._heartbeat_tick, incarnation)
 
     def _heartbeat_from_poll(self) -> None:
         """Before KIP-62 the heartbeat is a delayed task run only inside poll()/commitSync()."""
@@ -581,11 +587,11 @@ class Consumer:
             self._send_heartbeat()
 
     def _send_heartbeat(self) -> None:
-        self.last_hb_send = self.sim.now
-        if self.sim.now < self.cut_until:
+        now = self.last_hb_send = self.sim.now
+        if now < self.cut_until:
             return  # lost; the coordinator's session timer keeps running
-        error = self.coord.heartbeat(self.world.group_id, self.member_id, self.generation, self.instance_id).error
-        if error is Errors.NONE:
+        error = self.coord.heartbeat(self.group_id, self.member_id, self.generation, self.instance_id).error
+        if error is NONE:
             return
         if error is Errors.REBALANCE_IN_PROGRESS:
             self.need_join = True

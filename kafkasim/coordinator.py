@@ -879,13 +879,12 @@ class GroupCoordinator:
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
                   callback: Callable | None = None) -> HeartbeatResponse:
         """handleHeartbeat: renews the session; REBALANCE_IN_PROGRESS tells the member to rejoin."""
-        resp = HeartbeatResponse(callback)
         error = self._heartbeat(group_id, member_id, generation_id, group_instance_id)
         if self.record_heartbeats or error is not Errors.NONE:
             group = self.groups.get(group_id)
             self._rows.append((self.sim.now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None,
                                None, error._name_, None, None, group.state if group else None))
-        return _answered(resp, error)
+        return _answered(HeartbeatResponse(callback), error)
 
     def heartbeat_batch(self, group_id: str, member_ids: Iterable[str], generation_id: int) -> dict[str, Errors]:
         """Heartbeats from many members at the same instant (same semantics as `heartbeat`).
@@ -957,7 +956,7 @@ class GroupCoordinator:
         self.stats["requests"] += 1
         resp = OffsetCommitResponse(callback)
         error = self._commit(group_id, member_id, generation_id, offsets, group_instance_id)
-        resp.partition_errors = {p: error for p in offsets}
+        resp.partition_errors = dict.fromkeys(offsets, error)
         group = self.groups.get(group_id)
         self._rows.append((self.sim.now, "coordinator", group_id, member_id or None, "OffsetCommit", generation_id,
                            None, None, error._name_, None, float(len(offsets)), group.state if group else None))

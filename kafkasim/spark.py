@@ -89,7 +89,7 @@ def java_problem() -> str | None:
         where = f"JAVA_HOME={home} has no bin/java" if home else "no `java` on PATH and JAVA_HOME is not set"
         return f"Spark needs Java {MIN_JAVA}+, but {where}. {install}"
     try:
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"Spark needs Java {MIN_JAVA}+, but {java} -version failed ({e}). {install}"
     m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)

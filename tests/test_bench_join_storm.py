@@ -12,7 +12,6 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "benchmarks"))
 
-pytest.importorskip("simpy")
 import join_storm  # noqa: E402
 
 N = 40

@@ -53,7 +53,6 @@ def test_a_missing_grid_file_or_log_path_is_named(tmp_path, capsys):
 
 
 def test_no_java_says_what_to_install(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("pyspark")
     (tmp_path / "grid.yaml").write_text(GOOD)
     monkeypatch.setenv("PATH", str(tmp_path))  # no java here
     monkeypatch.delenv("JAVA_HOME", raising=False)
