@@ -101,7 +101,7 @@ from .memory import SimpleMemoryPool, UnboundedPool
 from .scenario import _int_at_least
 
 __all__ = ["ClientGroup", "NetworkScenario", "NetworkRun", "simulate_network", "kip72_experiments", "summary_table",
-           "RETAINS_BUFFER", "SUMMARY_DOC", "REQUEST_METRICS", "POLL_TIMEOUT_MS", "LOW_MEMORY_FRACTION"]
+           "RETAINS_BUFFER", "SUMMARY_DOC", "MiB", "REQUEST_METRICS", "POLL_TIMEOUT_MS", "LOW_MEMORY_FRACTION"]
 
 #: SocketServer Processor.poll(): ``selector.poll(300)`` when no new connection waits.
 POLL_TIMEOUT_MS = 300
