@@ -48,6 +48,32 @@ def _binding(name: str, values: list, knobs: dict = KNOBS) -> dict:
     return {"input": kind, "options": list(values), "labels": [str(v) for v in values], "name": label}
 
 
+def grid_points(grid: dict, charts, allowed) -> tuple[list[tuple], dict[str, str]]:
+    """Every combination of `grid`'s values, and each setting's Vega field name; checks that
+    `charts` is a non-empty subset of `allowed` and that the grid is small enough to embed."""
+    unknown = [c for c in charts if c not in allowed]
+    if unknown or not charts:
+        raise ValueError(f"charts must be a non-empty subset of {allowed}, got {charts!r}")
+    points = list(itertools.product(*(list(v) for v in grid.values())))
+    if not points or len(points) > MAX_POINTS:
+        raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS} "
+                         f"(every one is simulated and embedded in the page)")
+    return points, {name: _column(name) for name in grid}
+
+
+def grid_runs(grid: dict, points, columns: dict, simulate_point):
+    """Per grid point: (its field values, the run of `simulate_point(values)` or None, None or
+    a key-numbers frame holding Kafka's message when the settings are rejected)."""
+    for point in points:
+        values = dict(zip(grid, point))
+        keys = {columns[n]: v for n, v in values.items()}
+        try:
+            run, error = simulate_point(values), None
+        except ConfigError as rejected:
+            run, error = None, pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(rejected)]})
+        yield keys, run, error
+
+
 @returns_chart
 def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=None, width: int = style.WIDTH,
                   summary_keys=summary.DEFAULT_KEYS, title: str | None = None) -> dict:
@@ -57,25 +83,13 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
     charts: any of "timeline", "lag", "throughput", "duplicates", "summary", top to bottom.
     """
     check_names(grid)
-    unknown = [c for c in charts if c not in CHARTS]
-    if unknown or not charts:
-        raise ValueError(f"charts must be a non-empty subset of {CHARTS}, got {charts!r}")
-    points = list(itertools.product(*(list(v) for v in grid.values())))
-    if not points or len(points) > MAX_POINTS:
-        raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS} "
-                         f"(every one is simulated and embedded in the page)")
-    columns = {name: _column(name) for name in grid}
+    points, columns = grid_points(grid, charts, CHARTS)
     panels = tuple(c for c in charts if c in PANELS)
     collected: dict[str, list[pd.DataFrame]] = {}
     span_end = 0
-    for point in points:
-        values = dict(zip(grid, point))
-        keys = {columns[n]: v for n, v in values.items()}
-        try:
-            run = simulate(scenario_with(base, values))
-        except ConfigError as error:
-            _add(collected, "summary", pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(error)]}),
-                 keys)
+    for keys, run, error in grid_runs(grid, points, columns, lambda values: simulate(scenario_with(base, values))):
+        if error is not None:
+            _add(collected, "summary", error, keys)
             continue
         span_end = max(span_end, tables.window_ms(run, window)[1])
         if "timeline" in charts:

@@ -22,7 +22,6 @@ tables (`requests`, `timeseries`, `clients`, `events`, `summary`), never the mod
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..network import MiB, NetworkScenario, simulate_network
 from . import style
-from .grid import MAX_POINTS, MAX_ROWS, _binding, _column
+from .grid import MAX_ROWS, _binding, grid_points, grid_runs
 from .layers import time_x
 from .settings import Knob
 from .spec import field, returns_chart, tip, title as title_of, unit
@@ -515,24 +514,14 @@ def network_grid_explorer(base: NetworkScenario, grid: dict, *, charts=GRID_CHAR
     Kafka would reject (e.g. a pool smaller than ``socket.request.max.bytes``) shows Kafka's error.
     """
     check_network_names(grid)
-    unknown = [c for c in charts if c not in GRID_CHARTS]
-    if unknown or not charts:
-        raise ValueError(f"charts must be a non-empty subset of {GRID_CHARTS}, got {charts!r}")
-    points = list(itertools.product(*(list(v) for v in grid.values())))
-    if not points or len(points) > MAX_POINTS:
-        raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS}")
-    columns = {name: _column(name) for name in grid}
+    points, columns = grid_points(grid, charts, GRID_CHARTS)
     parts: dict[str, list] = {k: [] for k in ("memory", "bounds", "latency", "fairness", "summary")}
     threads: set[str] = set()
     points_per_run = max(40, MEMORY_POINTS * 12 // len(points))
-    for point in points:
-        values = dict(zip(grid, point))
-        keys = {columns[n]: v for n, v in values.items()}
-        try:
-            run = simulate_network(network_scenario_with(base, values))
-        except ConfigError as error:
-            parts["summary"].append(pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(error)],
-                                                  **{k: [v] for k, v in keys.items()}}))
+    for keys, run, error in grid_runs(grid, points, columns,
+                                      lambda values: simulate_network(network_scenario_with(base, values))):
+        if error is not None:
+            parts["summary"].append(error.assign(**keys))
             continue
         parts["memory"].append(memory_frame(run, "run", points=points_per_run).assign(**keys))
         parts["bounds"].append(bound_frame(run, "run").assign(**keys))
