@@ -113,8 +113,8 @@ RETAINS_BUFFER = {"Produce": True, "JoinGroup": True, "SyncGroup": True,
                   "Fetch": False, "Metadata": False, "Heartbeat": False, "OffsetCommit": False}
 #: Kafka's per-request latency histograms (``kafka.network:type=RequestMetrics,name=...,request=Produce``,
 #: recorded by ``RequestChannel.Request.updateRequestMetrics``; names in ``object RequestMetrics`` of
-#: RequestChannel.scala @ 1.0.0, ``server/.../network/metrics/RequestMetrics.java`` @ 3.9) -> the
-#: timestamps that bound them. ThrottleTimeMs and MessageConversionsTimeMs also exist; the model
+#: RequestChannel.scala from 1.0.0 to 3.9; ``server/.../network/metrics/RequestMetrics.java`` on trunk after
+#: 3.9) -> the timestamps that bound them. ThrottleTimeMs and MessageConversionsTimeMs also exist; the model
 #: has no quotas or down-conversion, so they would be 0.
 REQUEST_METRICS = {
     "RequestQueueTimeMs": ("start", "dequeued"),

@@ -123,7 +123,8 @@ def memory_spec(frame: pd.DataFrame, bounds: pd.DataFrame, span, labels, width: 
     if len(bounds):
         layers.append(unit(bounds, {"type": "rule", "strokeWidth": 1.2},
                            {"y": field("mib"), "color": color,
-                            "strokeDash": field("what", "nominal", legend={"title": None, "orient": "bottom", "labelLimit": 400},
+                            "strokeDash": field("what", "nominal",
+                                                legend={"title": None, "orient": "bottom", "labelLimit": 400},
                                                 scale={"domain": list(dict.fromkeys(bounds["what"])),
                                                        "range": [[6, 3], [1, 2]]}),
                             "tooltip": [tip("run", "run", "nominal"), tip("what", "line", "nominal"),
@@ -496,7 +497,8 @@ def network_scenario_with(base: NetworkScenario, values: dict) -> NetworkScenari
         low = group.size_bytes if isinstance(group.size_bytes, int) else group.size_bytes[0]
         changes["size_bytes"] = (min(low, high), high)
     clients = (dataclasses.replace(group, **changes), *base.clients[1:]) if changes else base.clients
-    extra = {"shuffle_on_low_memory": bool(values["shuffle.on.low.memory"])} if "shuffle.on.low.memory" in values else {}
+    shuffle = values.get("shuffle.on.low.memory")
+    extra = {} if shuffle is None else {"shuffle_on_low_memory": bool(shuffle)}
     return base.replace(broker=broker, clients=clients, **extra)
 
 
