@@ -101,7 +101,7 @@ from .memory import SimpleMemoryPool, UnboundedPool
 from .scenario import _int_at_least
 
 __all__ = ["ClientGroup", "NetworkScenario", "NetworkRun", "simulate_network", "kip72_experiments", "summary_table",
-           "RETAINS_BUFFER", "SUMMARY_DOC", "REQUEST_METRICS", "POLL_TIMEOUT_MS", "LOW_MEMORY_FRACTION"]
+           "RETAINS_BUFFER", "SUMMARY_DOC", "MiB", "REQUEST_METRICS", "POLL_TIMEOUT_MS", "LOW_MEMORY_FRACTION"]
 
 #: SocketServer Processor.poll(): ``selector.poll(300)`` when no new connection waits.
 POLL_TIMEOUT_MS = 300
@@ -113,8 +113,8 @@ RETAINS_BUFFER = {"Produce": True, "JoinGroup": True, "SyncGroup": True,
                   "Fetch": False, "Metadata": False, "Heartbeat": False, "OffsetCommit": False}
 #: Kafka's per-request latency histograms (``kafka.network:type=RequestMetrics,name=...,request=Produce``,
 #: recorded by ``RequestChannel.Request.updateRequestMetrics``; names in ``object RequestMetrics`` of
-#: RequestChannel.scala @ 1.0.0, ``server/.../network/metrics/RequestMetrics.java`` @ 3.9) -> the
-#: timestamps that bound them. ThrottleTimeMs and MessageConversionsTimeMs also exist; the model
+#: RequestChannel.scala from 1.0.0 to 3.9; ``server/.../network/metrics/RequestMetrics.java`` on trunk after
+#: 3.9) -> the timestamps that bound them. ThrottleTimeMs and MessageConversionsTimeMs also exist; the model
 #: has no quotas or down-conversion, so they would be 0.
 REQUEST_METRICS = {
     "RequestQueueTimeMs": ("start", "dequeued"),

@@ -38,7 +38,7 @@ from .scenario import Scenario, simulate
 from .viz.charts import resolve
 from .viz.settings import (CONSUMER_KNOBS, DEFAULT_CONTROLS, KNOBS, STRATEGY, check_names, current,
                            protocol_of, scenario_with, version_default)
-from .viz.summary import DEFAULT_KEYS, summary_html
+from .viz.summary import DEFAULT_KEYS, pairs_html, summary_html
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +58,8 @@ class Explorer:
     def __init__(self, base: Scenario | None = None, controls=DEFAULT_CONTROLS, charts=("timeline", "lag"), *,
                  window=None, ranges: dict | None = None, summary_keys=DEFAULT_KEYS, debounce_ms: int = 200):
         self.base = base if base is not None else Scenario()
-        check_names(controls)
-        check_names(ranges or {})
+        self._check_names(controls)
+        self._check_names(ranges or {})
         self.chart_functions = [resolve(c) for c in charts]
         self.window, self.summary_keys, self.debounce_ms = window, tuple(summary_keys), debounce_ms
         self.scenario: Scenario | None = None
@@ -83,10 +83,27 @@ class Explorer:
                                     widgets.HBox([self.output, side], layout=widgets.Layout(flex_flow="row wrap"))])
         self.refresh()
 
+    # -- what a subclass for another model replaces (see NetworkExplorer) ----------------------
+    knobs = KNOBS
+
+    def _check_names(self, names) -> None:
+        check_names(names)
+
+    def _current(self, name: str):
+        return current(name, self.base)
+
+    def _simulate(self, values: dict):
+        """(scenario, run) for the reader's settings."""
+        scenario = scenario_with(self.base, values)
+        return scenario, simulate(scenario)
+
+    def _summary_html(self, run) -> str:
+        return summary_html(run.summary, self.summary_keys)
+
     # -- controls ---------------------------------------------------------------------------
     def _control(self, name: str, override=None) -> widgets.Widget:
-        knob = KNOBS[name]
-        value = current(name, self.base)
+        knob = self.knobs[name]
+        value = self._current(name)
         common = dict(description=knob.label, tooltip=knob.doc, style={"description_width": "190px"},
                       layout=widgets.Layout(width="auto"))
         if knob.kind == "int":
@@ -176,8 +193,7 @@ class Explorer:
         self._pending = None
         start = time.perf_counter()
         try:
-            scenario = scenario_with(self.base, self.values())
-            run = simulate(scenario)
+            scenario, run = self._simulate(self.values())
         except (ConfigError, KafkaException) as error:
             return self._show_error(str(error))
         simulated = time.perf_counter()
@@ -193,7 +209,7 @@ class Explorer:
         self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
         self.error.value = _fatal_errors(run)
         timing = f"simulated in {self.timings['simulate_ms']:.0f} ms, drawn in {self.timings['charts_ms']:.0f} ms"
-        self.summary.value = (summary_html(run.summary, self.summary_keys) +
+        self.summary.value = (self._summary_html(run) +
                               f"<div style='color:#777;font-size:11px'>{timing}</div>")
 
     def _spec(self, fn, run) -> dict:
@@ -240,3 +256,47 @@ def _fatal_errors(run) -> str:
         lines.append(f"{who} stopped (first at {hits[0][0] / 1000:g} s): {error.exception} ({error.name}, code "
                      f"{error.code}): {error.message}")
     return "".join(f"<div style='{ERROR_STYLE}'>{html.escape(line)}</div>" for line in lines)
+
+
+class NetworkExplorer(Explorer):
+    """The live explorer for the broker's network layer (kafkasim.network, KIP-72): the same
+    controls, debounced redraw and error display as `Explorer`, over a `NetworkScenario`.
+
+    controls: names in kafkasim.viz.network.NETWORK_KNOBS (broker configs by their Kafka names,
+    plus the first client group's ``producers``, ``max.request.size`` and ``requests.per.s``);
+    charts: names in kafkasim.viz.network.CHARTS or functions of a NetworkRun.
+    """
+
+    def __init__(self, base=None, controls=None, charts=("memory", "latency", "fairness"), **kwargs):
+        from .network import NetworkScenario
+        from .viz import network as nv
+
+        self._nv = nv
+        controls = controls or ("queued.max.request.bytes", "num.network.threads", "num.io.threads",
+                                "queued.max.requests", "producers", "max.request.size", "requests.per.s",
+                                "shuffle.on.low.memory")
+        charts = [nv.CHARTS.get(c, c) if isinstance(c, str) else c for c in charts]
+        super().__init__(base if base is not None else NetworkScenario(), controls, charts, **kwargs)
+
+    @property
+    def knobs(self):
+        return self._nv.NETWORK_KNOBS
+
+    def _check_names(self, names) -> None:
+        self._nv.check_network_names(names)
+
+    def _current(self, name: str):
+        return self._nv.network_current(name, self.base)
+
+    def _simulate(self, values: dict):
+        from .network import simulate_network
+
+        scenario = self._nv.network_scenario_with(self.base, values)
+        return scenario, simulate_network(scenario)
+
+    def _summary_html(self, run) -> str:
+        return pairs_html(self._nv.key_numbers(run.summary))
+
+    def static(self, grid: dict, charts=("memory", "latency", "fairness", "summary"), **kwargs):
+        """The precomputed-grid version (kafkasim.viz.network.network_grid_explorer over `grid`)."""
+        return self._nv.network_grid_explorer(self.base, grid, charts=charts, **kwargs)

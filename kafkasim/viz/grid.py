@@ -34,9 +34,10 @@ def _column(name: str) -> str:
     return "p_" + re.sub(r"\W", "_", name)
 
 
-def _binding(name: str, values: list) -> dict:
-    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down."""
-    label = f"{KNOBS[name].label} "
+def _binding(name: str, values: list, knobs: dict = KNOBS) -> dict:
+    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down
+    (`knobs`: where the setting's label is, e.g. kafkasim.viz.network.NETWORK_KNOBS)."""
+    label = f"{knobs[name].label} "
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     if numeric and len(values) >= 3:
         ordered = sorted(values)
@@ -45,6 +46,32 @@ def _binding(name: str, values: list) -> dict:
             return {"input": "range", "min": ordered[0], "max": ordered[-1], "step": steps.pop(), "name": label}
     kind = "radio" if len(values) <= 4 else "select"
     return {"input": kind, "options": list(values), "labels": [str(v) for v in values], "name": label}
+
+
+def grid_points(grid: dict, charts, allowed) -> tuple[list[tuple], dict[str, str]]:
+    """Every combination of `grid`'s values, and each setting's Vega field name; checks that
+    `charts` is a non-empty subset of `allowed` and that the grid is small enough to embed."""
+    unknown = [c for c in charts if c not in allowed]
+    if unknown or not charts:
+        raise ValueError(f"charts must be a non-empty subset of {allowed}, got {charts!r}")
+    points = list(itertools.product(*(list(v) for v in grid.values())))
+    if not points or len(points) > MAX_POINTS:
+        raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS} "
+                         f"(every one is simulated and embedded in the page)")
+    return points, {name: _column(name) for name in grid}
+
+
+def grid_runs(grid: dict, points, columns: dict, simulate_point):
+    """Per grid point: (its field values, the run of `simulate_point(values)` or None, None or
+    a key-numbers frame holding Kafka's message when the settings are rejected)."""
+    for point in points:
+        values = dict(zip(grid, point))
+        keys = {columns[n]: v for n, v in values.items()}
+        try:
+            run, error = simulate_point(values), None
+        except ConfigError as rejected:
+            run, error = None, pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(rejected)]})
+        yield keys, run, error
 
 
 @returns_chart
@@ -56,25 +83,13 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
     charts: any of "timeline", "lag", "throughput", "duplicates", "summary", top to bottom.
     """
     check_names(grid)
-    unknown = [c for c in charts if c not in CHARTS]
-    if unknown or not charts:
-        raise ValueError(f"charts must be a non-empty subset of {CHARTS}, got {charts!r}")
-    points = list(itertools.product(*(list(v) for v in grid.values())))
-    if not points or len(points) > MAX_POINTS:
-        raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS} "
-                         f"(every one is simulated and embedded in the page)")
-    columns = {name: _column(name) for name in grid}
+    points, columns = grid_points(grid, charts, CHARTS)
     panels = tuple(c for c in charts if c in PANELS)
     collected: dict[str, list[pd.DataFrame]] = {}
     span_end = 0
-    for point in points:
-        values = dict(zip(grid, point))
-        keys = {columns[n]: v for n, v in values.items()}
-        try:
-            run = simulate(scenario_with(base, values))
-        except ConfigError as error:
-            _add(collected, "summary", pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(error)]}),
-                 keys)
+    for keys, run, error in grid_runs(grid, points, columns, lambda values: simulate(scenario_with(base, values))):
+        if error is not None:
+            _add(collected, "summary", error, keys)
             continue
         span_end = max(span_end, tables.window_ms(run, window)[1])
         if "timeline" in charts:

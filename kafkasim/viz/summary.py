@@ -48,9 +48,14 @@ def key_numbers(summary: dict, keys=DEFAULT_KEYS, short: bool = False) -> list[t
 
 
 def summary_html(summary: dict, keys=DEFAULT_KEYS) -> str:
+    return pairs_html(key_numbers(summary, keys))
+
+
+def pairs_html(pairs) -> str:
+    """[(label, value)] as the explorers' small two-column table."""
     rows = "".join(f"<tr><td style='padding:1px 10px 1px 0'>{html.escape(label)}</td>"
                    f"<td style='text-align:right'><b>{html.escape(value)}</b></td></tr>"
-                   for label, value in key_numbers(summary, keys))
+                   for label, value in pairs)
     return f"<table style='font-size:13px'>{rows}</table>"
 
 
