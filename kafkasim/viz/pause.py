@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import html
 import itertools
+import textwrap
 
 import altair as alt
 import pandas as pd
 
 from ..errors import ConfigError
 from ..pause import PauseScenario, simulate_pause
+from ..subscription import at_least
 from . import style
 from .layers import fault_rules, rebalance_bands, time_x
 from .spec import field, returns_chart, tip, title as title_of, unit
@@ -45,7 +47,7 @@ GRID_SETTINGS = ("kafka_version", "protocol", "remedy", "app_loop", "change", "m
 #: (summary key, label) of the key numbers, in display order.
 KEY_NUMBERS = (
     ("unexpected_records", "records poll() returned while all was paused"),
-    ("unexpected_from_buffer", "  of which buffered before the rebalance"),
+    ("unexpected_from_buffer", "... of them buffered before the rebalance"),
     ("unexpected_polls", "poll() calls that returned them"),
     ("records_lost", "records lost (skipped, offsets committed)"),
     ("pause_flags_cleared", "pause flags cleared by rebalances"),
@@ -64,21 +66,33 @@ def _partition(run, p) -> str:
 
 
 def owned_intervals(run) -> pd.DataFrame:
-    """member, partition, start, end (ms): from onPartitionsAssigned to onPartitionsRevoked/Lost
-    (or the member leaving, or the end of the run). Under cooperative a retained partition gets no
-    callback, so its interval simply goes on."""
+    """member, partition, start, end (ms): while the partition was in the member's `assignment()`.
+
+    It starts at onPartitionsAssigned. 2.4+: it ends at onPartitionsRevoked/Lost (eager and the
+    lost path clear the assignment right there; cooperative revokes only what moves, so a retained
+    partition's interval goes on). <= 2.3: revoked partitions stay in `assignment()` until
+    onJoinComplete installs the new one, so the interval ends at the member's next
+    onPartitionsAssigned. Also ended by the member leaving, or the end of the run."""
+    late_revoke = not at_least(run.scenario.kafka_version, "2.4")
     open_: dict[tuple, int] = {}
+    revoked: set[tuple] = set()
     out = []
+
+    def close(keys, t):
+        for key in keys:
+            out.append((*key, open_.pop(key), t))
+            revoked.discard(key)
+
     for row in run.rows:
-        kind, member = row[KIND], row[MEMBER]
+        kind, member, key = row[KIND], row[MEMBER], (row[MEMBER], row[PARTITION])
         if kind == "PartitionsAssigned":
-            open_.setdefault((member, row[PARTITION]), row[T])
-        elif kind in ("PartitionsRevoked", "PartitionsLost") and (member, row[PARTITION]) in open_:
-            out.append((member, row[PARTITION], open_.pop((member, row[PARTITION])), row[T]))
-        elif kind == "LeaveGroup" or (kind == "MemberRemoved" and row[REASON] == "leave_group"):
-            for key in [k for k in open_ if k[0] == member]:
-                out.append((*key, open_.pop(key), row[T]))
-    out += [(*key, start, _end_ms(run)) for key, start in open_.items()]
+            close([k for k in revoked if k[0] == member], row[T])
+            open_.setdefault(key, row[T])
+        elif kind in ("PartitionsRevoked", "PartitionsLost") and key in open_:
+            revoked.add(key) if late_revoke else close([key], row[T])
+        elif kind == "LeaveGroup":
+            close([k for k in open_ if k[0] == member], row[T])
+    close(list(open_), _end_ms(run))
     return pd.DataFrame(out, columns=["member", "partition", "start", "end"])
 
 
@@ -339,12 +353,16 @@ def key_numbers_html(summary: dict) -> str:
 
 
 # -- the explorer without a kernel ------------------------------------------------------------------------
+def _check_settings(names) -> None:
+    unknown = [k for k in names if k not in GRID_SETTINGS]
+    if unknown:
+        raise ConfigError(f"unknown explorer setting(s) {unknown}; choose from {', '.join(GRID_SETTINGS)}")
+
+
 def scenario_with(base: PauseScenario, values: dict) -> PauseScenario:
     """`base` with grid settings applied (GRID_SETTINGS); "change" is "join", "leave" or "lost"
     (of consumer-1) at the base's first change time; cooperative gets the cooperative-sticky assignor."""
-    unknown = [k for k in values if k not in GRID_SETTINGS]
-    if unknown:
-        raise ConfigError(f"unknown explorer setting(s) {unknown}; choose from {', '.join(GRID_SETTINGS)}")
+    _check_settings(values)
     fields = {k: v for k, v in values.items() if k in ("kafka_version", "protocol", "remedy", "app_loop")}
     if "protocol" in fields:
         fields["assignor"] = None
@@ -380,6 +398,7 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
     would reject (cooperative before 2.4) shows Kafka's reason instead."""
     if not grid or any(not list(v) for v in grid.values()):
         raise ValueError("the grid needs at least one setting, each with at least one value")
+    _check_settings(grid)
     points = list(itertools.product(*(list(v) for v in grid.values())))
     if len(points) > MAX_POINTS:
         raise ValueError(f"the grid has {len(points)} combinations (> {MAX_POINTS}); every one is embedded in the page")
@@ -392,7 +411,9 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
         try:
             run = simulate_pause(scenario_with(base, dict(zip(grid, point))))
         except ConfigError as error:
-            text = pd.DataFrame({"order": [0], "label": ["Kafka says"], "value": [str(error)[:90]]})
+            lines = textwrap.wrap(str(error), 60)
+            text = pd.DataFrame({"order": range(len(lines)), "label": ["Kafka says"] + [""] * (len(lines) - 1),
+                                 "value": lines})
             collected.setdefault("summary", []).append(text.assign(**keys))
             continue
         frames = timeline_frames(run, window)
