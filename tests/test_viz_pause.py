@@ -14,8 +14,7 @@ vlc = pytest.importorskip("vl_convert")
 from kafkasim.errors import ConfigError  # noqa: E402
 from kafkasim.pause import COOPERATIVE, EAGER, PauseScenario, simulate_pause, sweep  # noqa: E402
 from kafkasim.viz import pause as pviz  # noqa: E402
-
-VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+from test_viz import VL_VERSION, _svg_with, render as render_offline  # noqa: E402  (tests/ is on sys.path)
 
 SCENARIOS = {
     "3.7 eager": dict(),
@@ -39,11 +38,9 @@ def small_sweep():
 
 
 def render(chart) -> tuple[dict, str]:
-    """Validate against the Vega-Lite schema (Altair) and render to SVG offline (vl-convert)."""
-    spec = chart.to_dict()  # validate=True: raises on any schema error
-    svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION, allowed_base_urls=[])
-    assert svg.startswith("<svg")
-    assert "url" not in json.dumps(spec.get("data", {}))  # every table embedded: offline pages
+    """test_viz.render (schema-validated, rendered offline to SVG), and every table embedded."""
+    spec, svg = render_offline(chart)
+    assert "url" not in json.dumps(spec.get("data", {}))  # offline pages
     return spec, svg
 
 
@@ -163,14 +160,6 @@ def test_scenario_marks_name_the_change(runs):
 def explorer_spec():
     grid = {"max.poll.records": [100, 300, 500], "kafka_version": ["2.3", "3.7"], "protocol": [EAGER, COOPERATIVE]}
     return pviz.pause_explorer(PauseScenario(), grid).to_dict()
-
-
-def _svg_with(spec: dict, **values) -> str:
-    spec = json.loads(json.dumps(spec))
-    for param in spec["params"]:
-        if param["name"] in values:
-            param["value"] = values[param["name"]]
-    return vlc.vegalite_to_svg(spec, vl_version=VL_VERSION, allowed_base_urls=[])
 
 
 def test_explorer_binds_a_range_slider_and_radios(explorer_spec):
