@@ -46,13 +46,13 @@ GRID_SETTINGS = ("kafka_version", "protocol", "remedy", "app_loop", "change", "m
 
 #: (summary key, label) of the key numbers, in display order.
 KEY_NUMBERS = (
-    ("unexpected_records", "records poll() returned while all was paused"),
-    ("unexpected_from_buffer", "... of them buffered before the rebalance"),
+    ("unexpected_records", "records returned while paused"),
+    ("unexpected_from_buffer", "... of them from the buffer"),
     ("unexpected_polls", "poll() calls that returned them"),
-    ("records_lost", "records lost (skipped, offsets committed)"),
-    ("pause_flags_cleared", "pause flags cleared by rebalances"),
-    ("records_fetched", "records fetched (re-fetches included)"),
-    ("generations", "group generation at the end"),
+    ("records_lost", "records lost (skipped, committed)"),
+    ("pause_flags_cleared", "pause flags cleared"),
+    ("records_fetched", "records fetched"),
+    ("generations", "generation at the end"),
 )
 
 
@@ -232,7 +232,7 @@ def timeline_spec(frames: dict, partitions: list[str], members: list[str], span,
     filtered by `where`)."""
     y = field("partition", "nominal", sort=partitions, title=None, scale={"domain": partitions})
     color = field("color", "nominal", scale=_color_scale(members),
-                  legend={"title": "owner / flag", "orient": "right"})
+                  legend={"title": None, "orient": "bottom", "direction": "horizontal"})
     owned = unit(frames["owned"], {"type": "bar", "height": 18, "opacity": 0.45},
                  {"x": time_x("start_s", span), "x2": {"field": "end_s"}, "y": y, "color": color,
                   "tooltip": [tip("member", "owner", "nominal"), tip("partition", None, "nominal"),
@@ -429,8 +429,8 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
     parts = []
     if "owned" in frames:
         view = timeline_spec(frames, partitions, sorted(members, key=lambda m: (len(m), m)), span, width, where)
-        view["title"] = title_of("Per partition: owner, pause flag (purple), flag cleared (x), "
-                                 "records returned while paused (red)")
+        view["title"] = title_of("Owner (wide bar), pause flag (purple), flag cleared (x), returned while paused (red)",
+                                 fontSize=12)
         parts.append(view)
     parts.append(summary_spec(frames["summary"], where))
     initial = {name: _initial(base, name, list(values)) for name, values in grid.items()}
