@@ -71,7 +71,7 @@ def kip_vs_shipped(kafka_version: str = "3.7") -> pd.DataFrame:
         ("memory at the default", f"{kip_estimate_bytes() / 1e6:.0f} MB per group (120 B x 1,000,000)",
          "unbounded in practice" if default == INT_MAX else "-"),
     ]
-    return pd.DataFrame(rows, columns=["aspect", f"KIP-389 draft", f"Kafka {kafka_version}"])
+    return pd.DataFrame(rows, columns=["aspect", "KIP-389 draft", f"Kafka {kafka_version}"])
 
 
 # -- what a member costs the coordinator ---------------------------------------------------------
