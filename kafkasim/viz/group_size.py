@@ -62,8 +62,9 @@ def storm_explorer(grid: pd.DataFrame, width: int = style.WIDTH) -> dict:
     rates = sorted(data["joins_per_s"].unique().tolist())
     where = "datum.group_max_size == p_group_max_size && datum.joins_per_s == p_joins_per_s"
     steps = {round(b - a, 9) for a, b in zip(rates, rates[1:])}
-    rate_bind = {"input": "range", "min": rates[0], "max": rates[-1], "step": steps.pop(), "name": "joins per second "} \
-        if len(rates) >= 3 and len(steps) == 1 else {"input": "radio", "options": rates, "name": "joins per second "}
+    label = "joins per second "
+    rate_bind = {"input": "range", "min": rates[0], "max": rates[-1], "step": steps.pop(), "name": label} \
+        if len(rates) >= 3 and len(steps) == 1 else {"input": "radio", "options": rates, "name": label}
     size_bind = {"input": "select", "options": sizes, "name": "group.max.size ",
                  "labels": [f"{s:,}" + (" (default)" if s == 2**31 - 1 else "") for s in sizes]}
     params = [alt.param(name="p_group_max_size", value=sizes[-1], bind=size_bind).param,
@@ -74,7 +75,7 @@ def storm_explorer(grid: pd.DataFrame, width: int = style.WIDTH) -> dict:
                  transform=[{"filter": "datum.time_s == 0"},
                             {"calculate": "'peak ' + datum.peak_members + ' members, ' + datum.rejected + "
                                           "' joins turned away with GROUP_MAX_SIZE_REACHED (81)'", "as": "line"}],
-                 where=where, width=width, height=16)
+                 where=where, width=width, height=16, view={"stroke": None})
     return {"vconcat": [stats, *panels], "spacing": 8, "params": params,
             "title": title("Explore a join storm", f"{len(sizes) * len(rates)} storms precomputed; "
                                                      "move the controls below the chart")}
