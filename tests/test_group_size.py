@@ -210,3 +210,32 @@ def test_charts_are_valid_vega_lite():
     assert all("bind" in p for p in explorer["params"])
     gv.memory_by_group_size({"KIP-389 draft": 120, "model": 173}).to_dict()
     gv.rebalance_duration_chart(pd.DataFrame({"members": [2, 4], "seed": [1, 1], "rebalance_ms": [10, 20]})).to_dict()
+
+
+def test_fresh_joins_during_a_rebalance_can_push_out_a_slow_healthy_member():
+    """(derived from acceptJoiningMember, 3.7.0) A full, healthy group of 3 starts a rebalance; two
+    fresh member ids join before the last healthy member rejoins, and that member is refused and
+    removed: the cap protects the broker, not the slowest consumer."""
+    from coordinator_helpers import join, stable_group, two_step_join
+
+    sim, coord, ids, leader = stable_group(3, group_max_size=3)
+    first = join(coord, member_id=ids[0])  # a rejoin starts the rebalance
+    assert coord.group_state("g") == "PreparingRebalance" and not first.done
+    fresh = [two_step_join(coord) for _ in range(2)]
+    assert all(not r.done for r in fresh)  # both wait in the join: 3 awaiting = group.max.size
+    late = join(coord, member_id=ids[2])
+    assert late.error is Errors.GROUP_MAX_SIZE_REACHED and late.member_id == ""
+    assert ids[2] not in coord.member_ids("g")
+
+
+def test_group_max_size_is_an_explorer_setting():
+    from kafkasim.viz.settings import current, scenario_with
+    from kafkasim.widgets import Explorer
+
+    scenario = scenario_with(Scenario(members=5, duration_ms=30_000), {"group.max.size": 3})
+    assert scenario.broker_config["group.max.size"] == 3 and current("group.max.size", scenario) == 3
+    assert current("group.max.size", Scenario(kafka_version="2.1")) is None
+    explorer = Explorer(scenario, controls=["members", "group.max.size"], charts=["timeline"])
+    assert "GROUP_MAX_SIZE_REACHED, code 81" in explorer.error.value
+    explorer.set("group.max.size", 5)
+    assert "GROUP_MAX_SIZE_REACHED" not in explorer.error.value
