@@ -65,6 +65,8 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          doc="99th percentile of the processing time per record (log-normal)"),
     Knob("members", "members", "int", 1, 50, 1, doc="consumers in the group"),
     Knob("partitions", "partitions", "int", 1, 120, 1, doc="partitions of the topic"),
+    Knob("group.max.size", "group.max.size", "int", 1, 50, 1,
+         doc="broker: most members a group may have; beyond it GROUP_MAX_SIZE_REACHED (81, fatal) (KIP-389, 2.2+)"),
     Knob(STRATEGY, "partition.assignment.strategy", "choice", options=tuple(ASSIGNORS),
          doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
     Knob("rebalance.protocol", "rebalance protocol", "choice", options=PROTOCOLS,
@@ -132,6 +134,7 @@ def current(name: str, scenario) -> Any:
     return {
         "members": scenario.members,
         "partitions": scenario.topics[sorted(scenario.topics)[0]],
+        "group.max.size": scenario.broker_config["group.max.size"],
         "static.membership": scenario.static_membership,
         "kafka.version": version,
         "fault": type(fault).__name__ if fault is not None else "none",
@@ -175,6 +178,8 @@ def scenario_with(base, values: dict):
         changes["consumer"] = consumer
     if "members" in values:
         changes["members"] = values["members"]
+    if "group.max.size" in values:
+        changes["broker"] = {"group.max.size": values["group.max.size"]}
     if "partitions" in values:
         changes["topics"] = {**base.topics, sorted(base.topics)[0]: values["partitions"]}
     if "static.membership" in values:
