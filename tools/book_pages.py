@@ -54,7 +54,8 @@ def read_chapter(path: Path, root: Path) -> Chapter:
 
 
 def _link(chapter: Chapter, text: str) -> str:
-    return f"{{doc}}`{text} </{chapter.docname}>`"
+    # A role cannot hold inline code: a title's backticks (`pause()`) would end the role early.
+    return f"{{doc}}`{text.replace('`', '')} </{chapter.docname}>`"
 
 
 def chapter_map(chapters: list[Chapter]) -> str:
