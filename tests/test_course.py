@@ -344,3 +344,13 @@ def test_student_installs_from_the_wheelhouse_offline(tmp_path, chapters):
         "executed.ipynb", str(tmp_path / first.path.name))
     done = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
     assert not [o for c in done.cells for o in c.get("outputs", []) if o.output_type == "error"]
+
+
+@pytest.mark.parametrize("text, needs", [
+    ("from kafkasim import spark as ks", True), ("import kafkasim.spark", True), ("from pyspark.sql import functions", True),
+    ("every later chapter, chart and Spark job reads this table", False), ("sparkline = 3", False),
+])
+def test_spark_chapters_are_found_by_their_imports(text, needs):
+    chapter = fake(10, 60)
+    chapter = course.Chapter(**{**chapter.__dict__, "page": book_pages.Chapter("notebooks/10-c10", "10", "C10", "It works.", text)})
+    assert course.spark_chapters([chapter]) == ([chapter] if needs else [])
