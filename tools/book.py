@@ -124,7 +124,11 @@ def stage(executed: dict[Path, Path], stage_dir: Path) -> None:
     (generated / "glossary.md").write_text(book_pages.glossary(found))
     import course  # tools/course.py imports this module, hence not at the top
 
-    (generated / course.GUIDE_NAME).write_text(course.guide_body(course.read_chapters(), course.book_link))
+    try:
+        guide = course.guide_body(course.read_chapters(), course.book_link)
+    except course.CourseError as err:  # a chapter without its course metadata (book/README.md rule 7)
+        sys.exit(f"tools/book.py: {err}")
+    (generated / course.GUIDE_NAME).write_text(guide)
 
 
 def jupyter_book(stage_dir: Path, output: Path) -> None:

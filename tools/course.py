@@ -20,7 +20,7 @@ Everything is computed from the chapters (notebooks/*.ipynb), so the kit stays t
   the `viz` extra, JupyterLab and ipykernel; the `spark` extra only with --spark), so a classroom
   installs with `pip install --no-index`.
 
-The course metadata every chapter carries (/work/wt/CHAPTERS.md rule 9, book/README.md):
+The course metadata every chapter carries (book/README.md, rule 7 for chapter authors):
 notebook metadata ``kafkasim: {minutes, prerequisites, demo}`` and, on each ``exercise`` cell,
 ``kafkasim: {wrong, misconception}``. A chapter without it stops the build with a clear error.
 """
@@ -109,7 +109,7 @@ def course_metadata(nb: nbformat.NotebookNode, path: Path) -> dict:
     """The notebook's ``kafkasim`` metadata, checked: minutes (int > 0), prerequisites (list of
     chapter names), demo (text)."""
     meta = nb.metadata.get("kafkasim")
-    rule = "(CHAPTERS.md rule 9: nb.metadata['kafkasim'] = {'minutes': 40, 'prerequisites': ['00-welcome'], 'demo': '...'})"
+    rule = "(book/README.md rule 7: nb.metadata['kafkasim'] = {'minutes': 40, 'prerequisites': ['00-welcome'], 'demo': '...'})"
     if not isinstance(meta, dict):
         raise CourseError(f"{_where(path)}: notebook metadata 'kafkasim' is missing {rule}")
     minutes = meta.get("minutes")
@@ -132,10 +132,10 @@ def exercises(nb: nbformat.NotebookNode, path: Path) -> tuple[Exercise, ...]:
         missing = [key for key in ("wrong", "misconception") if not str(meta.get(key, "")).strip()]
         if missing:
             raise CourseError(f"{_where(path)}: exercise cell without metadata kafkasim.{' and kafkasim.'.join(missing)} "
-                              f"(CHAPTERS.md rule 6):\n{cell.source[:200]}")
+                              f"(book/README.md rules 3 and 7):\n{cell.source[:200]}")
         found.append(Exercise(cell.source, meta["wrong"], meta["misconception"]))
     if not found:
-        raise CourseError(f"{_where(path)}: no cell tagged 'exercise' (CHAPTERS.md rule 6)")
+        raise CourseError(f"{_where(path)}: no cell tagged 'exercise' (book/README.md rules 3 and 7)")
     return tuple(found)
 
 
@@ -154,7 +154,7 @@ def objectives(nb: nbformat.NotebookNode, path: Path) -> str:
                     body.append(rest)
                 if "\n".join(body).strip():
                     return "\n".join(body).strip()
-    raise CourseError(f"{_where(path)}: no '## Objectives' section with text (CHAPTERS.md rule 2)")
+    raise CourseError(f"{_where(path)}: no '## Objectives' section with text (book/README.md rule 7)")
 
 
 def read_chapter(path: Path) -> Chapter:
