@@ -183,6 +183,31 @@ def test_student_notebook_runs_up_to_its_first_exercise(path, student_dir, tmp_p
     assert "exercise" in done.cells[-1].metadata.tags and done.cells[-1].execution_count is not None
 
 
+@pytest.mark.parametrize("fresh", [True, False])
+def test_instructor_edition_reuses_the_books_full_size_executions(tmp_path, monkeypatch, chapters, fresh):
+    """`make course` takes build/executed/ (full size, as `make book` leaves it) when fresh, and
+    otherwise executes there with the book's defaults: no CI parameter."""
+    executed = []
+    monkeypatch.setattr(course.book, "is_fresh", lambda notebook, copy: fresh)
+
+    def execute(notebook: Path, copy: Path, parameters: dict) -> None:
+        executed.append((notebook, copy, parameters))
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(notebook.read_text())
+
+    monkeypatch.setattr(course.book, "execute", execute)
+    monkeypatch.setattr(course.book, "executed_path", lambda nb, folder: tmp_path / folder.name / nb.name)
+    if fresh:
+        (tmp_path / "executed").mkdir()
+        for c in chapters:
+            (tmp_path / "executed" / c.path.name).write_text(c.path.read_text())
+    written = course.instructor_edition(chapters, tmp_path / "instructor")
+    assert [p.name for p in written] == [c.path.name for c in chapters]
+    assert all("solution" in p.read_text() for p in written)
+    expected = [] if fresh else [(c.path, tmp_path / "executed" / c.path.name, {}) for c in chapters]
+    assert executed == expected
+
+
 # -- guide and plans --------------------------------------------------------------------------------
 
 def fake(number: int, minutes: int) -> course.Chapter:
