@@ -164,6 +164,55 @@ def test_student_edition_has_no_solution(path, student_dir):
     assert student.metadata.kernelspec.name == "kafkasim"
 
 
+def names(source: str) -> tuple[set[str], set[str]]:
+    """(names a cell binds, names it reads), IPython magics and shell lines left out."""
+    import ast
+
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return bound, read
+
+
+def reads_of_solution_names(nb: nbformat.NotebookNode) -> list[tuple[str, list[str]]]:
+    """(cell, names) for each non-solution cell that reads a name only a solution cell bound."""
+    only_in_solutions: set[str] = set()
+    bound_elsewhere: set[str] = set()
+    found = []
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        bound, read = names(cell.source)
+        if "solution" in cell.metadata.get("tags", []):
+            only_in_solutions |= bound - bound_elsewhere
+            continue
+        if (read - bound) & only_in_solutions:
+            found.append((cell.source, sorted((read - bound) & only_in_solutions)))
+        bound_elsewhere |= bound
+        only_in_solutions -= bound
+    return found
+
+
+@by_chapter
+def test_student_notebook_needs_no_solution_cell(path):
+    """Without the solutions, the rest of a student's notebook still runs: no later cell reads a
+    name that only a solution cell binds."""
+    assert reads_of_solution_names(nbformat.read(path, as_version=4)) == []
+
+
+def test_a_cell_that_needs_a_solution_is_found(tmp_path):
+    nb = nbformat.read(synthetic(tmp_path, GOOD), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("print(guess * 2)"))  # guess: bound by the exercise too
+    assert reads_of_solution_names(nb) == []
+    nb.cells[5].source += "\nanswer_ms = 16_000"
+    nb.cells.append(nbformat.v4.new_code_cell("%time\nprint(answer_ms)"))
+    assert reads_of_solution_names(nb) == [("%time\nprint(answer_ms)", ["answer_ms"])]
+
+
 def up_to_first_exercise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     first = next(i for i, c in enumerate(nb.cells) if "exercise" in c.metadata.get("tags", []))
     nb.cells = nb.cells[:first + 1]
