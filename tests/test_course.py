@@ -289,10 +289,21 @@ def test_plan_times_add_up(minutes, lunch):
 
 
 def test_plan_section_says_which_chapters_are_missing():
-    text = "\n".join(course._plan_section("Half day", 0, 4, False, [fake(0, 30), fake(2, 40)], course.kit_link))
+    spec = course.PlanSpec("Half day", 0, 4, False, 13 * 60)
+    text = "\n".join(course._plan_section(spec, [fake(0, 30), fake(2, 40)], course.kit_link))
     assert "Chapters 01, 03, 04 are not in this edition yet" in text
     assert "| 09:00–09:15 | 15 | Setup" in text and "| 09:15–09:45 | 30 | Chapter [00 · C0](student/00-c0.ipynb) | demo 0 |" in text
-    assert "09:00 to 10:25: 70 minutes of chapters, 15 of setup and 0 of breaks." in text
+    assert "09:00 to 10:25: 70 minutes of chapters, 15 of setup and 0 of breaks. Chapters 01" in text
+
+
+def test_plan_section_says_what_to_leave_out_when_it_runs_late():
+    spec = course.PlanSpec("Half day", 0, 4, False, 12 * 60)
+    chapters = [fake(i, m) for i, m in enumerate([30, 45, 40, 60, 50])]
+    text = "\n".join(course._plan_section(spec, chapters, course.kit_link))
+    # 09:15 + 75, break, 40, break, 60, break, 50: ends 13:45; without 04 at 12:40, without 03 and 04 at 11:25.
+    assert ("09:00 to 13:45: 225 minutes of chapters, 15 of setup and 45 of breaks. That is later than 12:00: "
+            "to finish by then, leave chapters 03, 04 (110 minutes) for self-study or a second session.") in text
+    assert course._overrun_note(course.PlanSpec("x", 0, 4, False, 13 * 60 + 45), chapters, 13 * 60 + 45) == ""
 
 
 def headings(markdown: str) -> list[str]:

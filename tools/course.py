@@ -57,8 +57,6 @@ GUIDE_NAME = "instructor-guide.md"
 STUDENT_EXTRAS = ("viz",)
 STUDENT_TOOLS = ("jupyterlab", "ipykernel")
 
-#: The two plans: (title, first chapter, last chapter, lunch break?).
-PLANS = (("Half-day workshop", 0, 4, False), ("Full day", 0, 10, True))
 DAY_START_MIN = 9 * 60
 SETUP_MIN = 15       # install from the wheelhouse, open JupyterLab, run the first cell
 BLOCK_MAX_MIN = 90   # teaching time between two breaks, at most (a longer chapter is a block alone)
@@ -279,6 +277,19 @@ class Slot:
         return self.start + self.minutes
 
 
+@dataclass(frozen=True)
+class PlanSpec:
+    title: str
+    first: int      # chapter numbers, inclusive
+    last: int
+    lunch: bool     # a lunch break near the middle
+    end_by: int     # minutes since midnight: the plan says so when it runs later
+
+
+PLANS = (PlanSpec("Half-day workshop", 0, 4, False, 13 * 60 + 30),
+         PlanSpec("Full day", 0, 10, True, 17 * 60 + 30))
+
+
 def clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
@@ -335,23 +346,36 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _plan_section(title: str, first: int, last: int, lunch: bool, chapters: list[Chapter],
-                  link: Callable[[Chapter], str]) -> list[str]:
-    chosen = in_range(chapters, first, last)
-    lines = [f"### {title}: chapters {first:02d} to {last:02d}", ""]
+def _overrun_note(spec: PlanSpec, chosen: list[Chapter], end: int) -> str:
+    """When the plan ends after `spec.end_by`: which last chapters to leave for self-study."""
+    if end <= spec.end_by:
+        return ""
+    keep = len(chosen) - 1
+    while keep > 0 and plan(chosen[:keep], spec.lunch)[-1].end > spec.end_by:
+        keep -= 1
+    left = chosen[keep:]
+    return (f" That is later than {clock(spec.end_by)}: to finish by then, leave chapter"
+            f"{'s' if len(left) > 1 else ''} {', '.join(c.page.number for c in left)} "
+            f"({sum(c.minutes for c in left)} minutes) for self-study or a second session.")
+
+
+def _plan_section(spec: PlanSpec, chapters: list[Chapter], link: Callable[[Chapter], str]) -> list[str]:
+    chosen = in_range(chapters, spec.first, spec.last)
+    lines = [f"### {spec.title}: chapters {spec.first:02d} to {spec.last:02d}", ""]
     if not chosen:
-        return lines + [f"No chapter numbered {first:02d} to {last:02d} exists yet.", ""]
-    slots = plan(chosen, lunch)
+        return lines + [f"No chapter numbered {spec.first:02d} to {spec.last:02d} exists yet.", ""]
+    slots = plan(chosen, spec.lunch)
     present = {int(c.page.number) for c in chosen}
-    missing = [f"{n:02d}" for n in range(first, last + 1) if n not in present]
+    missing = [f"{n:02d}" for n in range(spec.first, spec.last + 1) if n not in present]
     teaching = sum(c.minutes for c in chosen)
-    lines.append(f"{clock(slots[0].start)} to {clock(slots[-1].end)}: {teaching} minutes of chapters, "
-                 f"{SETUP_MIN} of setup and {sum(s.minutes for s in slots if s.what in ('Break', 'Lunch'))} "
-                 f"of breaks.")
+    pauses = sum(s.minutes for s in slots if s.what in ("Break", "Lunch"))
+    summary = (f"{clock(slots[0].start)} to {clock(slots[-1].end)}: {teaching} minutes of chapters, "
+               f"{SETUP_MIN} of setup and {pauses} of breaks.")
+    summary += _overrun_note(spec, chosen, slots[-1].end)
     if missing:
-        lines[-1] += f" Chapters {', '.join(missing)} are not in this edition yet, so the plan leaves them out."
+        summary += f" Chapters {', '.join(missing)} are not in this edition yet, so the plan leaves them out."
     by_label = {f"Chapter {c.label}": c for c in chosen}
-    lines += ["", "| Time | Minutes | Activity | Live demonstration |", "|---|---|---|---|"]
+    lines += [summary, "", "| Time | Minutes | Activity | Live demonstration |", "|---|---|---|---|"]
     for s in slots:
         what = f"Chapter {link(by_label[s.what])}" if s.what in by_label else s.what
         lines.append(f"| {clock(s.start)}–{clock(s.end)} | {s.minutes} | {what} | {_cell(s.demo)} |")
@@ -385,8 +409,8 @@ def guide_body(chapters: list[Chapter], link: Callable[[Chapter], str]) -> str:
         "lunch near its middle). A chapter's time includes its exercises; its suggested live "
         "demonstration opens it.", "",
     ]
-    for title, first, last, lunch in PLANS:
-        lines += _plan_section(title, first, last, lunch, chapters, link)
+    for spec in PLANS:
+        lines += _plan_section(spec, chapters, link)
     lines += ["## Chapters", ""]
     for chapter in chapters:
         lines += _chapter_section(chapter, chapters, link)
