@@ -317,7 +317,7 @@ def plan(chapters: list[Chapter], lunch: bool, start: int = DAY_START_MIN) -> li
             done += minutes
             if best is None or abs(done - half) < best:
                 best, lunch_after = abs(done - half), i
-    slots = [Slot(start, SETUP_MIN, "Setup: install from the wheelhouse, open JupyterLab, run chapter 00's first cells")]
+    slots = [Slot(start, SETUP_MIN, "Setup: install from the wheelhouse, register the kernel, open JupyterLab")]
     for i, block in enumerate(packed):
         for chapter in block:
             slots.append(Slot(slots[-1].end, chapter.minutes, f"Chapter {chapter.label}", chapter.demo))
@@ -439,8 +439,7 @@ def spark_chapters(chapters: list[Chapter]) -> list[Chapter]:
 
 
 def kit_readme(chapters: list[Chapter], spark: bool, ci: bool = False) -> str:
-    v, py = version(), f"{sys.version_info.major}.{sys.version_info.minor}"
-    extras = ",".join(STUDENT_EXTRAS + (("spark",) if spark else ()))
+    v, py, extras = version(), f"{sys.version_info.major}.{sys.version_info.minor}", student_extras(spark)
     users = ", ".join(c.page.number for c in spark_chapters(chapters)) or "none in this edition"
     spark_note = (
         f"The wheelhouse includes the `spark` extra (PySpark, about 450 MB) for the chapters that use "
@@ -506,14 +505,17 @@ def _platform() -> str:
 
 # -- the wheelhouse ---------------------------------------------------------------------------------
 
+def student_extras(spark: bool = False) -> str:
+    return ",".join(STUDENT_EXTRAS + (("spark",) if spark else ()))
+
+
 def student_requirements(spark: bool = False) -> list[str]:
     """kafkasim with the student extras, and the tools with the bounds of pyproject's `dev` extra."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = STUDENT_EXTRAS + (("spark",) if spark else ())
     tools = [line for line in project["optional-dependencies"]["dev"]
              if re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0].lower() in STUDENT_TOOLS]
     assert len(tools) == len(STUDENT_TOOLS), f"{STUDENT_TOOLS} must be in pyproject's dev extra"
-    return [f"kafkasim[{','.join(extras)}]=={project['version']}", *tools]
+    return [f"kafkasim[{student_extras(spark)}]=={project['version']}", *tools]
 
 
 def wheelhouse(target: Path = WHEELHOUSE, spark: bool = False) -> Path:
@@ -527,9 +529,8 @@ def wheelhouse(target: Path = WHEELHOUSE, spark: bool = False) -> Path:
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(ROOT / name, source / name)
         shutil.copytree(ROOT / "kafkasim", source / "kafkasim", ignore=shutil.ignore_patterns("__pycache__"))
-        project = f"{source}[{requirements[0].split('[', 1)[1].split(']', 1)[0]}]"
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(target),
-                        project, *requirements[1:]], check=True)
+                        f"{source}[{student_extras(spark)}]", *requirements[1:]], check=True)
     (target / "requirements.txt").write_text("\n".join(requirements) + "\n")
     return target
 
