@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml tools/register_kernel.py
 	touch $@
 
 test: venv chromium
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -m 'not wheelhouse' tests
 
 lab: venv
 	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/
@@ -65,3 +65,23 @@ chromium:
 		echo "or point make at another Chromium/Chrome binary: make test CHROMIUM=/path/to/chrome" >&2; \
 		exit 1; \
 	fi
+
+# --- The course kit (tools/course.py) -----------------------------------------------------------
+# `make course`: build/course/ (student edition without solutions, instructor edition executed at
+# full size, instructor guide, README) and the archive build/kafkasim-course-<version>.zip, which
+# also holds the book's site and the wheelhouse.
+# `make wheelhouse`: every wheel a student needs on this platform, in build/wheelhouse/, for an
+# offline classroom (`make wheelhouse SPARK=1` adds PySpark, ~450 MB, for the Spark chapter).
+# `make test-course`: installs from that wheelhouse into a fresh venv with pip kept offline (slow;
+# .ci/run runs it after `make test`).
+SPARK ?= 0
+.PHONY: course wheelhouse test-course
+
+course: book wheelhouse
+	$(BIN)/python tools/course.py kit
+
+wheelhouse: venv
+	$(BIN)/python tools/course.py wheelhouse $(if $(filter 1,$(SPARK)),--spark)
+
+test-course: wheelhouse
+	$(BIN)/python -m pytest -q -m wheelhouse tests/test_course.py

@@ -10,8 +10,8 @@
    and than every file of kafkasim/, and without an error output, is reused.
 3. Stage a source tree that mirrors the repository (build/book-src/): the executed copies at their
    repository paths (so the Binder and Colab buttons open the real notebooks), book/'s pages under
-   book/, _config.yml and _toc.yml at its root, and the generated chapter map and glossary in
-   book/_generated/.
+   book/, _config.yml and _toc.yml at its root, and the generated chapter map, glossary and
+   instructor guide (tools/course.py) in book/_generated/.
 4. ``jupyter-book build --all -W``: any warning fails the build.
 """
 
@@ -122,6 +122,13 @@ def stage(executed: dict[Path, Path], stage_dir: Path) -> None:
     generated.mkdir()
     (generated / "chapter-map.md").write_text(book_pages.chapter_map(found))
     (generated / "glossary.md").write_text(book_pages.glossary(found))
+    import course  # tools/course.py imports this module, hence not at the top
+
+    try:
+        guide = course.guide_body(course.read_chapters(), course.book_link)
+    except course.CourseError as err:  # a chapter without its course metadata (book/README.md rule 7)
+        sys.exit(f"tools/book.py: {err}")
+    (generated / course.GUIDE_NAME).write_text(guide)
 
 
 def jupyter_book(stage_dir: Path, output: Path) -> None:
