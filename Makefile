@@ -13,7 +13,7 @@ LAB_FLAGS := $(if $(filter 1,$(NO_BROWSER)),--no-browser)
 # Jupyter refuses to start as root unless told; containers and CI machines often are root.
 LAB_FLAGS += $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: venv test lab bench clean
+.PHONY: venv test lab lab-check bench clean
 
 venv: $(STAMP)
 
@@ -29,6 +29,12 @@ test: venv chromium
 
 lab: venv
 	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/
+
+# Every chapter as a new user runs it: in a real JupyterLab, offline, in headless Chromium (Run All,
+# no errors, every chart drawn, each live explorer redraws when its slider moves); screenshots in
+# build/screenshots/lab/. CI parameters; LAB_CHECK_FLAGS=--full for the full-size chapters.
+lab-check: venv chromium
+	$(BIN)/python tools/lab_check.py $(LAB_CHECK_FLAGS)
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

@@ -14,6 +14,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # Spark binds its driver to this address instead of resolving the host name (which
 # warns, or fails in a sandbox). Kernels started by the notebook tests inherit it.
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+# Executed chapters feed the CI-sized book, whose pages draw Altair's HTML output with the
+# vendored vega (kafkasim/viz/render.py); JupyterLab gets the Vega-Lite mime type instead.
+os.environ.setdefault("KAFKASIM_CHARTS", "html")
 
 
 @pytest.fixture(scope="session")

@@ -437,3 +437,35 @@ def test_import_kafkasim_needs_no_chart_libraries():
     code = ("import sys, kafkasim; loaded = {'altair', 'ipywidgets', 'vl_convert'} & set(sys.modules); "
             "assert not loaded, loaded")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- the "kafkasim" renderer: offline in JupyterLab, HTML for the book (kafkasim/viz/render.py) ---
+def _bundle(chart):
+    bundle = chart._repr_mimebundle_()
+    return bundle[0] if isinstance(bundle, tuple) else bundle
+
+
+def test_importing_viz_makes_kafkasim_the_active_renderer():
+    import altair as alt
+
+    assert alt.renderers.active == "kafkasim"
+
+
+def test_live_notebooks_get_the_vegalite5_mime_type_no_cdn(monkeypatch):
+    from kafkasim.viz import render
+
+    monkeypatch.delenv(render.ENV, raising=False)
+    bundle = _bundle(viz.lag_chart(simulate(Scenario(duration_ms=20_000))))
+    assert set(bundle) == {render.MIME_TYPE, "text/plain"}
+    assert bundle[render.MIME_TYPE]["$schema"].endswith("/v5.json")
+    assert "cdn.jsdelivr" not in json.dumps(bundle)
+
+
+def test_book_builds_get_altairs_html(monkeypatch):
+    from kafkasim.viz import render
+
+    monkeypatch.setenv(render.ENV, "html")
+    assert set(_bundle(viz.lag_chart(simulate(Scenario(duration_ms=20_000))))) == {"text/html"}
+    monkeypatch.setenv(render.ENV, "svg")
+    with pytest.raises(ValueError, match="KAFKASIM_CHARTS must be 'html' or 'mimetype'"):
+        render.output_kind()

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,8 @@ def is_fresh(notebook: Path, executed: Path) -> bool:
 def execute(notebook: Path, executed: Path, parameters: dict) -> None:
     import papermill
 
+    # Charts as Altair's HTML, which the pages draw with the vendored vega (kafkasim/viz/render.py).
+    os.environ["KAFKASIM_CHARTS"] = "html"
     executed.parent.mkdir(parents=True, exist_ok=True)
     try:
         papermill.execute_notebook(str(notebook), str(executed), parameters=parameters or None,

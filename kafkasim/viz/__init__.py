@@ -19,6 +19,7 @@ as a dict (`fn.spec(...)` returns it) and wraps it in an Altair chart (see `spec
 vl-convert are imported only by this package (the `viz` extra), never by `import kafkasim`.
 """
 
+from . import render
 from .charts import CHARTS
 from .compare import compare, scenario_labels
 from .consumption import lag_chart
@@ -28,6 +29,8 @@ from .protocol import sequence_diagram
 from .settings import KNOBS, scenario_with
 from .summary import key_numbers, summary_chart
 from .timeline import member_timeline
+
+render.enable()  # charts draw offline in JupyterLab (see render.py)
 
 
 def to_png(chart, path=None, scale: float = 1.0) -> bytes:
