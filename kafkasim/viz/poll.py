@@ -139,7 +139,8 @@ def safe_region(runs, x: str = "processing.median.ms", y: str = "max.poll.interv
         curves = curves[(curves["y"] >= y_dom[0]) & (curves["y"] <= y_dom[1])]
         layers.append(unit(curves, {"type": "line", "strokeWidth": 2, "clip": True}, {
             "x": field("x", scale=xs), "y": field("y", scale=ys),
-            "strokeDash": field("line", "nominal", legend={"title": None, "orient": "bottom", "direction": "vertical"}),
+            "strokeDash": field("line", "nominal", legend={"title": None, "orient": "bottom", "direction": "vertical",
+                                                         "labelLimit": 600}),
             "color": {"value": "#222222"}, "tooltip": [tip("line", type_="nominal")]}))
     spec = {"layer": layers, "width": width, "height": height, "resolve": {"scale": {"color": "independent"}}}
     if title:
