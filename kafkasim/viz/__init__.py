@@ -25,6 +25,8 @@ from .compare import compare, scenario_labels
 from .consumption import lag_chart
 from .grid import grid_explorer
 from .ownership import partition_ownership
+from .poll import batch_durations, safe_region
+from .sweep import sweep_chart
 from .protocol import sequence_diagram
 from .settings import KNOBS, scenario_with
 from .summary import key_numbers, summary_chart
@@ -47,4 +49,5 @@ def to_png(chart, path=None, scale: float = 1.0) -> bytes:
 
 
 __all__ = ["member_timeline", "partition_ownership", "lag_chart", "sequence_diagram", "compare", "grid_explorer",
-           "summary_chart", "key_numbers", "scenario_labels", "scenario_with", "KNOBS", "CHARTS", "to_png"]
+           "summary_chart", "key_numbers", "scenario_labels", "scenario_with", "KNOBS", "CHARTS", "to_png",
+           "batch_durations", "safe_region", "sweep_chart"]
