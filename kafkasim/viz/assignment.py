@@ -109,9 +109,8 @@ def assignment_map(run, instants: dict[str, int], *, width: int = style.WIDTH,
     members = tables.member_order(cells["member"].dropna())
     spec = _map_spec(cells, tps, list(instants), members, width)
     if title:
-        spec["title"] = title_of(title, f"framed: a different owner than at '{list(instants)[0]}' "
-                                        f"({counts['moved']} of {len(tps)} partitions); "
-                                        f"{counts['idle']} of {counts['members']} members own nothing at the end",
+        spec["title"] = title_of(title, f"framed: owner changed since the first row ({counts['moved']} of {len(tps)}); "
+                                        f"idle at the last row: {counts['idle']} of {counts['members']} members",
                                  offset=10)
     return spec
 
