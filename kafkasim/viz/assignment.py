@@ -148,5 +148,5 @@ def assignment_explorer(base, grid: dict, instants: dict[str, int], *, width: in
     heading = title or "Who owns which partition: " + ", ".join(grid)
     return {"vconcat": [view, summary.summary_spec(pd.concat(counts, ignore_index=True), where, title=None)],
             "spacing": 12, "params": params,
-            "title": title_of(heading, f"{len(points)} runs precomputed; framed: a different owner than at "
-                                       f"'{labels[0]}'; move the sliders below the chart")}
+            "title": title_of(heading, f"{len(points)} runs precomputed; framed: owner changed since the first "
+                                       f"row; move the sliders below the chart")}
