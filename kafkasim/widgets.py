@@ -190,11 +190,11 @@ class Explorer:
         drawn = time.perf_counter()
         self.scenario, self.run, self.specs = scenario, run, specs
         self.output.outputs = outputs
+        # Kept for benchmarks, never shown: an executed chapter saves the widgets' state, and its
+        # outputs must not depend on the wall clock.
         self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
         self.error.value = _fatal_errors(run)
-        timing = f"simulated in {self.timings['simulate_ms']:.0f} ms, drawn in {self.timings['charts_ms']:.0f} ms"
-        self.summary.value = (summary_html(run.summary, self.summary_keys) +
-                              f"<div style='color:#777;font-size:11px'>{timing}</div>")
+        self.summary.value = summary_html(run.summary, self.summary_keys)
 
     def _spec(self, fn, run) -> dict:
         if hasattr(fn, "spec"):

@@ -165,3 +165,10 @@ def test_static_version_of_the_explorer_and_display():
     assert [p["name"] for p in spec["params"]] == ["p_session_timeout_ms"]
     bundle = e._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_nothing_shown_depends_on_the_wall_clock():
+    """An executed chapter stores the widgets' state: the same scenario must show the same text."""
+    a, b = explorer(), explorer()
+    assert a.summary.value == b.summary.value and a.error.value == b.error.value
+    assert " ms, drawn in " not in a.summary.value and a.timings["simulate_ms"] >= 0
