@@ -11,6 +11,7 @@ Altair chart; nothing here displays anything, so a chapter draws a chart in one 
     viz.sequence_diagram(run, window=(100_000, 125_000))   # JoinGroup/SyncGroup/Heartbeat...
     viz.compare([run, other_run])                   # side by side on one time axis
     viz.grid_explorer(Scenario(), {"session.timeout.ms": [10_000, 30_000, 45_000]})  # sliders, no kernel
+    viz.assignment_map(run, {"before": 59_000, "after": 119_000})   # owners at instants, moves framed
 
 Time-based charts take `window=(start_ms, end_ms)`. Charts aggregate instead of drawing every
 event (one "active" band for the poll loop, binned throughput, members-per-state above 120
@@ -20,6 +21,7 @@ vl-convert are imported only by this package (the `viz` extra), never by `import
 """
 
 from . import render
+from .assignment import assignment_explorer, assignment_map
 from .charts import CHARTS
 from .compare import compare, scenario_labels
 from .consumption import lag_chart
@@ -50,4 +52,5 @@ def to_png(chart, path=None, scale: float = 1.0) -> bytes:
 
 __all__ = ["member_timeline", "partition_ownership", "lag_chart", "sequence_diagram", "compare", "grid_explorer",
            "summary_chart", "key_numbers", "scenario_labels", "scenario_with", "KNOBS", "CHARTS", "to_png",
-           "batch_durations", "safe_region", "sweep_chart"]
+           "batch_durations", "safe_region", "sweep_chart",
+           "assignment_map", "assignment_explorer"]
