@@ -211,10 +211,27 @@ def wait_for(tab: Tab, js: str, timeout: float) -> bool:
     return tab.browser.wait(ok, timeout)
 
 
+def accept_dialogs(tab: Tab) -> None:
+    """Leaving a notebook JupyterLab thinks unsaved asks "leave the page?": say yes."""
+    def on_event(message: dict) -> None:
+        if message.get("sessionId") == tab.session and message.get("method") == "Page.javascriptDialogOpening":
+            tab.browser.notify("Page.handleJavaScriptDialog", {"accept": True}, tab.session)
+    tab.browser.handlers.append(on_event)
+
+
+def shut_down_kernels(base: str, token: str) -> None:
+    """One kernel at a time: the previous chapter's (and its Spark, if any) goes before the next opens."""
+    with urllib.request.urlopen(f"{base}api/sessions?token={token}", timeout=30) as response:
+        sessions = json.load(response)
+    for session in sessions:
+        request = urllib.request.Request(f"{base}api/sessions/{session['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(request, timeout=60).close()
+
+
 def check_notebook(tab: Tab, base: str, token: str, path: Path, shots: Path) -> NotebookReport:
     report = NotebookReport(path.name)
     tab.problems = []
-    tab.call("Page.navigate", {"url": f"{base}lab/tree/notebooks/{path.name}?token={token}&reset"})
+    tab.call("Page.navigate", {"url": f"{base}lab/tree/notebooks/{path.name}?token={token}&reset"}, timeout=120)
     if not wait_for(tab, KERNEL_READY_JS, 120):
         report.problems.append("the notebook did not open with an idle kafkasim kernel in 120 s")
         return report
@@ -268,9 +285,11 @@ def main() -> None:
     browser = Chromium(os.environ.get("CHROMIUM", CHROMIUM))
     try:
         tab = Tab(browser, base, render_timeout=60)
+        accept_dialogs(tab)
         reports = []
         for path in notebooks:
             reports.append(check_notebook(tab, base, token, root / "notebooks" / path.name, args.shots))
+            shut_down_kernels(base, token)
             r = reports[-1]
             print(f"{'FAIL' if r.problems else 'ok  '} {r.name}  explorers: {json.dumps(r.explorers)}", flush=True)
             for problem in r.problems:
