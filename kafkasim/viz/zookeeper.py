@@ -163,11 +163,12 @@ def connector_states(run, window=None, *, width: int = style.WIDTH, max_members:
 
 
 def herd_frame(sizes, partitions_per_consumer: int = 1) -> pd.DataFrame:
-    """consumers, reads, writes, requests: `herd_cost` of one change for groups of each size, every
-    connector owning `partitions_per_consumer` partitions (the seed: one partition each)."""
+    """consumers, reads, writes, requests: `herd_cost` of one departure that notifies each number of
+    connectors in `sizes` (the group name held one more), each owning `partitions_per_consumer`
+    partitions before and taking the leaver's share after (the seed: one partition each)."""
     rows = []
     for n in sizes:
-        cost = herd_cost(n, partitions=n * partitions_per_consumer)
+        cost = herd_cost(n, partitions=(n + 1) * partitions_per_consumer, owned_before=n * partitions_per_consumer)
         rows.append((n, cost["reads"], cost["writes"], cost["requests"], cost["registration_reads"]))
     return pd.DataFrame(rows, columns=["consumers", "reads", "writes", "requests", "registration_reads"])
 
@@ -180,7 +181,7 @@ def herd_curve(sizes=(10, 20, 50, 120, 240, 600, 1200, 2400), *, mark: int | Non
     sizes = sorted(set(sizes) | ({mark} if mark else set()))
     frame = herd_frame(sizes).melt(id_vars="consumers", value_vars=["reads", "writes"], var_name="request",
                                    value_name="count")
-    axis_x = field("consumers", scale={"type": "log"}, title="connectors sharing the group name")
+    axis_x = field("consumers", scale={"type": "log"}, title="connectors notified (all who share the group name, but the leaver)")
     axis_y = field("count", scale={"type": "log"}, title="requests per change")
     colors = {"domain": ["reads", "writes"], "range": ["#4c78a8", "#f58518"]}
     tips = [tip("consumers", "connectors"), tip("request", "type", "nominal"), tip("count", "requests", fmt=",")]
