@@ -304,8 +304,9 @@ def storm_explorer(grid: dict, *, bucket_ms: int = 2000, duration_ms: int = 100_
         start = (initial or {}).get(name, values[0])
         params.append(sliders.param(name, values, label, start, [show(v) for v in values] if show else None))
     points = int(np.prod([len(grid[n]) for n in names]))
-    parts = [panel("rebalancing", "connectors rebalancing", style.STATE_COLORS["joining"], 150),
-             panel("requests_per_s", "ZooKeeper requests/s", "#4c78a8", 150), table]
+    per = f"mean per {bucket_ms / 1000:g} s"
+    parts = [panel("rebalancing", ["connectors rebalancing", f"({per})"], style.STATE_COLORS["joining"], 150),
+             panel("requests_per_s", ["ZooKeeper requests/s", f"({per})"], "#4c78a8", 150), table]
     return {"vconcat": parts, "spacing": 12, "params": params,
             "title": title_of(title or "", f"{points} runs precomputed; one connector of the first topic leaves "
                                             f"at 10 s; move the controls below the chart")}
