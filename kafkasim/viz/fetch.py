@@ -70,8 +70,8 @@ def _size_layers(frame: pd.DataFrame, where=None, height: int = 240) -> list[dic
     limit = pd.DataFrame({"bytes": [INT_MAX], "label": [LIMIT_TEXT]})
     rule = unit(limit, {"type": "rule", "color": style.REMOVAL_COLOR, "strokeDash": [5, 3]},
                 {"y": field("bytes"), "tooltip": [tip("label", "limit", "nominal")]})
-    label = unit(limit, {"type": "text", "align": "left", "baseline": "bottom", "dx": 2, "dy": -2, "fontSize": 10},
-                 {"y": field("bytes"), "x": {"value": 0}, "text": field("label", "nominal")})
+    label = unit(limit, {"type": "text", "align": "right", "baseline": "top", "dx": -2, "dy": 2, "fontSize": 10},
+                 {"y": field("bytes"), "x": {"value": "width"}, "text": field("label", "nominal")})
     return [bars, text, rule, label]
 
 
@@ -171,7 +171,7 @@ def calculator_frames(grid: dict, *, versions=("0.8.2", "0.9", "0.10.1", "3.7"),
                                     consumers_per_jvm=v["consumers"] if consumers_per_jvm == "all" else 1)
         parts.append(size_frame(sizing).assign(**{sliders.column(n): x for n, x in v.items()}))
     sizes = pd.concat(parts, ignore_index=True)
-    verdicts = sizes.assign(line=[f"{v}: {t} in one response, {verdict} (heap for the group: {h:,.2f} GiB)"
+    verdicts = sizes.assign(line=[f"{v}: {t} per response, {verdict}; fetch memory {h:,.2f} GiB"
                                   for v, t, verdict, h in zip(sizes["version"], sizes["text"], sizes["verdict"],
                                                               sizes["heap_gib"])])
     return sizes.drop(columns=["message"]), verdicts[["version", "line", "overflow",
