@@ -270,3 +270,23 @@ def seed_large_messages() -> dict:
             "45 x 50 MB = 2250 MB is still over 2048 MB; it fits once the 45 partitions have two or more leaders.",
         ],
     }
+
+
+def sizing_for_message(message_bytes: int, *, versions=("0.8.2", "0.9", "0.10.1", "3.7"), chunks: int | None = None,
+                       **workload):
+    """`fetch_sizing` for a workload whose largest message is `message_bytes`, each version
+    configured just enough to carry it, as an operator would: the broker's message.max.bytes and
+    replica.fetch.max.bytes raised to it, and the per-partition fetch size raised to it where a
+    larger message would be stuck (fetch.message.max.bytes in 0.8.2, max.partition.fetch.bytes in
+    0.9 and 0.10.0). From 0.10.1 the defaults stay: KIP-74 returns an oversized first batch whole.
+    `chunks` sets 0.8.2's queued.max.message.chunks."""
+    check_range("message_bytes", message_bytes, 1, INT_MAX)
+    part = max(message_bytes, MiB)
+    broker = {"message.max.bytes": message_bytes, "replica.fetch.max.bytes": max(message_bytes, MiB)} \
+        if message_bytes > 1000012 else None
+    zk = {"fetch.message.max.bytes": part, **({"queued.max.message.chunks": chunks} if chunks is not None else {})}
+    by_version = {v: (zk if v == ZOOKEEPER_CONSUMER_VERSION else
+                      None if version_tuple(v) >= (0, 10, 1) else {"max.partition.fetch.bytes": part})
+                  for v in versions}
+    return fetch_sizing(versions, consumer_by_version=by_version, message_bytes=message_bytes, broker=broker,
+                        **workload)

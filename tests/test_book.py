@@ -90,9 +90,10 @@ def test_glossary_defaults_by_version(glossary):
 
 
 def test_glossary_lists_the_chapters_that_name_a_config(glossary):
-    # Chapter 00 teaches group.initial.rebalance.delay.ms; it never mentions the 0.8 fetcher count.
+    # Chapter 00 teaches group.initial.rebalance.delay.ms; only chapter 08 names the 0.8 fetcher count.
     assert "{doc}`00 </notebooks/00-welcome>`" in glossary_entry(glossary, "group.initial.rebalance.delay.ms")
-    assert "not discussed in a chapter yet" in glossary_entry(glossary, "num.consumer.fetchers")
+    fetchers = glossary_entry(glossary, "num.consumer.fetchers")
+    assert "{doc}`08 </notebooks/08-large-messages>`" in fetchers and "00-welcome" not in fetchers
 
 
 @pytest.mark.parametrize("text, found", [

@@ -11,14 +11,13 @@ Kafka would reject shows Kafka's error instead of a chart.
 from __future__ import annotations
 
 import itertools
-import re
 
 import altair as alt
 import pandas as pd
 
 from ..errors import ConfigError
 from ..scenario import simulate
-from . import style, summary, tables
+from . import sliders, style, summary, tables
 from .consumption import PANELS, panel_frames, panels_spec
 from .settings import KNOBS, check_names, current, scenario_with
 from .spec import returns_chart, title as title_of
@@ -30,22 +29,12 @@ MAX_ROWS = 5000
 
 
 def _column(name: str) -> str:
-    """A Vega-safe field and param name for a setting ("session.timeout.ms" -> "p_session_timeout_ms")."""
-    return "p_" + re.sub(r"\W", "_", name)
+    return sliders.column(name)
 
 
 def _binding(name: str, values: list, knobs: dict = KNOBS) -> dict:
-    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down
-    (`knobs`: where the setting's label is, e.g. kafkasim.viz.network.NETWORK_KNOBS)."""
-    label = f"{knobs[name].label} "
-    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    if numeric and len(values) >= 3:
-        ordered = sorted(values)
-        steps = {round(b - a, 9) for a, b in zip(ordered, ordered[1:])}
-        if len(steps) == 1:
-            return {"input": "range", "min": ordered[0], "max": ordered[-1], "step": steps.pop(), "name": label}
-    kind = "radio" if len(values) <= 4 else "select"
-    return {"input": kind, "options": list(values), "labels": [str(v) for v in values], "name": label}
+    """`knobs`: where the setting's label is (e.g. kafkasim.viz.network.NETWORK_KNOBS)."""
+    return sliders.binding(values, f"{knobs[name].label} ")
 
 
 def grid_points(grid: dict, charts, allowed) -> tuple[list[tuple], dict[str, str]]:
