@@ -109,6 +109,7 @@ class Consumer:
         self.poll_timer = None
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
+        self.resolution = self.world.poll_resolution_ms
         self.idle = False                   # the app thread is inside poll(), waiting for records
 
     # -- plumbing -------------------------------------------------------------------------
@@ -276,17 +277,20 @@ class Consumer:
         if now < t:
             t = now
         owned = self.owned
+        ends = {}
         available = 0
         for i, pos in owned.items():
             end = int(rate[i] * t)
             if end > pos:
+                ends[i] = end
                 available += end - pos
-        resolution = self.world.poll_resolution_ms
-        if available == 0 or (available < self.max_records and now < self.last_fetch + resolution):
+        resolution = self.resolution
+        last_fetch = self.last_fetch
+        if available == 0 or (available < self.max_records and now < last_fetch + resolution):
             # Keeping up: poll() waits for records, on the grid of the simulator's poll resolution.
-            if now >= self.last_fetch + resolution:
-                self.last_fetch = now
-            wake = self.last_fetch + resolution
+            if now >= last_fetch + resolution:
+                self.last_fetch = last_fetch = now
+            wake = last_fetch + resolution
             if available == 0:  # nothing at all: sleep until the next record is produced
                 wake = max(wake, self._next_record_at())
             if not self.kip62:  # a consumer blocked in poll() still runs its heartbeat task on time
@@ -297,21 +301,22 @@ class Consumer:
             self.next_poll = self.sim.at(wake, self._poll) if wake < INFINITY else None
             return
         self.last_fetch = now
-        records, want = [], min(available, self.max_records)
+        count = want = available if available < self.max_records else self.max_records
+        records = []
         order = list(owned)
-        k = len(order)
+        k, rr = len(order), self.rr
         for j in range(k):  # take from owned partitions in turn, starting where the last batch stopped
-            i = order[(self.rr + j) % k]
-            pos = owned[i]
-            n = min(want, int(rate[i] * t) - pos)
-            if n > 0:
+            i = order[(rr + j) % k]
+            end = ends.get(i)
+            if end is not None:
+                pos = owned[i]
+                n = end - pos if end - pos < want else want
                 records.append((i, pos, pos + n))
                 owned[i] = pos + n
                 want -= n
                 if not want:
-                    self.rr = (self.rr + j + 1) % k
+                    self.rr = (rr + j + 1) % k
                     break
-        count = min(available, self.max_records)
         duration = int(math.ceil(self.clock.take(count)))
         if self.app_state != "consuming":
             self._set_app_state("consuming")

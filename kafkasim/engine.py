@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 from .events import EventLog
 
+_heappush = heapq.heappush  # bound once: scheduling is on every event's path
+
 
 class Timer(list):
     """A scheduled callback; `cancel()` stops it from running (lazily removed from the heap).
@@ -90,7 +92,7 @@ class Simulation:
             raise ValueError(f"cannot schedule at {time} ms: the clock is already at {self.now} ms")
         timer = Timer((time, next(self._seq), fn, args))
         self.last_scheduled = timer
-        heapq.heappush(self._heap, timer)
+        _heappush(self._heap, timer)
         return timer
 
     def schedule(self, delay: int, fn: Callable[..., Any], *args: Any) -> Timer:

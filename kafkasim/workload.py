@@ -180,21 +180,22 @@ class Partitions:
         the batch, so each slice is kept as its first and last record's latency."""
         hw, rate, latency = self.hw, self.rate, self.latency
         per_record = (end - start) / count
-        done = 0
+        first = start + per_record  # when the batch's first record is done
+        total = self.hw_total
         for i, a, b in records:
-            n = b - a
             high = hw[i]
             if b > high:
                 hw[i] = b
-                self.hw_total += b - max(a, high)
+                total += b - (a if a > high else high)
             if a < high:
                 cause = self.cause[i] or "unknown"
                 self.duplicates[cause] = self.duplicates.get(cause, 0) + min(b, high) - a
-            latency.append((n, start + (done + 1) * per_record - a / rate[i],
-                            start + (done + n) * per_record - (b - 1) / rate[i]))
-            done += n
+            r, n = rate[i], b - a
+            latency.append((n, first - a / r, first + (n - 1) * per_record - (b - 1) / r))
+            first += n * per_record
+        self.hw_total = total
         self.processed += count
-        self.progress.append((end, self.hw_total))
+        self.progress.append((end, total))
 
     def lag(self, times) -> np.ndarray:
         """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
