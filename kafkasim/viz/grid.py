@@ -34,9 +34,10 @@ def _column(name: str) -> str:
     return "p_" + re.sub(r"\W", "_", name)
 
 
-def _binding(name: str, values: list) -> dict:
-    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down."""
-    label = f"{KNOBS[name].label} "
+def _binding(name: str, values: list, label: str | None = None) -> dict:
+    """A slider for 3+ evenly spaced numbers, radio buttons for up to 4 choices, else a drop-down
+    (labelled `label`, by default the knob's label)."""
+    label = f"{label or KNOBS[name].label} "
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     if numeric and len(values) >= 3:
         ordered = sorted(values)

@@ -1,0 +1,86 @@
+"""Charts of a parameter sweep's results (one row per combination of swept values, e.g.
+`kafkasim.spark.by_parameters(...).toPandas()`): phase diagrams as heatmaps, and the same
+heatmaps behind bound sliders, so that a static page can walk through a sweep of thousands of
+runs with no kernel. They read only the aggregated table, never a run."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from .grid import _binding, _column
+from .spec import field, returns_chart, tip, title as title_of, unit
+
+#: One sequential scheme: every metric charted here is worse when higher.
+SCHEME = "orangered"
+
+
+def _label(name: str, labels: dict | None) -> str:
+    return (labels or {}).get(name, name)
+
+
+def _axis(name: str, labels: dict | None, values) -> dict:
+    """An ordinal axis of swept values in their numeric order."""
+    return field(name, "ordinal", title=_label(name, labels), sort=sorted(values))
+
+
+def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, where=None, column=None,
+             fmt: str = ",.3~g", size: int = 26) -> dict:
+    """One heatmap view: x by y cells coloured by `metric`, on a colour scale fixed to the whole
+    table (so that moving a slider never rescales it)."""
+    high = float(frame[metric].max()) if len(frame) else 1.0
+    encoding = {
+        "x": _axis(x, labels, frame[x].unique()),
+        "y": {**_axis(y, labels, frame[y].unique()), "sort": "descending"},
+        "color": field(metric, scale={"scheme": SCHEME, "domain": [0, high if high > 0 else 1]},
+                       title=_label(metric, labels), legend={"orient": "right", "format": fmt}),
+        "tooltip": [tip(c, _label(c, labels), "nominal" if frame[c].dtype == object else "quantitative",
+                        None if frame[c].dtype == object else ",.4~g")
+                    for c in dict.fromkeys([x, y, *(column or []), metric, "runs"]) if c in frame],
+    }
+    spec = unit(frame, {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
+                encoding, where=where, width={"step": size}, height={"step": size})
+    return spec
+
+
+@returns_chart
+def phase_diagram(frame: pd.DataFrame, metric: str, *, x: str, y: str, column: str | None = None,
+                  row: str | None = None, labels: dict | None = None, title: str | None = None,
+                  subtitle: str | None = None) -> dict:
+    """A heatmap of `metric` over two swept parameters (`x`, `y`), one panel per value of `column`
+    (and of `row`). `frame` has one row per cell (other parameters already fixed or aggregated);
+    `labels` maps column names to axis titles."""
+    spec = _heatmap(frame, metric, x, y, labels=labels, column=[c for c in (column, row) if c])
+    for channel, name in (("column", column), ("row", row)):
+        if name:
+            spec["encoding"][channel] = field(name, "ordinal", title=_label(name, labels),
+                                              sort=sorted(frame[name].unique()))
+    spec["width"], spec["height"] = {"step": 22}, {"step": 22}
+    spec["title"] = title_of(title or _label(metric, labels), subtitle)
+    return spec
+
+
+@returns_chart
+def sweep_explorer(frame: pd.DataFrame, metrics: list[str], *, x: str, y: str, sliders: dict,
+                   labels: dict | None = None, initial: dict | None = None, title: str | None = None) -> dict:
+    """The sweep without a kernel: one heatmap per metric side by side, all filtered by the same
+    bound inputs. `sliders` maps a parameter column to its values (a range slider for evenly spaced
+    numbers, else radio buttons or a drop-down); `initial` gives their starting values.
+    Every combination is embedded once: the views share one table (Altair's top-level datasets)."""
+    missing = [c for c in [x, y, *metrics, *sliders] if c not in frame]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the table (it has {list(frame.columns)})")
+    params, clauses = [], []
+    for name, values in sliders.items():
+        values = sorted(values)
+        col = _column(name)
+        start = (initial or {}).get(name, values[0])
+        params.append(alt.param(name=col, value=start, bind=_binding(name, values, _label(name, labels))).param)
+        clauses.append(f"datum['{name}'] == {col}")
+    where = " && ".join(clauses)
+    views = [_heatmap(frame, m, x, y, labels=labels, where=where, column=list(sliders)) for m in metrics]
+    for view, metric in zip(views, metrics):
+        view["title"] = title_of(_label(metric, labels))
+    return {"hconcat": views, "spacing": 40, "params": params, "resolve": {"scale": {"color": "independent"}},
+            "title": title_of(title or "Explore the sweep",
+                              f"{len(frame):,} combinations precomputed; move the inputs below the chart")}
