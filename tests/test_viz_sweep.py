@@ -59,6 +59,7 @@ def test_phase_diagram_is_a_valid_faceted_heatmap():
     assert enc["x"]["title"] == "poll timeout (ms)" and enc["x"]["sort"] == [6_000, 30_000]
     assert enc["column"]["field"] == "max_poll_records" and enc["row"]["field"] == "kafka_version"
     assert enc["color"]["scale"]["domain"] == [0, 150.0]
+    assert enc["color"]["condition"]["test"] == "datum['rebalances_per_hour_mean'] === 0"  # no storm: grey
     (data,) = spec["datasets"].values()
     assert len(data) == 2 * 2 * 2 * 2  # versions x p99 x timeouts x max.poll.records, for 2 members
 

@@ -13,6 +13,8 @@ from .spec import field, returns_chart, tip, title as title_of, unit
 
 #: One sequential scheme: every metric charted here is worse when higher.
 SCHEME = "orangered"
+#: Cells where the metric is exactly zero (no storm at all), told apart from small values.
+ZERO_COLOR = "#eeeeee"
 
 
 def _label(name: str, labels: dict | None) -> str:
@@ -32,8 +34,10 @@ def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, w
     encoding = {
         "x": _axis(x, labels, frame[x].unique()),
         "y": {**_axis(y, labels, frame[y].unique()), "sort": "descending"},
-        "color": field(metric, scale={"scheme": SCHEME, "domain": [0, high if high > 0 else 1]},
-                       title=_label(metric, labels), legend={"orient": "right", "format": fmt}),
+        # A square-root scale, so that a little is visibly more than nothing; exactly zero is grey.
+        "color": field(metric, scale={"scheme": SCHEME, "type": "sqrt", "domain": [0, high if high > 0 else 1]},
+                       title=_label(metric, labels), legend={"orient": "right", "format": fmt},
+                       condition={"test": f"datum['{metric}'] === 0", "value": ZERO_COLOR}),
         "tooltip": [tip(c, _label(c, labels), "nominal" if frame[c].dtype == object else "quantitative",
                         None if frame[c].dtype == object else ",.4~g")
                     for c in dict.fromkeys([x, y, *(column or []), metric, "runs"]) if c in frame],
