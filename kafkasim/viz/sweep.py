@@ -27,7 +27,7 @@ def _axis(name: str, labels: dict | None, values) -> dict:
 
 
 def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, where=None, column=None,
-             fmt: str = ",.3~g", size: int = 26) -> dict:
+             fmt: str = ",.3~g", size: int = 26, legend: dict | None = None) -> dict:
     """One heatmap view: x by y cells coloured by `metric`, on a colour scale fixed to the whole
     table (so that moving a slider never rescales it)."""
     high = float(frame[metric].max()) if len(frame) else 1.0
@@ -36,7 +36,7 @@ def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, w
         "y": {**_axis(y, labels, frame[y].unique()), "sort": "descending"},
         # A square-root scale, so that a little is visibly more than nothing; exactly zero is grey.
         "color": field(metric, scale={"scheme": SCHEME, "type": "sqrt", "domain": [0, high if high > 0 else 1]},
-                       title=_label(metric, labels), legend={"orient": "right", "format": fmt},
+                       title=_label(metric, labels), legend={"orient": "right", "format": fmt, **(legend or {})},
                        condition={"test": f"datum['{metric}'] === 0", "value": ZERO_COLOR}),
         "tooltip": [tip(c, _label(c, labels), "nominal" if frame[c].dtype == object else "quantitative",
                         None if frame[c].dtype == object else ",.4~g")
@@ -82,9 +82,12 @@ def sweep_explorer(frame: pd.DataFrame, metrics: list[str], *, x: str, y: str, s
         params.append(alt.param(name=col, value=start, bind=_binding(name, values, _label(name, labels))).param)
         clauses.append(f"datum['{name}'] == {col}")
     where = " && ".join(clauses)
-    views = [_heatmap(frame, m, x, y, labels=labels, where=where, column=list(sliders)) for m in metrics]
+    # Narrow views with their colour bar below, so that three fit side by side on a book page.
+    below = {"orient": "bottom", "direction": "horizontal", "title": None, "gradientLength": 120}
+    views = [_heatmap(frame, m, x, y, labels=labels, where=where, column=list(sliders), size=20, legend=below)
+             for m in metrics]
     for view, metric in zip(views, metrics):
         view["title"] = title_of(_label(metric, labels))
-    return {"hconcat": views, "spacing": 40, "params": params, "resolve": {"scale": {"color": "independent"}},
+    return {"hconcat": views, "spacing": 24, "params": params, "resolve": {"scale": {"color": "independent"}},
             "title": title_of(title or "Explore the sweep",
                               f"{len(frame):,} combinations precomputed; move the inputs below the chart")}
