@@ -22,8 +22,14 @@ def _label(name: str, labels: dict | None) -> str:
 
 
 def _axis(name: str, labels: dict | None, values) -> dict:
-    """An ordinal axis of swept values in their numeric order."""
-    return field(name, "ordinal", title=_label(name, labels), sort=sorted(values))
+    """An ordinal axis of swept values in their numeric order; a duration in ms whose values are
+    all whole seconds is labelled in seconds (say so in its label: "poll timeout (s)")."""
+    values = sorted(values)
+    axis = field(name, "ordinal", title=_label(name, labels), sort=values)
+    numeric = pd.api.types.is_numeric_dtype(pd.Series(values))
+    if name.endswith("_ms") and numeric and all(v >= 1000 and v % 1000 == 0 for v in values):
+        axis["axis"] = {"labelExpr": "datum.value / 1000", "labelAngle": 0}
+    return axis
 
 
 def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, where=None, column=None,
@@ -59,7 +65,7 @@ def phase_diagram(frame: pd.DataFrame, metric: str, *, x: str, y: str, column: s
         if name:
             spec["encoding"][channel] = field(name, "ordinal", title=_label(name, labels),
                                               sort=sorted(frame[name].unique()))
-    spec["width"], spec["height"] = {"step": 22}, {"step": 22}
+    spec["width"], spec["height"] = {"step": 18}, {"step": 18}
     spec["title"] = title_of(title or _label(metric, labels), subtitle)
     return spec
 
