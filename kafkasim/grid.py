@@ -20,10 +20,11 @@ Grid file (YAML or JSON)::
       group.initial.rebalance.delay.ms: [0, 3000]   # a broker config
       members: [3, 6]                               # a Scenario field
       faults[0].duration_ms: [5000, 20000, 60000]   # a field of the first fault in base
+      processing_ms.p99_ms: [20, 200]               # a field of base's processing-time distribution
     seeds: 3                     # replications: seeds 1, 2, 3 (or a list such as [7, 8])
 
 A swept name becomes a column (and a Parquet partition directory) with dots and brackets
-replaced by underscores: `session_timeout_ms`, `faults_0_duration_ms`.
+replaced by underscores: `session_timeout_ms`, `faults_0_duration_ms`, `processing_ms_p99_ms`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ _SCENARIO_FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 _FAULT_TYPES = {cls.__name__: cls for cls in faults_module.ALL}
 _DISTRIBUTIONS = {"Constant": Constant, "LogNormal": LogNormal}
 _FAULT_PARAM = re.compile(r"faults\[(\d+)\]\.(\w+)")
+_DISTRIBUTION_PARAM = re.compile(r"processing_ms\.(\w+)")
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,11 @@ def _fault(value):
 
 def apply_param(spec: dict, name: str, value) -> dict:
     """A copy of `spec` with the swept parameter `name` set (a Scenario field, `faults[i].field`,
-    or a consumer or broker config by Kafka's name)."""
+    `processing_ms.field` of a distribution given as a mapping, or a consumer or broker config
+    by Kafka's name)."""
     spec = json.loads(json.dumps(spec))
     fault = _FAULT_PARAM.fullmatch(name)
+    distribution = _DISTRIBUTION_PARAM.fullmatch(name)
     if name in _SCENARIO_FIELDS:
         spec[name] = value
     elif fault:
@@ -120,13 +124,18 @@ def apply_param(spec: dict, name: str, value) -> dict:
         if index >= len(faults):
             raise ConfigError(f"{name}: base has {len(faults)} fault(s), so there is no faults[{index}]")
         faults[index][field] = value
+    elif distribution:
+        if not isinstance(spec.get("processing_ms"), dict):
+            raise ConfigError(f"{name}: base must give processing_ms as a mapping, e.g. "
+                              f"{{type: LogNormal, median_ms: 2, p99_ms: 20}}, got {spec.get('processing_ms')!r}")
+        spec["processing_ms"][distribution.group(1)] = value
     elif name in CONSUMER_CONFIGS:
         spec.setdefault("consumer", {})[name] = value
     elif name in BROKER_CONFIGS:
         spec.setdefault("broker", {})[name] = value
     else:
         raise ConfigError(f"unknown parameter {name!r}: sweep a Scenario field ({', '.join(sorted(_SCENARIO_FIELDS))}), "
-                          f"faults[i].<field>, or a consumer or broker config by its Kafka name")
+                          f"faults[i].<field>, processing_ms.<field>, or a consumer or broker config by its Kafka name")
     return spec
 
 
