@@ -64,6 +64,7 @@ class Consumer:
     def __init__(self, world: "World", name: str, config: dict, start_ms: int = 0):
         self.world, self.name, self.config = world, name, config
         self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
+        self.resolution = world.poll_resolution_ms
         self.sim, self.coord = world.sim, world.coord
         v = world.version
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -109,7 +110,6 @@ class Consumer:
         self.poll_timer = None
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
-        self.resolution = self.world.poll_resolution_ms
         self.idle = False                   # the app thread is inside poll(), waiting for records
 
     # -- plumbing -------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from site_check import CHROMIUM, Chromium, Tab  # noqa: E402
+from site_check import CHROMIUM, DRAWN_JS, Chromium, Tab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "lab-check"
@@ -48,9 +48,10 @@ DONE_JS = r"""
 })()
 """
 
+IDLE_JS = 'document.querySelector(".jp-Notebook-ExecutionIndicator")?.getAttribute("data-status") === "idle"'
+
 # The notebook's own kernel (not a kernel picker) has started and is idle.
-KERNEL_READY_JS = r"""
-(() => document.querySelector(".jp-Notebook-ExecutionIndicator")?.getAttribute("data-status") === "idle"
+KERNEL_READY_JS = "(() => " + IDLE_JS + r"""
   && !document.querySelector(".jp-Dialog")
   && /kafkasim/.test(document.querySelector(".jp-Toolbar-kernelName")?.textContent ?? "")
   && /Idle/.test(document.querySelector(".jp-StatusBar-Widget")?.parentElement?.textContent ?? ""))()
@@ -68,17 +69,7 @@ MENU_BOX_JS = r"""
 
 # Vega-Lite outputs drawn by JupyterLab's own Vega (canvas with more than one colour, or svg marks).
 CHARTS_JS = r"""
-(() => {
-  const drawn = (c) => {
-    const canvas = c.querySelector("canvas");
-    if (canvas && canvas.width > 0) {
-      const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-      const colours = new Set();
-      for (let i = 0; i < data.length && colours.size < 3; i += 4 * 97) colours.add(data.slice(i, i + 4).join());
-      return colours.size > 1;
-    }
-    return c.querySelectorAll("svg.marks path, svg.marks rect, svg.marks text").length > 0;
-  };
+(() => {""" + DRAWN_JS + r"""
   const charts = [...document.querySelectorAll(".jp-RenderedVegaLite, .jp-RenderedVega5, .jp-RenderedVegaCommon5")];
   return {charts: charts.length, drawn: charts.filter(drawn).length,
           html: document.querySelectorAll('.jp-RenderedHTMLCommon div[id^="altair-viz-"]').length};
@@ -256,9 +247,9 @@ def check_notebook(tab: Tab, base: str, token: str, path: Path, shots: Path) -> 
         before = shots / f"{stem}--explorer{i}.png"
         tab.screenshot(before, tab.evaluate(BOX_JS % i))
         slider = tab.evaluate(ARM_JS % i)
-        press(tab, "Home" if slider["value"] == slider["max"] else "End", 36 if slider["value"] == slider["max"] else 35)
+        press(tab, *(("Home", 36) if slider["value"] == slider["max"] else ("End", 35)))
         redrawn = wait_for(tab, "window.labCheckRedraws > 0", 120)
-        wait_for(tab, 'document.querySelector(".jp-Notebook-ExecutionIndicator")?.getAttribute("data-status") === "idle"', 120)
+        wait_for(tab, IDLE_JS, 120)
         time.sleep(1.0)  # let the charts draw
         after = shots / f"{stem}--explorer{i}-moved.png"
         tab.screenshot(after, tab.evaluate(BOX_JS % i))

@@ -47,8 +47,8 @@ RENDER_TIMEOUT_S = 20.0
 
 
 # -- the page's own view of itself (evaluated in the page) -------------------------------------
-INSPECT_JS = r"""
-(() => {
+# Did a vega chart draw: a canvas of more than one colour, or svg marks (also used by lab_check.py).
+DRAWN_JS = r"""
   const drawn = (chart) => {
     const canvas = chart.querySelector("canvas");
     if (canvas && canvas.width > 0 && canvas.height > 0) {
@@ -60,7 +60,10 @@ INSPECT_JS = r"""
     const svg = chart.querySelector("svg.marks");
     return !!svg && svg.querySelectorAll("path, rect, line, text").length > 0;
   };
-  const charts = [...document.querySelectorAll('div[id^="altair-viz-"]')];
+"""
+
+INSPECT_JS = r"""
+(() => {""" + DRAWN_JS + r"""  const charts = [...document.querySelectorAll('div[id^="altair-viz-"]')];
   const solutions = [...document.querySelectorAll("details.hide")]
     .filter((d) => d.querySelector("summary")?.textContent.includes("Show solution"));
   return {

@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..pause import PauseScenario, simulate_pause
 from ..subscription import at_least
-from . import style
+from . import sliders, style
 from .layers import fault_rules, rebalance_bands, time_x
 from .spec import field, returns_chart, tip, title as title_of, unit
 from .summary import summary_spec
@@ -374,10 +374,6 @@ def scenario_with(base: PauseScenario, values: dict) -> PauseScenario:
     return base.replace(**fields)
 
 
-def _param_name(setting: str) -> str:
-    return "p_" + setting.replace(".", "_")
-
-
 def _binding(setting: str, options: list) -> dict:
     numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in options)
     if numeric and len(options) >= 2:
@@ -402,7 +398,7 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
     points = list(itertools.product(*(list(v) for v in grid.values())))
     if len(points) > MAX_POINTS:
         raise ValueError(f"the grid has {len(points)} combinations (> {MAX_POINTS}); every one is embedded in the page")
-    params = {name: _param_name(name) for name in grid}
+    params = {name: sliders.column(name) for name in grid}
     collected: dict[str, list[pd.DataFrame]] = {}
     members: set[str] = set()
     end = 0
@@ -423,7 +419,7 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
             collected.setdefault(kind, []).append(frame.assign(**keys))
         collected.setdefault("summary", []).append(key_numbers(run.summary).assign(**keys))
     frames = {kind: pd.concat(parts, ignore_index=True) for kind, parts in collected.items()}
-    where = " && ".join(f"datum.{p} == {p}" for p in params.values())
+    where = sliders.matches(grid)
     partitions = [f"{base.topic}-{p}" for p in range(base.partitions)]
     span = ((window[0] if window else 0) / 1000, (end or base.duration_ms) / 1000)
     parts = []
