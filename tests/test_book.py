@@ -115,18 +115,31 @@ class FakeApp:
             return Path(docname + ".ipynb")
 
 
-def test_solution_tag_folds_the_whole_cell():
+def test_solution_cells_fold_and_chart_cells_widen():
+    chart = {"output_type": "display_data",
+             "data": {"text/html": ['<div id="altair-viz-1"></div>\n', "<script>...</script>"]}}
+    widget = {"output_type": "display_data",
+              "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "m"}, "text/plain": "VBox()"}}
+    text = {"output_type": "stream", "name": "stdout", "text": ['id="altair-viz-" in a print\n']}
     nb = {"cells": [
         {"cell_type": "code", "metadata": {"tags": ["solution", "hide-input"]}, "source": "answer = 42"},
         {"cell_type": "code", "metadata": {"tags": ["check"]}, "source": "check(answer)"},
+        {"cell_type": "code", "metadata": {}, "source": "chart", "outputs": [chart]},
+        {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "chart", "outputs": [chart]},
+        {"cell_type": "code", "metadata": {}, "source": "print()", "outputs": [text]},
+        {"cell_type": "code", "metadata": {}, "source": "Explorer()", "outputs": [widget]},
     ]}
     source = [json.dumps(nb)]
-    load_extension().fold_solutions(FakeApp, "notebooks/99-x", source)
-    solution, check = json.loads(source[0])["cells"]
+    load_extension().tag_cells(FakeApp, "notebooks/99-x", source)
+    solution, check, chart_cell, chart_solution, printed, explorer = json.loads(source[0])["cells"]
     assert solution["metadata"]["tags"] == ["solution", "hide-cell"]
     assert solution["metadata"]["mystnb"] == {"code_prompt_show": "Show solution",
                                               "code_prompt_hide": "Hide solution"}
     assert check["metadata"] == {"tags": ["check"]}
+    assert chart_cell["metadata"]["tags"] == ["full-width"]
+    assert chart_solution["metadata"]["tags"] == ["solution", "hide-cell", "full-width"]
+    assert printed["metadata"] == {}
+    assert explorer["metadata"]["tags"] == ["full-width"]
 
 
 @pytest.mark.parametrize("member, package, target", [

@@ -34,7 +34,8 @@ def read(path):
     ({"a", "b"}, {"b", "a"}, {}, True), ([1, 2], [2, 1], {}, False), (True, True, {}, True), (1, True, {}, True),
 ])
 def test_check_verdicts(capsys, predicted, actual, kw, ok):
-    assert check(predicted, actual, "because", **kw) is ok
+    verdict = check(predicted, actual, "because", **kw)
+    assert bool(verdict) is ok and repr(verdict) == f"Verdict({ok})"
     out = capsys.readouterr().out
     expected = RIGHT if ok else (UNANSWERED if predicted is None else WRONG)
     assert out.startswith(expected)

@@ -78,3 +78,8 @@ def test_notebook_runs(path, kernel):
         execution_timeout=CELL_TIMEOUT_S,
         progress_bar=False,
     )
+    # A check prints its verdict; a stray value under it (a bare True/False) is noise on the page.
+    executed = nbformat.read(OUT_DIR / path.name, as_version=4)
+    shown = [c.source[:80] for c in executed.cells if "check" in c.metadata.get("tags", [])
+             and any(o.output_type == "execute_result" for o in c.get("outputs", []))]
+    assert not shown, f"check cells that display a value besides their verdict: {shown}"

@@ -5,10 +5,10 @@ the DevTools protocol's Fetch interception, which lets the site's own URLs throu
 records) any other, and ``--host-resolver-rules`` makes every other host name unresolvable as a
 second fence. For each page the check records console errors, uncaught exceptions, failed or
 blocked requests and HTTP errors, and inspects the rendered page: Altair charts that did not draw
-(an empty vega container), ipywidgets, MathJax, and solutions hidden behind a toggle. It then
-exercises what should work without a kernel (moving each chart's bound slider must redraw the
-chart; moving a jslinked widget must update its partner; opening a hidden solution must show an
-executed output) and saves screenshots for review.
+(an empty vega container) or are cut off (drawn wider than their cell), ipywidgets, MathJax, and
+solutions hidden behind a toggle. It then exercises what should work without a kernel (moving each
+chart's bound slider must redraw the chart; moving a jslinked widget must update its partner;
+opening a hidden solution must show an executed output) and saves screenshots for review.
 
 Chromium is driven through ``--remote-debugging-pipe`` (the DevTools protocol over two file
 descriptors), so nothing beyond the standard library and the browser is needed.
@@ -70,6 +70,10 @@ INSPECT_JS = r"""
     charts: charts.length,
     chartsDrawn: charts.filter(drawn).length,
     chartErrors: charts.filter((c) => c.querySelector(".error")).length,
+    chartsCutOff: charts.filter((c) => {  // drawn wider than the cell output that holds it
+      const drawing = c.querySelector("canvas, svg.marks"), cell = c.closest(".cell_output");
+      return drawing && cell && drawing.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1;
+    }).length,
     chartSliders: charts.reduce((n, c) => n + c.querySelectorAll('.vega-bindings input[type="range"]').length, 0),
     widgetViews: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
     widgetsRendered: document.querySelectorAll(".jupyter-widgets").length,
@@ -405,6 +409,8 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
 
     if facts["chartsDrawn"] < facts["charts"]:
         report.problems.append(f"{facts['charts'] - facts['chartsDrawn']} of {facts['charts']} charts did not draw")
+    if facts["chartsCutOff"]:
+        report.problems.append(f"{facts['chartsCutOff']} charts are wider than their cell at {WIDTH} px: cut off")
     if facts["widgetViews"] and not facts["widgetsRendered"]:
         report.problems.append(f"{facts['widgetViews']} widget views, none rendered")
     if facts["math"] and not facts["mathRendered"]:

@@ -4,6 +4,10 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
 * Solutions: a code cell tagged ``solution`` is folded, input and output, behind a "Show solution"
   toggle (myst-nb's ``hide-cell``, whatever other ``hide-*`` tag it has). The cell was executed like
   every other, and its output usually gives the answer away, so both stay hidden until clicked.
+* Wide outputs: a code cell whose output is an Altair chart or a widget (an explorer) gets the
+  theme's ``full-width`` tag, which lets it use the right margin too: most charts, legends
+  included, are wider than the text column of a 1280-pixel screen, and a reader would otherwise
+  scroll each one sideways.
 * Altair: a page with Altair output gets the vendored vega, vega-lite and vega-embed and the shim
   that tells Altair's HTML output they are loaded (``kafkasim_vega_js`` in _config.yml, files from
   tools/vendor_js.py). Sphinx puts them in <head> without ``defer``, so they run before the chart's
@@ -22,21 +26,31 @@ import json
 SOLUTION_TAG = "solution"
 SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
 ALTAIR_OUTPUT = 'id="altair-viz-'  # the div of every chart Altair's HTML renderer writes
+WIDGET_OUTPUT = "application/vnd.jupyter.widget-view+json"
+WIDE_TAG = "full-width"  # sphinx-book-theme: the cell may extend into the right margin
 
 
-def fold_solutions(app, docname: str, source: list[str]) -> None:
-    """source-read: rewrite the tags of ``solution`` cells before myst-nb reads the notebook."""
+def _is_wide(cell: dict) -> bool:
+    return any(WIDGET_OUTPUT in data or ALTAIR_OUTPUT in "".join(data.get("text/html", ""))
+               for data in (output.get("data", {}) for output in cell.get("outputs", [])))
+
+
+def tag_cells(app, docname: str, source: list[str]) -> None:
+    """source-read: fold ``solution`` cells and widen chart cells before myst-nb reads the notebook."""
     if not str(app.env.doc2path(docname)).endswith(".ipynb"):
         return
     notebook = json.loads(source[0])
-    solutions = [c for c in notebook.get("cells", [])
-                 if SOLUTION_TAG in c.get("metadata", {}).get("tags", [])]
-    for cell in solutions:
-        meta = cell["metadata"]
-        meta["tags"] = [t for t in meta["tags"] if not t.startswith("hide-")] + ["hide-cell"]
-        meta.setdefault("mystnb", {}).update(SOLUTION_PROMPTS)
-    if solutions:
-        source[0] = json.dumps(notebook)
+    for cell in notebook.get("cells", []):
+        meta = cell.setdefault("metadata", {})
+        tags = meta.get("tags", [])
+        if SOLUTION_TAG in tags:
+            tags = [t for t in tags if not t.startswith("hide-")] + ["hide-cell"]
+            meta.setdefault("mystnb", {}).update(SOLUTION_PROMPTS)
+        if _is_wide(cell) and WIDE_TAG not in tags:
+            tags = tags + [WIDE_TAG]
+        if tags:
+            meta["tags"] = tags
+    source[0] = json.dumps(notebook)
 
 
 def page_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -59,6 +73,6 @@ def add_substitutions(app, config) -> None:
 def setup(app):
     app.add_config_value("kafkasim_vega_js", [], "html")
     app.connect("config-inited", add_substitutions)
-    app.connect("source-read", fold_solutions)
+    app.connect("source-read", tag_cells)
     app.connect("html-page-context", page_scripts, priority=900)  # after other extensions
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -90,7 +90,8 @@ def _throughput(frame, x, where) -> dict:
 
 def _duplicates(frame, x, where) -> dict:
     return unit(frame, {"type": "line", "interpolate": "step-after", "color": DUPLICATE_COLOR},
-                {"x": x, "y": field("duplicates", title="duplicates (total)"),
+                {"x": x, "y": field("duplicates", title="duplicates (total)",  # a count: whole ticks, also all zero
+                                   axis={"format": ",d", "tickMinStep": 1}),
                  "tooltip": [tip("time_s", "time (s)"), tip("duplicates", fmt=",")]}, where=where)
 
 
