@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .errors import ConfigError, _range_text, check_range, unknown_name
+from .errors import ConfigError, check_range, range_text, unknown_name
 
 __all__ = [
     "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
@@ -180,7 +180,7 @@ class ConfigSpec:
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 what = "" if isinstance(value, int) and not isinstance(value, bool) else \
                     f", but it was a {type(value).__name__}"
-                valid = _range_text(lo if self.low is None else self.low, hi if self.high is None else self.high)
+                valid = range_text(lo if self.low is None else self.low, hi if self.high is None else self.high)
                 raise ConfigError(f"Invalid value {value!r} for configuration {self.name}: Expected value to be "
                                   f"a {bits}-bit integer{' (long)' if bits == 64 else ''}{what} (valid range: {valid})")
             if self.low is not None or self.high is not None:

@@ -104,7 +104,7 @@ class ConfigError(ValueError):
 
 def check_range(name: str, value, low=None, high=None, *, kind: type = int):
     """Validate a numeric Kafka config as Kafka's `ConfigDef.Range` does, naming the valid range."""
-    valid = _range_text(low, high)
+    valid = range_text(low, high)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and value != int(value)):
         raise ConfigError(f"Invalid value {value!r} for configuration {name}: expected {kind.__name__} "
                           f"(valid range: {valid})")
@@ -117,7 +117,8 @@ def check_range(name: str, value, low=None, high=None, *, kind: type = int):
     return kind(value)
 
 
-def _range_text(low, high) -> str:
+def range_text(low, high) -> str:
+    """Kafka's way of writing a valid range: "[1, +inf]"."""
     return f"[{'-inf' if low is None else low}, {'+inf' if high is None else high}]"
 
 

@@ -34,7 +34,9 @@ import altair as alt
 import ipywidgets as widgets
 
 from .errors import ConfigError, Errors, KafkaException
+from .network import NetworkScenario, simulate_network
 from .scenario import Scenario, simulate
+from .viz import network as nv
 from .viz.charts import resolve
 from .viz.settings import (CONSUMER_KNOBS, DEFAULT_CONTROLS, KNOBS, STRATEGY, check_names, current,
                            protocol_of, scenario_with, version_default)
@@ -266,36 +268,28 @@ class NetworkExplorer(Explorer):
     charts: names in kafkasim.viz.network.CHARTS or functions of a NetworkRun.
     """
 
-    def __init__(self, base=None, controls=None, charts=("memory", "latency", "fairness"), **kwargs):
-        from .network import NetworkScenario
-        from .viz import network as nv
+    knobs = nv.NETWORK_KNOBS
 
-        self._nv = nv
+    def __init__(self, base=None, controls=None, charts=("memory", "latency", "fairness"), **kwargs):
         controls = controls or ("queued.max.request.bytes", "num.network.threads", "num.io.threads",
                                 "queued.max.requests", "producers", "max.request.size", "requests.per.s",
                                 "shuffle.on.low.memory")
         charts = [nv.CHARTS.get(c, c) if isinstance(c, str) else c for c in charts]
         super().__init__(base if base is not None else NetworkScenario(), controls, charts, **kwargs)
 
-    @property
-    def knobs(self):
-        return self._nv.NETWORK_KNOBS
-
     def _check_names(self, names) -> None:
-        self._nv.check_network_names(names)
+        nv.check_network_names(names)
 
     def _current(self, name: str):
-        return self._nv.network_current(name, self.base)
+        return nv.network_current(name, self.base)
 
     def _simulate(self, values: dict):
-        from .network import simulate_network
-
-        scenario = self._nv.network_scenario_with(self.base, values)
+        scenario = nv.network_scenario_with(self.base, values)
         return scenario, simulate_network(scenario)
 
     def _summary_html(self, run) -> str:
-        return pairs_html(self._nv.key_numbers(run.summary))
+        return pairs_html(nv.key_numbers(run.summary))
 
     def static(self, grid: dict, charts=("memory", "latency", "fairness", "summary"), **kwargs):
         """The precomputed-grid version (kafkasim.viz.network.network_grid_explorer over `grid`)."""
-        return self._nv.network_grid_explorer(self.base, grid, charts=charts, **kwargs)
+        return nv.network_grid_explorer(self.base, grid, charts=charts, **kwargs)

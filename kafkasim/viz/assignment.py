@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import itertools
 
-import altair as alt
 import pandas as pd
 
 from ..scenario import simulate
-from . import style, summary, tables
-from .grid import MAX_POINTS, _binding, _column, _initial
-from .settings import check_names, scenario_with
+from . import sliders, style, summary, tables
+from .grid import MAX_POINTS, base_value
+from .settings import KNOBS, check_names, scenario_with
 from .spec import field, returns_chart, tip, title as title_of, unit
 
 #: Members that are not in the group at an instant (a member "removed" is still a process that
@@ -126,12 +125,11 @@ def assignment_explorer(base, grid: dict, instants: dict[str, int], *, width: in
         raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS}")
     if not instants:
         raise ValueError("give at least one instant, e.g. {'before': 50_000, 'after': 170_000}")
-    columns = {name: _column(name) for name in grid}
     labels = list(instants)
     cells, counts, tps = [], [], {}
     for point in points:
         values = dict(zip(grid, point))
-        keys = {columns[n]: v for n, v in values.items()}
+        keys = {sliders.column(n): v for n, v in values.items()}
         run = simulate(scenario_with(base, values))
         frame, numbers = snapshot_frames(run, instants)
         cells.append(frame.assign(**keys))
@@ -140,11 +138,9 @@ def assignment_explorer(base, grid: dict, instants: dict[str, int], *, width: in
         tps.update(dict.fromkeys(f"{t}-{p}" for t in sorted(topics) for p in range(topics[t])))
     cells_frame = pd.concat(cells, ignore_index=True)
     members = tables.member_order(cells_frame["member"].dropna())
-    where = " && ".join(f"datum.{col} == {col}" for col in columns.values())
+    where = sliders.matches(grid)
     view = _map_spec(cells_frame, list(tps), labels, members, width, where)
-    # Altair parameter objects (not dicts), as in kafkasim.viz.grid, so that Altair lifts them to the top.
-    params = [alt.param(name=col, value=_initial(base, name, grid[name]), bind=_binding(name, list(grid[name]))).param
-              for name, col in columns.items()]
+    params = [sliders.param(name, grid[name], KNOBS[name].label, base_value(base, name)) for name in grid]
     heading = title or "Who owns which partition: " + ", ".join(grid)
     return {"vconcat": [view, summary.summary_spec(pd.concat(counts, ignore_index=True), where, title=None)],
             "spacing": 12, "params": params,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 
-import altair as alt
 import pandas as pd
 
 from ..errors import ConfigError
@@ -28,15 +27,6 @@ MAX_POINTS = 64
 MAX_ROWS = 5000
 
 
-def _column(name: str) -> str:
-    return sliders.column(name)
-
-
-def _binding(name: str, values: list, knobs: dict = KNOBS) -> dict:
-    """`knobs`: where the setting's label is (e.g. kafkasim.viz.network.NETWORK_KNOBS)."""
-    return sliders.binding(values, f"{knobs[name].label} ")
-
-
 def grid_points(grid: dict, charts, allowed) -> tuple[list[tuple], dict[str, str]]:
     """Every combination of `grid`'s values, and each setting's Vega field name; checks that
     `charts` is a non-empty subset of `allowed` and that the grid is small enough to embed."""
@@ -47,7 +37,7 @@ def grid_points(grid: dict, charts, allowed) -> tuple[list[tuple], dict[str, str
     if not points or len(points) > MAX_POINTS:
         raise ValueError(f"the grid has {len(points)} combinations; give between 1 and {MAX_POINTS} "
                          f"(every one is simulated and embedded in the page)")
-    return points, {name: _column(name) for name in grid}
+    return points, {name: sliders.column(name) for name in grid}
 
 
 def grid_runs(grid: dict, points, columns: dict, simulate_point):
@@ -95,7 +85,7 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
         if len(frame) > MAX_ROWS:
             raise ValueError(f"the grid's {kind} table has {len(frame)} rows (> {MAX_ROWS}): use fewer grid "
                              f"points, a window, or fewer charts")
-    where = " && ".join(f"datum.{col} == {col}" for col in columns.values())
+    where = sliders.matches(grid)
     span = ((window[0] if window else 0) / 1000, (span_end or base.duration_ms) / 1000)
     parts = []
     for chart in charts:
@@ -111,8 +101,7 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("panels.")}
             parts.append(panels_spec(sub, span, width, where))
     # Altair parameter objects (not dicts), so that Altair can lift them to the top level.
-    params = [alt.param(name=col, value=_initial(base, name, grid[name]), bind=_binding(name, list(grid[name]))).param
-              for name, col in columns.items()]
+    params = [sliders.param(name, grid[name], KNOBS[name].label, base_value(base, name)) for name in grid]
     heading = title or "Explore: " + ", ".join(grid)
     return {"vconcat": parts, "spacing": 14, "params": params,
             "title": title_of(heading, f"{len(points)} runs precomputed; move the sliders below the chart")}
@@ -122,10 +111,9 @@ def _add(collected: dict, kind: str, frame: pd.DataFrame, keys: dict) -> None:
     collected.setdefault(kind, []).append(frame.assign(**keys))
 
 
-def _initial(base, name: str, values):
-    """The slider's starting value: the base scenario's, when it is one of the grid's values."""
+def base_value(base, name: str):
+    """The base scenario's value of setting `name`, where a slider starts if the grid has it."""
     try:
-        value = current(name, base)
+        return current(name, base)
     except ConfigError:
-        value = None
-    return value if value in list(values) else list(values)[0]
+        return None

@@ -29,8 +29,8 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..network import MiB, NetworkScenario, simulate_network
-from . import style
-from .grid import MAX_ROWS, _binding, grid_points, grid_runs
+from . import sliders, style
+from .grid import MAX_ROWS, grid_points, grid_runs
 from .layers import time_x
 from .settings import Knob
 from .spec import field, returns_chart, tip, title as title_of, unit
@@ -537,7 +537,7 @@ def network_grid_explorer(base: NetworkScenario, grid: dict, *, charts=GRID_CHAR
     for kind, frame in frames.items():
         if len(frame) > MAX_ROWS:
             raise ValueError(f"the grid's {kind} table has {len(frame)} rows (> {MAX_ROWS}): use fewer grid points")
-    where = " && ".join(f"datum.{col} == {col}" for col in columns.values())
+    where = sliders.matches(grid)
     span = (0.0, base.duration_ms / 1000)
     views = []
     for chart in charts:
@@ -555,18 +555,10 @@ def network_grid_explorer(base: NetworkScenario, grid: dict, *, charts=GRID_CHAR
             views.append(view["vconcat"][0] | {"title": view["title"]})
         elif chart == "summary":
             views.append(summary_spec(frames["summary"], where))
-    import altair as alt
-
-    params = [alt.param(name=col, value=_initial(base, name, grid[name]),
-                        bind=_binding(name, list(grid[name]), NETWORK_KNOBS)).param
-              for name, col in columns.items()]
+    params = [sliders.param(name, grid[name], NETWORK_KNOBS[name].label, network_current(name, base)) for name in grid]
     heading = title or "Explore: " + ", ".join(grid)
     independent = {"color": "independent", "strokeDash": "independent"}
     return {"vconcat": views, "spacing": 14, "params": params,
             "resolve": {"scale": independent, "legend": independent},
             "title": title_of(heading, f"{len(points)} runs precomputed; move the controls below the chart")}
 
-
-def _initial(base, name: str, values):
-    value = network_current(name, base)
-    return value if value in list(values) else list(values)[0]

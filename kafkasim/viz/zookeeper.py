@@ -19,6 +19,7 @@ from ..zookeeper_consumer import (BACKOFF, CONSUMING, FAILED, REBALANCING, herd_
 from . import sliders, style, tables
 from .layers import fault_rules
 from .spec import field, returns_chart, tip, title as title_of, unit
+from .summary import summary_spec
 
 #: States in which a connector does not fetch because of a rebalance (attempting, or sleeping
 #: rebalance.backoff.ms between attempts).
@@ -290,13 +291,7 @@ def storm_explorer(grid: dict, *, bucket_ms: int = 2000, duration_ms: int = 100_
                              "line": {"color": color}},
                     {"x": x, "y": field(y, title=y_title), "tooltip": tips}, where=where, width=width, height=height)
 
-    y = field("order", "ordinal", axis=None)
-    table = {"layer": [unit(numbers, {"type": "text", "align": "left", "fontSize": 12},
-                            {"x": {"value": 0}, "y": y, "text": field("label", "nominal")}, where=where),
-                       unit(numbers, {"type": "text", "align": "left", "fontSize": 12, "fontWeight": "bold"},
-                            {"x": {"value": 260}, "y": y, "text": field("value", "nominal")}, where=where)],
-             "width": 420, "height": 18 * int(numbers["order"].nunique()), "view": {"stroke": None},
-             "title": title_of("Key numbers")}
+    table = summary_spec(numbers, where)
     params = []
     for name in names:
         label, show = STORM_SETTINGS[name]
