@@ -1,4 +1,4 @@
-"""Broker memory (KIP-72): how fast is one chapter-sized run of ``kafkasim.network``?
+"""Broker memory (KIP-72): how fast is one chapter-sized run of ``kafkasim.broker.network``?
 
 A slider in chapter 06 re-runs one scenario and redraws from its summary, time series and
 per-client frame, so what is timed is ``simulate_network(scenario)`` plus ``run.summary``
@@ -37,7 +37,7 @@ TYPICAL = "memory_limit/bounded"
 
 
 def scenarios() -> dict:
-    from kafkasim.network import NetworkScenario, kip72_experiments
+    from kafkasim.broker.network import NetworkScenario, kip72_experiments
 
     out = {"default": NetworkScenario()}
     for experiment, pair in kip72_experiments().items():
@@ -48,7 +48,7 @@ def scenarios() -> dict:
 
 def run_one(name: str, repeat: int = 5) -> dict:
     """Time one scenario in this process (after one warm-up run); return a result row."""
-    from kafkasim.network import simulate_network
+    from kafkasim.broker.network import simulate_network
 
     scenario = scenarios()[name]
     simulate_network(scenario).summary  # warm-up

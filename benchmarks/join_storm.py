@@ -193,7 +193,8 @@ def run_simpy(n, session_mode="rearm", seed=0, pause_gc=False):
 def run_kafkasim(n, batch=True, seed=0, record_heartbeats=True):
     sys.path.insert(0, ROOT)
     from kafkasim import Simulation
-    from kafkasim.coordinator import Errors, GroupCoordinator
+    from kafkasim.coordinator import GroupCoordinator
+    from kafkasim.core.errors import Errors
 
     baseline = _rss_mb()
     t0 = time.perf_counter()

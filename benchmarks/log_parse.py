@@ -9,9 +9,9 @@ shifts the dates by one day so that time keeps increasing.
 
 Three measurements, each in a fresh process, on the same file:
 
-``python``     `kafkasim.log_parser.parse_file` in one process, then the same Parquet output
+``python``     `kafkasim.analysis.log_parser.parse_file` in one process, then the same Parquet output
                (what `kafkasim logs --no-spark` does; no Spark, no Java).
-``local[1]``   `kafkasim.spark.parse_broker_logs` on one core (32 MB chunks).
+``local[1]``   `kafkasim.analysis.spark.parse_broker_logs` on one core (32 MB chunks).
 ``local[2]``   the same on two cores.
 
     .venv/bin/python benchmarks/log_parse.py                        # all three, Markdown
@@ -128,7 +128,7 @@ def run_mode(mode: str, path: str) -> dict:
     if mode == "python":  # what `kafkasim logs --no-spark` does
         import pyarrow.parquet as pq
 
-        from kafkasim.log_parser import parse_file
+        from kafkasim.analysis.log_parser import parse_file
 
         start = time.perf_counter()
         result = parse_file(path)
@@ -138,7 +138,7 @@ def run_mode(mode: str, path: str) -> dict:
         wall = time.perf_counter() - start
         counts, tasks = result.counts, 1
     else:
-        from kafkasim import spark as ks
+        from kafkasim.analysis import spark as ks
 
         start = time.perf_counter()
         spark = ks.session(mode)

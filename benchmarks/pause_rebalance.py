@@ -1,4 +1,4 @@
-"""How fast is the pause-across-rebalance model (`kafkasim.pause`)? A chapter's sliders and its
+"""How fast is the pause-across-rebalance model (`kafkasim.client.pause_resume`)? A chapter's sliders and its
 sweep over Kafka versions x protocols x remedies must feel instant: the target is well under 1 s.
 
     .venv/bin/python benchmarks/pause_rebalance.py              # Markdown table
@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kafkasim.config import KAFKA_VERSIONS  # noqa: E402
-from kafkasim.pause import ERAS, REMEDIES, behaviour_matrix, simulate_pause, sweep  # noqa: E402
+from kafkasim.core.config import KAFKA_VERSIONS  # noqa: E402
+from kafkasim.client.pause_resume import ERAS, REMEDIES, behaviour_matrix, simulate_pause, sweep  # noqa: E402
 
 from measure import machine_info  # noqa: E402  (one machine description for every benchmark)
 

@@ -1,9 +1,8 @@
 """The join-storm scenario's group coordinator, written the way a SimPy user would.
 
 This is the baseline for ``benchmarks/join_storm.py``. It models the part of Kafka's
-classic group coordinator that the scenario exercises, following
-``shared/reference/kafka-group-coordinator.md`` (and ``GroupCoordinator.scala`` /
-``InitialDelayedJoin``), on a plain :class:`simpy.Environment`:
+classic group coordinator that the scenario exercises, following Kafka's
+``GroupCoordinator.scala`` and ``InitialDelayedJoin``, on a plain :class:`simpy.Environment`:
 
 - two-step dynamic join (KIP-394): an empty member id gets MEMBER_ID_REQUIRED (79) and a
   pending id with a pending-member timer of session.timeout.ms; the second JoinGroup

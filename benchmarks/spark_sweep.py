@@ -1,4 +1,4 @@
-"""Sweep throughput: the same runs in a plain Python loop and with `kafkasim.spark.sweep` on
+"""Sweep throughput: the same runs in a plain Python loop and with `kafkasim.analysis.spark.sweep` on
 `local[1]` and `local[2]`, in one benchmark run.
 
 The runs: the default scenario (6 members, 12 partitions, 1,000 records/s, 10 simulated
@@ -53,7 +53,7 @@ def grid(seeds: int) -> dict:
 
 
 def run_mode(mode: str, seeds: int, repeat: int) -> dict:
-    from kafkasim.grid import Grid, run_all
+    from kafkasim.analysis.sweep_grid import Grid, run_all
 
     work = os.path.join(WORK, f"sweep-{mode.replace('[', '').replace(']', '')}")
     shutil.rmtree(work, ignore_errors=True)
@@ -72,7 +72,7 @@ def run_mode(mode: str, seeds: int, repeat: int) -> dict:
         row["rebalances"] = sum(r["rebalances"] or 0 for r in rows)
         row["sim_s"] = sum(r["sim_seconds"] for r in rows)
     else:
-        from kafkasim import spark as ks
+        from kafkasim.analysis import spark as ks
 
         start = time.perf_counter()
         spark = ks.session(mode)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kafkasim import Scenario, simulate  # noqa: E402
 from kafkasim.viz import lag_chart, member_timeline  # noqa: E402
-from kafkasim.widgets import Explorer  # noqa: E402
+from kafkasim.viz.widgets import Explorer  # noqa: E402
 
 TARGET_MS = 200
 

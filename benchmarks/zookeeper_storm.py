@@ -43,9 +43,10 @@ TARGETS_S = {"incident": 3.0, "incident-fixed": 3.0, "incident-capacity": 3.0, "
 
 
 def _run(case: str) -> dict:
-    from kafkasim.fetch import MiB, fetch_sizing, seed_large_messages
-    from kafkasim.zookeeper_consumer import (ZookeeperScenario, compare_with_group_coordinator,
-                                             consumers_per_topic, seed_incident, simulate_zookeeper)
+    from kafkasim.broker.fetch_sizing import MiB, fetch_sizing, seed_large_messages
+    from kafkasim.analysis.experiments import compare_with_group_coordinator
+    from kafkasim.zookeeper.consumer_connector import (ZookeeperScenario, consumers_per_topic, seed_incident,
+                                                       simulate_zookeeper)
 
     if case == "contrast":
         df = compare_with_group_coordinator()
@@ -63,22 +64,22 @@ def _run(case: str) -> dict:
         scenario = ZookeeperScenario(topics=topics, consumers=consumers_per_topic(topics, 20),
                                      warm_start=case != "explorer-cold", duration_ms=30_000)
         if case == "explorer":
-            from kafkasim.faults import ScaleIn
+            from kafkasim.core.faults import ScaleIn
             scenario = scenario.replace(faults=(ScaleIn(5_000, ("t0-01",)),))
     run = simulate_zookeeper(scenario)
     s = run.summary
     run.zk_load(1000)
     return {"consumers": s["consumers"], "consumers_rebalanced": s["consumers_rebalanced"],
             "zk_reads": s["zk_reads"], "time_until_stable_ms": s["time_until_stable_ms"],
-            "rows": len(run.rows), "engine_events": run._world.sim.stats["events"]}
+            "rows": len(run.rows), "engine_events": run.engine_stats["events"]}
 
 
 def run_one(case: str) -> dict:
     import pandas  # noqa: F401  (imported before the clock starts, as kafkasim is)
 
-    import kafkasim.fetch  # noqa: F401
-    import kafkasim.scenario  # noqa: F401
-    import kafkasim.zookeeper_consumer  # noqa: F401
+    import kafkasim.broker.fetch_sizing  # noqa: F401
+    import kafkasim.scenario.world  # noqa: F401
+    import kafkasim.zookeeper.consumer_connector  # noqa: F401
 
     t0 = time.perf_counter()
     out = _run(case)

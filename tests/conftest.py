@@ -21,11 +21,11 @@ os.environ.setdefault("KAFKASIM_CHARTS", "html")
 
 @pytest.fixture(scope="session")
 def spark():
-    """One quiet local[2] SparkSession for every Spark test (GUIDE §4).
+    """One quiet local[2] SparkSession for every Spark test.
 
     PySpark and Java are part of the project's setup (`make venv`, README), so their absence
     fails the tests with what to install rather than skipping them quietly."""
-    from kafkasim import spark as ks
+    from kafkasim.analysis import spark as ks
 
     problem = ks.java_problem()
     if problem:

@@ -1,4 +1,4 @@
-"""Tests of kafkasim.assignors against Kafka's javadoc examples, spec B.4/B.5 and Kafka's own tests.
+"""Tests of kafkasim.client.assignors against Kafka's javadoc examples, spec B.4/B.5 and Kafka's own tests.
 
 Kafka's tests live in clients/src/test/java/org/apache/kafka/clients/consumer/
 {RangeAssignorTest, RoundRobinAssignorTest, StickyAssignorTest, CooperativeStickyAssignorTest,
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafkasim.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Subscription, assign, assignor_name,
+from kafkasim.client.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Subscription, assign, assignor_name,
                                 member_order, rebalance_protocols)
 
 S = Subscription

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import book_pages  # noqa: E402
 import vendor_js  # noqa: E402
-from kafkasim.config import BROKER_CONFIGS, CONSUMER_CONFIGS, ZOOKEEPER_CONSUMER_CONFIGS  # noqa: E402
+from kafkasim.core.config import BROKER_CONFIGS, CONSUMER_CONFIGS, ZOOKEEPER_CONSUMER_CONFIGS  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

@@ -1,11 +1,13 @@
-"""Broker log lines in Kafka's layout and wording, by version (kafka-broker-log-wording.md)."""
+"""Broker log lines in Kafka's layout and wording, by version (docs/broker-log-parser.md)."""
 
 import re
 
 import pytest
 
-from kafkasim.broker_log import BrokerLog, java_string_hash, offsets_partition, parse_version
-from kafkasim.errors import Errors
+from kafkasim.coordinator.broker_log import BrokerLog, offsets_partition
+from kafkasim.core.config import parse_version
+from kafkasim.core.java import java_string_hash
+from kafkasim.core.errors import Errors
 
 from coordinator_helpers import join, new_coordinator, stable_group, two_step_join
 
@@ -73,11 +75,12 @@ def _lines_for(version):
              "has left group g through explicit `LeaveGroup`; client reason: not provided",
              "Removing member consumer-", "on LeaveGroup; client reason: not provided)",
              "Member consumer-", "in group g has failed, removing it from the group"]),
-    ("4.0", ["[GroupCoordinator id=0 topic=__consumer_offsets partition=3] Preparing to rebalance group g in state "
-             "PreparingRebalance with old generation 0 (reason: Adding new member consumer-",
-             "Stabilized group g generation 1 with 2 members.",
-             "Group g with generation 2 is now empty.",
-             "(org.apache.kafka.coordinator.group.GroupMetadataManager)"]),
+    *[(v, ["[GroupCoordinator id=0 topic=__consumer_offsets partition=3] Preparing to rebalance group g in state "
+           "PreparingRebalance with old generation 0 (reason: Adding new member consumer-",
+           "with group instance id null; client reason: not provided).",
+           "Stabilized group g generation 1 with 2 members.",
+           "Group g with generation 2 is now empty.",
+           "(org.apache.kafka.coordinator.group.GroupMetadataManager)"]) for v in ("4.0", "4.1", "4.2")],
 ])
 def test_wording_follows_the_version(version, expected):
     text = "\n".join(_lines_for(version))
@@ -108,3 +111,119 @@ def test_error_codes_match_kafka():
     assert Errors.GROUP_MAX_SIZE_REACHED.exception == "GroupMaxSizeReachedException"
     with pytest.raises(ValueError, match="unknown Kafka error code 77"):
         Errors.for_code(77)  # KIP-389 proposed 77; Kafka shipped 81
+
+
+def _messages(log):
+    """The messages of a BrokerLog's lines (prefix and logger checked and stripped)."""
+    out = []
+    for line in log.lines:
+        m = LAYOUT.match(line)
+        assert m, line
+        if log.new_coordinator:
+            assert m.group(2) == f"[GroupCoordinator id=0 topic=__consumer_offsets partition={offsets_partition('g')}] "
+            assert m.group(4) == "org.apache.kafka.coordinator.group.GroupMetadataManager"
+        out.append(m.group(3))
+    return out
+
+
+def _classic_lines(version):
+    log = BrokerLog(version)
+    log.preparing_rebalance(0, "g", "PreparingRebalance", 3, log.reason_new_member("m-1", None, None))
+    log.preparing_rebalance(0, "g", "PreparingRebalance", 3, log.reason_new_member("m-2", "i-2", "go"))
+    log.preparing_rebalance(0, "g", "PreparingRebalance", 4,
+                            log.reason_rejoin("m-1", "PreparingRebalance", leader=False, metadata_changed=False,
+                                              client_reason=None))
+    log.preparing_rebalance(0, "g", "PreparingRebalance", 4, log.reason_leave_group("m-1", None))
+    log.preparing_rebalance(0, "g", "PreparingRebalance", 4, log.reason_pending_sync(["m-1", "m-2"]))
+    log.static_member_added(0, "g", "Empty", "i-1", "m-3", None)
+    log.static_member_added(0, "g", "Stable", "i-1", "m-4", "m-3")
+    log.removed_not_rejoined(0, "g", ["m-1", "m-2"])
+    log.pending_member_joined(0, "g", "PreparingRebalance", "m-5")
+    log.member_id_required(0, "g", "Stable", "m-5")
+    log.dynamic_member_added(0, "g", "Stable", "m-6")
+    log.member_failed(0, "g", "m-6")
+    log.member_left(0, "g", "m-4", "i-1", None, "MemberMetadata(memberId=m-4, ...)")
+    return log
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_new_coordinator_classic_lines_word_for_word(version):
+    # GroupMetadataManager.java (classic groups) at 4.0.0, 4.1.0 and 4.2.0-rc1: the same wording.
+    log = _classic_lines(version)
+    assert _messages(log) == [
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 3 (reason: Adding new member "
+        "m-1 with group instance id null; client reason: not provided).",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 3 (reason: Adding new member "
+        "m-2 with group instance id i-2; client reason: go).",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (reason: Member m-1 is "
+        "joining group during PreparingRebalance; client reason: not provided).",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (reason: explicit "
+        "`LeaveGroup` request for (m-1) members.).",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (reason: Removing "
+        "[m-1, m-2] on pending sync request expiration).",
+        "Static member with groupInstanceId=i-1 and unknown member id joins group g in Empty state. Created a new "
+        "member id m-3 for this member and added to the group.",
+        "Static member with groupInstanceId=i-1 and unknown member id joins group g in Stable state. Replacing "
+        "previously mapped member m-3 with this groupInstanceId.",
+        "Group g removed dynamic members who haven't joined: [m-1, m-2]",
+        "Pending dynamic member with id m-5 joins group g in PreparingRebalance state. Adding to the group now.",
+        "Dynamic member with unknown member id joins group g in Stable state. Created a new member id m-5 and "
+        "requesting the member to rejoin with this id.",
+        "Dynamic member with unknown member id joins group g in state Stable. Created a new member id m-6 and added "
+        "the member to the group.",
+        "Member m-6 in group g has failed, removing it from the group.",
+        "[Group g] Member m-4 has left group through explicit `LeaveGroup` request; client reason: not provided",
+    ]
+    assert log.member_left_before_rebalance  # removeCurrentMemberFromClassicGroup logs, then the rebalance starts
+
+
+def test_39_classic_lines_are_unchanged():
+    log = _classic_lines("3.9")
+    assert _messages(log) == [
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 3 (__consumer_offsets-3) "
+        "(reason: Adding new member m-1 with group instance id None; client reason: not provided)",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 3 (__consumer_offsets-3) "
+        "(reason: Adding new member m-2 with group instance id Some(i-2); client reason: go)",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (__consumer_offsets-3) "
+        "(reason: Member m-1 joining group during PreparingRebalance; client reason: not provided)",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (__consumer_offsets-3) "
+        "(reason: Removing member m-1 on LeaveGroup; client reason: not provided)",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 4 (__consumer_offsets-3) "
+        "(reason: Removing Set(m-1, m-2) on pending sync request expiration)",
+        "Static member with groupInstanceId=i-1 and unknown member id joins group g in Empty state. Created a new "
+        "member id m-3 for this member and add to the group.",
+        "Static member with groupInstanceId=i-1 and unknown member id joins group g in Stable state. Replacing "
+        "previously mapped member m-3 with this groupInstanceId.",
+        "Group g removed dynamic members who haven't joined: Set(m-1, m-2)",
+        # the pending member's join is DEBUG before 4.0: no line
+        "Dynamic member with unknown member id joins group g in Stable state. Created a new member id m-5 and "
+        "request the member to rejoin with this id.",
+        "Dynamic Member with unknown member id joins group g in Stable state. Created a new member id m-6 for this "
+        "member and add to the group.",
+        "Member m-6 in group g has failed, removing it from the group",
+        "Member MemberMetadata(memberId=m-4, ...) has left group g through explicit `LeaveGroup`; client reason: "
+        "not provided",
+    ]
+    assert not log.member_left_before_rebalance and BrokerLog("2.8").member_left_before_rebalance
+
+
+@pytest.mark.parametrize("version, leave_first", [("2.8", True), ("3.7", False), ("4.0", True), ("4.2", True)])
+def test_a_leave_is_logged_before_or_after_the_rebalance_it_causes(version, leave_first):
+    """2.x and the 4.x Java coordinator (removeCurrentMemberFromClassicGroup) log the member's leave,
+    then the rebalance; 3.x's GroupCoordinator.handleLeaveGroup logs the rebalance first."""
+    lines = _lines_for(version)
+    leave = next(i for i, line in enumerate(lines) if "has left" in line)
+    rebalance = next(i for i, line in enumerate(lines) if "Preparing to rebalance" in line and "with old generation 1"
+                     in line)
+    assert (leave < rebalance) is leave_first
+
+
+@pytest.mark.parametrize("version, logged", [("3.9", 0), ("4.0", 2)])
+def test_a_pending_member_joining_is_info_only_in_4x(version, logged):
+    """KIP-394's second JoinGroup: "Pending dynamic member ... joins group" is INFO from 4.0 (DEBUG before)."""
+    lines = _lines_for(version)
+    joined = [line for line in lines if "Pending dynamic member with id consumer-" in line]
+    assert len(joined) == logged
+    if logged:
+        assert joined[0].endswith("joins group g in Empty state. Adding to the group now. "
+                                  "(org.apache.kafka.coordinator.group.GroupMetadataManager)")

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from kafkasim.log_parser import parse_file
+from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from kafkasim.analysis.log_parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """\
@@ -22,7 +22,7 @@ seeds: 1
 
 def test_the_console_script_is_declared():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"kafkasim": "kafkasim.cli:main"}
+    assert scripts == {"kafkasim": "kafkasim.analysis.cli:main"}
 
 
 @pytest.mark.parametrize("text,message", [
@@ -91,7 +91,7 @@ def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
 
 
 def test_the_example_grid_is_valid():
-    from kafkasim.grid import Grid
+    from kafkasim.analysis.sweep_grid import Grid
 
     grid = Grid.from_file(ROOT / "examples" / "gc-pause-grid.yaml")
     assert len(grid.runs()) == 75

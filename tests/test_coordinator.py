@@ -1,12 +1,14 @@
 """Every group-state transition and the per-state request rules of the classic coordinator
-(shared/reference/kafka-group-coordinator.md §1-§8)."""
+(GroupCoordinator.scala, GroupMetadata.scala and MemberMetadata.scala through 3.9)."""
 
 import re
 
 import pytest
 
-from kafkasim.coordinator import GroupCoordinator, VALID_PREVIOUS_STATES, broker_defaults
-from kafkasim.errors import ConfigError, Errors
+from kafkasim.coordinator import GroupCoordinator
+
+from kafkasim.coordinator.classic.group import VALID_PREVIOUS_STATES
+from kafkasim.core.errors import ConfigError, Errors
 from kafkasim import Simulation
 
 from coordinator_helpers import REBALANCE, SESSION, join, new_coordinator, stable_group, two_step_join
@@ -412,13 +414,17 @@ def test_static_member_that_misses_a_rebalance_is_kept():
 
 
 # -- configuration and defaults -----------------------------------------------------------------
-def test_defaults_follow_the_kafka_version():
-    assert broker_defaults("3.7") == {"group.initial.rebalance.delay.ms": 3000, "group.min.session.timeout.ms": 6000,
-                                      "group.max.session.timeout.ms": 1800000, "group.max.size": 2**31 - 1}
-    assert broker_defaults("2.2")["group.max.session.timeout.ms"] == 300000
-    assert broker_defaults("0.9")["group.max.session.timeout.ms"] == 30000
-    assert broker_defaults("0.10.2")["group.initial.rebalance.delay.ms"] is None
-    assert broker_defaults("2.1")["group.max.size"] is None
+@pytest.mark.parametrize("version, delay, min_session, max_session, max_size", [
+    ("3.7", 3000, 6000, 1800000, 2**31 - 1),
+    ("2.2", 3000, 6000, 300000, 2**31 - 1),
+    ("2.1", 3000, 6000, 300000, 2**31 - 1),   # no group.max.size yet: unbounded
+    ("0.10.2", None, 6000, 300000, 2**31 - 1),  # no group.initial.rebalance.delay.ms before 0.11
+    ("0.9", None, 6000, 30000, 2**31 - 1),
+])
+def test_defaults_follow_the_kafka_version(version, delay, min_session, max_session, max_size):
+    coord = GroupCoordinator(Simulation(), kafka_version=version)
+    assert (coord.initial_rebalance_delay_ms, coord.min_session_timeout_ms, coord.max_session_timeout_ms,
+            coord.max_size) == (delay, min_session, max_session, max_size)
 
 
 @pytest.mark.parametrize("kwargs,config,fragment", [

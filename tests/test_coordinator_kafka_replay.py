@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import pytest
 
 from kafkasim import Simulation
-from kafkasim.coordinator import Errors, GroupCoordinator
+from kafkasim.coordinator import GroupCoordinator
+from kafkasim.core.errors import Errors
 
 # --------------------------------------------------------------------------------------
 # Configuration of the two Kafka test suites
@@ -646,7 +647,7 @@ def test_last_joining_members_rejection_completes_join_at_once_old_coordinator(k
     `rebalancePurgatory.checkAndComplete(GroupJoinKey(...))` after *every* JoinGroup in
     PreparingRebalance, including one rejected with GROUP_MAX_SIZE_REACHED. When the last
     rejection leaves only members that are awaiting join, the join phase completes right
-    then, without waiting for the rebalance timeout (spec §12 item 2; the new Java
+    then, without waiting for the rebalance timeout (the new Java
     coordinator waits).
     """
     ids, instances = _over_capacity_stable_group(kafka)
@@ -846,7 +847,7 @@ def test_new_member_timeout_during_initial_delay_old_coordinator():
     false, so removing the member at the 5-minute new-member timeout does not complete
     the join; the group stays in PreparingRebalance (generation 0) until the 10-minute
     initial delay ends, and only then goes Empty with generation 1. (The Java coordinator
-    completes at 5 minutes, which is what the Java test checks; spec §2.6 / §12 item 5.)
+    completes at 5 minutes, which is what the Java test checks.)
     """
     h = gmmt(group_initial_rebalance_delay_ms=10 * 60 * 1000)
     resp = h.send_join()
@@ -1238,8 +1239,8 @@ def test_stable_sync_resets_session_old_coordinator(kafka):
 
     (derived) GroupCoordinator.doSyncGroup (3.7.0), Stable branch, ends with
     `completeAndScheduleNextHeartbeatExpiration(group, group.get(memberId))`: a follower's
-    SyncGroup answered in Stable restarts its session (the Java coordinator does not;
-    spec §12 item 1). The follower syncs 400 ms after the join completed and sends no
+    SyncGroup answered in Stable restarts its session (the Java coordinator does
+    not). The follower syncs 400 ms after the join completed and sends no
     heartbeat; 150 ms later (past the session deadline set at join completion) it is
     still a member.
     """
@@ -1923,7 +1924,7 @@ def test_leave_group_unknown_group(kafka):
     """Follows GroupCoordinatorTest.testLeaveGroupUnknownGroup (core/src/test/scala/unit/kafka/coordinator/group/GroupCoordinatorTest.scala).
 
     Old coordinator: top-level NONE with a per-member UNKNOWN_MEMBER_ID (the Java
-    coordinator fails the whole request instead; spec §12 item 3).
+    coordinator fails the whole request instead).
     """
     resp = kafka.leave("memberId")
     assert resp.error == NONE

@@ -5,7 +5,8 @@ decreases, there is at most one leader, and a completed join never leaves more m
 from hypothesis import given, settings, strategies as st
 
 from kafkasim import Simulation
-from kafkasim.coordinator import COMPLETING, STABLE, GroupCoordinator
+from kafkasim.coordinator import GroupCoordinator
+from kafkasim.coordinator.classic.group import COMPLETING, STABLE
 
 GROUP = "g"
 

@@ -100,7 +100,7 @@ def test_unknown_prerequisite_fails_clearly(tmp_path):
 
 
 def test_the_command_line_reports_the_problem(tmp_path, monkeypatch):
-    monkeypatch.setattr(course.book, "chapters", lambda: [synthetic(tmp_path, None)])
+    monkeypatch.setattr(course.execute, "chapters", lambda: [synthetic(tmp_path, None)])
     monkeypatch.setattr(sys, "argv", ["course.py", "guide"])
     with pytest.raises(SystemExit, match="tools/course.py: .*07-synthetic.ipynb: notebook metadata 'kafkasim' is missing"):
         course.main()
@@ -237,15 +237,15 @@ def test_instructor_edition_reuses_the_books_full_size_executions(tmp_path, monk
     """`make course` takes build/executed/ (full size, as `make book` leaves it) when fresh, and
     otherwise executes there with the book's defaults: no CI parameter."""
     executed = []
-    monkeypatch.setattr(course.book, "is_fresh", lambda notebook, copy: fresh)
+    monkeypatch.setattr(course.execute, "is_fresh", lambda notebook, copy: fresh)
 
     def execute(notebook: Path, copy: Path, parameters: dict) -> None:
         executed.append((notebook, copy, parameters))
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(notebook.read_text())
 
-    monkeypatch.setattr(course.book, "execute", execute)
-    monkeypatch.setattr(course.book, "executed_path", lambda nb, folder: tmp_path / folder.name / nb.name)
+    monkeypatch.setattr(course.execute, "execute", execute)
+    monkeypatch.setattr(course.execute, "executed_path", lambda nb, folder: tmp_path / folder.name / nb.name)
     if fresh:
         (tmp_path / "executed").mkdir()
         for c in chapters:
@@ -433,7 +433,7 @@ def test_student_installs_from_the_wheelhouse_offline(tmp_path, chapters):
 
 
 @pytest.mark.parametrize("text, needs", [
-    ("from kafkasim import spark as ks", True), ("import kafkasim.spark", True), ("from pyspark.sql import functions", True),
+    ("from kafkasim.analysis import spark as ks", True), ("import kafkasim.analysis.spark", True), ("from pyspark.sql import functions", True),
     ("every later chapter, chart and Spark job reads this table", False), ("sparkline = 3", False),
 ])
 def test_spark_chapters_are_found_by_their_imports(text, needs):

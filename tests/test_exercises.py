@@ -2,7 +2,7 @@
 
 Convention (book/README.md): a cell tagged `exercise` sets the reader's prediction and carries a
 deliberately wrong answer in its metadata (`"kafkasim": {"wrong": "..."}`); a later cell tagged
-`check` prints the verdict (kafkasim.exercises.check, or a chapter's own checker with the same
+`check` prints the verdict (kafkasim.viz.exercises.check, or a chapter's own checker with the same
 wording); a cell tagged `solution` asserts the right answer.
 """
 
@@ -12,7 +12,7 @@ import nbformat
 import papermill
 import pytest
 
-from kafkasim.exercises import RIGHT, UNANSWERED, WRONG, check
+from kafkasim.viz.exercises import RIGHT, UNANSWERED, WRONG, check
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

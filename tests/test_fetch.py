@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from kafkasim.errors import ConfigError
-from kafkasim.fetch import (INT_MAX, MiB, fetch_sizing, int32, java_consumer_fetch, seed_large_messages,
+from kafkasim.core.errors import ConfigError
+from kafkasim.core.java import INT_MAX, int32
+from kafkasim.broker.fetch_sizing import (MiB, fetch_sizing, java_consumer_fetch, seed_large_messages,
                             size_field_outcome, wire_size, zookeeper_consumer_fetch)
 
 

@@ -1,4 +1,4 @@
-"""group.max.size (KIP-389), the join storm and the member byte model (kafkasim.group_size).
+"""group.max.size (KIP-389), the join storm and the member byte model (kafkasim.coordinator.group_size).
 
 Facts checked against Apache Kafka's source: 2.2.0 `KafkaConfig.scala` (GroupMaxSizeProp =
 "group.max.size", default Int.MaxValue, validator atLeast(1); absent from 2.1.0) and `Errors.java`
@@ -9,11 +9,13 @@ import pandas as pd
 import pytest
 
 from kafkasim import Scenario, Simulation, faults, simulate
-from kafkasim.coordinator import GroupCoordinator, Member
-from kafkasim.errors import ConfigError, Errors
-from kafkasim.group_size import (CODE_77_IN_KAFKA, FIXED_FIELD_BYTES, KIP_389_DRAFT, JoinStorm, fatal_members,
-                                 group_max_size_default, kip_estimate_bytes, kip_vs_shipped, member_bytes,
-                                 pending_member_bytes, rebalance_durations, storm_grid, subscription_bytes)
+from kafkasim.coordinator import GroupCoordinator
+from kafkasim.coordinator.classic.group import Member
+from kafkasim.core.errors import ConfigError, Errors
+from kafkasim.analysis.experiments import rebalance_durations
+from kafkasim.coordinator.group_size import (CODE_77_IN_KAFKA, FIXED_FIELD_BYTES, KIP_389_DRAFT, JoinStorm, fatal_members,
+                                             group_max_size_default, kip_estimate_bytes, kip_vs_shipped, member_bytes,
+                                             pending_member_bytes, storm_grid, subscription_bytes)
 
 INT_MAX = 2_147_483_647
 
@@ -230,7 +232,7 @@ def test_fresh_joins_during_a_rebalance_can_push_out_a_slow_healthy_member():
 
 def test_group_max_size_is_an_explorer_setting():
     from kafkasim.viz.settings import current, scenario_with
-    from kafkasim.widgets import Explorer
+    from kafkasim.viz.widgets import Explorer
 
     scenario = scenario_with(Scenario(members=5, duration_ms=30_000), {"group.max.size": 3})
     assert scenario.broker_config["group.max.size"] == 3 and current("group.max.size", scenario) == 3

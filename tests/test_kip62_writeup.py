@@ -1,4 +1,4 @@
-"""The founding write-up on KIP-62 (shared/seeds, a Chinese-language note on Kafka rebalances),
+"""The founding write-up on KIP-62 (a Chinese-language note on Kafka rebalances),
 reproduced as chapter 02 does: a consumer whose batches outlast session.timeout.ms is removed
 again and again under Kafka 0.10.0 (heartbeats only from inside poll()), and never under 0.10.1
 (background heartbeat thread); and the two workarounds of the 0.10.0 era, with their price."""
@@ -6,7 +6,7 @@ again and again under Kafka 0.10.0 (heartbeats only from inside poll()), and nev
 import pytest
 
 from kafkasim import Scenario, faults, simulate
-from kafkasim.errors import ConfigError
+from kafkasim.core.errors import ConfigError
 
 BATCH_MS = 500 * 100  # max.poll.records x 100 ms per record
 

@@ -1,10 +1,9 @@
-"""The broker-log parser (kafkasim.log_parser): Kafka's wording of every version, real-world
+"""The broker-log parser (kafkasim.analysis.log_parser): Kafka's wording of every version, real-world
 layouts, wrapped, truncated and malformed lines, chunked reading, and the simulator's own logs
 read back into the events it simulated. No Spark here.
 
-The expected events of the wording tests come from the message templates in
-shared/reference/kafka-broker-log-wording.md (read from Kafka's GroupCoordinator.scala and
-GroupMetadataManager.java), written out by hand, not from the parser's output.
+The expected events of the wording tests come from the message templates of Kafka's
+GroupCoordinator.scala and GroupMetadataManager.java (docs/broker-log-parser.md), written out by hand, not from the parser's output.
 """
 
 import gzip
@@ -16,9 +15,9 @@ import pytest
 from coordinator_helpers import join, stable_group, two_step_join
 from kafkasim import Scenario, simulate
 from kafkasim import faults as F
-from kafkasim.config import KAFKA_VERSIONS
-from kafkasim.events import FIELDS
-from kafkasim.log_parser import (ROW_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk,
+from kafkasim.core.config import KAFKA_VERSIONS
+from kafkasim.core.events import FIELDS
+from kafkasim.analysis.log_parser import (ROW_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk,
                                  parse_file, parse_lines)
 
 ORIGIN = datetime(2024, 3, 5, 20, 0, 0)
@@ -217,6 +216,9 @@ def test_members_that_did_not_rejoin_are_removed_one_by_one():
     (f"Static member with groupInstanceId=i-1 and unknown member id joins group my-group in Empty state. Created a "
      f"new member id {M1} for this member and add to the group.", "[GroupCoordinator 1]: ", "MemberAdded", M1,
      "static", "Empty"),
+    (f"Static member with groupInstanceId=i-1 and unknown member id joins group my-group in Empty state. Created a "
+     f"new member id {M1} for this member and added to the group.", NEW_PREFIX, "MemberAdded", M1, "static",
+     "Empty"),  # 4.x
     (f"Pending dynamic member with id {M1} joins group my-group in PreparingRebalance state. Adding to the group now.",
      NEW_PREFIX, "MemberAdded", M1, "dynamic", "PreparingRebalance"),
     (f"Static member with groupInstanceId=i-1 and unknown member id joins group my-group in Stable state. Replacing "
@@ -494,7 +496,7 @@ def test_simulated_logs_read_back_into_the_simulated_events(version):
             assert parsed["MemberReplaced"] == simulated["MemberReplaced"] == 1
 
 
-@pytest.mark.parametrize("version", ["2.8", "3.7", "4.0"])
+@pytest.mark.parametrize("version", ["2.8", "3.7", "4.0", "4.1", "4.2"])
 def test_coordinator_timeouts_read_back(version):
     """Lines a Scenario rarely produces, driven on the coordinator directly (4.0: the new
     coordinator's wording): a member that never sends SyncGroup, one that heartbeats but does not
@@ -520,3 +522,53 @@ def test_coordinator_timeouts_read_back(version):
     assert removed == {("g", "rebalance_timeout"): 1, ("g", "session_timeout"): 1, ("h", "sync_timeout"): 1,
                        ("h", "rebalance_timeout"): 1}
     assert parsed["PendingMemberExpired"] == simulated["PendingMemberExpired"] == 1
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_4x_classic_wording_written_by_broker_log_reads_back(version):
+    """Every classic-group line BrokerLog writes in the 4.x wording (GroupMetadataManager.java at 4.0.0,
+    4.1.0, 4.2.0-rc1), read back into its event: none unparsed, none ignored."""
+    from kafkasim.coordinator.broker_log import BrokerLog
+
+    log = BrokerLog(version, broker_id=2)
+    log.member_id_required(1_000, "g", "Empty", M1)
+    log.pending_member_joined(1_001, "g", "Empty", M1)
+    log.preparing_rebalance(1_001, "g", "PreparingRebalance", 0, log.reason_new_member(M1, None, None))
+    log.stabilized(4_001, "g", 1, 1)
+    log.assignment_received(4_002, "g", 1, M1, 1, 0)
+    log.static_member_added(5_000, "g", "Stable", "i-2", M2, None)
+    log.preparing_rebalance(5_000, "g", "PreparingRebalance", 1, log.reason_new_member(M2, "i-2", "joining"))
+    log.static_member_added(6_000, "g", "PreparingRebalance", "i-2", "i-2-new", M2)
+    log.removed_not_rejoined(7_000, "g", [M1])
+    log.member_failed(8_000, "g", "i-2-new")
+    log.preparing_rebalance(8_000, "g", "PreparingRebalance", 2, log.reason_heartbeat_expiration("i-2-new"))
+    log.member_left(9_000, "g", M2, None, "the consumer is being closed", "")
+    log.preparing_rebalance(9_000, "g", "PreparingRebalance", 2, log.reason_leave_group(M2, None))
+    log.pending_member_expired(9_500, "g", "c-9")
+    log.group_empty(10_000, "g", 3)
+    assert all(line.startswith("[2026-01-01 00:00:") and " INFO [GroupCoordinator id=2 topic=__consumer_offsets "
+               "partition=3] " in line and line.endswith(" (org.apache.kafka.coordinator.group.GroupMetadataManager)")
+               for line in log.lines)
+    result = parse_lines(log.lines)
+    assert result.unparsed == [] and result.counts["ignored"] == 0 and result.counts["coordinator"] == len(log.lines)
+    got = [(r[0], r[4], r[3], r[5], r[9]) for r in result.rows]
+    assert got == [
+        (1_000, "PendingMemberAdded", M1, None, None),
+        (1_001, "MemberAdded", M1, None, "dynamic"),
+        (1_001, "RebalanceStarted", None, 0, f"Adding new member {M1} with group instance id null; client reason: "
+                                             "not provided"),
+        (4_001, "GenerationStabilized", None, 1, None),
+        (4_002, "AssignmentReceived", M1, 1, None),
+        (4_002, "GroupStable", M1, 1, None),
+        (5_000, "MemberAdded", M2, None, "static"),
+        (5_000, "RebalanceStarted", None, 1, f"Adding new member {M2} with group instance id i-2; client reason: "
+                                             "joining"),
+        (6_000, "MemberReplaced", None, None, M2),
+        (7_000, "MemberRemoved", M1, None, "rebalance_timeout"),
+        (8_000, "MemberRemoved", "i-2-new", None, "session_timeout"),
+        (8_000, "RebalanceStarted", None, 2, "removing member i-2-new on heartbeat expiration."),
+        (9_000, "MemberRemoved", M2, None, "leave_group"),
+        (9_000, "RebalanceStarted", None, 2, f"explicit `LeaveGroup` request for ({M2}) members."),
+        (9_500, "PendingMemberExpired", "c-9", None, None),
+        (10_000, "GroupEmpty", None, 3, None),
+    ]

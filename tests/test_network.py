@@ -1,6 +1,6 @@
 """The broker network layer and its KIP-72 memory bound, against Kafka's source and tests.
 
-Reference: kafka-client-and-network.md §D; Kafka's SimpleMemoryPool.java, Selector.java,
+Reference: Kafka's SimpleMemoryPool.java, Selector.java,
 KafkaChannel.java, NetworkReceive.java, SocketServer.scala, RequestChannel.scala,
 KafkaRequestHandler.scala, KafkaConfig.scala. Replays name the Kafka test they follow.
 """
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kafkasim.errors import ConfigError
-from kafkasim.events import FIELDS
-from kafkasim.memory import LONG_MAX, SimpleMemoryPool, UnboundedPool
-from kafkasim.network import (
+from kafkasim.core.errors import ConfigError
+from kafkasim.core.events import FIELDS
+from kafkasim.broker.memory_pool import LONG_MAX, SimpleMemoryPool, UnboundedPool
+from kafkasim.broker.network import (
     MiB, POLL_TIMEOUT_MS, REQUEST_METRICS, SUMMARY_DOC, ClientGroup, NetworkScenario, kip72_experiments,
     simulate_network, summary_table,
 )

@@ -5,7 +5,7 @@ fails with CommitFailedException (AbstractCoordinator.HeartbeatThread, ConsumerC
 .sendOffsetCommitRequest, GroupCoordinator.onCompleteJoin)."""
 
 from kafkasim import Scenario, faults, simulate
-from kafkasim.workload import LogNormal
+from kafkasim.scenario.workload import LogNormal
 
 BUSY = Scenario(members=3, topics={"orders": 6}, produce_rate_per_s=150, duration_ms=180_000,
                 processing_ms=LogNormal(10, 100), seed=5)
@@ -16,7 +16,7 @@ def first_stable_after(run, t):
 
 
 def joins_after(run, t, name):
-    ids = {mid for mid, n in run._world.member_names.items() if n == name}
+    ids = {mid for mid, n in run.member_names.items() if n == name}
     return [r[0] for r in run.rows if r[1] == "coordinator" and r[4] == "JoinGroup" and r[3] in ids and r[0] >= t]
 
 

@@ -1,13 +1,13 @@
 """Consumer-group behaviour a Kafka engineer would recognise, and the accounting invariants,
-on whole simulated runs (kafka-client-and-network.md §A, §B)."""
+on whole simulated runs (ConsumerCoordinator.java, AbstractCoordinator.java, KafkaConsumer.java)."""
 
 from collections import defaultdict
 
 import pytest
 
 from kafkasim import Scenario, faults, simulate
-from kafkasim.errors import ConfigError
-from kafkasim.workload import LogNormal
+from kafkasim.core.errors import ConfigError
+from kafkasim.scenario.workload import LogNormal
 
 
 def small(**kw) -> Scenario:
@@ -18,12 +18,12 @@ def small(**kw) -> Scenario:
 
 
 def removed_at(run, name, reason):
-    ids = {mid for mid, n in run._world.member_names.items() if n == name}
+    ids = {mid for mid, n in run.member_names.items() if n == name}
     return [r[0] for r in run.rows if r[4] == "MemberRemoved" and r[3] in ids and r[9] == reason]
 
 
 def heartbeats_of(run, name):
-    ids = {mid for mid, n in run._world.member_names.items() if n == name}
+    ids = {mid for mid, n in run.member_names.items() if n == name}
     return [r[0] for r in run.rows if r[1] == "coordinator" and r[4] == "Heartbeat" and r[3] in ids]
 
 
@@ -203,7 +203,7 @@ def test_run_api(tmp_path):
     ({"consumer": {"max.poll.records": 0}}, "max.poll.records"),
     ({"members": 0}, "members must be an integer >= 1"),
     ({"topics": {}}, "topics must map"),
-    ({"faults": ["crash"]}, "faults must be kafkasim.faults"),
+    ({"faults": ["crash"]}, "faults must be kafkasim.core.faults"),
     ({"kafka_version": "2.2", "static_membership": True}, "needs Kafka 2.3"),
 ])
 def test_bad_scenarios_get_clear_errors(kwargs, fragment):

@@ -1,4 +1,4 @@
-"""kafkasim.spark on one shared quiet local[2] session (the `spark` fixture in conftest.py):
+"""kafkasim.analysis.spark on one shared quiet local[2] session (the `spark` fixture in conftest.py):
 sweeps against the same runs in plain Python, resuming, broker logs against the pure-Python
 parser, and the DataFrame analysis against what `Run` computes on its own. Small scenarios
 (3 members, one simulated minute) keep the whole file well under a minute."""
@@ -13,12 +13,12 @@ import pytest
 pytest.importorskip("pyspark")
 
 from kafkasim import Scenario, simulate  # noqa: E402
-from kafkasim import spark as ks  # noqa: E402
+from kafkasim.analysis import spark as ks  # noqa: E402
 from kafkasim import faults as F  # noqa: E402
-from kafkasim.errors import ConfigError  # noqa: E402
-from kafkasim.events import FIELDS  # noqa: E402
-from kafkasim.grid import Grid, run_all, scenario_from_spec  # noqa: E402
-from kafkasim.log_parser import COUNTS, chunk_plan, expand_paths, parse_files  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim.core.events import FIELDS  # noqa: E402
+from kafkasim.analysis.sweep_grid import Grid, run_all, scenario_from_spec  # noqa: E402
+from kafkasim.analysis.log_parser import COUNTS, chunk_plan, expand_paths, parse_files  # noqa: E402
 
 BASE = {"members": 3, "topics": {"t": 4}, "duration_ms": 60_000,
         "faults": [{"type": "Pause", "member": "c-1", "at_ms": 20_000, "duration_ms": 5_000}]}

@@ -11,9 +11,9 @@ Kafka's `this.records` (3 records) becomes a completed fetch of 3 records at the
 
 import pytest
 
-from kafkasim.config import KAFKA_VERSIONS
-from kafkasim.fetcher import NOT_ASSIGNED, NOT_FETCHABLE, STALE, CompletedFetch, Fetcher
-from kafkasim.subscription import IllegalStateException, SubscriptionState, at_least
+from kafkasim.core.config import KAFKA_VERSIONS
+from kafkasim.client.fetch_buffer import NOT_ASSIGNED, NOT_FETCHABLE, STALE, CompletedFetch, Fetcher
+from kafkasim.client.subscription_state import IllegalStateException, SubscriptionState, at_least
 
 TP0, TP1, TP3 = ("orders", 0), ("orders", 1), ("orders", 3)
 

@@ -18,8 +18,8 @@ vlc = pytest.importorskip("vl_convert")
 
 from kafkasim import Scenario, faults, simulate  # noqa: E402
 from kafkasim import viz  # noqa: E402
-from kafkasim.config import ASSIGNORS  # noqa: E402
-from kafkasim.errors import ConfigError  # noqa: E402
+from kafkasim.core.config import ASSIGNORS  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
 from kafkasim.viz import protocol, settings, tables  # noqa: E402
 from kafkasim.viz.ownership import owners  # noqa: E402
 

@@ -10,7 +10,7 @@ alt = pytest.importorskip("altair")
 vlc = pytest.importorskip("vl_convert")
 
 from kafkasim import Scenario, faults, simulate  # noqa: E402
-from kafkasim.errors import ConfigError  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
 from kafkasim.viz.assignment import (assignment_explorer, assignment_map, members_at, owners_at,  # noqa: E402
                                      snapshot_frames)
 

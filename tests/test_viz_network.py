@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("altair")
 
-from kafkasim.errors import ConfigError  # noqa: E402
-from kafkasim.network import MiB, kip72_experiments, simulate_network  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim.broker.network import MiB, kip72_experiments, simulate_network  # noqa: E402
 from kafkasim.viz import network as nv  # noqa: E402
 
 EXPERIMENTS = kip72_experiments()
@@ -205,7 +205,7 @@ def test_grid_explorer_refuses_bad_input():
 # -- the live explorer ------------------------------------------------------------------------
 def test_network_explorer_redraws_and_shows_kafkas_errors():
     pytest.importorskip("ipywidgets")
-    from kafkasim.widgets import NetworkExplorer
+    from kafkasim.viz.widgets import NetworkExplorer
 
     e = NetworkExplorer(short(EXPERIMENTS["memory_limit"]["bounded"], 2_000), debounce_ms=0)
     assert e.controls["queued.max.request.bytes"].value == 10 * MiB and e.controls["producers"].value == 100

@@ -1,5 +1,5 @@
-"""kafkasim.viz.pause: every chart is a valid Vega-Lite spec that renders offline, and what it draws
-agrees with the run's own accounting (PauseRun.summary) and with section C of the reference
+"""kafkasim.viz.pause_resume: every chart is a valid Vega-Lite spec that renders offline, and what it draws
+agrees with the run's own accounting (PauseRun.summary) and with Kafka's SubscriptionState
 (cooperative keeps the flags of retained partitions, eager clears them all)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 alt = pytest.importorskip("altair")
 vlc = pytest.importorskip("vl_convert")
 
-from kafkasim.errors import ConfigError  # noqa: E402
-from kafkasim.pause import COOPERATIVE, EAGER, PauseScenario, simulate_pause, sweep  # noqa: E402
-from kafkasim.viz import pause as pviz  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim.client.pause_resume import COOPERATIVE, EAGER, PauseScenario, simulate_pause, sweep  # noqa: E402
+from kafkasim.viz import pause_resume as pviz  # noqa: E402
 from test_viz import VL_VERSION, _svg_with, render as render_offline  # noqa: E402  (tests/ is on sys.path)
 
 SCENARIOS = {
@@ -206,12 +206,16 @@ def test_scenario_with_applies_kafka_names():
 # -- the live explorer -----------------------------------------------------------------------------------
 def test_live_explorer_resimulates_on_every_change():
     pytest.importorskip("ipywidgets")
-    box = pviz.live_explorer()
+    from kafkasim.viz.widgets import PauseExplorer
+
+    box = PauseExplorer()
     first = box.run
-    assert first.summary["unexpected_records"] == 1500 and len(box.children[2].children[0].outputs) == 1
-    box.controls["remedy"].value = "repause_on_assigned"
+    assert first.summary["unexpected_records"] == 1500 and len(box.output.outputs) == 1
+    assert list(box.controls) == list(pviz.GRID_SETTINGS)
+    assert type(box.controls["protocol"]).__name__ == "ToggleButtons"
+    box.set("remedy", "repause_on_assigned")
     assert box.run is not first and box.run.summary["unexpected_records"] == 0
-    box.controls["kafka_version"].value = "2.3"
-    box.controls["protocol"].value = COOPERATIVE   # no cooperative before 2.4: Kafka's error, no chart
-    assert box.run is None and "2.4" in box.children[1].value
-    assert box.children[2].children[0].outputs == ()
+    box.set("kafka_version", "2.3")
+    box.set("protocol", COOPERATIVE)   # no cooperative before 2.4: Kafka's error, no chart
+    assert box.run is None and "2.4" in box.error.value
+    assert box.output.outputs == ()

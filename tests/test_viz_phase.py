@@ -1,15 +1,15 @@
 """Sweep results as charts (kafkasim.viz.phase) and sweeping a field of the processing-time
-distribution (kafkasim.grid): small tables, no Spark."""
+distribution (kafkasim.analysis.sweep_grid): small tables, no Spark."""
 
 import itertools
 
 import pandas as pd
 import pytest
 
-from kafkasim.errors import ConfigError
-from kafkasim.grid import Grid, apply_param, scenario_from_spec
+from kafkasim.core.errors import ConfigError
+from kafkasim.analysis.sweep_grid import Grid, apply_param, scenario_from_spec
 from kafkasim.viz.phase import phase_diagram, sweep_explorer
-from kafkasim.workload import LogNormal
+from kafkasim.scenario.workload import LogNormal
 
 LOGNORMAL = {"type": "LogNormal", "median_ms": 2, "p99_ms": 20}
 

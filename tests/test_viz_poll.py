@@ -11,7 +11,7 @@ vlc = pytest.importorskip("vl_convert")
 from kafkasim import Scenario, faults, simulate  # noqa: E402
 from kafkasim import viz  # noqa: E402
 from kafkasim.viz import poll, tables  # noqa: E402
-from kafkasim.workload import LogNormal  # noqa: E402
+from kafkasim.scenario.workload import LogNormal  # noqa: E402
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 

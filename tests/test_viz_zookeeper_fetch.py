@@ -1,4 +1,4 @@
-"""kafkasim.viz.zookeeper and kafkasim.viz.fetch: every chart is a valid Vega-Lite spec that renders
+"""kafkasim.viz.zookeeper_storm and kafkasim.viz.fetch_sizing: every chart is a valid Vega-Lite spec that renders
 offline (vl-convert), its sliders are bound params, and what it draws agrees with the models
 (ZookeeperRun.summary, herd_cost, the fetch calculators)."""
 
@@ -13,10 +13,12 @@ alt = pytest.importorskip("altair")
 vlc = pytest.importorskip("vl_convert")
 
 from kafkasim import faults  # noqa: E402
-from kafkasim.errors import ConfigError  # noqa: E402
-from kafkasim.fetch import INT_MAX, MiB, sizing_for_message, zookeeper_consumer_fetch  # noqa: E402
-from kafkasim.viz import fetch as vf, sliders, zookeeper as vz  # noqa: E402
-from kafkasim.zookeeper_consumer import (compare_with_group_coordinator, herd_cost, seed_incident,  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim.core.java import INT_MAX
+from kafkasim.broker.fetch_sizing import MiB, sizing_for_message, zookeeper_consumer_fetch  # noqa: E402
+from kafkasim.viz import fetch_sizing as vf, sliders, zookeeper_storm as vz  # noqa: E402
+from kafkasim.analysis.experiments import compare_with_group_coordinator  # noqa: E402
+from kafkasim.zookeeper.consumer_connector import (herd_cost, seed_incident,  # noqa: E402
                                          simulate_zookeeper)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])

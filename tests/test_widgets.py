@@ -1,4 +1,4 @@
-"""kafkasim.widgets.Explorer, headless: controls are set from code, as a reader would move them,
+"""kafkasim.viz.widgets.Explorer, headless: controls are set from code, as a reader would move them,
 and the run, the charts and the messages must follow."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from kafkasim import Scenario, faults  # noqa: E402
-from kafkasim.errors import ConfigError  # noqa: E402
-from kafkasim.widgets import Explorer  # noqa: E402
+from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim.viz.widgets import Explorer  # noqa: E402
 
 BASE = Scenario(duration_ms=90_000, faults=[faults.Pause("c-2", 20_000, duration_ms=20_000)])
 ALL = ["session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records",

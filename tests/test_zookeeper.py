@@ -11,13 +11,15 @@ import re
 import pytest
 
 from kafkasim import faults
-from kafkasim.errors import ConfigError
-from kafkasim.events import FIELDS
-from kafkasim.zookeeper import ZooKeeper, negotiated_timeout
-from kafkasim.engine import Simulation
-from kafkasim.zookeeper_consumer import (AddPartitions, AssignmentError, ConsumerSpec, Join, ZookeeperScenario,
-                                         assign_range, assign_roundrobin, compare_with_group_coordinator,
-                                         consumers_per_topic, herd_cost, java_string_hash, seed_incident,
+from kafkasim.core.errors import ConfigError
+from kafkasim.core.events import FIELDS
+from kafkasim.core.java import java_string_hash
+from kafkasim.analysis.experiments import compare_with_group_coordinator
+from kafkasim.zookeeper.ensemble import ZooKeeper, negotiated_timeout
+from kafkasim.core.engine import Simulation
+from kafkasim.zookeeper.consumer_connector import (AddPartitions, AssignmentError, ConsumerSpec, Join, ZookeeperScenario,
+                                         assign_range, assign_roundrobin,
+                                         consumers_per_topic, herd_cost, seed_incident,
                                          simulate_zookeeper)
 
 TOPICS = {"a": 4, "b": 4, "c": 4}

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -28,83 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # this checkout's kafkasim, and the tools beside
 
 import book_pages  # noqa: E402
+import course  # noqa: E402
 import vendor_js  # noqa: E402
-
-BOOK = ROOT / "book"
-NOTEBOOKS = ROOT / "notebooks"
-KERNEL = "kafkasim"
-CELL_TIMEOUT_S = 600  # per cell, as tests/test_notebooks.py: only a hung cell trips it
-
-
-class Flavour:
-    """Where one kind of build reads and writes."""
-
-    def __init__(self, ci: bool):
-        self.parameters = {"CI": True} if ci else {}
-        self.executed = ROOT / "build" / ("executed-ci" if ci else "executed")
-        self.stage = ROOT / "build" / ("book-src-ci" if ci else "book-src")
-        self.output = ROOT / "build" / "book-ci" if ci else BOOK  # jupyter-book adds _build/html
-
-    @property
-    def html(self) -> Path:
-        return self.output / "_build" / "html"
-
-
-def chapters() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("*.ipynb"))
-
-
-def book_notebooks() -> list[Path]:
-    """Notebook pages that live in book/ itself (e.g. the offline-pages demo)."""
-    return sorted(BOOK.glob("*.ipynb"))
-
-
-def executed_path(notebook: Path, executed_dir: Path) -> Path:
-    """build/executed[-ci]/00-welcome.ipynb for a chapter (as tests/test_notebooks.py names it),
-    build/executed[-ci]/book/x.ipynb for a page of book/."""
-    if notebook.parent == NOTEBOOKS:
-        return executed_dir / notebook.name
-    return executed_dir / notebook.relative_to(ROOT)
-
-
-def is_fresh(notebook: Path, executed: Path) -> bool:
-    import nbformat
-
-    if not executed.exists():
-        return False
-    inputs = [notebook, *(ROOT / "kafkasim").rglob("*.py")]
-    if executed.stat().st_mtime < max(p.stat().st_mtime for p in inputs):
-        return False
-    nb = nbformat.read(executed, as_version=4)
-    return not any(o.get("output_type") == "error" for c in nb.cells for o in c.get("outputs", []))
-
-
-def execute(notebook: Path, executed: Path, parameters: dict) -> None:
-    import papermill
-
-    # Charts as Altair's HTML, which the pages draw with the vendored vega (kafkasim/viz/render.py).
-    os.environ["KAFKASIM_CHARTS"] = "html"
-    executed.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters or None,
-                                   kernel_name=KERNEL, cwd=str(notebook.parent),
-                                   execution_timeout=CELL_TIMEOUT_S, progress_bar=False)
-    except BaseException:
-        executed.unlink(missing_ok=True)  # never reuse a half-executed copy
-        raise
-
-
-def execute_all(flavour: Flavour) -> dict[Path, Path]:
-    """{notebook: executed copy} for every chapter and book page, executing stale ones."""
-    done = {}
-    for notebook in chapters() + book_notebooks():
-        out = executed_path(notebook, flavour.executed)
-        if not is_fresh(notebook, out):
-            print(f"executing {notebook.relative_to(ROOT)} -> {out.relative_to(ROOT)}", flush=True)
-            execute(notebook, out, flavour.parameters)
-        done[notebook] = out
-    return done
-
+from execute import BOOK, Flavour, chapters, execute_all  # noqa: E402
 
 def stage(executed: dict[Path, Path], stage_dir: Path) -> None:
     """Build the source tree jupyter-book reads (see the module docstring, step 3)."""
@@ -125,8 +50,6 @@ def stage(executed: dict[Path, Path], stage_dir: Path) -> None:
     generated.mkdir()
     (generated / "chapter-map.md").write_text(book_pages.chapter_map(found))
     (generated / "glossary.md").write_text(book_pages.glossary(found))
-    import course  # tools/course.py imports this module, hence not at the top
-
     try:
         guide = course.guide_body(course.read_chapters(), course.book_link)
     except course.CourseError as err:  # a chapter without its course metadata (book/README.md rule 7)

@@ -1,7 +1,7 @@
 """The generated parts of the book: the chapter map of the landing page and the config glossary.
 
 Both are computed at every build from what the repository holds, so they stay true: the chapter
-map from each notebook's title and opening sentence, the glossary from ``kafkasim/config.py``
+map from each notebook's title and opening sentence, the glossary from ``kafkasim/core/config.py``
 (every ``ConfigSpec`` of the consumer, the broker and the 0.8.2 ZooKeeper consumer: doc, defaults
 by version, valid values, history) and from the config names each chapter mentions.
 """
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from kafkasim.config import (BROKER_CONFIGS, CONSUMER_CONFIGS, INT_MAX, ZOOKEEPER_CONSUMER_CONFIGS,
+from kafkasim.core.java import INT_MAX
+from kafkasim.core.config import (BROKER_CONFIGS, CONSUMER_CONFIGS, ZOOKEEPER_CONSUMER_CONFIGS,
                              ZOOKEEPER_CONSUMER_VERSION, ConfigSpec)
 
 #: (scope shown in the glossary, its configs), in the order the glossary lists them per name.

@@ -46,7 +46,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
-import book  # noqa: E402  (tools/book.py: chapters, executed copies, papermill)
+import execute  # noqa: E402  (tools/execute.py: chapters, executed copies, papermill)
 import book_pages  # noqa: E402
 
 COURSE = ROOT / "build" / "course"
@@ -173,7 +173,7 @@ def read_chapter(path: Path) -> Chapter:
 
 def read_chapters(paths: Iterable[Path] | None = None) -> list[Chapter]:
     """Every chapter (default: notebooks/*.ipynb), checked; prerequisites must name chapters."""
-    chapters = [read_chapter(p) for p in (book.chapters() if paths is None else paths)]
+    chapters = [read_chapter(p) for p in (execute.chapters() if paths is None else paths)]
     known = {c.path.stem for c in chapters}
     for c in chapters:
         unknown = [p for p in c.prerequisites if p not in known]
@@ -219,7 +219,7 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def _chapter_files(target: Path) -> None:
     """Files beside the chapters (data they read), so that relative paths work in an edition."""
-    for item in book.NOTEBOOKS.iterdir():
+    for item in execute.NOTEBOOKS.iterdir():
         if item.suffix == ".ipynb" or item.name.startswith(".") or item.name == "__pycache__":
             continue
         dest = target / item.name
@@ -250,15 +250,15 @@ def student_edition(chapters: list[Chapter], target: Path) -> list[Path]:
 def instructor_edition(chapters: list[Chapter], target: Path, ci: bool = False) -> list[Path]:
     """The executed chapters of the book (build/executed/, or executed-ci/ with `ci`), executing
     with papermill the ones that are missing or stale, as tools/book.py does."""
-    flavour = book.Flavour(ci)
+    flavour = execute.Flavour(ci)
     _fresh_dir(target)
     _chapter_files(target)
     written = []
     for chapter in chapters:
-        executed = book.executed_path(chapter.path, flavour.executed)
-        if not book.is_fresh(chapter.path, executed):
+        executed = execute.executed_path(chapter.path, flavour.executed)
+        if not execute.is_fresh(chapter.path, executed):
             print(f"executing {_where(chapter.path)} -> {_where(executed)}", flush=True)
-            book.execute(chapter.path, executed, flavour.parameters)
+            execute.execute(chapter.path, executed, flavour.parameters)
         written.append(Path(shutil.copy2(executed, target / chapter.path.name)))
     return written
 
@@ -433,8 +433,8 @@ def version() -> str:
 
 
 def spark_chapters(chapters: list[Chapter]) -> list[Chapter]:
-    """The chapters that need the `spark` extra (they import PySpark or kafkasim.spark)."""
-    needs = re.compile(r"\bpyspark\b|\bkafkasim\.spark\b|from kafkasim import .*\bspark\b")
+    """The chapters that need the `spark` extra (they import PySpark or kafkasim.analysis.spark)."""
+    needs = re.compile(r"\bpyspark\b|\bkafkasim\.analysis\.spark\b|from kafkasim\.analysis import .*\bspark\b")
     return [c for c in chapters if needs.search(c.page.text)]
 
 
@@ -569,7 +569,7 @@ def _require(path: Path, what: str, command: str) -> Path:
 def kit(ci: bool = False, wheels: Path = WHEELHOUSE) -> Path:
     """build/course/ and the archive build/kafkasim-course-<version>.zip."""
     chapters = read_chapters()
-    site = _require(book.Flavour(ci).html / "index.html", "the built book", "make book").parent
+    site = _require(execute.Flavour(ci).html / "index.html", "the built book", "make book").parent
     _require(wheels / "requirements.txt", "the wheelhouse", "make wheelhouse")
     spark = "spark" in (wheels / "requirements.txt").read_text().split("\n")[0]
     _fresh_dir(COURSE)

@@ -18,21 +18,27 @@ event (one "active" band for the poll loop, binned throughput, members-per-state
 members), so they stay small and fast for large groups. Each function builds its Vega-Lite spec
 as a dict (`fn.spec(...)` returns it) and wraps it in an Altair chart (see `spec`). Altair and
 vl-convert are imported only by this package (the `viz` extra), never by `import kafkasim`.
+
+The live explorers (`kafkasim.viz.widgets`, ipywidgets) and the chapters' self-checking exercises
+(`kafkasim.viz.exercises`) live here too: everything a learner sees in a notebook.
+
+May import: `kafkasim.core`, the models and `kafkasim.scenario` (it reads Runs and their events,
+and re-simulates for explorers). Never `kafkasim.analysis`: the two are independent.
 """
 
-from . import render
-from .assignment import assignment_explorer, assignment_map
-from .charts import CHARTS
-from .compare import compare, scenario_labels
-from .consumption import lag_chart
-from .grid import grid_explorer
-from .ownership import partition_ownership
-from .poll import batch_durations, safe_region
-from .sweep import sweep_chart
-from .protocol import sequence_diagram
-from .settings import KNOBS, scenario_with
-from .summary import key_numbers, summary_chart
-from .timeline import member_timeline
+from kafkasim.viz import render
+from kafkasim.viz.assignment import assignment_explorer, assignment_map
+from kafkasim.viz.charts import CHARTS
+from kafkasim.viz.compare import compare, scenario_labels
+from kafkasim.viz.consumption import lag_chart
+from kafkasim.viz.grid_explorer import grid_explorer
+from kafkasim.viz.ownership import partition_ownership
+from kafkasim.viz.poll import batch_durations, safe_region
+from kafkasim.viz.sweep import sweep_chart
+from kafkasim.viz.protocol import sequence_diagram
+from kafkasim.viz.settings import KNOBS, scenario_with
+from kafkasim.viz.summary import key_numbers, summary_chart
+from kafkasim.viz.timeline import member_timeline
 
 render.enable()  # charts draw offline in JupyterLab (see render.py)
 

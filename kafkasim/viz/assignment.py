@@ -4,7 +4,7 @@ between them: the assignors compared without a kernel.
 `assignment_map` draws one run: one row per instant, one cell per partition, coloured by its
 owner, with a black frame where the owner differs from the first instant's. `assignment_explorer`
 does the same over a small grid of settings simulated when the notebook executes (sliders bound
-to Vega-Lite params, as in kafkasim.viz.grid), with the counts beside it: partitions moved,
+to Vega-Lite params, as in kafkasim.viz.grid_explorer), with the counts beside it: partitions moved,
 members left without a partition, fewest and most partitions per member.
 
 An instant's owner is the member that most recently received the partition (PartitionsAssigned):
@@ -17,11 +17,11 @@ import itertools
 
 import pandas as pd
 
-from ..scenario import simulate
-from . import sliders, style, summary, tables
-from .grid import MAX_POINTS, base_value
-from .settings import KNOBS, check_names, scenario_with
-from .spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.scenario.world import simulate
+from kafkasim.viz import sliders, style, summary, tables
+from kafkasim.viz.grid_explorer import MAX_POINTS, base_value
+from kafkasim.viz.settings import KNOBS, check_names, scenario_with
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 #: Members that are not in the group at an instant (a member "removed" is still a process that
 #: rejoins at its next poll(); it is counted as a member without partitions).

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .consumption import lag_chart
-from .ownership import partition_ownership
-from .protocol import sequence_diagram
-from .summary import summary_chart
-from .timeline import member_timeline
+from kafkasim.viz.consumption import lag_chart
+from kafkasim.viz.ownership import partition_ownership
+from kafkasim.viz.protocol import sequence_diagram
+from kafkasim.viz.summary import summary_chart
+from kafkasim.viz.timeline import member_timeline
 
 CHARTS: dict[str, Callable] = {
     "timeline": member_timeline,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import altair as alt
 
-from . import style, summary
-from .charts import resolve
+from kafkasim.viz import style, summary
+from kafkasim.viz.charts import resolve
 
 #: The key numbers printed under each run's heading.
 HEADLINE_KEYS = ("rebalances", "removals_by_reason", "unconsumed_ms", "duplicates")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style, tables
-from .layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
-from .spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz import style, tables
+from kafkasim.viz.layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 PANELS = ("lag", "throughput", "duplicates")
 PANEL_HEIGHT = 110

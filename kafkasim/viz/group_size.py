@@ -2,7 +2,8 @@
 time, the static storm explorer (sliders over precomputed storms), memory against group size
 with the KIP's 120-byte estimate, and rebalance duration against group size.
 
-Inputs are the tables of kafkasim.group_size (StormRun.samples, storm_grid, rebalance_durations),
+Inputs are the tables of kafkasim.coordinator.group_size (StormRun.samples, storm_grid) and
+kafkasim.analysis.experiments.rebalance_durations,
 so the same charts draw one storm or a grid of them."""
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from . import style
-from .spec import field, returns_chart, tip, title, unit
+from kafkasim.core.java import INT_MAX
+from kafkasim.viz import style
+from kafkasim.viz.spec import field, returns_chart, tip, title, unit
 
 MB = 1e6
 CATEGORY = "tableau10"
@@ -55,9 +57,9 @@ def storm_chart(samples: pd.DataFrame, label: str = "label", width: int = style.
 @returns_chart
 def storm_explorer(grid: pd.DataFrame, width: int = style.WIDTH) -> dict:
     """The kernel-free explorer: a slider for joins per second and a picker for group.max.size
-    over `kafkasim.group_size.storm_grid` output; the dashed line is the cap in force."""
+    over `kafkasim.coordinator.group_size.storm_grid` output; the dashed line is the cap in force."""
     limits = grid["group_max_size"].astype(float)
-    data = _storm_frame(grid).assign(limit_shown=limits.where(limits < 2**31 - 1))  # no line for "unlimited"
+    data = _storm_frame(grid).assign(limit_shown=limits.where(limits < INT_MAX))  # no line for "unlimited"
     sizes = sorted(data["group_max_size"].unique().tolist())
     rates = sorted(data["joins_per_s"].unique().tolist())
     where = "datum.group_max_size == p_group_max_size && datum.joins_per_s == p_joins_per_s"
@@ -66,7 +68,7 @@ def storm_explorer(grid: pd.DataFrame, width: int = style.WIDTH) -> dict:
     rate_bind = {"input": "range", "min": rates[0], "max": rates[-1], "step": steps.pop(), "name": label} \
         if len(rates) >= 3 and len(steps) == 1 else {"input": "radio", "options": rates, "name": label}
     size_bind = {"input": "select", "options": sizes, "name": "group.max.size ",
-                 "labels": [f"{s:,}" + (" (default)" if s == 2**31 - 1 else "") for s in sizes]}
+                 "labels": [f"{s:,}" + (" (default)" if s == INT_MAX else "") for s in sizes]}
     params = [alt.param(name="p_group_max_size", value=sizes[-1], bind=size_bind).param,
               alt.param(name="p_joins_per_s", value=rates[len(rates) // 2], bind=rate_bind).param]
     panels = _panels(data, None, where, width, "limit_shown")

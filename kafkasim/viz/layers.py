@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style, tables
-from .spec import field, tip, unit
+from kafkasim.viz import style, tables
+from kafkasim.viz.spec import field, tip, unit
 
 
 def seconds(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
@@ -31,9 +31,7 @@ def band_frame(run, window=None) -> pd.DataFrame:
 
 
 def fault_frame(run, window=None) -> pd.DataFrame:
-    frame = seconds(tables.fault_marks(run, window), "time")
-    frame["short"] = [label.split(" at ")[0].split(" for ")[0] for label in frame["label"]]
-    return frame
+    return seconds(tables.fault_marks(run, window), "time")
 
 
 BAND_TIPS = [tip("phase", "group state", "nominal"), tip("start_s", "from (s)", fmt=".3f"),

@@ -1,10 +1,10 @@
-"""Charts of the broker's network layer and its KIP-72 memory pool (`kafkasim.network` runs).
+"""Charts of the broker's network layer and its KIP-72 memory pool (`kafkasim.broker.network` runs).
 
 Every chart takes one `NetworkRun` or several as ``{label: run}`` and returns an Altair chart;
 each is built from small tables (``*_frame``) and a spec builder (``*_spec``), so that the same
 code draws a single run, a comparison, the live explorer and the precomputed grid explorer::
 
-    from kafkasim.network import kip72_experiments, simulate_network
+    from kafkasim.broker.network import kip72_experiments, simulate_network
     from kafkasim.viz import network as nv
 
     runs = {label: simulate_network(s) for label, s in kip72_experiments()["memory_limit"].items()}
@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError
-from ..network import MiB, NetworkScenario, simulate_network
-from . import sliders, style
-from .grid import MAX_ROWS, grid_points, grid_runs
-from .layers import time_x
-from .settings import Knob
-from .spec import field, returns_chart, tip, title as title_of, unit
-from .summary import summary_spec
+from kafkasim.core.errors import ConfigError
+from kafkasim.broker.network import MiB, NetworkScenario, simulate_network
+from kafkasim.viz import sliders, style
+from kafkasim.viz.grid_explorer import MAX_ROWS, grid_points, grid_runs
+from kafkasim.viz.layers import time_x
+from kafkasim.viz.settings import Knob
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz.summary import summary_spec
 
 #: Latency components in the order a request lives them: (requests column, label, in Kafka's metrics).
 #: Their means add up to the mean client latency (created -> response sent).

@@ -1,5 +1,5 @@
 """Charts of a parameter sweep's results (one row per combination of swept values, e.g.
-`kafkasim.spark.by_parameters(...).toPandas()`): phase diagrams as heatmaps, and the same
+`kafkasim.analysis.spark.by_parameters(...).toPandas()`): phase diagrams as heatmaps, and the same
 heatmaps behind bound sliders, so that a static page can walk through a sweep of thousands of
 runs with no kernel. They read only the aggregated table, never a run."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .sliders import binding, column as param_name
-from .spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz.sliders import binding, column as param_name
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 #: One sequential scheme: every metric charted here is worse when higher.
 SCHEME = "orangered"

@@ -15,10 +15,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import style, tables
-from .settings import current
-from .spec import field, returns_chart, tip, title as title_of, unit
-from .tables import KIND, MEMBER, T, VALUE
+from kafkasim.viz import style, tables
+from kafkasim.viz.settings import current
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz.tables import KIND, MEMBER, T, VALUE
 
 LIMIT_COLOR = style.ERROR_COLOR
 SAFE_COLOR = "#c7e9c0"

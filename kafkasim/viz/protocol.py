@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import Errors
-from . import style, tables
-from .spec import field, returns_chart, tip, title as title_of, unit, values
-from .tables import ERROR, GENERATION, GROUP, KIND, MEMBER, REASON, SOURCE, T, VALUE
+from kafkasim.core.errors import Errors
+from kafkasim.viz import style, tables
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit, values
+from kafkasim.viz.tables import ERROR, GENERATION, GROUP, KIND, MEMBER, REASON, SOURCE, T, VALUE
 
 COORDINATOR = "coordinator"
 REQUESTS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")

@@ -1,6 +1,6 @@
 """The knobs of the explorers, by Kafka name: what each one reads from a Scenario and how a
-value turns into a new Scenario. Shared by the live explorer (kafkasim.widgets) and the
-precomputed grid explorer (kafkasim.viz.grid), so that both speak the same names.
+value turns into a new Scenario. Shared by the live explorer (kafkasim.viz.widgets) and the
+precomputed grid explorer (kafkasim.viz.grid_explorer), so that both speak the same names.
 
 Names are Kafka's config keys where one exists (``session.timeout.ms``,
 ``partition.assignment.strategy``); the rest name the scenario's workload and faults
@@ -21,24 +21,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import faults as faults_module
-from ..assignors import rebalance_protocols
-from ..config import ASSIGNORS, CONSUMER_CONFIGS, KAFKA_VERSIONS, normalize_version, version_tuple
-from ..errors import ConfigError
-from ..workload import Constant, LogNormal
+import kafkasim.core.faults as faults_module
+from kafkasim.client.assignors import rebalance_protocols
+from kafkasim.core.config import ASSIGNORS, CONSUMER_CONFIGS, KAFKA_VERSIONS, normalize_version, version_tuple
+from kafkasim.core.errors import ConfigError
+from kafkasim.scenario.workload import Constant, LogNormal
 
 #: Consumer configs that a knob sets directly (an int each).
 CONSUMER_KNOBS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records")
 STRATEGY = "partition.assignment.strategy"
 PROTOCOLS = ("eager", "cooperative")
-#: Faults a knob can choose (kafkasim.faults), "none" for no fault.
+#: Faults a knob can choose (kafkasim.core.faults), "none" for no fault.
 FAULTS = ("none", "Crash", "Restart", "Pause", "SlowProcessing", "NetworkCut", "ScaleOut", "ScaleIn")
 _TIMES = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000)
 
 
 @dataclass(frozen=True)
 class Knob:
-    """One explorer control: how to show it (kind: "int", "steps", "choice", "bool")."""
+    """One explorer control: how to show it (kind: "int", "steps", "choice", "toggle", "bool")."""
 
     name: str
     label: str
@@ -69,13 +69,13 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          doc="broker: most members a group may have; beyond it GROUP_MAX_SIZE_REACHED (81, fatal) (KIP-389, 2.2+)"),
     Knob(STRATEGY, "partition.assignment.strategy", "choice", options=tuple(ASSIGNORS),
          doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
-    Knob("rebalance.protocol", "rebalance protocol", "choice", options=PROTOCOLS,
+    Knob("rebalance.protocol", "rebalance protocol", "toggle", options=PROTOCOLS,
          doc="eager (revoke everything, stop the world) or cooperative (KIP-429, 2.4+)"),
     Knob("static.membership", "static membership (group.instance.id)", "bool",
          doc="each consumer sets group.instance.id (KIP-345, 2.3+)"),
     Knob("kafka.version", "Kafka version", "choice", options=KAFKA_VERSIONS,
          doc="defaults and behaviour of this Kafka release line"),
-    Knob("fault", "fault", "choice", options=FAULTS, doc="a fault injected on fault.member (kafkasim.faults)"),
+    Knob("fault", "fault", "choice", options=FAULTS, doc="a fault injected on fault.member (kafkasim.core.faults)"),
     Knob("fault.at.ms", "fault at (ms)", "int", 0, 600_000, 1000, doc="when the fault happens"),
     Knob("fault.duration.ms", "fault duration (ms)", "int", 0, 300_000, 1000,
          doc="how long a pause, stall or network cut lasts (a restart: time down)"),

@@ -1,6 +1,6 @@
 """Sliders for charts that work without a kernel: Vega-Lite params bound to HTML inputs, and the
 filter that keeps the rows of the precomputed grid point they select. Shared by the scenario grid
-explorer (kafkasim.viz.grid) and the chapter explorers built on other models (ZooKeeper storms,
+explorer (kafkasim.viz.grid_explorer) and the chapter explorers built on other models (ZooKeeper storms,
 fetch sizing), so that every static page's sliders behave alike."""
 
 from __future__ import annotations

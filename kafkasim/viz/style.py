@@ -4,7 +4,7 @@ timeline, the lag panels, a comparison and the explorers. No chart sets a top-le
 
 from __future__ import annotations
 
-#: Consumer states (kafkasim.consumer) in display order; "active" stands for a run of consuming
+#: Consumer states (kafkasim.client.consumer) in display order; "active" stands for a run of consuming
 #: and processing merged into one band.
 STATE_COLORS = {
     "joining": "#f58518",

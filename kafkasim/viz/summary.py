@@ -1,6 +1,6 @@
 """The key numbers of a run, worded for a learner, as text, as HTML and as a chart.
 
-They are `Run.summary` (see kafkasim.run.SUMMARY_DOC); only the wording and units are here.
+They are `Run.summary` (see kafkasim.scenario.run.SUMMARY_DOC); only the wording and units are here.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import html
 
 import pandas as pd
 
-from .spec import field, returns_chart, title as title_of, unit
+from kafkasim.viz.spec import field, returns_chart, title as title_of, unit
 
 #: (summary key, label, short label) in display order; ms values are shown in seconds.
 KEY_NUMBERS = (

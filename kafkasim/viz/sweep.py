@@ -8,9 +8,9 @@ from typing import Callable
 
 import pandas as pd
 
-from . import style
-from .settings import current
-from .spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz import style
+from kafkasim.viz.settings import current
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 DOT_COLOR = "#9ecae9"
 MEAN_COLOR = "#1f5fa0"

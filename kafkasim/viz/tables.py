@@ -1,7 +1,7 @@
 """Small tables read from a Run, the only inputs of the charts (times in ms).
 
 Everything here reads the run's events (`run.rows`, the tuples behind `run.events`, in
-`kafkasim.events.FIELDS` order) and its documented readers (`member_states()`, `lag`,
+`kafkasim.core.events.FIELDS` order) and its documented readers (`member_states()`, `lag`,
 `summary`, `scenario`); nothing reaches into the models. The tables are aggregated so that a
 chart stays small whatever the run's size: consecutive consuming/processing intervals merge
 into one "active" band, lag is down-sampled keeping peaks, throughput is binned.
@@ -26,16 +26,15 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from ..run import ACTIVE_STATES
-from ..workload import Partitions
+from kafkasim.core.events import ACTIVE_STATES
+from kafkasim.scenario.run import rebalance_phases
+from kafkasim.scenario.workload import Partitions
 
 #: A Kafka member id is the client id (or group.instance.id) + "-" + a random UUID
 #: (GroupCoordinator.scala: `clientId + "-" + UUID.randomUUID()`).
 _UUID_SUFFIX = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
-#: Coordinator group states during which the group is rebalancing.
-PHASES = ("PreparingRebalance", "CompletingRebalance")
 #: Above this many state intervals, consuming/processing are merged into "active" by default.
 MAX_INTERVALS = 800
 
@@ -196,19 +195,9 @@ def rebalances(run, window=None) -> pd.DataFrame:
 @cached
 def _rebalances(run, span) -> pd.DataFrame:
     lo, hi = span
-    out, current, since, generation, reason = [], None, 0, None, None
-
-    def close(end):
-        if current in PHASES and end > lo and since < hi and end > since:
-            out.append((current, max(since, lo), min(end, hi), generation, reason))
-
-    for row in by_kind(run)["coordinator"]:
-        if row[KIND] == "RebalanceStarted":
-            reason = row[REASON]
-        if row[STATE] != current:
-            close(row[T])
-            current, since, generation = row[STATE], row[T], row[GENERATION]
-    close(run.end_ms)
+    out = [(phase, max(start, lo), min(end, hi), generation, reason)
+           for phase, start, end, generation, reason in rebalance_phases(by_kind(run)["coordinator"], run.end_ms)
+           if end > lo and start < hi]
     return pd.DataFrame(out, columns=["phase", "start", "end", "generation", "reason"])
 
 
@@ -235,14 +224,14 @@ def _removals(run, span) -> pd.DataFrame:
 
 
 def fault_marks(run, window=None) -> pd.DataFrame:
-    """time, member, label of each fault of the scenario (kafkasim.faults)."""
+    """time, member, label, short (label) of each fault of the scenario (kafkasim.core.faults)."""
     lo, hi = window_ms(run, window)
     rows = []
     for fault in run.scenario.faults:
         member = getattr(fault, "member", None) or ", ".join(getattr(fault, "members", ()))
         if lo <= fault.at_ms <= hi:
-            rows.append((fault.at_ms, member, fault.label()))
-    return pd.DataFrame(rows, columns=["time", "member", "label"])
+            rows.append((fault.at_ms, member, fault.label(), fault.short_label()))
+    return pd.DataFrame(rows, columns=["time", "member", "label", "short"])
 
 
 def _nice_bin(span_ms: int, bins: int) -> int:
@@ -253,7 +242,7 @@ def _nice_bin(span_ms: int, bins: int) -> int:
 
 
 def _produced(run, times: np.ndarray) -> np.ndarray:
-    """Records produced by each time (the same fluid production as kafkasim.workload.Partitions)."""
+    """Records produced by each time (the same fluid production as kafkasim.scenario.workload.Partitions)."""
     s = run.scenario
     parts = Partitions(s.topics, s.produce_rate_per_s, s.duration_ms)
     rate = np.asarray(parts.rate, dtype=float)

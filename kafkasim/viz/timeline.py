@@ -1,7 +1,7 @@
 """The member timeline: one row per consumer, its state over time, rebalances as bands,
 removals marked with the coordinator's reason, faults as dashed lines.
 
-The states are the consumer model's (kafkasim.consumer): joining (JoinGroup sent), awaiting_sync
+The states are the consumer model's (kafkasim.client.consumer): joining (JoinGroup sent), awaiting_sync
 (SyncGroup sent), consuming / processing (the poll loop), paused (a stop-the-world GC pause),
 stalled (the poll thread stuck while the heartbeat thread runs, KIP-62), removed (the
 coordinator dropped the member; it rejoins at its next poll()), stopped (crashed or closed).
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import style, tables
-from .layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
-from .spec import field, returns_chart, tip, title as title_of, unit
+from kafkasim.viz import style, tables
+from kafkasim.viz.layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
 MAX_HEIGHT = 620

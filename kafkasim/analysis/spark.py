@@ -1,0 +1,610 @@
+"""kafkasim on Spark: parameter sweeps, real broker logs, and their analysis in the DataFrame API.
+
+Needs the `spark` extra (PySpark 4, Java 17+). `import kafkasim` never imports this module.
+
+- `session()`: a quiet local SparkSession (or a cluster one with `master=`), with kafkasim
+  importable by the executors.
+- `sweep(spark, grid, out)`: every run of a `kafkasim.analysis.sweep_grid.Grid` simulated inside Spark executors
+  (`mapInPandas`, declared schema). Each executor writes its runs' events straight to Parquet
+  with pyarrow, at `out/events/<param>=<value>/.../<run_id>.parquet`, and returns one summary row
+  per run, which Spark writes to `out/summaries`, partitioned by the same swept parameters.
+  Events never pass through the JVM, so the simulator's time is what a sweep costs. Runs whose
+  summary is already in `out` are skipped, so an interrupted or extended sweep resumes.
+- `parse_broker_logs(spark, paths, out)`: Kafka broker logs read by `kafkasim.analysis.log_parser` in
+  executors, in byte-range chunks of large files, into `out/events` and `out/unparsed`.
+- Analysis that works on simulated and parsed events alike: `rebalance_episodes` (window
+  functions over the coordinator's group-state changes), `time_in_state` (per member or per
+  group), `rebalance_rate`; and over sweep summaries: `by_parameters` and `safe_region`.
+
+Executors write their Parquet files themselves (a temporary name, then an atomic rename; a
+retried task rewrites identical bytes), so output paths must be on storage every executor can
+reach: always true for `local[N]`, a shared file system on a cluster.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Iterable
+
+try:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+except ImportError as e:  # pragma: no cover - depends on the installation
+    raise ImportError("kafkasim.analysis.spark needs PySpark 4 and Java 17+: pip install 'kafkasim[spark]'") from e
+
+from kafkasim.coordinator.broker_log import START_TIME
+from kafkasim.core.errors import ConfigError
+from kafkasim.core.events import FIELDS, REMOVAL_REASONS
+from kafkasim.analysis.sweep_grid import SUMMARY_COLUMNS, Grid, RunSpec, run_one, typed_params, write_events
+from kafkasim.analysis.log_parser import COUNTS, chunk_plan, count_newlines, expand_paths, parse_chunk
+
+MIN_JAVA = 17
+#: Runs per sweep task unless told otherwise (see `sweep`).
+RUNS_PER_TASK = 16
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+# PySpark's gateway counts as a shell: without a level of its own Spark resets the console to WARN.
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
+_EVENT_TYPES = {"time": "long", "generation": "int", "partition": "int", "value": "double"}
+EVENTS_DDL = ", ".join(f"`{f}` {_EVENT_TYPES.get(f, 'string')}" for f in FIELDS)
+#: Group-level state changes of the coordinator (the rows whose `state` is the group's new state).
+GROUP_STATE_KINDS = ("RebalanceStarted", "GenerationStabilized", "AssignmentReceived", "GroupStable", "GroupEmpty",
+                     "GroupDead")
+REBALANCING_STATES = ("PreparingRebalance", "CompletingRebalance")
+#: Removals a sweep's safe region counts by default: everything but a member leaving on purpose.
+UNPLANNED_REMOVALS = tuple(r for r in REMOVAL_REASONS if r != "leave_group")
+
+
+# -- Java and the session ------------------------------------------------------------------------------
+def java_problem() -> str | None:
+    """None if a Java >= 17 is available to Spark, else what is wrong and what to install."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    install = ("Install a Java runtime 17 or later: Debian/Ubuntu `sudo apt-get install openjdk-17-jre-headless`, "
+               "macOS `brew install openjdk@17`, conda `conda install -c conda-forge openjdk=17`, then check "
+               "that `java -version` works (or set JAVA_HOME).")
+    if not java or not os.path.exists(java):
+        where = f"JAVA_HOME={home} has no bin/java" if home else "no `java` on PATH and JAVA_HOME is not set"
+        return f"Spark needs Java {MIN_JAVA}+, but {where}. {install}"
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"Spark needs Java {MIN_JAVA}+, but {java} -version failed ({e}). {install}"
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    if m is None:
+        return f"Spark needs Java {MIN_JAVA}+, but `{java} -version` printed no version. {install}"
+    major = int(m.group(2)) if m.group(1) == "1" else int(m.group(1))  # "1.8.0_392" is Java 8
+    if major < MIN_JAVA:
+        return f"Spark needs Java {MIN_JAVA}+, but {java} is Java {major}. {install}"
+    return None
+
+
+def session(master: str = "local[2]", app_name: str = "kafkasim", quiet: bool = True, conf: dict | None = None):
+    """A SparkSession with kafkasim importable by its executors (an existing session is reused).
+    Local masters get small test-friendly settings; `quiet`: no UI, no console
+    progress bars, log4j at ERROR; `conf`: more Spark settings. RuntimeError names what to
+    install when Java is missing."""
+    problem = java_problem()
+    if problem:
+        raise RuntimeError(problem)
+    from pyspark.sql import SparkSession
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if package_root not in paths:  # local executors inherit the environment
+        os.environ["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, paths)])
+    local = master.startswith("local")
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder.master(master).appName(app_name)
+    settings = {}
+    if local:  # small data: a few shuffle partitions, not 200
+        cores = master[6:-1] if master.startswith("local[") else "1"
+        cores = str(os.cpu_count() or 1) if cores == "*" else cores.split(",")[0]
+        settings = {"spark.sql.shuffle.partitions": cores, "spark.driver.memory": "1g"}
+    if quiet:
+        props = os.path.join(tempfile.gettempdir(), "kafkasim-log4j2.properties")
+        with open(props, "w") as f:
+            f.write(_LOG4J2)
+        settings.update({"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{props}"})
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    if not local:
+        _ship_package(spark, package_root)
+    return spark
+
+
+def _ship_package(spark, package_root: str) -> None:
+    """Send kafkasim to a cluster's executors as a zip (local executors import it in place)."""
+    target = os.path.join(tempfile.mkdtemp(prefix="kafkasim-"), "kafkasim.zip")
+    with zipfile.ZipFile(target, "w") as z:
+        for root, _, names in os.walk(os.path.join(package_root, "kafkasim")):
+            for name in names:
+                if name.endswith(".py"):
+                    full = os.path.join(root, name)
+                    z.write(full, os.path.relpath(full, package_root))
+    spark.sparkContext.addPyFile(target)
+
+
+# -- progress ------------------------------------------------------------------------------------------
+class StderrProgress:
+    """Progress lines on stderr: rewritten in place on a terminal, one line every `every` s otherwise."""
+
+    def __init__(self, label: str, every: float = 10.0, stream=None):
+        self.label, self.every = label, every
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.start = time.monotonic()
+        self._last = -1e9
+        self._shown = None
+
+    def __call__(self, done: int, total: int, note: str = "") -> None:
+        now = time.monotonic()
+        if (done, total) == self._shown or (not self.tty and now - self._last < self.every and done < total):
+            return
+        self._last, self._shown = now, (done, total)
+        pct = 100.0 * done / total if total else 100.0
+        text = f"{self.label}: {done}/{total} tasks ({pct:.0f}%){note}, {now - self.start:.0f} s"
+        self.stream.write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class _Watch:
+    """Polls Spark's status tracker for the tasks of one job group while an action runs."""
+
+    def __init__(self, spark, progress: Callable | None, interval: float = 0.5):
+        self.sc = spark.sparkContext
+        self.progress, self.interval = progress, interval
+        self.group = f"kafkasim-{os.getpid()}-{time.monotonic_ns()}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self.sc.setJobGroup(self.group, "kafkasim")
+        if self.progress is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self.progress is not None:
+            self._thread.join()
+            self._report()
+        self.sc.setLocalProperty("spark.jobGroup.id", None)
+        return False
+
+    def _report(self) -> None:
+        """Tasks of the first stage of each job: the simulations (or log chunks); later stages
+        only write what those produced, and adaptive execution may skip their tasks."""
+        tracker = self.sc.statusTracker()
+        done = total = 0
+        for job_id in tracker.getJobIdsForGroup(self.group):
+            job = tracker.getJobInfo(job_id)
+            stage = tracker.getStageInfo(min(job.stageIds)) if job and job.stageIds else None
+            if stage is not None:
+                done += stage.numCompletedTasks
+                total += stage.numTasks
+        if total:
+            self.progress(done, total)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._report()
+            except Exception:  # noqa: BLE001 - progress must never break the job
+                pass
+
+
+def _progress(progress, label: str):
+    if progress is True:
+        return StderrProgress(label)
+    return progress or None
+
+
+# -- sweeps ----------------------------------------------------------------------------------------------
+@dataclass
+class SweepResult:
+    out: str
+    runs: int            # runs in the grid
+    skipped: int         # already in `out` before this call
+    done: int            # simulated now, successfully
+    failed: int          # simulated now, with an error (see the summaries' `error` column)
+    seconds: float
+    tasks: int
+
+
+_PANDAS_TYPES = {"long": "Int64", "double": "Float64", "boolean": "boolean", "string": "object"}
+
+
+def _summary_ddl(types: dict[str, str]) -> str:
+    cols = {**SUMMARY_COLUMNS, **types}
+    return ", ".join(f"`{name}` {kind}" for name, kind in cols.items())
+
+
+def _simulate_partition(batches, events_root: str, types: dict[str, str], done=None, failed=None):
+    """mapInPandas body: simulate each run of the batch, write its events, yield summary rows
+    (and count successes and failures in the accumulators `done` and `failed`)."""
+    import pandas as pd
+
+    dtypes = {name: _PANDAS_TYPES[kind] for name, kind in {**SUMMARY_COLUMNS, **types}.items()}
+    for batch in batches:
+        rows = []
+        for spec_json, params_json, seed, rid in zip(batch["spec"], batch["params"], batch["seed"], batch["run_id"]):
+            run = RunSpec(rid, json.loads(params_json), int(seed), json.loads(spec_json))
+            result, row = run_one(run)
+            if result is not None:
+                write_events(result, run, events_root)
+            if done is not None:
+                (done if result is not None else failed).add(1)
+            rows.append({**row, **typed_params(run.params, types)})
+        # Nullable dtypes: a failed run's metrics are all missing.
+        yield pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+
+
+def _manifest(out: str, grid: Grid) -> dict:
+    """out/sweep.json: the sweep's parameter columns and types; a later sweep into the same `out`
+    must sweep the same parameters (their values and seeds may grow)."""
+    path = os.path.join(out, "sweep.json")
+    manifest = {"parameters": grid.columns, "types": grid.param_types()}
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("types") != manifest["types"]:
+            raise ConfigError(f"{out} holds a sweep of {old.get('types')}; this grid sweeps {manifest['types']}: "
+                              f"use another --out directory")
+    else:
+        with open(path, "w") as f:
+            json.dump({**manifest, "base": grid.base}, f, indent=1, default=str)
+    return manifest
+
+
+def finished_runs(spark, out: str) -> set[str]:
+    """Run ids whose summary (without error) is already in `out/summaries`."""
+    path = os.path.join(out, "summaries")
+    if not os.path.isdir(path) or not any(n.endswith(".parquet") or os.path.isdir(os.path.join(path, n))
+                                          for n in os.listdir(path)):
+        return set()
+    df = spark.read.parquet(path).where("error IS NULL").select("run_id")
+    return {r.run_id for r in df.distinct().collect()}
+
+
+def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None = None,
+          progress: Callable | bool | None = None) -> SweepResult:
+    """Simulate every run of `grid` (a Grid, a grid file path, or its dict) on Spark; results in
+    `out` (see the module docstring). Returns counts and time. `progress`: True for lines on
+    stderr, or a callable(done_tasks, total_tasks)."""
+    if not isinstance(grid, Grid):
+        grid = Grid.from_file(grid) if isinstance(grid, (str, os.PathLike)) else Grid.from_dict(grid)
+    start = time.perf_counter()
+    runs = grid.runs()
+    out = os.path.abspath(os.fspath(out))
+    os.makedirs(os.path.join(out, "events"), exist_ok=True)
+    types = _manifest(out, grid)["types"]
+    done_before = finished_runs(spark, out)
+    pending = [r for r in runs if r.run_id not in done_before]
+    result = SweepResult(out, len(runs), len(runs) - len(pending), 0, 0, 0.0, 0)
+    if not pending:
+        result.seconds = time.perf_counter() - start
+        return result
+    random.Random(0).shuffle(pending)  # mix slow and fast runs across tasks
+    parallelism = spark.sparkContext.defaultParallelism
+    # A Python task costs tens of ms however little it does: enough runs per task that the
+    # simulations dominate, enough tasks per core to balance the load and report progress.
+    tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
+    if runs_per_task is None:  # 4 to 8 tasks per core, whole waves
+        tasks = -(-max(min(tasks, 8 * parallelism), 4 * parallelism) // parallelism) * parallelism
+    tasks = min(tasks, len(pending))
+    rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
+    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
+                                  "run_id string, params string, seed long, spec string")
+    done, failed = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
+    body = functools.partial(_simulate_partition, events_root=os.path.join(out, "events"), types=types, done=done,
+                             failed=failed)
+    summaries = frame.mapInPandas(body, schema=_summary_ddl(types))
+    progress = _progress(progress, f"sweep of {len(pending)} runs")
+    try:
+        with _Watch(spark, progress):
+            # One file per combination of the swept values (not one per task and combination).
+            (summaries.repartition(*types).write.mode("append").partitionBy(*types)
+             .parquet(os.path.join(out, "summaries")))
+    finally:
+        if hasattr(progress, "close"):
+            progress.close()
+    result.done, result.failed, result.tasks = done.value, failed.value, tasks
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def read_sweep(spark, out: str):
+    """(events, summaries) DataFrames of a sweep in `out`, with the swept parameters typed as
+    they were in the grid (not as Spark would guess them from directory names)."""
+    with open(os.path.join(out, "sweep.json")) as f:
+        types = json.load(f)["types"]
+    params = ", ".join(f"`{k}` {v}" for k, v in types.items())
+    events = spark.read.schema(f"{EVENTS_DDL}, run_id string, seq long, {params}").parquet(
+        os.path.join(out, "events"))
+    summaries = spark.read.schema(_summary_ddl(types)).parquet(os.path.join(out, "summaries"))
+    best = Window.partitionBy("run_id").orderBy(F.col("error").isNull().desc())  # a success over a failure
+    summaries = summaries.withColumn("_n", F.row_number().over(best)).where("_n = 1").drop("_n")
+    return events, summaries
+
+
+# -- broker logs -------------------------------------------------------------------------------------------
+@dataclass
+class LogParse:
+    out: str
+    files: list
+    events: object      # DataFrame: FIELDS + file, line, seq
+    unparsed: object    # DataFrame: file, line, problem, text
+    counts: Counter
+    seconds: float
+    tasks: int
+
+
+_LOG_EVENTS_DDL = f"{EVENTS_DDL}, file string, line long, seq long"
+_UNPARSED_DDL = "file string, line long, problem string, text string"
+_COUNTS_DDL = "chunk long, " + ", ".join(f"{c} long" for c in COUNTS)
+
+
+def _parse_partition(batches, out: str, origin: str):
+    """mapInPandas body: parse each chunk, write its events and unparsed lines, yield its counts."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    for batch in batches:
+        rows = []
+        for chunk, path, start, end, before in zip(batch["chunk"], batch["path"], batch["start"], batch["end"],
+                                                   batch["newlines_before"]):
+            result = parse_chunk(path, int(start), int(end), int(before), datetime.fromisoformat(origin))
+            for folder, table in (("events", result.events_table()), ("unparsed", result.unparsed_table())):
+                target = os.path.join(out, folder, f"part-{int(chunk):05d}.parquet")
+                pq.write_table(table, f"{target}.tmp-{os.getpid()}")
+                os.replace(f"{target}.tmp-{os.getpid()}", target)
+            rows.append({"chunk": int(chunk), **{c: result.counts.get(c, 0) for c in COUNTS}})
+        yield pd.DataFrame(rows, columns=["chunk", *COUNTS])
+
+
+def _fresh_dir(path: str) -> None:
+    """Empty a folder this module writes (only its own part files), or create it."""
+    if os.path.isdir(path):
+        foreign = [n for n in os.listdir(path) if not re.fullmatch(r"part-\d+\.parquet(\.tmp-\d+)?", n)]
+        if foreign:
+            raise ConfigError(f"{path} holds files kafkasim did not write ({', '.join(sorted(foreign)[:3])}); "
+                              f"choose another --out directory")
+        shutil.rmtree(path)
+    os.makedirs(path)
+
+
+def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int = 32 << 20,
+                      origin: datetime = START_TIME, progress: Callable | bool | None = None) -> LogParse:
+    """Parse Kafka broker logs (files, or directories of server.log* files) with Spark into
+    `out/events` and `out/unparsed` (Parquet) and `out/counts.json`. Large plain files are split
+    into `chunk_bytes` ranges parsed in parallel; line numbers stay those of the file.
+    FileNotFoundError names a missing path."""
+    start = time.perf_counter()
+    files = expand_paths(paths)
+    out = os.path.abspath(os.fspath(out))
+    for folder in ("events", "unparsed"):
+        _fresh_dir(os.path.join(out, folder))
+    plan = chunk_plan(files, chunk_bytes)
+    sc = spark.sparkContext
+    progress = _progress(progress, "logs")
+    try:
+        with _Watch(spark, progress):
+            # Line numbers of later chunks: newlines before each chunk (a fast C count in executors).
+            multi = {p for p, n in Counter(p for p, _, _ in plan).items() if n > 1}
+            split = [(i, p, s, e) for i, (p, s, e) in enumerate(plan) if p in multi]
+            counts = dict(sc.parallelize(split, min(len(split), sc.defaultParallelism * 4))
+                          .map(lambda c: (c[0], count_newlines(c[1], c[2], c[3]))).collect()) if split else {}
+            before, running = [], {}
+            for i, (p, s, e) in enumerate(plan):
+                before.append(running.get(p, 0))
+                running[p] = running.get(p, 0) + counts.get(i, 0)
+            rows = [(i, p, s, e, b) for i, ((p, s, e), b) in enumerate(zip(plan, before))]
+            frame = spark.createDataFrame(sc.parallelize(rows, len(rows)),
+                                          "chunk long, path string, start long, end long, newlines_before long")
+            body = functools.partial(_parse_partition, out=out, origin=origin.isoformat())
+            per_chunk = frame.mapInPandas(body, schema=_COUNTS_DDL).collect()
+    finally:
+        if hasattr(progress, "close"):
+            progress.close()
+    total = Counter()
+    for row in per_chunk:
+        total.update({c: row[c] for c in COUNTS})
+    with open(os.path.join(out, "counts.json"), "w") as f:
+        json.dump({"files": files, "counts": dict(total)}, f, indent=1)
+    events, unparsed = read_logs(spark, out)
+    return LogParse(out, files, events, unparsed, total, time.perf_counter() - start, len(plan))
+
+
+def read_logs(spark, out: str):
+    """(events, unparsed) DataFrames of a `parse_broker_logs` output folder."""
+    return (spark.read.schema(_LOG_EVENTS_DDL).parquet(os.path.join(out, "events")),
+            spark.read.schema(_UNPARSED_DDL).parquet(os.path.join(out, "unparsed")))
+
+
+# -- analysis --------------------------------------------------------------------------------------------
+def _keys(events, keys) -> list[str]:
+    """Columns that identify one group's history: run_id (sweeps) and group."""
+    if keys is not None:
+        return list(keys)
+    return [c for c in ("run_id",) if c in events.columns] + ["group"]
+
+
+def _order(events) -> list[str]:
+    return ["time", "seq"] if "seq" in events.columns else ["time"]
+
+
+def group_states(events, keys=None):
+    """The coordinator's group-state changes (GROUP_STATE_KINDS rows with a state), with
+    `rebalancing` (state is PreparingRebalance or CompletingRebalance)."""
+    keys = _keys(events, keys)
+    return (events.where((F.col("source") == "coordinator") & F.col("kind").isin(*GROUP_STATE_KINDS)
+                         & F.col("state").isNotNull())
+            .select(*keys, *_order(events), "kind", "generation", "value", "reason", "state")
+            .withColumn("rebalancing", F.col("state").isin(*REBALANCING_STATES)))
+
+
+def rebalance_episodes(events, keys=None):
+    """One row per rebalance episode: from the RebalanceStarted that left a settled state
+    (Stable, Empty, Dead, or nothing yet) to the next settled state. Columns: keys..., episode,
+    start, end, duration_ms (null while still open), rebalances (RebalanceStarted within it: more
+    than 1 means it restarted), generation (the last one stabilized), members (in that
+    generation, when the log says), outcome (the settled state, null while open), reason (of
+    the first RebalanceStarted)."""
+    keys = _keys(events, keys)
+    order = _order(events)
+    states = group_states(events, keys)
+    w = Window.partitionBy(*keys).orderBy(*order)
+    first = F.col("rebalancing") & ~F.coalesce(F.lag("rebalancing").over(w), F.lit(False))
+    states = states.withColumn("episode", F.sum(first.cast("int")).over(
+        w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+    at = F.struct(*order)
+    started = F.col("kind") == "RebalanceStarted"
+    stabilized = F.col("kind") == "GenerationStabilized"
+    settled = ~F.col("rebalancing")
+    episodes = states.where(F.col("episode") > 0).groupBy(*keys, "episode").agg(
+        F.min(F.when(F.col("rebalancing"), F.col("time"))).alias("start"),
+        F.min(F.when(settled, F.col("time"))).alias("end"),
+        F.count(F.when(started, 1)).alias("rebalances"),
+        F.max_by(F.when(stabilized, F.col("generation")), F.when(stabilized, at)).alias("generation"),
+        F.max_by(F.when(stabilized, F.col("value")), F.when(stabilized, at)).alias("members"),
+        F.min_by(F.when(settled, F.col("state")), F.when(settled, at)).alias("outcome"),
+        F.min_by(F.when(started, F.col("reason")), F.when(started, at)).alias("reason"))
+    return (episodes.withColumn("duration_ms", F.col("end") - F.col("start"))
+            .select(*keys, "episode", "start", "end", "duration_ms", "rebalances", "generation", "members", "outcome",
+                    "reason"))
+
+
+def member_states(events, keys=None):
+    """Each consumer's state after each of its state-relevant events, as `Run.member_states`
+    defines it: the StateChanged state, with "consuming" split into "processing" between a
+    batch's Fetched and Processed events. Columns: keys..., member, time[, seq], state."""
+    keys = _keys(events, keys)
+    order = _order(events)
+    kind = F.col("kind")
+    rows = events.where((F.col("source") == "consumer")
+                        & kind.isin("StateChanged", "Fetched", "Processed", "Started"))
+    so_far = Window.partitionBy(*keys, "member").orderBy(*order).rowsBetween(Window.unboundedPreceding,
+                                                                             Window.currentRow)
+    macro = F.last(F.when(kind == "StateChanged", F.col("reason")), ignorenulls=True).over(so_far)
+    in_batch = F.last(F.when(kind == "Fetched", F.lit(True)).when(kind.isin("Processed", "Started"), F.lit(False)),
+                      ignorenulls=True).over(so_far)
+    state = F.when((macro == "consuming") & F.coalesce(in_batch, F.lit(False)), F.lit("processing")).otherwise(macro)
+    return rows.select(*keys, "member", *order, state.alias("state"))
+
+
+def time_in_state(events, per: str = "member", end=None, keys=None):
+    """Milliseconds spent in each state: per="member" from the consumers' events (`member_states`,
+    simulated runs), per="group" from the coordinator's group-state changes (simulated and parsed).
+    The last state lasts until `end` (a DataFrame of the run keys and `end_ms`, e.g. a sweep's
+    summaries) or else until the last event of the run. Columns: keys..., [member,] state, ms, share."""
+    keys = _keys(events, keys)
+    run_keys = [k for k in keys if k != "group"]
+    order = _order(events)
+    if per == "member":
+        rows = member_states(events, keys)
+        who = [*keys, "member"]
+    elif per == "group":
+        rows = group_states(events, keys).select(*keys, *order, "state")
+        who = keys
+    else:
+        raise ValueError(f"per must be 'member' or 'group', got {per!r}")
+    if end is not None:
+        rows = rows.join(end.select(*run_keys, "end_ms"), on=run_keys, how="left")
+    else:
+        last = events.groupBy(*(run_keys or [F.lit(1).alias("_all")])).agg(F.max("time").alias("end_ms"))
+        rows = rows.join(last, on=run_keys, how="left") if run_keys else rows.crossJoin(last.drop("_all"))
+    w = Window.partitionBy(*who).orderBy(*order)
+    rows = rows.withColumn("until", F.coalesce(F.lead("time").over(w), F.col("end_ms")))
+    spent = (rows.groupBy(*who, "state").agg(F.sum(F.col("until") - F.col("time")).alias("ms"))
+             .where(F.col("ms") > 0))
+    total = Window.partitionBy(*who)
+    return spent.withColumn("share", F.col("ms") / F.sum("ms").over(total))
+
+
+def rebalance_rate(events, keys=None, span=None):
+    """Rebalances (RebalanceStarted) per hour for each group: columns keys..., rebalances, span_ms,
+    per_hour. The span is `span` (a DataFrame of run keys and `end_ms`) or the time from the
+    group's first to its last coordinator event."""
+    keys = _keys(events, keys)
+    run_keys = [k for k in keys if k != "group"]
+    coord = events.where(F.col("source") == "coordinator")
+    out = coord.groupBy(*keys).agg(F.count(F.when(F.col("kind") == "RebalanceStarted", 1)).alias("rebalances"),
+                                   (F.max("time") - F.min("time")).alias("span_ms"))
+    if span is not None:
+        out = out.drop("span_ms").join(span.select(*run_keys, F.col("end_ms").alias("span_ms")), on=run_keys)
+    return out.withColumn("per_hour", F.when(F.col("span_ms") > 0, F.col("rebalances") * 3_600_000.0
+                                             / F.col("span_ms")))
+
+
+def _with_derived(summaries):
+    return (summaries.where(F.col("error").isNull())
+            .withColumn("rebalances_per_hour", F.col("rebalances") * 3_600_000.0 / F.col("end_ms"))
+            .withColumn("removals_unplanned", sum((F.col(f"removals_{r}") for r in UNPLANNED_REMOVALS), F.lit(0))))
+
+
+def _params(summaries, params) -> list[str]:
+    if params is not None:
+        return list(params)
+    return [c for c in summaries.columns if c not in SUMMARY_COLUMNS]
+
+
+def by_parameters(summaries, metrics: Iterable[str] = ("rebalances_per_hour", "partition_downtime_ms", "duplicates"),
+                  params=None):
+    """Metrics as functions of the swept parameters: for each combination, over its seeds,
+    `<metric>_mean`, `_std`, `_min`, `_max` and `runs`. Derived metrics available besides the
+    summary columns: rebalances_per_hour, removals_unplanned (every removal but leave_group)."""
+    params = _params(summaries, params)
+    aggs = [F.count("*").alias("runs")]
+    for m in metrics:
+        aggs += [F.mean(m).alias(f"{m}_mean"), F.stddev(m).alias(f"{m}_std"), F.min(m).alias(f"{m}_min"),
+                 F.max(m).alias(f"{m}_max")]
+    return _with_derived(summaries).groupBy(*params).agg(*aggs).orderBy(*params)
+
+
+def safe_region(summaries, limits: dict | None = None, params=None):
+    """Which settings are safe: a combination is safe when every one of its runs stays within
+    `limits` (metric -> largest acceptable value; default: no member removed except by its own
+    LeaveGroup, and no duplicates). Columns: params..., runs, safe_runs, safe, and the worst
+    value of each limited metric (`worst_<metric>`)."""
+    limits = limits or {"removals_unplanned": 0, "duplicates": 0}
+    params = _params(summaries, params)
+    ok = functools.reduce(lambda a, b: a & b, [F.col(m) <= v for m, v in limits.items()])
+    out = _with_derived(summaries).groupBy(*params).agg(
+        F.count("*").alias("runs"), F.count(F.when(ok, 1)).alias("safe_runs"),
+        *[F.max(m).alias(f"worst_{m}") for m in limits])
+    return out.withColumn("safe", F.col("runs") == F.col("safe_runs")).orderBy(*params)

@@ -1,0 +1,171 @@
+"""Faults injected on a chosen member at a chosen instant (RaftScope-style).
+
+Each fault is a small frozen record; `simulate` schedules it. Member names are the scenario's
+consumer names: "c-1" ... "c-N" (and "c-N+1" ... for members added by ScaleOut).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kafkasim.core.engine import Simulation
+from kafkasim.core.errors import ConfigError, check_int
+
+
+
+class World(Protocol):
+    """What a fault acts on: a run's clock and its consumers by name (kafkasim.scenario.world.World
+    and the ZooKeeper consumer's world both provide it)."""
+
+    sim: Simulation
+
+    def consumer(self, name: str) -> Any: ...
+
+    def add_consumer(self, start_ms: int) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Fault:
+    member: str
+    at_ms: int
+
+    def __post_init__(self):
+        check_int(f"{type(self).__name__}.at_ms", self.at_ms, 0)
+        for field in ("duration_ms", "delay_ms", "count"):
+            if hasattr(self, field):
+                check_int(f"{type(self).__name__}.{field}", getattr(self, field), 1 if field == "count" else 0)
+
+    def schedule(self, world: World) -> None:
+        world.sim.at(self.at_ms, self.apply, world)
+
+    def apply(self, world: World) -> None:
+        raise NotImplementedError
+
+    def short_label(self) -> str:
+        """The fault and whom it hits, as a chart marks it: "Pause c-2"."""
+        return f"{type(self).__name__} {self.member}"
+
+    def label(self) -> str:
+        """The whole fault in words: "Pause c-2 for 50 s at 60 s"."""
+        span = f" for {self.duration_ms / 1000:g} s" if hasattr(self, "duration_ms") else ""
+        return f"{self.short_label()}{span} at {self.at_ms / 1000:g} s"
+
+
+@dataclass(frozen=True)
+class Crash(Fault):
+    """The process dies: no LeaveGroup, no callbacks; the coordinator notices after session.timeout.ms."""
+
+    def apply(self, world):
+        world.consumer(self.member).crash()
+
+
+@dataclass(frozen=True)
+class Restart(Fault):
+    """Crash, then a new process with the same configuration after `delay_ms`
+    (a static member comes back with its group.instance.id). With `graceful=True` the process
+    shuts down cleanly instead (`close()`: commit, onPartitionsRevoked, leave), as in a rolling
+    restart; a static member's close keeps its place in the group for the session timeout."""
+
+    delay_ms: int = 30_000
+    graceful: bool = False
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not isinstance(self.graceful, bool):
+            raise ConfigError(f"Restart.graceful must be True or False, got {self.graceful!r}")
+
+    def apply(self, world):
+        consumer = world.consumer(self.member)
+        if self.graceful:
+            consumer.close()
+        else:
+            consumer.crash()
+        world.sim.schedule(self.delay_ms, consumer.start)
+
+    def label(self):
+        how = "graceful, " if self.graceful else ""
+        return f"{self.short_label()} at {self.at_ms / 1000:g} s ({how}down {self.delay_ms / 1000:g} s)"
+
+
+@dataclass(frozen=True)
+class Pause(Fault):
+    """A stop-the-world pause such as a long GC: every thread of the process is frozen."""
+
+    duration_ms: int = 10_000
+
+    def apply(self, world):
+        world.consumer(self.member).freeze(self.duration_ms)
+
+
+@dataclass(frozen=True)
+class SlowProcessing(Fault):
+    """The poll thread is stuck (a slow call, a lock) while the heartbeat thread keeps running."""
+
+    duration_ms: int = 60_000
+
+    def apply(self, world):
+        world.consumer(self.member).stall(self.duration_ms)
+
+
+@dataclass(frozen=True)
+class NetworkCut(Fault):
+    """Requests and responses between the member and the coordinator are lost."""
+
+    duration_ms: int = 30_000
+
+    def apply(self, world):
+        world.consumer(self.member).cut_network(self.duration_ms)
+
+
+@dataclass(frozen=True)
+class GroupChange:
+    """A change to the group's membership at `at_ms`, not a fault of one member."""
+
+    at_ms: int
+
+    def short_label(self) -> str:
+        raise NotImplementedError
+
+    def label(self) -> str:
+        return f"{self.short_label()} at {self.at_ms / 1000:g} s"
+
+
+@dataclass(frozen=True)
+class ScaleOut(GroupChange):
+    """`count` new consumers start at `at_ms` (named after the existing ones)."""
+
+    count: int = 1
+
+    def __post_init__(self):
+        check_int("ScaleOut.at_ms", self.at_ms, 0)
+        check_int("ScaleOut.count", self.count, 1)
+
+    def schedule(self, world):
+        for _ in range(self.count):
+            world.add_consumer(start_ms=self.at_ms)
+
+    def short_label(self) -> str:
+        return f"ScaleOut +{self.count}"
+
+
+@dataclass(frozen=True)
+class ScaleIn(GroupChange):
+    """The named members shut down gracefully at `at_ms` (LeaveGroup for dynamic members)."""
+
+    members: tuple[str, ...]
+
+    def __post_init__(self):
+        check_int("ScaleIn.at_ms", self.at_ms, 0)
+        if isinstance(self.members, str):
+            object.__setattr__(self, "members", (self.members,))
+
+    def schedule(self, world):
+        for name in self.members:
+            world.sim.at(self.at_ms, world.consumer(name).close)
+
+    def short_label(self) -> str:
+        return f"ScaleIn {', '.join(self.members)}"
+
+
+ALL = (Crash, Restart, Pause, SlowProcessing, NetworkCut, ScaleOut, ScaleIn)

@@ -1,0 +1,12 @@
+"""The learner's face of the consumer-group models: a question as data (`Scenario`), the
+simulation that answers it (`simulate`, wiring the coordinator, consumers and workload into one
+world), and the answer (`Run`: events, summary, broker log, provenance).
+
+May import: `kafkasim.core` and the models (`coordinator`, `client`, `broker`, `zookeeper`).
+Never analysis or views: they read what a Run holds.
+"""
+
+from kafkasim.scenario.run import Run
+from kafkasim.scenario.world import Scenario, simulate
+
+__all__ = ["Scenario", "simulate", "Run"]

@@ -1,0 +1,216 @@
+"""What the consumers consume: topics produced at a steady rate, and how long each record takes.
+
+Production is a deterministic fluid: partition i holds floor(rate_i * t) records at time t, so
+a record's produce time is known from its offset and production costs no events at all.
+Processing times are drawn per record from a distribution, in seeded chunks, and a batch's
+duration is a difference of two cumulative sums: batches cost O(1), whatever their size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from kafkasim.core.errors import ConfigError
+
+Z99 = 2.3263478740408408  # standard normal quantile at 0.99
+
+
+class Distribution:
+    """A processing-time distribution in ms per record."""
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return repr(self)
+
+
+@dataclass(frozen=True)
+class Constant(Distribution):
+    ms: float
+
+    def __post_init__(self):
+        if not (isinstance(self.ms, (int, float)) and self.ms >= 0 and math.isfinite(self.ms)):
+            raise ConfigError(f"processing time must be a finite number of ms >= 0, got {self.ms!r}")
+
+    def sample(self, rng, n):
+        return np.full(n, float(self.ms))
+
+    def describe(self) -> str:
+        return f"{self.ms:g} ms per record"
+
+
+@dataclass(frozen=True)
+class LogNormal(Distribution):
+    """Log-normal, given by its median and 99th percentile (how people describe latency)."""
+
+    median_ms: float
+    p99_ms: float
+
+    def __post_init__(self):
+        if not (self.median_ms > 0 and self.p99_ms >= self.median_ms):
+            raise ConfigError(f"LogNormal needs 0 < median_ms <= p99_ms, got median_ms={self.median_ms}, "
+                              f"p99_ms={self.p99_ms}")
+
+    @property
+    def sigma(self) -> float:
+        return math.log(self.p99_ms / self.median_ms) / Z99
+
+    @property
+    def mean_ms(self) -> float:
+        return self.median_ms * math.exp(self.sigma ** 2 / 2)
+
+    def sample(self, rng, n):
+        return rng.lognormal(math.log(self.median_ms), self.sigma, n)
+
+    def describe(self) -> str:
+        return f"log-normal, median {self.median_ms:g} ms, p99 {self.p99_ms:g} ms per record"
+
+
+@dataclass(frozen=True)
+class Custom(Distribution):
+    """Any sampler `fn(rng, n) -> n non-negative ms values` (rng is a numpy Generator)."""
+
+    fn: Callable[[np.random.Generator, int], np.ndarray]
+    label: str = "custom"
+
+    def sample(self, rng, n):
+        values = np.asarray(self.fn(rng, n), dtype=float)
+        if values.shape != (n,) or (values < 0).any() or not np.isfinite(values).all():
+            raise ConfigError(f"custom processing-time sampler {self.label!r} must return {n} finite values >= 0")
+        return values
+
+    def describe(self) -> str:
+        return self.label
+
+
+def as_distribution(value) -> Distribution:
+    """A number means a constant time per record; a Distribution is used as is."""
+    if isinstance(value, Distribution):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return Constant(float(value))
+    if callable(value):
+        return Custom(value)
+    raise ConfigError(f"processing_ms must be a number of ms, a Distribution (Constant, LogNormal, Custom) "
+                      f"or a sampler function, got {value!r}")
+
+
+class ProcessingClock:
+    """Per-consumer stream of per-record processing times, consumed in batches."""
+
+    CHUNK = 4096
+
+    def __init__(self, dist: Distribution, rng: np.random.Generator):
+        self.dist, self.rng = dist, rng
+        self._cum: list[float] = [0.0]  # cumulative sums of the current chunk
+        self._i = 0
+        self._constant = dist.ms if isinstance(dist, Constant) else None
+
+    def take(self, n: int) -> float:
+        """Total processing time (ms) of the next `n` records."""
+        if self._constant is not None:
+            return self._constant * n
+        total = 0.0
+        while n > 0:
+            left = len(self._cum) - 1 - self._i
+            if left == 0:
+                self._cum = [0.0, *np.cumsum(self.dist.sample(self.rng, self.CHUNK)).tolist()]
+                self._i = 0
+                continue
+            k = min(n, left)
+            total += self._cum[self._i + k] - self._cum[self._i]
+            self._i += k
+            n -= k
+        return total
+
+
+class Partitions:
+    """Every partition of every topic: production, and what has been processed (for duplicates).
+
+    `hw[i]` is one past the highest offset ever processed in partition i; processing offsets
+    below it again counts as duplicates, attributed to the cause recorded when the partition
+    was last handed over (`cause[i]`): the revoking owner's reason, or, when the new owner gets it
+    while the old one still believes it owns it (a zombie), why the old one lost it.
+    """
+
+    def __init__(self, topics: dict[str, int], produce_rate_per_s, duration_ms: int):
+        self.tps: list[tuple[str, int]] = [(t, p) for t in sorted(topics) for p in range(topics[t])]
+        self.index = {tp: i for i, tp in enumerate(self.tps)}
+        rates = produce_rate_per_s if isinstance(produce_rate_per_s, dict) else None
+        per_ms = []
+        for topic, _ in self.tps:
+            total = rates.get(topic, 0.0) if rates is not None else produce_rate_per_s / len(topics)
+            per_ms.append(total / topics[topic] / 1000.0)
+        self.rate = per_ms  # records per ms, per partition
+        self.duration_ms = duration_ms
+        n = len(self.tps)
+        self.hw = [0] * n
+        self.cause: list[str | None] = [None] * n
+        self.owner: list = [None] * n  # the consumer that believes it owns partition i (zombies included)
+        self.duplicates: dict[str, int] = {}
+        self.processed = 0
+        self.hw_total = 0  # sum(hw): records processed at least once
+        self.latency: list[tuple[int, float, float]] = []  # (records, first latency, last latency) per slice
+        self.progress: list[tuple[int, int]] = [(0, 0)]  # (time, hw_total) after each batch, for lag
+        self._rates = np.asarray(per_ms, dtype=float)
+
+    def __len__(self) -> int:
+        return len(self.tps)
+
+    def finished(self) -> "Partitions":
+        """The ledger once the run is over: it forgets which consumer believed it owned what
+        (live objects), and keeps what was produced, processed, duplicated and how late."""
+        self.owner = None
+        return self
+
+    def end_offset(self, i: int, t: int) -> int:
+        """Log end offset of partition i at time t (production stops at duration_ms)."""
+        return int(self.rate[i] * min(t, self.duration_ms))
+
+    def produced(self, t: int) -> int:
+        """Records produced by time t: the sum of every partition's end offset (same truncation)."""
+        return int((self._rates * min(t, self.duration_ms)).astype(np.int64).sum())
+
+    def produce_time(self, i: int, offset: float) -> float:
+        return offset / self.rate[i] if self.rate[i] else 0.0
+
+    def process(self, records: list[tuple[int, int, int]], count: int, start: int, end: int) -> None:
+        """Account a batch: `count` records in slices (partition, first offset, end offset), processed
+        one after another from `start` to `end` ms. Offsets below a partition's high mark are
+        duplicates, attributed to `cause[i]`. Latency (produce to processed) varies linearly along
+        the batch, so each slice is kept as its first and last record's latency."""
+        hw, rate, latency = self.hw, self.rate, self.latency
+        per_record = (end - start) / count
+        first = start + per_record  # when the batch's first record is done
+        total = self.hw_total
+        for i, a, b in records:
+            high = hw[i]
+            if b > high:
+                hw[i] = b
+                total += b - (a if a > high else high)
+            if a < high:
+                cause = self.cause[i] or "unknown"
+                self.duplicates[cause] = self.duplicates.get(cause, 0) + min(b, high) - a
+            r, n = rate[i], b - a
+            latency.append((n, first - a / r, first + (n - 1) * per_record - (b - 1) / r))
+            first += n * per_record
+        self.hw_total = total
+        self.processed += count
+        self.progress.append((end, total))
+
+    def lag(self, times) -> np.ndarray:
+        """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
+        times = np.asarray(times, dtype=np.int64)
+        progress = np.asarray(self.progress, dtype=np.int64)
+        done = progress[np.searchsorted(progress[:, 0], times, side="right") - 1, 1]
+        produced = np.empty(len(times), dtype=np.int64)
+        clipped = np.minimum(times, self.duration_ms).astype(float)
+        for k in range(0, len(times), 256):  # in chunks: samples x partitions can be large
+            chunk = clipped[k:k + 256, None] * self._rates[None, :]
+            produced[k:k + 256] = chunk.astype(np.int64).sum(axis=1)
+        return np.maximum(0, produced - done)

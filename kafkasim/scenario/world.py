@@ -1,0 +1,190 @@
+"""A learner's question as data (`Scenario`), the simulation that answers it (`simulate`), and
+the answer (`Run`: events, summary, broker log), which always carries its scenario."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import kafkasim.core.faults as faults_module
+from kafkasim.core.config import broker_config, consumer_config, parse_version
+from kafkasim.client.consumer import Consumer
+from kafkasim.client.consumer_membership import consumer_class
+from kafkasim.coordinator import GroupCoordinator
+from kafkasim.core.engine import Simulation
+from kafkasim.core.errors import ConfigError, check_int
+from kafkasim.core.events import FIELDS, to_frame
+from kafkasim.scenario.run import Run
+from kafkasim.scenario.workload import Distribution, Partitions, ProcessingClock, as_distribution
+
+_BROKER_ARGS = {
+    "group.initial.rebalance.delay.ms": "group_initial_rebalance_delay_ms",
+    "group.min.session.timeout.ms": "group_min_session_timeout_ms",
+    "group.max.session.timeout.ms": "group_max_session_timeout_ms",
+    "group.max.size": "group_max_size",
+    "group.consumer.session.timeout.ms": "group_consumer_session_timeout_ms",
+    "group.consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
+    "group.consumer.max.size": "group_consumer_max_size",
+    "group.consumer.assignors": "group_consumer_assignors",
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything that determines a run. Configs use Kafka's names; unset ones take the
+    defaults of `kafka_version`. Same scenario (and seed): the same events, byte for byte.
+
+    The group starts with committed offsets at the beginning of every partition, production
+    runs for `duration_ms`, and the consumers get `drain_ms` more to catch up. The initial
+    consumers start at seeded random instants within the first `start_spread_ms` (real processes
+    never start in the same millisecond, and their heartbeat and poll phases differ with it).
+    """
+
+    kafka_version: str = "3.7"
+    members: int = 6
+    topics: dict = field(default_factory=lambda: {"orders": 12})
+    produce_rate_per_s: Any = 1000
+    duration_ms: int = 600_000
+    seed: int = 1
+    consumer: dict = field(default_factory=dict)
+    broker: dict = field(default_factory=dict)
+    processing_ms: Any = 2.0
+    faults: tuple = ()
+    static_membership: bool = False
+    group_id: str = "workbook-group"
+    poll_resolution_ms: int = 1000
+    drain_ms: int = 0
+    sample_ms: int = 1000
+    start_spread_ms: int = 1000
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        check_int("members", self.members, 1)
+        check_int("duration_ms", self.duration_ms, 1)
+        check_int("poll_resolution_ms", self.poll_resolution_ms, 1)
+        check_int("drain_ms", self.drain_ms, 0)
+        check_int("sample_ms", self.sample_ms, 1)
+        check_int("start_spread_ms", self.start_spread_ms, 0)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ConfigError(f"seed must be an int, got {self.seed!r}")
+        if not isinstance(self.topics, dict) or not self.topics:
+            raise ConfigError(f"topics must map topic names to partition counts, e.g. {{'orders': 12}}, "
+                              f"got {self.topics!r}")
+        for topic, count in self.topics.items():
+            check_int(f"partitions of topic {topic!r}", count, 1)
+        rates = self.produce_rate_per_s.values() if isinstance(self.produce_rate_per_s, dict) \
+            else [self.produce_rate_per_s]
+        for rate in rates:
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
+                raise ConfigError(f"produce_rate_per_s must be >= 0 records/s, got {rate!r}")
+        set_(self, "processing_ms", as_distribution(self.processing_ms))
+        set_(self, "faults", tuple(self.faults))
+        for f in self.faults:
+            if not isinstance(f, faults_module.ALL):
+                raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
+                                  f"NetworkCut, ScaleOut, ScaleIn), got {f!r}")
+        parse_version(self.kafka_version)
+        if "group.instance.id" in self.consumer:
+            raise ConfigError("group.instance.id is per member: use Scenario(static_membership=True), which gives "
+                              "each consumer its own name as group.instance.id")
+        set_(self, "consumer_config", consumer_config(self.kafka_version, self.consumer))
+        set_(self, "broker_config", broker_config(self.kafka_version, self.broker))
+        if self.static_membership and parse_version(self.kafka_version) < (2, 3):
+            raise ConfigError(f"static membership (group.instance.id, KIP-345) needs Kafka 2.3 or later, "
+                              f"not {self.kafka_version}")
+        self._check_consumer_protocol()
+
+    def _check_consumer_protocol(self) -> None:
+        """group.protocol=consumer needs a broker that serves ConsumerGroupHeartbeat (KafkaApis'
+        `isConsumerGroupProtocolEnabled`): on by default from 4.0, early access before."""
+        if self.consumer_config.get("group.protocol") != "consumer":
+            return
+        protocols = self.broker_config.get("group.coordinator.rebalance.protocols") or []
+        if "consumer" not in protocols:
+            raise ConfigError(f"group.protocol=consumer needs a broker whose group.coordinator.rebalance.protocols "
+                              f"includes consumer (the default from Kafka 4.0); in Kafka {self.kafka_version} it is "
+                              f"{protocols}: use kafka_version='4.0' or later, or set broker="
+                              f"{{'group.coordinator.rebalance.protocols': ['classic', 'consumer']}} (early access)")
+
+    def replace(self, **changes) -> "Scenario":
+        """A copy with some fields changed (configs merge: consumer={...} adds to the existing ones)."""
+        for key in ("consumer", "broker"):
+            if key in changes:
+                changes[key] = {**getattr(self, key), **changes[key]}
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """A JSON-able description (stored with every Run and its Parquet file)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        dist = self.processing_ms
+        out["processing_ms"] = {"type": type(dist).__name__, "describe": dist.describe(),
+                                **{k: v for k, v in vars(dist).items() if isinstance(v, (int, float, str))}}
+        out["faults"] = [{"type": type(f).__name__, **dataclasses.asdict(f)} for f in self.faults]
+        return out
+
+
+class World:
+    """What the models of one run share: clock, coordinator, partitions, consumers, outputs."""
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.sim = Simulation(scenario.seed)
+        broker = scenario.broker_config
+        kwargs = {arg: broker[name] for name, arg in _BROKER_ARGS.items() if broker.get(name) is not None}
+        self.coord = GroupCoordinator(self.sim, kafka_version=scenario.kafka_version, topics=dict(scenario.topics),
+                                      **kwargs)
+        self.version = parse_version(scenario.kafka_version)
+        self.group_id = scenario.group_id
+        self.rows = self.sim.events.rows
+        self.topics = sorted(scenario.topics)
+        self.topic_partitions = dict(scenario.topics)
+        self.partitions = Partitions(scenario.topics, scenario.produce_rate_per_s, scenario.duration_ms)
+        self.poll_resolution_ms = scenario.poll_resolution_ms
+        self.member_names: dict[str, str] = {}
+        self.consumers: dict[str, Consumer] = {}
+
+    def processing_clock(self, name: str) -> ProcessingClock:
+        rng = np.random.default_rng([self.scenario.seed, zlib.crc32(name.encode())])
+        return ProcessingClock(self.scenario.processing_ms, rng)
+
+    def consumer(self, name: str) -> Consumer:
+        try:
+            return self.consumers[name]
+        except KeyError:
+            raise ConfigError(f"fault names member {name!r}, but the members are {', '.join(self.consumers)}") from None
+
+    def add_consumer(self, start_ms: int = 0) -> Consumer:
+        name = f"c-{len(self.consumers) + 1}"
+        config = dict(self.scenario.consumer_config)
+        if self.scenario.static_membership:
+            config["group.instance.id"] = name
+        consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
+        self.sim.at(start_ms, consumer.start)
+        return consumer
+
+    @property
+    def end_ms(self) -> int:
+        return self.scenario.duration_ms + self.scenario.drain_ms
+
+
+def simulate(scenario: Scenario) -> Run:
+    """Run a scenario to its end and return the Run (events, summary, broker log, provenance)."""
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"simulate() takes a Scenario, got {type(scenario).__name__}")
+    world = World(scenario)
+    world.coord.commit_offsets(world.group_id, "", -1, {tp: 0 for tp in world.partitions.tps})
+    spread = world.sim.random("start")
+    for _ in range(scenario.members):
+        world.add_consumer(spread.randrange(scenario.start_spread_ms) if scenario.start_spread_ms else 0)
+    for fault in sorted(scenario.faults, key=lambda f: not isinstance(f, faults_module.ScaleOut)):
+        for name in getattr(fault, "members", None) or [getattr(fault, "member", None)]:
+            if name is not None:
+                world.consumer(name)  # an unknown member is a ConfigError now, not deep in the run
+        fault.schedule(world)
+    world.sim.run(until=world.end_ms)
+    return Run(scenario, world)

@@ -1,0 +1,329 @@
+"""A live explorer for notebooks (ipywidgets): sliders and pickers bound to a Scenario by Kafka
+names, re-simulating and redrawing on every change, with the key numbers beside the charts.
+
+    from kafkasim import Scenario, faults
+    from kafkasim.viz.widgets import Explorer
+
+    Explorer(Scenario(faults=[faults.Pause("c-2", at_ms=60_000, duration_ms=40_000)]),
+             controls=["session.timeout.ms", "heartbeat.interval.ms", "fault.duration.ms"],
+             charts=["timeline", "lag"])
+
+A chapter chooses the controls (names in kafkasim.viz.settings.KNOBS), the charts (names in
+kafkasim.viz.CHARTS, or functions of a Run returning an Altair chart) and the base scenario.
+Only the controls the reader moved are applied to the base, so a config nobody touched
+follows the defaults of the chosen Kafka version (the sliders move to them when the version
+changes). Settings Kafka rejects show Kafka's own message instead of charts: a client-side
+config error (`ConfigError`, e.g. "Heartbeat must be set lower than the session timeout"), or a
+fatal error the coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26)), which
+is shown above the charts of the run that hit it.
+
+Redraws are debounced (`debounce_ms`, on the kernel's event loop; immediate where there is
+none, as in tests) and sliders report only when released. Built-in charts go from their spec
+dict straight to the notebook renderer (no Altair object, no schema validation on the hot
+path; the test suite validates them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import time
+
+import altair as alt
+import ipywidgets as widgets
+
+from kafkasim.client.pause_resume import PauseScenario, simulate_pause
+from kafkasim.core.errors import ConfigError, Errors, KafkaException
+from kafkasim.broker.network import NetworkScenario, simulate_network
+from kafkasim.scenario.world import Scenario, simulate
+from kafkasim.viz import network as nv
+from kafkasim.viz import pause_resume as pv
+from kafkasim.viz.charts import resolve
+from kafkasim.viz.settings import (CONSUMER_KNOBS, DEFAULT_CONTROLS, KNOBS, STRATEGY, check_names, current,
+                           protocol_of, scenario_with, version_default)
+from kafkasim.viz.summary import DEFAULT_KEYS, pairs_html, summary_html
+
+log = logging.getLogger(__name__)
+
+#: Controls whose shown value follows the chosen Kafka version until the reader moves them.
+VERSIONED = (*CONSUMER_KNOBS, STRATEGY, "rebalance.protocol")
+ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding:4px 8px;margin:4px 0;white-space:pre-wrap"
+
+
+class Explorer:
+    """Controls bound to `base` by name, the charts of the resulting run, and its key numbers.
+
+    controls: knob names (kafkasim.viz.settings.KNOBS); charts: chart names or functions of a
+    Run; window: (start_ms, end_ms) for the time charts; ranges: {name: (low, high, step)} or
+    {name: [options]} to override a control's range; summary_keys: which key numbers to show.
+    """
+
+    def __init__(self, base: Scenario | None = None, controls=DEFAULT_CONTROLS, charts=("timeline", "lag"), *,
+                 window=None, ranges: dict | None = None, summary_keys=DEFAULT_KEYS, debounce_ms: int = 200):
+        self.base = base if base is not None else Scenario()
+        self._check_names(controls)
+        self._check_names(ranges or {})
+        self.chart_functions = [resolve(c) for c in charts]
+        self.window, self.summary_keys, self.debounce_ms = window, tuple(summary_keys), debounce_ms
+        self.scenario: Scenario | None = None
+        self.run = None
+        self.specs: list[dict] = []
+        self.timings: dict[str, float] = {}
+        self._touched: set[str] = set()
+        self._syncing = self._now = False
+        self._pending = None
+        self.controls = {name: self._control(name, (ranges or {}).get(name)) for name in controls}
+        for name, control in self.controls.items():
+            control.observe(lambda change, name=name: self._changed(name), names="value")
+        self.error = widgets.HTML()
+        self.summary = widgets.HTML()
+        self.output = widgets.Output(layout=widgets.Layout(flex="1 1 auto"))
+        grid = widgets.GridBox(list(self.controls.values()),
+                               layout=widgets.Layout(grid_template_columns="repeat(2, minmax(320px, 1fr))"))
+        side = widgets.VBox([widgets.HTML("<b>Key numbers</b>"), self.summary],
+                            layout=widgets.Layout(min_width="300px"))
+        self.widget = widgets.VBox([grid, self.error,
+                                    widgets.HBox([self.output, side], layout=widgets.Layout(flex_flow="row wrap"))])
+        self.refresh()
+
+    # -- what a subclass for another model replaces (see NetworkExplorer) ----------------------
+    knobs = KNOBS
+
+    def _check_names(self, names) -> None:
+        check_names(names)
+
+    def _current(self, name: str):
+        return current(name, self.base)
+
+    def _simulate(self, values: dict):
+        """(scenario, run) for the reader's settings."""
+        scenario = scenario_with(self.base, values)
+        return scenario, simulate(scenario)
+
+    def _summary_html(self, run) -> str:
+        return summary_html(run.summary, self.summary_keys)
+
+    # -- controls ---------------------------------------------------------------------------
+    def _control(self, name: str, override=None) -> widgets.Widget:
+        knob = self.knobs[name]
+        value = self._current(name)
+        common = dict(description=knob.label, tooltip=knob.doc, style={"description_width": "190px"},
+                      layout=widgets.Layout(width="auto"))
+        if knob.kind == "int":
+            low, high, step = override or (knob.low, knob.high, knob.step)
+            high = self.base.duration_ms if name == "fault.at.ms" and override is None else high
+            shown = value if value is not None else low
+            return widgets.IntSlider(value=shown, min=min(low, shown), max=max(high, shown), step=step,
+                                     continuous_update=False, disabled=value is None, **common)
+        if knob.kind == "steps":
+            options = sorted(set(override or knob.options) | ({value} if value is not None else set()))
+            return widgets.SelectionSlider(options=options, value=value if value is not None else options[0],
+                                           continuous_update=False, disabled=value is None, **common)
+        if knob.kind == "bool":
+            return widgets.Checkbox(value=bool(value), indent=False, **common)
+        options = list(override or knob.options or [f"c-{i}" for i in range(1, self.base.members + 1)])
+        if value not in options:
+            options.append(value)
+        if knob.kind == "toggle":
+            return widgets.ToggleButtons(options=options, value=value, **common)
+        return widgets.Dropdown(options=options, value=value, **common)
+
+    def _set_quietly(self, name: str, value) -> None:
+        """Move a control from code (a linked control), without marking it as the reader's."""
+        control = self.controls[name]
+        self._syncing = True
+        try:
+            control.disabled = value is None
+            if value is None:
+                return
+            if isinstance(control, widgets.SelectionSlider) and value not in control.options:
+                control.options = sorted({*control.options, value})
+            if isinstance(control, widgets.IntSlider):
+                control.max, control.min = max(control.max, value), min(control.min, value)
+            control.value = value
+        finally:
+            self._syncing = False
+
+    def _changed(self, name: str) -> None:
+        if self._syncing:
+            return
+        self._touched.add(name)
+        value = self.controls[name].value
+        if name == "kafka.version":
+            for other in VERSIONED:
+                if other in self.controls and other not in self._touched:
+                    self._set_quietly(other, version_default(other, self.base, value))
+        elif name == STRATEGY and "rebalance.protocol" in self.controls:
+            self._set_quietly("rebalance.protocol", protocol_of([value], "3.7"))
+            self._touched.discard("rebalance.protocol")  # the assignor now says which protocol
+        elif name == "rebalance.protocol" and STRATEGY in self.controls:
+            assignor = self.controls[STRATEGY].value
+            if value == "cooperative":
+                self._set_quietly(STRATEGY, "cooperative-sticky")
+            elif assignor == "cooperative-sticky":  # the only built-in assignor that supports cooperative
+                self._set_quietly(STRATEGY, "sticky")
+            self._touched.add(STRATEGY)
+        self._schedule()
+
+    def set(self, name: str, value) -> None:
+        """Set a control from code, as if the reader had moved it, but redraw at once (a reader's
+        changes are debounced; code that reads `run` right after wants the new one)."""
+        self._now = True
+        try:
+            self.controls[name].value = value
+        finally:
+            self._now = False
+
+    # -- redraw -----------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        if self.debounce_ms <= 0 or self._now:
+            return self.refresh()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self.refresh()
+        self._pending = loop.call_later(self.debounce_ms / 1000, self.refresh)
+
+    def values(self) -> dict:
+        """The settings the reader changed (what is applied to the base scenario)."""
+        return {name: self.controls[name].value for name in self.controls if name in self._touched}
+
+    def refresh(self) -> None:
+        """Simulate the current settings and redraw (errors are shown, not raised)."""
+        self._pending = None
+        start = time.perf_counter()
+        try:
+            scenario, run = self._simulate(self.values())
+        except (ConfigError, KafkaException) as error:
+            return self._show_error(str(error))
+        simulated = time.perf_counter()
+        try:
+            specs = [self._spec(fn, run) for fn in self.chart_functions]
+            outputs = tuple(display_data(spec) for spec in specs)
+        except Exception as error:  # a chart bug must not leave a traceback in a reader's page
+            log.exception("kafkasim explorer: drawing failed")
+            return self._show_error(f"kafkasim could not draw this run ({type(error).__name__}: {error})")
+        drawn = time.perf_counter()
+        self.scenario, self.run, self.specs = scenario, run, specs
+        self.output.outputs = outputs
+        # Kept for benchmarks/widget_redraw.py, not shown: saved widget state must not depend on the wall clock.
+        self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
+        self.error.value = _fatal_errors(run)
+        self.summary.value = self._summary_html(run)
+
+    def _spec(self, fn, run) -> dict:
+        if hasattr(fn, "spec"):
+            return {"$schema": alt.SCHEMA_URL, **fn.spec(run, self.window)}
+        chart = fn(run, self.window)
+        return chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
+
+    def _show_error(self, message: str) -> None:
+        self.run, self.specs = None, []
+        self.error.value = f"<div style='{ERROR_STYLE}'>{html.escape(message)}</div>"
+        self.output.outputs = ()
+        self.summary.value = ""
+
+    # -- the same explorer without a kernel -----------------------------------------------------
+    def static(self, grid: dict, charts=("timeline", "summary"), **kwargs):
+        """The precomputed-grid version of this explorer for the static book page
+        (kafkasim.viz.grid_explorer over `grid`, e.g. {"session.timeout.ms": [10_000, 45_000]})."""
+        from kafkasim.viz.grid_explorer import grid_explorer
+
+        return grid_explorer(self.base, grid, charts=charts, window=self.window, **kwargs)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def display_data(spec: dict) -> dict:
+    """An Output-widget display item for a spec, rendered by Altair's active renderer."""
+    bundle = alt.renderers.get()(spec)
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
+
+
+def _fatal_errors(run) -> str:
+    """Errors the coordinator returned that stopped consumers (the Java client throws them)."""
+    stopped: dict[str, list] = {}
+    for row in run.rows:
+        if row[4] == "Fatal":
+            stopped.setdefault(row[8], []).append((row[0], row[3]))
+    lines = []
+    for name, hits in stopped.items():
+        error = Errors[name]
+        who = ", ".join(member for _, member in hits[:4]) + (f" and {len(hits) - 4} more" if len(hits) > 4 else "")
+        lines.append(f"{who} stopped (first at {hits[0][0] / 1000:g} s): {error.exception} ({error.name}, code "
+                     f"{error.code}): {error.message}")
+    return "".join(f"<div style='{ERROR_STYLE}'>{html.escape(line)}</div>" for line in lines)
+
+
+class NetworkExplorer(Explorer):
+    """The live explorer for the broker's network layer (kafkasim.broker.network, KIP-72): the same
+    controls, debounced redraw and error display as `Explorer`, over a `NetworkScenario`.
+
+    controls: names in kafkasim.viz.network.NETWORK_KNOBS (broker configs by their Kafka names,
+    plus the first client group's ``producers``, ``max.request.size`` and ``requests.per.s``);
+    charts: names in kafkasim.viz.network.CHARTS or functions of a NetworkRun.
+    """
+
+    knobs = nv.NETWORK_KNOBS
+
+    def __init__(self, base=None, controls=None, charts=("memory", "latency", "fairness"), **kwargs):
+        controls = controls or ("queued.max.request.bytes", "num.network.threads", "num.io.threads",
+                                "queued.max.requests", "producers", "max.request.size", "requests.per.s",
+                                "shuffle.on.low.memory")
+        charts = [nv.CHARTS.get(c, c) if isinstance(c, str) else c for c in charts]
+        super().__init__(base if base is not None else NetworkScenario(), controls, charts, **kwargs)
+
+    def _check_names(self, names) -> None:
+        nv.check_network_names(names)
+
+    def _current(self, name: str):
+        return nv.network_current(name, self.base)
+
+    def _simulate(self, values: dict):
+        scenario = nv.network_scenario_with(self.base, values)
+        return scenario, simulate_network(scenario)
+
+    def _summary_html(self, run) -> str:
+        return pairs_html(nv.key_numbers(run.summary))
+
+    def static(self, grid: dict, charts=("memory", "latency", "fairness", "summary"), **kwargs):
+        """The precomputed-grid version (kafkasim.viz.network.network_grid_explorer over `grid`)."""
+        return nv.network_grid_explorer(self.base, grid, charts=charts, **kwargs)
+
+
+class PauseExplorer(Explorer):
+    """The live explorer of `pause()` across rebalances (kafkasim.client.pause_resume, KAFKA-13463):
+    Kafka version, protocol, remedy, the application's loop, the membership change and
+    `max.poll.records`, redrawing the pause timeline and its key numbers on every change.
+
+    controls: names in kafkasim.viz.pause_resume.PAUSE_KNOBS; `versions` limits the version menu.
+    """
+
+    knobs = pv.PAUSE_KNOBS
+
+    def __init__(self, base=None, controls=pv.GRID_SETTINGS, charts=(pv.pause_timeline,), *, versions=None, **kwargs):
+        ranges = {"kafka_version": list(versions)} if versions else None
+        super().__init__(base if base is not None else PauseScenario(), controls, charts, ranges=ranges, **kwargs)
+
+    def _check_names(self, names) -> None:
+        pv.check_settings(names)
+
+    def _current(self, name: str):
+        return pv.pause_current(name, self.base)
+
+    def _simulate(self, values: dict):
+        scenario = pv.scenario_with(self.base, values)
+        return scenario, simulate_pause(scenario)
+
+    def _summary_html(self, run) -> str:
+        return pv.key_numbers_html(run.summary)
+
+    def static(self, grid: dict, **kwargs):
+        """The precomputed-grid version (kafkasim.viz.pause_resume.pause_explorer over `grid`)."""
+        return pv.pause_explorer(self.base, grid, window=self.window, **kwargs)
