@@ -227,3 +227,231 @@ def test_a_pending_member_joining_is_info_only_in_4x(version, logged):
     if logged:
         assert joined[0].endswith("joins group g in Empty state. Adding to the group now. "
                                   "(org.apache.kafka.coordinator.group.GroupMetadataManager)")
+
+
+# -- consumer groups (KIP-848) -----------------------------------------------------------------------
+# Expected lines written out by hand from GroupMetadataManager.java at 4.0.0, 4.1.1 and 4.2.0-rc1.
+ANY_LEVEL = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (INFO|WARN|ERROR) "
+                       r"\[GroupCoordinator id=0 topic=__consumer_offsets partition=3\] (.*) "
+                       r"\(org\.apache\.kafka\.coordinator\.group\.GroupMetadataManager\)$")
+
+
+def _consumer_group_lines(version):
+    from kafkasim.coordinator.broker_log import FENCED_SESSION_EXPIRED, fenced_rebalance_timeout
+
+    log = BrokerLog(version)
+    log.consumer_member_joined(0, "g", "m-1")
+    log.consumer_member_joined(0, "g", "m-2", "i-2")
+    log.consumer_member_joined(0, "g", "m-3", None, "classic")
+    log.consumer_static_member_replaced(0, "g", "i-2", "m-4", "m-2")
+    log.consumer_unreleased_instance_id(0, "g", "m-5", "i-2", "m-4")
+    log.consumer_fenced_instance_id(0, "g", "m-5", "i-2", "m-4")
+    log.consumer_member_left(0, "g", "m-1")
+    log.consumer_member_left(0, "g", "m-4", "i-2", temporarily=True)
+    log.consumer_member_left(0, "g", "m-4", "i-2")
+    log.consumer_member_fenced(0, "g", "m-3", FENCED_SESSION_EXPIRED)
+    log.consumer_member_fenced(0, "g", "m-6", fenced_rebalance_timeout(4, 300000))
+    log.group_epoch_bumped(0, "g", 5, {"foo": 6})
+    log.target_assignment_computed(0, "g", 5, "uniform")
+    log.target_assignment_failed(0, "g", 6, "no luck")
+    log.regexes_refreshed(0, "g", 3, ["foo.*", "bar.*"])
+    log.consumer_group_loaded(0, "g", 2)
+    log.consumer_group_unloaded(0, "g", 7)
+    log.consumer_group_converted(0, "g", "consumer")
+    log.consumer_group_converted(0, "g", "consumer", empty=True)
+    log.consumer_group_converted(0, "g", "classic")
+    log.consumer_group_converted(0, "g", "classic", empty=True)
+    log.consumer_group_conversion_refused(0, "g", "upgrade_disabled")
+    log.consumer_group_conversion_refused(0, "g", "upgrade_malformed_protocol", "Error reading field 'topics'")
+    log.consumer_group_conversion_refused(0, "g", "downgrade_group_too_large")
+    log.classic_member_id_required(0, "g", "m-7")
+    log.classic_member_left_consumer_group(0, "g", "m-7", None, None)
+    log.classic_member_left_consumer_group(0, "g", "m-8", "i-8", "the consumer is being closed")
+    out = []
+    for line in log.lines:
+        m = ANY_LEVEL.match(line)
+        assert m, line
+        out.append((m.group(2), m.group(3)))
+    return out
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_consumer_group_lines_word_for_word(version):
+    got = _consumer_group_lines(version)
+    bump = got[11][1]
+    if version == "4.0":
+        assert bump == "[GroupId g] Bumped group epoch to 5."
+    else:  # KAFKA-17747 (4.1): the group's metadata hash replaces the subscription metadata
+        assert re.fullmatch(r"\[GroupId g\] Bumped group epoch to 5 with metadata hash -?\d+\.", bump), bump
+    assert got[:11] + got[12:] == [
+        ("INFO", "[GroupId g] Member m-1 joins the consumer group using the consumer protocol."),
+        ("INFO", "[GroupId g] Static member m-2 with instance id i-2 joins the consumer group using the consumer "
+                 "protocol."),
+        ("INFO", "[GroupId g] Member m-3 joins the consumer group using the classic protocol."),
+        ("INFO", "[GroupId g] Static member with instance id i-2 re-joins the consumer group using the consumer "
+                 "protocol. Created a new member m-4 to replace the existing member m-2."),
+        ("INFO", "[GroupId g] Static member m-5 with instance id i-2 cannot join the group because the instance id is "
+                 "owned by member m-4."),
+        ("INFO", "[GroupId g] Static member m-5 with instance id i-2 is fenced by existing member m-4."),
+        ("INFO", "[GroupId g] Member m-1 left the consumer group."),
+        ("INFO", "[GroupId g] Static member m-4 with instance id i-2 temporarily left the consumer group."),
+        ("INFO", "[GroupId g] Static member m-4 with instance id i-2 left the consumer group."),
+        ("INFO", "[GroupId g] Member m-3 fenced from the group because the member session expired."),
+        ("INFO", "[GroupId g] Member m-6 fenced from the group because it failed to transition from epoch 4 within "
+                 "300000ms."),
+        ("INFO", "[GroupId g] Computed a new target assignment for epoch 5 with 'uniform' assignor in 0ms."),
+        ("ERROR", "[GroupId g] Failed to compute a new target assignment for epoch 6: no luck."),
+        ("INFO", "[GroupId g] Scanned 3 topics to refresh regular expressions [bar.*, foo.*] in 0ms."),
+        ("INFO", "Loaded consumer group g with 2 members."),
+        ("INFO", "[GroupId=g] Unloaded group metadata for group epoch 7."),
+        ("INFO", "[GroupId g] Converted the classic group to a consumer group."),
+        ("INFO", "[GroupId g] Converted the empty classic group to a consumer group."),
+        ("INFO", "[GroupId g] Converted the consumer group to a classic group."),
+        ("INFO", "[GroupId g] Converted the empty consumer group to a classic group."),
+        ("INFO", "Cannot upgrade classic group g to consumer group because online upgrade is disabled."),
+        ("WARN", "Cannot upgrade classic group g to consumer group because the embedded consumer protocol is "
+                 "malformed: Error reading field 'topics'."),
+        ("INFO", "Cannot downgrade consumer group g to classic group because its group size is greater than classic "
+                 "group max size."),
+        ("INFO", "[GroupId g] Dynamic member with unknown member id joins the consumer group. Created a new member id "
+                 "m-7 and requesting the member to rejoin with this id."),
+        ("INFO", "[GroupId g] Dynamic member m-7 has left group through explicit `LeaveGroup` request; client reason: "
+                 "not provided"),
+        ("INFO", "[GroupId g] Static member m-8 with instance id i-8 has left group through explicit `LeaveGroup` "
+                 "request; client reason: the consumer is being closed"),
+    ]
+
+
+def test_consumer_group_lines_only_from_4_0():
+    """3.7-3.9 ran the protocol in early access, with other words: none of these lines is written."""
+    log = BrokerLog("3.9")
+    log.consumer_group(0, "member_joined", "g", "m-1", {"instance_id": None, "protocol": "consumer"})
+    log.consumer_member_left(0, "g", "m-1")
+    log.group_epoch_bumped(0, "g", 1)
+    assert log.lines == []
+
+
+def test_metadata_hash_stand_in():
+    from kafkasim.coordinator.broker_log import metadata_hash
+
+    assert metadata_hash({}) == metadata_hash(None) == 0  # Kafka: 0 when no subscribed topic exists
+    h = metadata_hash({"foo": 6, "bar": 3})
+    assert h == metadata_hash({"bar": 3, "foo": 6}) and -2**63 <= h < 2**63
+    assert len({h, metadata_hash({"foo": 7, "bar": 3}), metadata_hash({"foo": 6})}) == 3
+
+
+def test_regexes_in_java_hash_map_order():
+    """`refreshRegularExpressions` prints the key set of a `new HashMap<>(regexes.size())`; the
+    expected orders were printed by Java 17's HashMap."""
+    from kafkasim.coordinator.broker_log import java_hash_map_order
+
+    assert java_hash_map_order(["foo.*", "bar.*"], 2) == ["bar.*", "foo.*"]
+    assert java_hash_map_order(["orders-.*", "payments-.*", "audit\\..*", "x"], 4) == [
+        "payments-.*", "x", "audit\\..*", "orders-.*"]
+    keys = [f"t{i}.*" for i in range(1, 14)]
+    assert java_hash_map_order(keys, 13) == ["t5.*", "t12.*", "t4.*", "t11.*", "t7.*", "t6.*", "t13.*", "t1.*",
+                                             "t3.*", "t2.*", "t9.*", "t8.*", "t10.*"]
+
+
+@pytest.mark.parametrize("version,reason", [
+    ("4.0", "Downgrade group g from consumer to classic."),
+    ("4.0.1", "Downgrade group g from consumer to classic."),
+    ("4.0.2", "Downgrade group g from consumer to classic for member leaving."),  # KAFKA-19546
+    ("4.1", "Downgrade group g from consumer to classic."),
+    ("4.1.1", "Downgrade group g from consumer to classic for member leaving."),
+    ("4.2", "Downgrade group g from consumer to classic for member leaving."),
+])
+def test_downgrade_rebalance_reason_by_version(version, reason):
+    log = BrokerLog(version)
+    assert log.reason_downgrade("g") == reason
+    if reason.endswith("leaving."):
+        assert log.reason_downgrade("g", static_replacement=True) == (
+            "Downgrade group g from consumer to classic for static member replacement with different subscription.")
+
+
+def _consumer_coordinator(version="4.0", **config):
+    from kafkasim import GroupCoordinator, Simulation
+
+    sim = Simulation(seed=0)
+    return sim, GroupCoordinator(sim, kafka_version=version, topics={"foo": 6}, **config)
+
+
+def _cg_join(coord, member, **fields):
+    fields.setdefault("rebalance_timeout_ms", 10000)
+    return coord.consumer_group_heartbeat("g", member_id=member, member_epoch=0, subscribed_topic_names=["foo"],
+                                          owned_partitions={}, **fields)
+
+
+def _cg_messages(coord):
+    return [ANY_LEVEL.match(line).group(3).removeprefix("[GroupId g] ") for line in coord.broker_log]
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.2"])
+def test_the_coordinator_writes_consumer_group_lines_in_kafkas_order(version):
+    """Join, epoch bump, target assignment; heartbeats that change nothing write nothing (Kafka
+    logs reconciliation at DEBUG); a leave, then its bump; a session expiry, then its bump."""
+    sim, coord = _consumer_coordinator(version)
+    _cg_join(coord, "m1")
+    sim.advance(1000)
+    _cg_join(coord, "m2")
+    for _ in range(3):
+        sim.advance(2000)
+        coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=coord.member_epoch("g", "m1"),
+                                       owned_partitions=coord.assigned_partitions("g", "m1"))
+        coord.consumer_group_heartbeat("g", member_id="m2", member_epoch=coord.member_epoch("g", "m2"),
+                                       owned_partitions=coord.assigned_partitions("g", "m2"))
+    assert coord.group_state("g") == "Stable"
+    settled = len(coord.broker_log)
+    for _ in range(5):  # steady heartbeats: no line
+        sim.advance(3000)
+        coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=2)
+        coord.consumer_group_heartbeat("g", member_id="m2", member_epoch=2)
+    assert len(coord.broker_log) == settled
+    coord.consumer_group_heartbeat("g", member_id="m2", member_epoch=-1)
+    sim.advance(60_000)  # m1 stops heartbeating
+    hashed = version != "4.0"
+    assert [re.sub(r" with metadata hash -?\d+", " #", m) for m in _cg_messages(coord)] == [
+        "Member m1 joins the consumer group using the consumer protocol.",
+        "Bumped group epoch to 1 #." if hashed else "Bumped group epoch to 1.",
+        "Computed a new target assignment for epoch 1 with 'uniform' assignor in 0ms.",
+        "Member m2 joins the consumer group using the consumer protocol.",
+        "Bumped group epoch to 2 #." if hashed else "Bumped group epoch to 2.",
+        "Computed a new target assignment for epoch 2 with 'uniform' assignor in 0ms.",
+        "Member m2 left the consumer group.",
+        "Bumped group epoch to 3 #." if hashed else "Bumped group epoch to 3.",
+        "Member m1 fenced from the group because the member session expired.",
+        "Bumped group epoch to 4 #." if hashed else "Bumped group epoch to 4.",
+    ]
+    stamps = [ANY_LEVEL.match(line).group(1) for line in coord.broker_log]
+    assert stamps[0] == "2026-01-01 00:00:00,000" and stamps[3] == "2026-01-01 00:00:01,000"
+    if hashed:  # the last bump: nobody subscribes any more, Kafka's hash of no topic is 0
+        assert coord.broker_log[-1].split("] ", 2)[2].startswith("[GroupId g] Bumped group epoch to 4 with metadata "
+                                                                 "hash 0.")
+
+
+def test_a_failing_join_leaves_its_lines_as_in_kafka():
+    """Kafka logs the join when it finds the member and the bump when it computes it; an assignor
+    that then throws adds an ERROR line, and nothing is stored."""
+    from kafkasim.coordinator.assignor import PartitionAssignorException
+
+    class Broken:
+        name = "broken"
+
+        def assign(self, members, topics):
+            raise PartitionAssignorException("no luck")
+
+    sim, coord = _consumer_coordinator(group_consumer_assignors=[Broken()])
+    assert _cg_join(coord, "m1").error is Errors.UNKNOWN_SERVER_ERROR
+    assert _cg_messages(coord) == [
+        "Member m1 joins the consumer group using the consumer protocol.",
+        "Bumped group epoch to 1.",
+        "Failed to compute a new target assignment for epoch 1: no luck.",
+    ]
+    assert ANY_LEVEL.match(coord.broker_log[-1]).group(2) == "ERROR"
+
+
+def test_no_consumer_group_lines_in_early_access():
+    sim, coord = _consumer_coordinator("3.9")
+    _cg_join(coord, "m1")
+    coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert coord.group_epoch("g") == 2 and coord.broker_log == []

@@ -149,6 +149,81 @@ def test_parameter_tables_and_the_safe_region(swept):
     assert rates.set_index("run_id")["rebalances"].to_dict() == plain.set_index("run_id")["rebalances"].to_dict()
 
 
+# -- Kafka 4's consumer protocol as a sweep dimension ---------------------------------------------------------
+PROTOCOL_GRID = {"base": {**BASE, "kafka_version": "4.0", "duration_ms": 90_000},
+                 "grid": {"group.protocol": ["classic", "consumer"], "faults[0].duration_ms": [2_000, 50_000]},
+                 "seeds": 1}
+
+
+@pytest.fixture(scope="module")
+def protocol_swept(spark, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("protocols"))
+    result = ks.sweep(spark, PROTOCOL_GRID, out, runs_per_task=2)
+    events, summaries = ks.read_sweep(spark, out)
+    return out, result, events, summaries
+
+
+def test_a_sweep_takes_the_group_protocol_as_a_dimension(protocol_swept):
+    out, result, events, summaries = protocol_swept
+    assert (result.runs, result.done, result.failed) == (4, 4, 0)
+    assert sorted(os.listdir(os.path.join(out, "events"))) == ["group_protocol=classic", "group_protocol=consumer"]
+    got = summaries.toPandas().set_index("run_id").sort_index()
+    plain = pd.DataFrame(run_all(Grid.from_dict(PROTOCOL_GRID).runs())).set_index("run_id").sort_index()
+    for column in METRICS + ["group_protocol", "faults_0_duration_ms"]:
+        assert got[column].tolist() == plain[column].tolist(), column
+    consumer = events.where("group_protocol = 'consumer' AND kind = 'ConsumerGroupHeartbeat'").count()
+    assert consumer > 0 and events.where("group_protocol = 'classic' AND kind = 'ConsumerGroupHeartbeat'").count() == 0
+
+
+def test_consumer_group_episodes_are_its_assigning_and_reconciling_stretches(protocol_swept):
+    _, _, events, summaries = protocol_swept
+    end = summaries.select("run_id", "group_protocol", "end_ms", "rebalance_ms", "rebalances").toPandas() \
+        .set_index("run_id")
+    episodes = ks.rebalance_episodes(events).toPandas()
+    episodes["until"] = episodes["end"].fillna(episodes["run_id"].map(end["end_ms"]))
+    total = (episodes["until"] - episodes["start"]).groupby(episodes["run_id"]).sum()
+    assert total.to_dict() == end["rebalance_ms"].to_dict()  # both protocols, as Run.summary counts them
+    assert episodes.groupby("run_id")["rebalances"].sum().to_dict() == end["rebalances"].to_dict()
+    consumer = episodes[episodes["run_id"].map(end["group_protocol"]) == "consumer"]
+    assert set(consumer["outcome"].dropna()) <= {"Stable", "Empty"} and consumer["members"].isna().all()
+    first = consumer[consumer["episode"] == 1]
+    assert (first["reason"] == "new_group").all() and (first["generation"] == 1).all()
+
+    states = ks.time_in_state(events, per="group", end=summaries).toPandas()
+    states["protocol"] = states["run_id"].map(end["group_protocol"])
+    assert set(states.loc[states["protocol"] == "consumer", "state"]) <= {"Assigning", "Reconciling", "Stable", "Empty"}
+    rebalancing = states[states["state"].isin(ks.REBALANCING_STATES)]
+    assert rebalancing.groupby("run_id")["ms"].sum().to_dict() == end["rebalance_ms"].to_dict()
+    assert "Reconciling" in set(rebalancing.loc[rebalancing["protocol"] == "consumer", "state"])
+
+    rates = ks.rebalance_rate(events, span=summaries).toPandas().set_index("run_id")
+    assert rates["rebalances"].to_dict() == end["rebalances"].to_dict()
+
+
+def test_consumer_member_time_in_state_equals_run_member_states(protocol_swept):
+    _, _, events, summaries = protocol_swept
+    row = summaries.where("group_protocol = 'consumer' AND faults_0_duration_ms = 50000").first()
+    run = simulate(scenario_from_spec(json.loads(row.scenario)))
+    states = run.member_states()
+    expected = (states["end"] - states["start"]).groupby([states["member"], states["state"]]).sum().to_dict()
+    got = ks.time_in_state(events.where(f"run_id = '{row.run_id}'"), per="member", end=summaries).toPandas()
+    assert {(r.member, r.state): r.ms for r in got.itertuples()} == expected
+
+
+def test_parameter_tables_and_the_safe_region_per_protocol(protocol_swept):
+    _, _, _, summaries = protocol_swept
+    plain = summaries.toPandas()
+    keys = ["group_protocol", "faults_0_duration_ms"]
+    table = ks.by_parameters(summaries, metrics=["duplicates", "rebalance_ms"]).toPandas().set_index(keys)
+    for metric in ("duplicates", "rebalance_ms"):
+        assert table[f"{metric}_mean"].to_dict() == plain.groupby(keys)[metric].mean().to_dict()
+    safe = ks.safe_region(summaries).toPandas().set_index(keys)
+    # A 50 s pause outlasts both 45 s sessions (session.timeout.ms, group.consumer.session.timeout.ms).
+    assert safe["safe"].to_dict() == {("classic", 2000): True, ("classic", 50000): False,
+                                      ("consumer", 2000): True, ("consumer", 50000): False}
+    assert safe.loc[("consumer", 50000), "worst_removals_unplanned"] == 1
+
+
 # -- broker logs ----------------------------------------------------------------------------------------
 def _logs(folder):
     """A simulated 3.7 log (a rebalance storm of pauses), as a rotated file, a .gz rotation, and the

@@ -174,3 +174,41 @@ def test_static_version_of_the_explorer_and_display():
     assert [p["name"] for p in spec["params"]] == ["p_session_timeout_ms"]
     bundle = e._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+# -- group.protocol: Kafka 4's consumer protocol (KIP-848) ----------------------------------------------
+V4 = Scenario(kafka_version="4.0", duration_ms=90_000, faults=[faults.Pause("c-2", 20_000, duration_ms=50_000)])
+CLASSIC_ONLY = ["session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy", "rebalance.protocol"]
+
+
+def test_group_protocol_switches_to_the_consumer_protocol_and_back():
+    e = explorer(base=V4, controls=[*ALL, "group.protocol"])
+    assert e.controls["group.protocol"].value == "classic" and "PreparingRebalance" in spec_text(e)
+    e.set("session.timeout.ms", 60_000)  # outlasts the 50 s pause: nobody is removed
+    assert e.run.summary["removals_by_reason"] == {}
+    e.set("group.protocol", "consumer")
+    assert e.error.value == "" and e.run.scenario.consumer == {"group.protocol": "consumer"}
+    assert all(e.controls[name].disabled for name in CLASSIC_ONLY)  # Kafka's client refuses those configs
+    assert "Reconciling" in spec_text(e) and "PreparingRebalance" not in spec_text(e)
+    # The broker's group.consumer.session.timeout.ms (45 s) now decides: the paused member is fenced.
+    assert e.run.summary["removals_by_reason"] == {"session_timeout": 1}
+    e.set("kafka.version", "4.1")
+    assert e.run.scenario.kafka_version == "4.1" and all(e.controls[name].disabled for name in CLASSIC_ONLY)
+    e.set("kafka.version", "3.7")  # no consumer protocol by default before 4.0
+    assert "use kafka_version=&#x27;4.0&#x27; or later" in e.error.value and e.run is None
+    e.set("group.protocol", "classic")
+    assert e.error.value == "" and e.run.scenario.consumer == {}
+    assert not any(e.controls[name].disabled for name in CLASSIC_ONLY)
+    assert e.controls["session.timeout.ms"].value == 45_000  # back at the version's default
+
+
+def test_a_consumer_protocol_base_starts_with_the_classic_controls_off():
+    base = V4.replace(consumer={"group.protocol": "consumer"})
+    e = explorer(base=base, controls=[*ALL, "group.protocol"])
+    assert e.run.scenario == base and e.error.value == ""
+    assert e.controls["group.protocol"].value == "consumer"
+    assert all(e.controls[name].disabled for name in CLASSIC_ONLY)
+    e.set("members", 3)
+    assert e.run.scenario.consumer == {"group.protocol": "consumer"} and e.run.scenario.members == 3
+    chart = e.static({"group.protocol": ["classic", "consumer"]}).to_dict()
+    assert [p["name"] for p in chart["params"]] == ["p_group_protocol"] and chart["params"][0]["value"] == "consumer"

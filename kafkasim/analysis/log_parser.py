@@ -25,7 +25,7 @@ How a line is read
    with the lines that follow it when they carry no date of their own.
 
 Outcomes: every coordinator record yields events, or is a known line that carries no event
-(start-up, offsets loading, KIP-848 assignment details: counted as ``ignored``), or is kept
+(start-up, offsets loading, KIP-848 regex scans and DEBUG lines: counted as ``ignored``), or is kept
 aside in ``unparsed`` with its file, line number, the problem and the text. A truncated line
 whose group and generation (or member) are complete still yields its event, with the cut
 reason text ending in "…", and is also listed in ``unparsed`` ("truncated, kept ..."). Nothing
@@ -40,11 +40,17 @@ Wordings covered: every RebalanceStarted ("Preparing to rebalance/restabilize"),
 GenerationStabilized, AssignmentReceived (then GroupStable), GroupEmpty, GroupDead,
 GroupLoaded, MemberRemoved (session expiry, LeaveGroup, poll timeout from 3.2, rebalance and
 sync timeouts), PendingMemberAdded/Expired, MemberAdded and MemberReplaced line of 0.9 to 4.x,
-and the KIP-848 member lines; `docs/broker-log-parser.md` lists them by version with an
-example of each, and the layouts read.
+and the consumer groups' lines (KIP-848, 4.x and the early-access 3.7 - 3.9), read into the kinds
+`kafkasim.coordinator.modern.consumer` writes: MemberJoined, MemberReplaced,
+MemberLeftTemporarily, MemberFenced, MemberRemoved, GroupEpochBumped (its cause taken from the
+group's previous line, see RECENT_MS), TargetAssignmentComputed, GroupLoaded, the
+ConsumerGroupHeartbeat errors Kafka logs, and GroupConverted / GroupConversionRefused between
+protocols; `docs/broker-log-parser.md` lists them by version with an example of each, and the
+layouts read.
 
 Simplifications: the coordinator's view only (no consumer events); member states after an event
-are not in the lines, so ``state`` is filled only where Kafka's code fixes it; a heartbeat expiry of
+are not in the lines, so ``state`` is filled only where Kafka's code fixes it (never for a
+consumer group: Kafka logs no consumer-group state, and reconciliation only at DEBUG); a heartbeat expiry of
 a member that never finished joining (kafkasim's "new_member_timeout") reads as "session_timeout",
 because Kafka logs both alike, and before 3.2 a poll-timeout LeaveGroup reads as "leave_group".
 """
@@ -91,6 +97,7 @@ _ELLIPSES = ("...", "…")
 
 _OFFSETS_TP = r"(?: \(__consumer_offsets-\d+\))?"
 _GROUP = r"(?P<g>.+?)"
+_CG = r"\[GroupId (?P<g>.+?)\] "  # the consumer-group lines' own prefix
 _GEN = r"(?P<n>-?\d+)"
 _MEMBER = r"(?P<m>\S+)"
 
@@ -108,8 +115,8 @@ class _Template:
         self.build = build
 
 
-def _ev(t, kind, group, member=None, generation=None, reason=None, value=None, state=None) -> tuple:
-    return (t, "coordinator", group, member, kind, generation, None, None, None, reason, value, state)
+def _ev(t, kind, group, member=None, generation=None, reason=None, value=None, state=None, error=None) -> tuple:
+    return (t, "coordinator", group, member, kind, generation, None, None, error, reason, value, state)
 
 
 def _int(text):
@@ -224,15 +231,114 @@ def _replaced(m, t, ctx):
     return [_ev(t, "MemberReplaced", m.groupdict().get("g"), m["m"], reason=m["o"])]
 
 
+# -- consumer groups (KIP-848): GroupMetadataManager.java 4.0.0 / 4.1.1 / 4.2.0-rc1, and the early-access
+# wording of 3.7-3.9 where it differs. Kafka logs no consumer-group state, so `state` stays None.
 _FENCE_REASONS = (("the member session expired", "session_timeout"),
+                  ("its session expired", "session_timeout"),                                   # 3.7
                   ("the classic member failed to join within the rebalance timeout", "rebalance_timeout"),
                   ("the member failed to sync within timeout", "sync_timeout"),
-                  ("it failed to transition from epoch", "rebalance_timeout"))
+                  ("it failed to transition from epoch", "rebalance_timeout"),
+                  ("it failed to revoke partitions within", "rebalance_timeout"))               # 3.7
+_FENCED_EPOCH = re.compile(r"it failed to transition from epoch (-?\d+) ")
+#: A bump line right after one of these lines of the same group (within RECENT_MS) was caused by it.
+_BUMPED_BY = {"joined": "member_joined", "removed": "member_removed", "scanned": "regex_resolved"}
+#: How long after a join, leave, fence or regex scan a bump of the same group counts as its consequence.
+RECENT_MS = 1000
 
 
 def _fenced(m, t, ctx):
     why = next((r for text, r in _FENCE_REASONS if m["r"].startswith(text)), "fenced")
-    return [_ev(t, "MemberRemoved", m["g"], m["m"], reason=why)]
+    epoch = _FENCED_EPOCH.match(m["r"] + " ")
+    value = float(epoch.group(1)) if epoch else None
+    ctx.note(m["g"], t, "removed")
+    return [_ev(t, "MemberFenced", m["g"], m["m"], reason=why, value=value),
+            _ev(t, "MemberRemoved", m["g"], m["m"], reason=why, value=value)]
+
+
+def _cg_joined(m, t, ctx):
+    static = m["k"] is not None
+    reason = "static" if static else None
+    if m["p"] == "classic":
+        reason = "static_classic" if static else "classic"
+    ctx.note(m["g"], t, "joined")
+    return [_ev(t, "MemberJoined", m["g"], m["m"], reason=reason)]
+
+
+def _cg_replaced(m, t, ctx):
+    ctx.note(m["g"], t, "replaced")
+    return [_ev(t, "MemberReplaced", m["g"], m["m"], reason=m.groupdict().get("o"))]
+
+
+def _cg_left(m, t, ctx):
+    ctx.note(m["g"], t, "removed")
+    found = m.groupdict()
+    member = found.get("m") or found.get("s")
+    return [_ev(t, "MemberRemoved", m["g"], member, reason=_leave_reason(m.groupdict().get("c")))]
+
+
+def _cg_left_temporarily(m, t, ctx):
+    ctx.note(m["g"], t, "other")
+    return [_ev(t, "MemberLeftTemporarily", m["g"], m["m"], value=-2.0)]
+
+
+def _cg_refused_heartbeat(error: str, epoch: float | None):
+    def build(m, t, ctx):
+        ctx.note(m["g"], t, "other")
+        return [_ev(t, "ConsumerGroupHeartbeat", m["g"], m.groupdict().get("m"), value=epoch, error=error)]
+    return build
+
+
+def _cg_epoch(m, t, ctx):
+    g, n = m["g"], int(m["n"])
+    last = ctx.recent.pop(g, None)
+    if n == 1:
+        reason = "new_group"
+    elif last is not None and 0 <= t - last[0] <= RECENT_MS:
+        reason = _BUMPED_BY.get(last[1])
+    else:
+        reason = None
+    return [_ev(t, "GroupEpochBumped", g, None, n, reason, float(n))]
+
+
+def _cg_target(m, t, ctx):
+    ctx.note(m["g"], t, "other")
+    return [_ev(t, "TargetAssignmentComputed", m["g"], None, int(m["n"]), m["a"])]
+
+
+def _cg_scanned(m, t, ctx):
+    ctx.note(m["g"], t, "scanned")
+    return []
+
+
+def _cg_pending(m, t, ctx):
+    ctx.note(m["g"], t, "other")
+    return [_ev(t, "PendingMemberAdded", m["g"], m["m"])]
+
+
+def _cg_converted(m, t, ctx):
+    ctx.note(m["g"], t, "other")
+    direction = "upgrade" if m["to"] == "consumer" else "downgrade"
+    return [_ev(t, "GroupConverted", m["g"], reason=("offline_" if m["e"] else "online_") + direction)]
+
+
+_REFUSALS = {
+    "because online upgrade is disabled": "upgrade_disabled",
+    "because the group does not use the consumer embedded protocol": "upgrade_not_consumer_protocol",
+    "because the group size exceeds the consumer group maximum size": "upgrade_group_too_large",
+    "because the embedded consumer protocol is malformed": "upgrade_malformed_protocol",
+    "because the online downgrade is disabled": "downgrade_disabled",
+    "because its group size is greater than classic group max size": "downgrade_group_too_large",
+}
+
+
+def _cg_refused(m, t, ctx):
+    return [_ev(t, "GroupConversionRefused", m["g"], reason=_REFUSALS[m["why"]])]
+
+
+def _cg_refused_as(cause: str):
+    def build(m, t, ctx):
+        return [_ev(t, "GroupConversionRefused", m["g"], reason=cause)]
+    return build
 
 
 def _nothing(m, t, ctx):
@@ -304,15 +410,49 @@ _TEMPLATES: dict[str, tuple[bool, list[_Template]]] = {
                   r"(?: with instance id \S+)? has left group through explicit `LeaveGroup` request",
                   r"; client reason: (?P<c>.*)", _left)]),
     "[GroupId": (False, [
-        _Template(r"\[GroupId " + _GROUP + r"\] (?:(?P<k>Static) member|Member) " + _MEMBER +
-                  r"(?: with instance id \S+)? joins the consumer group using the \w+ protocol", "", _added()),
-        _Template(r"\[GroupId " + _GROUP + r"\] Static member with instance id \S+ re-joins the consumer group using "
-                  r"the \w+ protocol\. Created a new member " + _MEMBER + r" to replace the existing member (?P<o>\S+)",
-                  "", _replaced),
-        _Template(r"\[GroupId " + _GROUP + r"\] (?:Static )?Member " + _MEMBER + r"(?: with instance id \S+)? left the "
-                  r"consumer group", "", _removed("leave_group")),
-        _Template(r"\[GroupId " + _GROUP + r"\] Member " + _MEMBER + r" fenced from the group because (?P<r>.*)", "",
-                  _fenced)]),
+        _Template(_CG + r"(?:(?P<k>Static) member|Member) " + _MEMBER + r"(?: with instance id \S+)? joins the "
+                  r"consumer group(?: using the (?P<p>\w+) protocol)?", "", _cg_joined),
+        _Template(_CG + r"Bumped group epoch to " + _GEN + r"(?: with metadata hash -?\d+)?", "", _cg_epoch),
+        _Template(_CG + r"Computed a new target assignment for epoch " + _GEN + r" with '(?P<a>[^']*)' assignor"
+                  r"(?: in \d+ms)?(?:: .*)?", "", _cg_target),
+        _Template(_CG + r"Member " + _MEMBER + r" fenced from the group because (?P<r>.*)", "", _fenced),
+        _Template(_CG + r"Member " + _MEMBER + r" left the consumer group", "", _cg_left),
+        _Template(_CG + r"Static [Mm]ember " + _MEMBER + r" with instance id \S+ left the consumer group", "",
+                  _cg_left),
+        _Template(_CG + r"Static [Mm]ember " + _MEMBER + r" with instance id \S+ temporarily left the consumer group",
+                  "", _cg_left_temporarily),
+        _Template(_CG + r"Static member with (?:unknown member id and )?instance id \S+ re-joins the consumer group"
+                  r"(?: using the \w+ protocol)?\. Created a new member " + _MEMBER + r" to replace the existing "
+                  r"member (?P<o>\S+?)", "", _cg_replaced),
+        _Template(_CG + r"Static member " + _MEMBER + r" with instance id \S+ re-joins the consumer group", "",
+                  _cg_replaced),  # 3.7: the old member is not named
+        _Template(_CG + r"Static member " + _MEMBER + r" with instance id \S+ cannot join the group because the "
+                  r"instance id is (?:is )?owned by member \S+", "",
+                  _cg_refused_heartbeat("UNRELEASED_INSTANCE_ID", 0.0)),
+        _Template(_CG + r"Static member " + _MEMBER + r" with instance id \S+ is fenced by existing member \S+", "",
+                  _cg_refused_heartbeat("FENCED_INSTANCE_ID", None)),
+        _Template(_CG + r"Failed to compute a new target assignment for epoch " + _GEN + r": .*", "",
+                  _cg_refused_heartbeat("UNKNOWN_SERVER_ERROR", None)),
+        _Template(_CG + r"Scanned \d+ topics to refresh regular expressions \[.*\] in \d+ms", "", _cg_scanned),
+        _Template(_CG + r"Dynamic member with unknown member id joins the consumer group\. Created a new member id " +
+                  _MEMBER + r" and requesting the member to rejoin with this id", "", _cg_pending),
+        _Template(_CG + r"(?:Dynamic member " + _MEMBER + r"|Static member " + _MEMBER.replace("<m>", "<s>") +
+                  r" with instance id \S+) has left group through explicit `LeaveGroup` request; client reason: "
+                  r"(?P<c>.*)", "", _cg_left),
+        _Template(_CG + r"Converted the (?P<e>empty )?(?:classic|consumer) group to a (?P<to>consumer|classic) group",
+                  "", _cg_converted)]),
+    "Cannot": (False, [
+        _Template(r"Cannot upgrade classic group " + _GROUP + r" to consumer group (?P<why>because (?:online upgrade "
+                  r"is disabled|the group does not use the consumer embedded protocol|the group size exceeds the "
+                  r"consumer group maximum size))", "", _cg_refused),
+        _Template(r"Cannot upgrade classic group " + _GROUP + r" to consumer group (?P<why>because the embedded "
+                  r"consumer protocol is malformed): .*", "", _cg_refused),
+        _Template(r"Cannot upgrade classic group " + _GROUP + r" to consumer group: .*", "",
+                  _cg_refused_as("upgrade_unsupported_version")),
+        _Template(r"Cannot downgrade consumer group " + _GROUP + r" to classic group (?P<why>because (?:the online "
+                  r"downgrade is disabled|its group size is greater than classic group max size))", "", _cg_refused),
+        _Template(r"Cannot downgrade the consumer group " + _GROUP + r": fail to parse the Consumer Protocol \S+", "",
+                  _cg_refused_as("downgrade_malformed_protocol"))]),
     "[GroupId=": (False, [
         _Template(r"\[GroupId=" + _GROUP + r"\] Unload(?:ing|ed) group metadata for (?:generation|group epoch) " + _GEN,
                   "", _unloaded)]),
@@ -334,12 +474,17 @@ def _key(message: str) -> str:
 
 
 class _Ctx:
-    """What a template builder may need beyond the match: which prefix, and whether the line was cut."""
+    """What a template builder may need beyond the match: which prefix, whether the line was cut,
+    and the parser's memory of each consumer group's last line (`recent`: group -> (time, what))."""
 
-    __slots__ = ("prefix", "cut")
+    __slots__ = ("prefix", "cut", "recent")
 
-    def __init__(self, prefix: str, cut: bool):
+    def __init__(self, prefix: str, cut: bool, recent: dict | None = None):
         self.prefix, self.cut = prefix, cut
+        self.recent = {} if recent is None else recent
+
+    def note(self, group: str, time: int, what: str) -> None:
+        self.recent[group] = (time, what)
 
 
 _STRICT = [k for k, (strict, _) in _TEMPLATES.items() if strict]
@@ -413,6 +558,7 @@ class LogParser:
         self._seconds: dict[tuple, int] = {}
         self._records = 0  # coordinator records so far, to recognise adjacent ones
         self._last_added: tuple = (None, -1)
+        self._recent: dict[str, tuple[int, str]] = {}  # consumer group -> its last line (time, what)
 
     # -- public ---------------------------------------------------------------------------------
     def parse(self, lines: Iterable[str], first_line: int = 1, lookahead: Iterable[str] = ()) -> ParseResult:
@@ -478,14 +624,21 @@ class LogParser:
             used += more
             if decoded is not None:
                 line = decoded
+        # A line without a logger name may be tried several ways (continuations): each try may
+        # note what a consumer-group line says (`_Ctx.note`), so the memory is restored between tries.
+        memory = None if any(logger in line for logger in _LOGGERS) else dict(self._recent)
         outcome = self._try(line)
         if outcome[0] != _OTHER and not outcome[1]:
             # No logger name at the end: the line may be wrapped onto the next ones.
-            joined, extra = self._try_continuations(line, outcome)
+            joined, extra, text = self._try_continuations(line, outcome, memory)
             if joined is not None:
                 outcome = joined
                 used += extra
                 self._result.counts["joined"] += 1
+            if memory is not None:  # replay the try that was kept, on the memory from before the tries
+                self._recent.clear()
+                self._recent.update(memory)
+                self._try(text if joined is not None else line)
         self._emit(outcome, n, line)
         return used
 
@@ -521,7 +674,7 @@ class LogParser:
             if m is not None and not cut:
                 if time is None:
                     return (_UNPARSED, complete, "no date and time in the line")
-                events = tpl.build(m, time, _Ctx(prefix, False))
+                events = tpl.build(m, time, _Ctx(prefix, False, self._recent))
                 return (_EVENTS, complete, events) if events else (_IGNORED, complete, None)
         if not templates or not strict:
             return (_IGNORED, complete, None)
@@ -534,7 +687,7 @@ class LogParser:
             if m is not None:
                 if time is None:
                     return (_UNPARSED, complete, "no date and time in the line")
-                events = tpl.build(m, time, _Ctx(prefix, True))
+                events = tpl.build(m, time, _Ctx(prefix, True, self._recent))
                 kinds = ", ".join(e[4] for e in events)
                 return (_EVENTS, complete, events, f"truncated, kept {kinds}" + (
                     " with a cut reason" if "(reason: " in message else ""))
@@ -565,9 +718,10 @@ class LogParser:
         return base + (int((frac + "00")[:3]) if frac else 0)
 
     # -- joining -------------------------------------------------------------------------------
-    def _try_continuations(self, line: str, first):
+    def _try_continuations(self, line: str, first, memory: dict | None = None):
         """Join up to MAX_CONTINUATION_LINES following lines without a date of their own; keep the
-        first join that reads as a whole record. Lines not used are given back."""
+        first join that reads as a whole record. Lines not used are given back. Returns (outcome,
+        lines used, joined text), or (None, 0, None)."""
         taken: list[tuple[str, bool]] = []
         texts = [line]  # a wrap may have kept or dropped the space at each break
         best = None
@@ -583,9 +737,12 @@ class LogParser:
             # Of the joins that read as a whole record, the one that yields the most events
             # (a dropped space shows as a member id glued to the next word).
             for text in texts:
+                if memory is not None:
+                    self._recent.clear()
+                    self._recent.update(memory)
                 outcome = self._try(text)
                 if outcome[0] == _EVENTS and len(outcome) == 3 and (best is None or len(outcome[2]) > len(best[0][2])):
-                    best = (outcome, len(taken))
+                    best = (outcome, len(taken), text)
             if best is not None:
                 break
         used = best[1] if best is not None else 0
@@ -593,8 +750,8 @@ class LogParser:
             if owned:
                 self._pushed.append(nxt)
         if best is None or (first[0] == _EVENTS and len(first) == 3 and not best[0][1]):
-            return None, 0
-        return best[0], used
+            return None, 0, None
+        return best[0], used, best[2]
 
     def _join_cri(self, line: str, cri) -> tuple[str, int]:
         """Kubernetes CRI splits long lines: `<time> stdout P <part>` ... `<time> stdout F <last part>`."""

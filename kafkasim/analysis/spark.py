@@ -15,6 +15,9 @@ Needs the `spark` extra (PySpark 4, Java 17+). `import kafkasim` never imports t
 - Analysis that works on simulated and parsed events alike: `rebalance_episodes` (window
   functions over the coordinator's group-state changes), `time_in_state` (per member or per
   group), `rebalance_rate`; and over sweep summaries: `by_parameters` and `safe_region`.
+  Classic groups and consumer groups (KIP-848, `group.protocol=consumer`, which a sweep can
+  take as a dimension) alike: a consumer group rebalances while Assigning or Reconciling, and
+  a rebalance starts with a group epoch bump (GroupEpochBumped), as `Run.summary` counts them.
 
 Executors write their Parquet files themselves (a temporary name, then an atomic rename; a
 retried task rewrites identical bytes), so output paths must be on storage every executor can
@@ -51,6 +54,7 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS, REMOVAL_REASONS
 from kafkasim.analysis.sweep_grid import SUMMARY_COLUMNS, Grid, RunSpec, run_one, typed_params, write_events
 from kafkasim.analysis.log_parser import COUNTS, chunk_plan, count_newlines, expand_paths, parse_chunk
+from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
 
 MIN_JAVA = 17
 #: Runs per sweep task unless told otherwise (see `sweep`).
@@ -69,10 +73,18 @@ logger.gateway.level = error
 """
 _EVENT_TYPES = {"time": "long", "generation": "int", "partition": "int", "value": "double"}
 EVENTS_DDL = ", ".join(f"`{f}` {_EVENT_TYPES.get(f, 'string')}" for f in FIELDS)
-#: Group-level state changes of the coordinator (the rows whose `state` is the group's new state).
-GROUP_STATE_KINDS = ("RebalanceStarted", "GenerationStabilized", "AssignmentReceived", "GroupStable", "GroupEmpty",
-                     "GroupDead")
-REBALANCING_STATES = ("PreparingRebalance", "CompletingRebalance")
+#: Group-level state changes of a classic group's coordinator (the rows whose `state` is the group's new state).
+CLASSIC_GROUP_STATE_KINDS = ("RebalanceStarted", "GenerationStabilized", "AssignmentReceived", "GroupStable",
+                             "GroupEmpty", "GroupDead")
+#: A consumer group's (KIP-848): its coordinator writes the group state on every row, and a
+#: request or timer's last row holds the state it left the group in (StateChanged when it changed).
+CONSUMER_GROUP_STATE_KINDS = ("MemberJoined", "MemberLeftTemporarily", "MemberFenced", "GroupEpochBumped",
+                              "TargetAssignmentComputed", "MemberEpochBumped", "MemberStateChanged", "StateChanged")
+GROUP_STATE_KINDS = CLASSIC_GROUP_STATE_KINDS + CONSUMER_GROUP_STATE_KINDS
+#: PreparingRebalance and CompletingRebalance (classic), Assigning and Reconciling (consumer groups).
+REBALANCING_STATES = REBALANCE_PHASES
+#: Where a generation or group epoch begins: GenerationStabilized (classic), GroupEpochBumped (consumer).
+EPOCH_KINDS = ("GenerationStabilized", "GroupEpochBumped")
 #: Removals a sweep's safe region counts by default: everything but a member leaving on purpose.
 UNPLANNED_REMOVALS = tuple(r for r in REMOVAL_REASONS if r != "leave_group")
 
@@ -470,7 +482,8 @@ def _order(events) -> list[str]:
 
 def group_states(events, keys=None):
     """The coordinator's group-state changes (GROUP_STATE_KINDS rows with a state), with
-    `rebalancing` (state is PreparingRebalance or CompletingRebalance)."""
+    `rebalancing` (state is PreparingRebalance or CompletingRebalance, or a consumer group's
+    Assigning or Reconciling)."""
     keys = _keys(events, keys)
     return (events.where((F.col("source") == "coordinator") & F.col("kind").isin(*GROUP_STATE_KINDS)
                          & F.col("state").isNotNull())
@@ -479,12 +492,15 @@ def group_states(events, keys=None):
 
 
 def rebalance_episodes(events, keys=None):
-    """One row per rebalance episode: from the RebalanceStarted that left a settled state
-    (Stable, Empty, Dead, or nothing yet) to the next settled state. Columns: keys..., episode,
-    start, end, duration_ms (null while still open), rebalances (RebalanceStarted within it: more
-    than 1 means it restarted), generation (the last one stabilized), members (in that
-    generation, when the log says), outcome (the settled state, null while open), reason (of
-    the first RebalanceStarted)."""
+    """One row per rebalance episode: from the rebalance start that left a settled state
+    (Stable, Empty, Dead, or nothing yet) to the next settled state. A rebalance starts with a
+    RebalanceStarted (classic group) or a GroupEpochBumped (consumer group, which then is
+    Assigning or Reconciling until every member has reconciled). Columns: keys..., episode,
+    start, end, duration_ms (null while still open), rebalances (starts within it: more than 1
+    means it restarted, or for a consumer group that the epoch moved again), generation (the last
+    one stabilized, or a consumer group's last group epoch), members (in that generation, when
+    the log says; null for a consumer group), outcome (the settled state, null while open),
+    reason (of the first start)."""
     keys = _keys(events, keys)
     order = _order(events)
     states = group_states(events, keys)
@@ -493,14 +509,15 @@ def rebalance_episodes(events, keys=None):
     states = states.withColumn("episode", F.sum(first.cast("int")).over(
         w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
     at = F.struct(*order)
-    started = F.col("kind") == "RebalanceStarted"
+    started = F.col("kind").isin(*REBALANCE_STARTS)
     stabilized = F.col("kind") == "GenerationStabilized"
+    epoch = F.col("kind").isin(*EPOCH_KINDS)
     settled = ~F.col("rebalancing")
     episodes = states.where(F.col("episode") > 0).groupBy(*keys, "episode").agg(
         F.min(F.when(F.col("rebalancing"), F.col("time"))).alias("start"),
         F.min(F.when(settled, F.col("time"))).alias("end"),
         F.count(F.when(started, 1)).alias("rebalances"),
-        F.max_by(F.when(stabilized, F.col("generation")), F.when(stabilized, at)).alias("generation"),
+        F.max_by(F.when(epoch, F.col("generation")), F.when(epoch, at)).alias("generation"),
         F.max_by(F.when(stabilized, F.col("value")), F.when(stabilized, at)).alias("members"),
         F.min_by(F.when(settled, F.col("state")), F.when(settled, at)).alias("outcome"),
         F.min_by(F.when(started, F.col("reason")), F.when(started, at)).alias("reason"))
@@ -557,13 +574,13 @@ def time_in_state(events, per: str = "member", end=None, keys=None):
 
 
 def rebalance_rate(events, keys=None, span=None):
-    """Rebalances (RebalanceStarted) per hour for each group: columns keys..., rebalances, span_ms,
-    per_hour. The span is `span` (a DataFrame of run keys and `end_ms`) or the time from the
-    group's first to its last coordinator event."""
+    """Rebalances (RebalanceStarted, or a consumer group's GroupEpochBumped) per hour for each
+    group: columns keys..., rebalances, span_ms, per_hour. The span is `span` (a DataFrame of run
+    keys and `end_ms`) or the time from the group's first to its last coordinator event."""
     keys = _keys(events, keys)
     run_keys = [k for k in keys if k != "group"]
     coord = events.where(F.col("source") == "coordinator")
-    out = coord.groupBy(*keys).agg(F.count(F.when(F.col("kind") == "RebalanceStarted", 1)).alias("rebalances"),
+    out = coord.groupBy(*keys).agg(F.count(F.when(F.col("kind").isin(*REBALANCE_STARTS), 1)).alias("rebalances"),
                                    (F.max("time") - F.min("time")).alias("span_ms"))
     if span is not None:
         out = out.drop("span_ms").join(span.select(*run_keys, F.col("end_ms").alias("span_ms")), on=run_keys)

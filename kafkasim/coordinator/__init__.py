@@ -11,7 +11,8 @@ Rooms, as in Kafka 4's `org.apache.kafka.coordinator.group`:
   `modern/consumer/ConsumerGroup.java` and `CurrentAssignmentBuilder.java`; share groups (KIP-932)
   will land beside it in `modern/share/`;
 - `assignor/`: the server-side assignors of KIP-848 (`UniformAssignor.java`, `RangeAssignor.java`);
-- `broker_log`: the coordinator's INFO lines in `server.log`, worded per Kafka version;
+- `broker_log`: the coordinator's lines in `server.log` (INFO and above, as Kafka's default
+  log4j configuration keeps them), worded per Kafka version, classic and consumer groups alike;
 - `group_size`: `group.max.size` (KIP-389) experiments run against the coordinator.
 
 Inside, `classic` and `modern` do not import each other; the front stands on both.

@@ -9,11 +9,23 @@ coordinator, the only one from 4.0; its classic-group lines are the same at 4.0.
 default `[%d] %p %m (%c)%n` (`config/log4j.properties` up to 3.9, `config/log4j2.yaml` from 4.0).
 Simulated time 0 maps to START_TIME, so a log is the same on every machine. Lines Kafka logs below
 INFO are not written, because a real `server.log` would not show them either.
+
+Consumer groups (KIP-848, `group.protocol=consumer`) have lines of their own, written by the same
+`GroupMetadataManager` logger with the same prefix, most starting `[GroupId <group>] `; they were
+read from `GroupMetadataManager.java` at the tags 4.0.0, 4.1.1 and 4.2.0-rc1 (each method names the
+Kafka method that logs it). `consumer_group` is the `log` hook of
+`modern.consumer.ConsumerGroupManager`: the manager calls it where Kafka logs, so the lines come in
+Kafka's order (the member's join line, then the epoch bump, then the new target assignment; a
+fence, then the bump). What Kafka logs at DEBUG (reconciliation steps, subscription metadata) is
+not written, and Kafka logs no consumer-group state transition at any level. These lines are
+written from 4.0 on; the early-access protocol of 3.7-3.9 (other wording, more INFO lines) is not.
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timedelta
+from typing import Callable, Iterable, Mapping
 
 from kafkasim.core.config import parse_version
 from kafkasim.core.java import java_string_hash
@@ -33,6 +45,71 @@ def scala_option(value: str | None) -> str:
     return "None" if value is None else f"Some({value})"
 
 
+def metadata_hash(metadata: Mapping[str, int] | None) -> int:
+    """The group's metadata hash that 4.1+ prints when it bumps the epoch, as a stand-in: Kafka's
+    (`Utils.computeGroupHash` over `computeTopicHash`, XXH3) covers each subscribed topic's id,
+    which a real cluster draws at random, so no simulator can print a real broker's value. Like
+    Kafka's, it is 0 when no subscribed topic exists and changes whenever a topic's partition
+    count does; here it is the first 8 bytes of a BLAKE2b digest of the sorted `{topic: partitions}`,
+    as a signed Java long."""
+    if not metadata:
+        return 0
+    text = "\n".join(f"{topic}\0{metadata[topic]}" for topic in sorted(metadata))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def java_hash_map_order(keys: Iterable[str], initial_capacity: int) -> list[str]:
+    """The iteration order of a Java `new HashMap<>(initial_capacity)` filled with `keys` in that
+    order: by bucket (`hashCode ^ hashCode >>> 16`, masked by the table size the map grew to),
+    then in insertion order within a bucket."""
+    keys = list(dict.fromkeys(keys))
+    capacity = 1
+    while capacity < initial_capacity:
+        capacity <<= 1
+    threshold = int(capacity * 0.75)
+    for size in range(1, len(keys) + 1):
+        if size > threshold:
+            capacity <<= 1
+            threshold = int(capacity * 0.75)
+
+    def bucket(key: str) -> int:
+        h = java_string_hash(key) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+    return sorted(keys, key=bucket)  # sorted is stable: insertion order within a bucket
+
+
+#: `consumer_group_conversion_refused` causes -> (level, Kafka's message), the same at 4.0.0, 4.1.1 and 4.2.0-rc1:
+#: `validateOnlineUpgrade`, `convertToConsumerGroup`, `validateOnlineDowngradeWith{Fenced,Replaced}Member{s}`
+#: and `convertToClassicGroup` in GroupMetadataManager.java. "{error}" is the exception's message.
+CONVERSION_REFUSALS = {
+    "upgrade_disabled": ("INFO", "Cannot upgrade classic group {group} to consumer group because online upgrade is "
+                                 "disabled."),
+    "upgrade_not_consumer_protocol": ("INFO", "Cannot upgrade classic group {group} to consumer group because the "
+                                              "group does not use the consumer embedded protocol."),
+    "upgrade_group_too_large": ("INFO", "Cannot upgrade classic group {group} to consumer group because the group "
+                                        "size exceeds the consumer group maximum size."),
+    "upgrade_malformed_protocol": ("WARN", "Cannot upgrade classic group {group} to consumer group because the "
+                                           "embedded consumer protocol is malformed: {error}."),
+    "upgrade_unsupported_version": ("WARN", "Cannot upgrade classic group {group} to consumer group: {error}."),
+    "downgrade_disabled": ("INFO", "Cannot downgrade consumer group {group} to classic group because the online "
+                                   "downgrade is disabled."),
+    "downgrade_group_too_large": ("INFO", "Cannot downgrade consumer group {group} to classic group because its "
+                                          "group size is greater than classic group max size."),
+    "downgrade_malformed_protocol": ("WARN", "Cannot downgrade the consumer group {group}: fail to parse the "
+                                             "Consumer Protocol consumer."),
+}
+
+#: The fence reasons of `consumerGroupFenceMemberOperation` ("... fenced from the group because {reason}.").
+FENCED_SESSION_EXPIRED = "the member session expired"              # scheduleConsumerGroupSessionTimeout
+FENCED_CLASSIC_JOIN_TIMEOUT = "the classic member failed to join within the rebalance timeout"
+FENCED_CLASSIC_SYNC_TIMEOUT = "the member failed to sync within timeout"
+
+
+def fenced_rebalance_timeout(epoch: int, timeout_ms: int) -> str:
+    """The reason `scheduleConsumerGroupRebalanceTimeout` gives (its own template, the same words)."""
+    return f"it failed to transition from epoch {epoch} within {timeout_ms}ms"
+
+
 class BrokerLog:
     """Writes coordinator log lines for one broker, in the wording of `kafka_version`."""
 
@@ -43,6 +120,7 @@ class BrokerLog:
         self.lines: list[str] = []
         self._stamp_ms = -1
         self._stamp = ""
+        self._prefixes: dict[str, str] = {}
         if self.new_coordinator:
             self._logger = "org.apache.kafka.coordinator.group.GroupMetadataManager"
         elif self.version >= (0, 11):
@@ -64,13 +142,26 @@ class BrokerLog:
             self._stamp_ms, self._stamp = ms, t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"
         return self._stamp
 
+    def _prefix(self, group: str) -> str:
+        """The new coordinator's `LogContext` prefix for the group's `__consumer_offsets` partition."""
+        prefix = self._prefixes.get(group)
+        if prefix is None:
+            prefix = self._prefixes[group] = (f"[GroupCoordinator id={self.broker_id} topic={OFFSETS_TOPIC} "
+                                              f"partition={offsets_partition(group)}] ")
+        return prefix
+
     def _write(self, ms: int, group: str, old_text: str, new_text: str | None = None) -> None:
         if self.new_coordinator:
-            prefix = f"[GroupCoordinator id={self.broker_id} topic={OFFSETS_TOPIC} partition={offsets_partition(group)}] "
+            prefix = self._prefix(group)
             message = new_text if new_text is not None else old_text + "."
         else:
             prefix, message = f"[GroupCoordinator {self.broker_id}]: ", old_text
         self.lines.append(f"[{self._timestamp(ms)}] INFO {prefix}{message} ({self._logger})")
+
+    def _write_new(self, ms: int, group: str, message: str, level: str = "INFO") -> None:
+        """A line only the new coordinator (4.0+) writes; nothing before 4.0."""
+        if self.new_coordinator:
+            self.lines.append(f"[{self._timestamp(ms)}] {level} {self._prefix(group)}{message} ({self._logger})")
 
     def _tp(self, group: str) -> str:
         """' (__consumer_offsets-P)' from 0.11 on (absent before and in the new coordinator)."""
@@ -237,3 +328,174 @@ class BrokerLog:
         elif old_member and self.version >= (2, 3):
             self._write(ms, group, f"Static member {instance_id} with unknown member id rejoins, assigning new "
                                    f"member id {member}, while old member {old_member} will be removed.")
+
+    def reason_downgrade(self, group: str, static_replacement: bool = False) -> str:
+        """The rebalance reason when a consumer group becomes a classic group again
+        (`convertToClassicGroup`): 4.0.0-4.0.1 and 4.1.0 say only "Downgrade group g from consumer to
+        classic."; 4.0.2+, 4.1.1+ and 4.2 (KAFKA-19546) say why, and also rebalance when a static
+        member replaces another with a different subscription."""
+        v = self.version
+        if (4, 0, 2) <= v < (4, 1) or v >= (4, 1, 1):
+            why = "static member replacement with different subscription" if static_replacement else "member leaving"
+            return f"Downgrade group {group} from consumer to classic for {why}."
+        return f"Downgrade group {group} from consumer to classic."
+
+    # -- consumer groups (KIP-848): GroupMetadataManager.java, 4.0.0 / 4.1.1 / 4.2.0-rc1 -----------
+    def consumer_member_joined(self, ms: int, group: str, member: str, instance_id: str | None = None,
+                               protocol: str = "consumer") -> None:
+        """A member heartbeats with epoch 0 (`getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember`;
+        a known dynamic member rejoining is logged the same way). `protocol` is "classic" for a
+        classic member joining a consumer group."""
+        if instance_id is None:
+            text = f"[GroupId {group}] Member {member} joins the consumer group using the {protocol} protocol."
+        else:
+            text = (f"[GroupId {group}] Static member {member} with instance id {instance_id} joins the consumer group "
+                    f"using the {protocol} protocol.")
+        self._write_new(ms, group, text)
+
+    def consumer_static_member_replaced(self, ms: int, group: str, instance_id: str, member: str, old_member: str,
+                                        protocol: str = "consumer") -> None:
+        """A static member comes back under a new member id (`getOrMaybeSubscribeStaticConsumerGroupMember`)."""
+        self._write_new(ms, group, f"[GroupId {group}] Static member with instance id {instance_id} re-joins the "
+                                   f"consumer group using the {protocol} protocol. Created a new member {member} to "
+                                   f"replace the existing member {old_member}.")
+
+    def consumer_unreleased_instance_id(self, ms: int, group: str, member: str, instance_id: str, owner: str) -> None:
+        """UNRELEASED_INSTANCE_ID (`throwIfInstanceIdIsUnreleased`; "is is owned" in 3.7-3.9)."""
+        self._write_new(ms, group, f"[GroupId {group}] Static member {member} with instance id {instance_id} cannot "
+                                   f"join the group because the instance id is owned by member {owner}.")
+
+    def consumer_fenced_instance_id(self, ms: int, group: str, member: str, instance_id: str, owner: str) -> None:
+        """FENCED_INSTANCE_ID (`throwIfInstanceIdIsFenced`)."""
+        self._write_new(ms, group, f"[GroupId {group}] Static member {member} with instance id {instance_id} is fenced "
+                                   f"by existing member {owner}.")
+
+    def consumer_member_left(self, ms: int, group: str, member: str, instance_id: str | None = None,
+                             temporarily: bool = False) -> None:
+        """A leave heartbeat (`consumerGroupLeave`): epoch -1, or -2 for a static member that comes back."""
+        if instance_id is None:
+            text = f"[GroupId {group}] Member {member} left the consumer group."
+        else:
+            text = (f"[GroupId {group}] Static member {member} with instance id {instance_id} "
+                    f"{'temporarily left' if temporarily else 'left'} the consumer group.")
+        self._write_new(ms, group, text)
+
+    def consumer_member_fenced(self, ms: int, group: str, member: str, reason: str) -> None:
+        """A timer fenced the member (`consumerGroupFenceMemberOperation`,
+        `scheduleConsumerGroupRebalanceTimeout`); `reason` is one of the FENCED_* texts or
+        `fenced_rebalance_timeout(...)`."""
+        self._write_new(ms, group, f"[GroupId {group}] Member {member} fenced from the group because {reason}.")
+
+    def group_epoch_bumped(self, ms: int, group: str, epoch: int, metadata: Mapping[str, int] | None = None) -> None:
+        """The group epoch moved (`updateSubscriptionMetadata`, `consumerGroupFenceMembers`,
+        `handleRegularExpressionsResult`); from 4.1 (KAFKA-17747, which replaced the subscription
+        metadata record with a hash) with the group's metadata hash (see `metadata_hash`)."""
+        if self.version >= (4, 1):
+            text = f"[GroupId {group}] Bumped group epoch to {epoch} with metadata hash {metadata_hash(metadata)}."
+        else:
+            text = f"[GroupId {group}] Bumped group epoch to {epoch}."
+        self._write_new(ms, group, text)
+
+    def target_assignment_computed(self, ms: int, group: str, epoch: int, assignor: str, elapsed_ms: int = 0) -> None:
+        """`updateTargetAssignment` at INFO (the DEBUG variant, which adds the assignment, replaces it
+        when DEBUG is on). The assignor runs in no simulated time: `elapsed_ms` is 0."""
+        self._write_new(ms, group, f"[GroupId {group}] Computed a new target assignment for epoch {epoch} with "
+                                   f"'{assignor}' assignor in {elapsed_ms}ms.")
+
+    def target_assignment_failed(self, ms: int, group: str, epoch: int, error: str) -> None:
+        """The assignor threw (`updateTargetAssignment`, ERROR). 4.2 passes the exception to the
+        logger, so a real log has its stack trace on the following lines; they are not written."""
+        self._write_new(ms, group, f"[GroupId {group}] Failed to compute a new target assignment for epoch {epoch}: "
+                                   f"{error}.", "ERROR")
+
+    def regexes_refreshed(self, ms: int, group: str, topics: int, regexes: Iterable[str], elapsed_ms: int = 0) -> None:
+        """`refreshRegularExpressions`: the cluster's topic count, and the regexes as Java prints the
+        key set of the `HashMap` it built (`java_hash_map_order`)."""
+        regexes = list(regexes)
+        shown = ", ".join(java_hash_map_order(regexes, len(regexes)))
+        self._write_new(ms, group, f"[GroupId {group}] Scanned {topics} topics to refresh regular expressions "
+                                   f"[{shown}] in {elapsed_ms}ms.")
+
+    def consumer_group_loaded(self, ms: int, group: str, members: int) -> None:
+        """`onLoaded` (no `[GroupId]` in this line)."""
+        self._write_new(ms, group, f"Loaded consumer group {group} with {members} members.")
+
+    def consumer_group_unloaded(self, ms: int, group: str, epoch: int) -> None:
+        """`onUnloaded` (note `GroupId=`)."""
+        self._write_new(ms, group, f"[GroupId={group}] Unloaded group metadata for group epoch {epoch}.")
+
+    def consumer_group_converted(self, ms: int, group: str, to: str, empty: bool = False) -> None:
+        """A group changed protocol: `to` is "consumer" (`convertToConsumerGroup`, or
+        `getOrMaybeCreateConsumerGroup` for an empty group) or "classic" (`convertToClassicGroup`,
+        or `classicGroupJoinToClassicGroup` for an empty group)."""
+        if to not in ("consumer", "classic"):
+            raise ValueError(f"to must be 'consumer' or 'classic', got {to!r}")
+        source = "classic" if to == "consumer" else "consumer"
+        self._write_new(ms, group, f"[GroupId {group}] Converted the {'empty ' if empty else ''}{source} group to a "
+                                   f"{to} group.")
+
+    def consumer_group_conversion_refused(self, ms: int, group: str, cause: str, error: str = "") -> None:
+        """An online upgrade or downgrade that cannot happen (CONVERSION_REFUSALS names the causes)."""
+        level, template = CONVERSION_REFUSALS[cause]
+        self._write_new(ms, group, template.format(group=group, error=error), level)
+
+    def classic_member_id_required(self, ms: int, group: str, member: str) -> None:
+        """A classic member without an id joins a consumer group (`classicGroupJoinToConsumerGroup`)."""
+        self._write_new(ms, group, f"[GroupId {group}] Dynamic member with unknown member id joins the consumer "
+                                   f"group. Created a new member id {member} and requesting the member to rejoin with "
+                                   f"this id.")
+
+    def classic_member_left_consumer_group(self, ms: int, group: str, member: str, instance_id: str | None,
+                                           client_reason: str | None) -> None:
+        """A classic LeaveGroup to a consumer group (`classicGroupLeaveToConsumerGroup`)."""
+        who = f"Dynamic member {member}" if instance_id is None else \
+            f"Static member {member} with instance id {instance_id}"
+        self._write_new(ms, group, f"[GroupId {group}] {who} has left group through explicit `LeaveGroup` request; "
+                                   f"client reason: {client_reason or 'not provided'}")
+
+    # -- the ConsumerGroupManager's log hook ---------------------------------------------------
+    def consumer_group(self, ms: int, event: str, group: str, member: str | None, details: Mapping) -> None:
+        """`log(time_ms, event, group_id, member_id, details)` as `ConsumerGroupManager` calls it:
+        the line Kafka writes for that event at INFO or above, or nothing (DEBUG events such as
+        member_reconciled, and every event before 4.0). Events and their details are listed in
+        `CONSUMER_GROUP_EVENTS`."""
+        if self.new_coordinator:
+            write = CONSUMER_GROUP_EVENTS.get(event)
+            if write is not None:
+                write(self, ms, group, member, details)
+
+
+def _protocol(d: Mapping) -> str:
+    return d.get("protocol") or "consumer"
+
+
+#: The hook's events -> the line they write (details used); member_reconciled is DEBUG in Kafka.
+CONSUMER_GROUP_EVENTS: dict[str, Callable[[BrokerLog, int, str, "str | None", Mapping], None]] = {
+    "member_joined": lambda log, ms, g, m, d: log.consumer_member_joined(ms, g, m, None, _protocol(d)),
+    "static_member_joined": lambda log, ms, g, m, d: log.consumer_member_joined(ms, g, m, d["instance_id"],
+                                                                                _protocol(d)),
+    "static_member_replaced": lambda log, ms, g, m, d: log.consumer_static_member_replaced(
+        ms, g, d["instance_id"], m, d["old_member"], _protocol(d)),
+    "unreleased_instance_id": lambda log, ms, g, m, d: log.consumer_unreleased_instance_id(ms, g, m, d["instance_id"],
+                                                                                          d["owner"]),
+    "fenced_instance_id": lambda log, ms, g, m, d: log.consumer_fenced_instance_id(ms, g, m, d["instance_id"],
+                                                                                  d["owner"]),
+    "member_left": lambda log, ms, g, m, d: log.consumer_member_left(ms, g, m),
+    "static_member_left": lambda log, ms, g, m, d: log.consumer_member_left(ms, g, m, d["instance_id"]),
+    "static_member_left_temporarily": lambda log, ms, g, m, d: log.consumer_member_left(ms, g, m, d["instance_id"],
+                                                                                        temporarily=True),
+    "member_fenced": lambda log, ms, g, m, d: log.consumer_member_fenced(ms, g, m, d["reason"]),
+    "group_epoch_bumped": lambda log, ms, g, m, d: log.group_epoch_bumped(ms, g, d["epoch"], d.get("metadata")),
+    "target_assignment_computed": lambda log, ms, g, m, d: log.target_assignment_computed(ms, g, d["epoch"],
+                                                                                          d["assignor"]),
+    "assignment_failed": lambda log, ms, g, m, d: log.target_assignment_failed(ms, g, d["epoch"], d["error"]),
+    "regex_refreshed": lambda log, ms, g, m, d: log.regexes_refreshed(ms, g, d["topics"], d["regexes"]),
+    "group_loaded": lambda log, ms, g, m, d: log.consumer_group_loaded(ms, g, d["members"]),
+    "group_unloaded": lambda log, ms, g, m, d: log.consumer_group_unloaded(ms, g, d["epoch"]),
+    "group_converted": lambda log, ms, g, m, d: log.consumer_group_converted(ms, g, d["to"], d.get("empty", False)),
+    "conversion_refused": lambda log, ms, g, m, d: log.consumer_group_conversion_refused(ms, g, d["cause"],
+                                                                                        d.get("error", "")),
+    "classic_member_id_required": lambda log, ms, g, m, d: log.classic_member_id_required(ms, g, m),
+    "classic_member_left": lambda log, ms, g, m, d: log.classic_member_left_consumer_group(
+        ms, g, m, d.get("instance_id"), d.get("client_reason")),
+}

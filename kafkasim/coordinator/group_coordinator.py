@@ -2,7 +2,9 @@
 side, as Kafka 4's `GroupMetadataManager` does (`group-coordinator/src/main/java/org/apache/kafka/
 coordinator/group/GroupMetadataManager.java`): JoinGroup, SyncGroup, Heartbeat and LeaveGroup go
 to the classic groups (`classic.coordinator.ClassicGroupCoordinator`), ConsumerGroupHeartbeat to the
-consumer groups (`modern.consumer.ConsumerGroupManager`, KIP-848), OffsetCommit to either kind.
+consumer groups (`modern.consumer.ConsumerGroupManager`, KIP-848), OffsetCommit to either kind. Both
+write to one broker log (`broker_log`): the consumer groups' lines through the manager's log hook,
+`BrokerLog.consumer_group`, from 4.0 (the release whose coordinator writes them by default).
 
 May import: `kafkasim.core` and the coordinator's rooms (`classic`, `modern`, `assignor`, `broker_log`).
 """
@@ -42,7 +44,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
             group_consumer_max_size=group_consumer_max_size, group_consumer_assignors=group_consumer_assignors,
-            kafka_version=self.kafka_version, record_heartbeats=self.record_heartbeats)
+            kafka_version=self.kafka_version, record_heartbeats=self.record_heartbeats,
+            log=self.log.consumer_group if self.log.new_coordinator else None)
 
     def group_state(self, group_id: str) -> str | None:
         """The state of the classic or consumer-protocol group of that id (None: no such group)."""

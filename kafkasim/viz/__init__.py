@@ -13,6 +13,12 @@ Altair chart; nothing here displays anything, so a chapter draws a chart in one 
     viz.grid_explorer(Scenario(), {"session.timeout.ms": [10_000, 30_000, 45_000]})  # sliders, no kernel
     viz.assignment_map(run, {"before": 59_000, "after": 119_000})   # owners at instants, moves framed
 
+The same charts draw runs of Kafka 4's consumer protocol (`Scenario(kafka_version="4.0",
+consumer={"group.protocol": "consumer"})`, KIP-848): the bands show the consumer group in
+Assigning / Reconciling, the sequence diagram its ConsumerGroupHeartbeats with their member epochs
+and the members' callbacks, and `group.protocol` is a knob of the explorers (kafkasim.viz.settings),
+so the two protocols compare side by side on the same fault.
+
 Time-based charts take `window=(start_ms, end_ms)`. Charts aggregate instead of drawing every
 event (one "active" band for the poll loop, binned throughput, members-per-state above 120
 members), so they stay small and fast for large groups. Each function builds its Vega-Lite spec

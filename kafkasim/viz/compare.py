@@ -10,6 +10,9 @@ from kafkasim.viz.charts import resolve
 
 #: The key numbers printed under each run's heading.
 HEADLINE_KEYS = ("rebalances", "removals_by_reason", "unconsumed_ms", "duplicates")
+#: What a config nobody set means where "default" would hide it: a run without group.protocol
+#: runs the classic protocol (the default of every Kafka release line, and the only one before 3.7).
+UNSET = {"group.protocol": "classic"}
 
 
 def _flat(scenario) -> dict:
@@ -28,19 +31,22 @@ def _flat(scenario) -> dict:
 
 
 def scenario_labels(scenarios) -> list[str]:
-    """What tells the scenarios apart, e.g. ["session.timeout.ms=10000", "session.timeout.ms=45000"]."""
+    """What tells the scenarios apart, e.g. ["session.timeout.ms=10000", "session.timeout.ms=45000"],
+    or ["group.protocol=classic", "group.protocol=consumer"]."""
     flats = [_flat(s) for s in scenarios]
     keys = sorted({k for f in flats for k in f})
     differing = [k for k in keys if len({f.get(k) for f in flats}) > 1]
     if not differing:
         return [f"run {i + 1}" for i in range(len(flats))]
-    return [", ".join(f"{k}={f.get(k, 'default')}" for k in differing) for f in flats]
+    return [", ".join(f"{k}={f.get(k, UNSET.get(k, 'default'))}" for k in differing) for f in flats]
 
 
 def compare(runs, *, charts=("timeline", "lag"), labels=None, window=None, width: int | None = None,
             direction: str = "columns") -> alt.ConcatChart:
     """Runs side by side ("columns") or one above the other ("rows"), each a stack of `charts`
-    (names in kafkasim.viz.CHARTS, or functions of a Run), on one shared time window."""
+    (names in kafkasim.viz.CHARTS, or functions of a Run), on one shared time window. Runs of
+    both group protocols compare as they are: each draws its own group's rebalance phases
+    (classic PreparingRebalance / CompletingRebalance, consumer Assigning / Reconciling)."""
     runs = list(runs)
     if len(runs) < 2:
         raise ValueError("compare() needs two or more runs")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
+                                 time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 PANELS = ("lag", "throughput", "duplicates")
@@ -24,7 +25,8 @@ DUPLICATE_COLOR = "#e45756"
 def lag_chart(run, window=None, *, panels=PANELS, width: int = style.WIDTH,
               title: str | None = "Lag, throughput and duplicates") -> dict:
     """Up to three panels sharing the time axis: "lag", "throughput", "duplicates"."""
-    spec = panels_spec(panel_frames(run, window, panels), span_s(run, window), width=width)
+    spec = panels_spec(panel_frames(run, window, panels), span_s(run, window), width=width,
+                       protocols=protocols_of([run]))
     if title:
         s = run.summary
         sub = (f"max lag {s['max_lag']:,} records; {s['duplicates']:,} duplicates; {s['records_produced']:,} records "
@@ -48,13 +50,15 @@ def panel_frames(run, window=None, panels=PANELS, max_points: int = 300) -> dict
     return frames
 
 
-def panels_spec(frames: dict, span, width: int = style.WIDTH, where: str | None = None) -> dict:
-    """The panels present in `frames` (from `panel_frames`), stacked on a shared time axis."""
+def panels_spec(frames: dict, span, width: int = style.WIDTH, where: str | None = None,
+                protocols: tuple[str, ...] = ("classic",)) -> dict:
+    """The panels present in `frames` (from `panel_frames`), stacked on a shared time axis, with
+    the rebalance bands of groups of these `protocols`."""
     names = [p for p in PANELS if p in frames]
     views = []
     for i, name in enumerate(names):
         x = time_x("time_s", span, style.TIME_TITLE if i == len(names) - 1 else None)
-        layers = [rebalance_bands(frames["bands"], span, legend=False, where=where),
+        layers = [rebalance_bands(frames["bands"], span, legend=False, where=where, protocols=protocols),
                   _PANEL[name](frames[name], x, where), *fault_rules(frames["faults"], labels=i == 0, where=where)]
         views.append({"layer": layers, "resolve": {"scale": {"color": "independent"}},
                       "width": width, "height": PANEL_HEIGHT})

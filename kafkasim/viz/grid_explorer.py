@@ -5,7 +5,8 @@ moves the sliders and the timeline and the key numbers follow, with no Python be
 
 Only aggregated tables are embedded (merged state bands, down-sampled lag), so a 5 x 5 grid of
 the default scenario stays well under Altair's 5,000-row guard. A grid point whose settings
-Kafka would reject shows Kafka's error instead of a chart.
+Kafka would reject shows Kafka's error instead of a chart. A grid over ``group.protocol``
+(classic, consumer) draws each point's own rebalance phases, the bands' legend listing both.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from kafkasim.viz import sliders, style, summary, tables
 from kafkasim.viz.consumption import PANELS, panel_frames, panels_spec
 from kafkasim.viz.settings import KNOBS, check_names, current, scenario_with
 from kafkasim.viz.spec import returns_chart, title as title_of
-from kafkasim.viz.timeline import MARKS, timeline_frames, timeline_spec
+from kafkasim.viz.style import PROTOCOLS
+from kafkasim.viz.timeline import marks, timeline_frames, timeline_spec
 
 CHARTS = ("timeline", *PANELS, "summary")
 MAX_POINTS = 64
@@ -66,13 +68,18 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
     panels = tuple(c for c in charts if c in PANELS)
     collected: dict[str, list[pd.DataFrame]] = {}
     span_end = 0
+    used: set[str] = set()  # the group protocols of the points
     for keys, run, error in grid_runs(grid, points, columns, lambda values: simulate(scenario_with(base, values))):
         if error is not None:
             _add(collected, "summary", error, keys)
             continue
         span_end = max(span_end, tables.window_ms(run, window)[1])
+        protocol = tables.protocol(run)
+        used.add(protocol)
         if "timeline" in charts:
             for kind, frame in timeline_frames(run, window, merge_active=True).items():
+                if kind == "starts":  # which colour its ticks take when the grid sweeps group.protocol
+                    frame = frame.assign(protocol=protocol)
                 _add(collected, f"timeline.{kind}", frame, keys)
         if panels:
             max_points = max(20, 2400 // len(points))
@@ -81,6 +88,9 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
         _add(collected, "summary", summary.summary_frame(run.summary, summary_keys), keys)
     frames = {kind: pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
               for kind, parts in collected.items()}
+    protocols = tuple(p for p in PROTOCOLS if p in used) or ("classic",)
+    if len(protocols) == 1 and "timeline.starts" in frames:  # one protocol: one tick colour, no column
+        frames["timeline.starts"] = frames["timeline.starts"].drop(columns="protocol")
     for kind, frame in frames.items():
         if len(frame) > MAX_ROWS:
             raise ValueError(f"the grid's {kind} table has {len(frame)} rows (> {MAX_ROWS}): use fewer grid "
@@ -92,14 +102,14 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
         if chart == "timeline" and "timeline.states" in frames:
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("timeline.")}
             members = tables.member_order(sub["states"]["member"])
-            view = timeline_spec(sub, members, span, width, where)
-            view["title"] = title_of("Members over time", MARKS)
+            view = timeline_spec(sub, members, span, width, where, protocols)
+            view["title"] = title_of("Members over time", marks(protocols))
             parts.append(view)
         elif chart == "summary":
             parts.append(summary.summary_spec(frames["summary"], where))
         elif chart == panels[0] and "panels.bands" in frames:
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("panels.")}
-            parts.append(panels_spec(sub, span, width, where))
+            parts.append(panels_spec(sub, span, width, where, protocols))
     # Altair parameter objects (not dicts), so that Altair can lift them to the top level.
     params = [sliders.param(name, grid[name], KNOBS[name].label, base_value(base, name)) for name in grid]
     heading = title or "Explore: " + ", ".join(grid)

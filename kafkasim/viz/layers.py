@@ -3,6 +3,8 @@ tables in seconds so that the same code draws one run or a precomputed grid of r
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import pandas as pd
 
 from kafkasim.viz import style, tables
@@ -38,14 +40,30 @@ BAND_TIPS = [tip("phase", "group state", "nominal"), tip("start_s", "from (s)", 
              tip("end_s", "to (s)", fmt=".3f"), tip("generation"), tip("reason", "why", "nominal")]
 
 
-def rebalance_bands(frame: pd.DataFrame, span, legend: bool = True, where: str | None = None) -> dict:
-    """Shaded bands while the coordinator was in PreparingRebalance or CompletingRebalance
-    (`frame` from `band_frame`)."""
+def protocols_of(runs: Iterable) -> tuple[str, ...]:
+    """The group protocols of some runs, in style.PROTOCOLS order (what their bands' legend lists)."""
+    used = {tables.protocol(run) for run in runs}
+    return tuple(p for p in style.PROTOCOLS if p in used)
+
+
+def band_tips(protocols: tuple[str, ...] = ("classic",)) -> list[dict]:
+    """The bands' tooltip; a consumer group's generation is its group epoch."""
+    if "consumer" not in protocols:
+        return BAND_TIPS
+    title = "generation / group epoch" if "classic" in protocols else "group epoch"
+    return [*BAND_TIPS[:3], tip("generation", title), BAND_TIPS[4]]
+
+
+def rebalance_bands(frame: pd.DataFrame, span, legend: bool = True, where: str | None = None,
+                    protocols: tuple[str, ...] = ("classic",)) -> dict:
+    """Shaded bands while the coordinator was rebalancing the group (`frame` from `band_frame`):
+    PreparingRebalance or CompletingRebalance for classic groups, Assigning or Reconciling for
+    consumer groups (KIP-848); the legend lists the phases of `protocols`."""
     return unit(frame, {"type": "rect", "opacity": style.BAND_OPACITY}, {
         "x": time_x("start_s", span), "x2": {"field": "end_s"},
-        "color": field("phase", "nominal", scale=style.phase_scale(),
+        "color": field("phase", "nominal", scale=style.phase_scale(protocols),
                        legend={"title": "group state", "orient": "right"} if legend else None),
-        "tooltip": BAND_TIPS}, where=where)
+        "tooltip": band_tips(protocols)}, where=where)
 
 
 def fault_rules(frame: pd.DataFrame, labels: bool = True, where: str | None = None) -> list[dict]:

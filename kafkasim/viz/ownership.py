@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
+                                 time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
@@ -50,12 +51,13 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
     tps = [f"{t}-{p}" for t in sorted(topics) for p in range(topics[t])]
     gaps = seconds(unconsumed(run, window), "start", "end")
     bands, faults = band_frame(run, window), fault_frame(run, window)
+    protocols = protocols_of([run])
     if len(tps) > max_partitions:
-        spec = _aggregate(gaps, bands, faults, len(tps), span, width)
+        spec = _aggregate(gaps, bands, faults, len(tps), span, width, protocols)
         sub = f"{len(tps)} partitions (aggregated: how many were not being consumed); shaded: rebalancing"
     else:
         own = seconds(owners(run, window), "start", "end")
-        spec = _rows(own, gaps, bands, faults, tps, span, width)
+        spec = _rows(own, gaps, bands, faults, tps, span, width, protocols)
         sub = (f"{len(tps)} partitions, {own['member'].nunique()} owners; red: not being consumed "
                f"({run.summary['partition_downtime_ms'] / 1000:g} partition-seconds in the run); shaded: rebalancing")
     if title:
@@ -63,7 +65,7 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
     return spec
 
 
-def _rows(own, gaps, bands, faults, tps, span, width) -> dict:
+def _rows(own, gaps, bands, faults, tps, span, width, protocols: tuple[str, ...]) -> dict:
     members = tables.member_order(own["member"])
     y = field("tp", "nominal", sort=tps, title=None,
               axis={"labels": len(tps) <= 60, "ticks": False, "labelFontSize": 10 if len(tps) <= 30 else 8})
@@ -83,12 +85,12 @@ def _rows(own, gaps, bands, faults, tps, span, width) -> dict:
         "x": field("start_s"), "x2": {"field": "end_s"}, "y": y,
         "tooltip": [tip("tp", "not consumed", "nominal"), tip("start_s", "from (s)", fmt=".3f"),
                     tip("end_s", "to (s)", fmt=".3f")]})
-    return {"layer": [rebalance_bands(bands, span), bars, names, holes, *fault_rules(faults)],
+    return {"layer": [rebalance_bands(bands, span, protocols=protocols), bars, names, holes, *fault_rules(faults)],
             "resolve": {"scale": {"color": "independent"}},
             "width": width, "height": min(MAX_HEIGHT, max(60, ROW_PX * len(tps)))}
 
 
-def _aggregate(gaps, bands, faults, partitions: int, span, width) -> dict:
+def _aggregate(gaps, bands, faults, partitions: int, span, width, protocols: tuple[str, ...]) -> dict:
     intervals = gaps.assign(start=gaps["start_s"] * 1000, end=gaps["end_s"] * 1000)
     counts = seconds(tables.mean_count(intervals, span[0] * 1000, span[1] * 1000, 200, "partitions"), "time")
     mark = {"type": "area", "interpolate": "step-after", "color": style.UNCONSUMED_COLOR, "opacity": 0.8}
@@ -96,5 +98,5 @@ def _aggregate(gaps, bands, faults, partitions: int, span, width) -> dict:
         "x": time_x("time_s", span),
         "y": field("partitions", title=f"partitions not consumed (of {partitions})", scale={"domainMin": 0}),
         "tooltip": [tip("time_s", "from (s)", fmt=".1f"), tip("partitions", "not consumed (mean)", fmt=".1f")]})
-    return {"layer": [rebalance_bands(bands, span), area, *fault_rules(faults)],
+    return {"layer": [rebalance_bands(bands, span, protocols=protocols), area, *fault_rules(faults)],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 220}

@@ -1,5 +1,6 @@
-"""A sequence diagram of the group protocol: JoinGroup, SyncGroup, Heartbeat and LeaveGroup
-between the members and the group coordinator, replies with Kafka's error name and code.
+"""A sequence diagram of the group protocol between the members and the group coordinator:
+JoinGroup, SyncGroup, Heartbeat and LeaveGroup for a classic group; ConsumerGroupHeartbeat for
+a consumer group (KIP-848); replies with Kafka's error name and code.
 
 The simulator delivers requests with no network delay, so many messages share a millisecond;
 drawn to a time scale they would sit on top of each other. The diagram therefore gives each
@@ -11,6 +12,16 @@ stable) and what happened to a member (GC pause, stuck poll thread, crash, poll 
 A successful heartbeat is one row (its reply carries nothing); a failed one is a request and a
 reply with the error, e.g. REBALANCE_IN_PROGRESS (27), which is how members learn of a
 rebalance (AbstractCoordinator.HeartbeatResponseHandler). OffsetCommit is left out.
+
+A consumer group's ConsumerGroupHeartbeat is labelled with the member epoch it carries (0 join,
+-1 leave, -2 static leave; "ack" when it acknowledges a reconciliation, the heartbeat the member
+sends at once after its callbacks). Its reply, drawn when the heartbeat changed something, gives
+the member epoch and member state the coordinator answered (e.g. "epoch 8: UNREVOKED_PARTITIONS",
+from the MemberEpochBumped / MemberStateChanged of that heartbeat) and "new assignment" when the
+member got a different target (it went RECONCILING); a heartbeat that changed nothing is one
+row, like a classic one. Notes give the group epoch bumps, the target assignments and the group
+state changes (Assigning, Reconciling, Stable), and on the member's lane the rebalance callbacks
+it ran while reconciling (onPartitionsRevoked, onPartitionsAssigned, onPartitionsLost).
 """
 
 from __future__ import annotations
@@ -20,7 +31,8 @@ import pandas as pd
 from kafkasim.core.errors import Errors
 from kafkasim.viz import style, tables
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit, values
-from kafkasim.viz.tables import ERROR, GENERATION, GROUP, KIND, MEMBER, REASON, SOURCE, T, VALUE
+from kafkasim.viz.tables import (ERROR, GENERATION, GROUP, KIND, MEMBER, PARTITION, REASON, SOURCE, STATE, T, TOPIC,
+                                 VALUE)
 
 COORDINATOR = "coordinator"
 REQUESTS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
@@ -31,6 +43,11 @@ AUTO_HEARTBEATS = 60
 LANE_PX = 96
 COLORS = {"request": "#333333", "reply": "#777777", "error": style.ERROR_COLOR,
           "coordinator note": "#1f5fa0", "member note": style.FAULT_COLOR}
+#: Consumer groups' diagrams add the members' rebalance callbacks.
+CONSUMER_COLORS = {**COLORS, "callback": "#2a7f62"}
+#: The heartbeats heartbeats="errors" leaves out, by whether the group is a consumer group.
+THINNED = {False: "successful heartbeats", True: "heartbeats that changed nothing"}
+COLUMNS = ["time", "member", "kind", "label", "detail", "ok_heartbeat"]
 
 
 def _coordinator_note(row) -> str | None:
@@ -81,11 +98,21 @@ def _error(name: str | None) -> str:
 
 def messages(run, window=None) -> pd.DataFrame:
     """One row per message or note, in log order: time, member, kind (request, reply, error,
-    coordinator note, member note), label, detail, ok_heartbeat (a heartbeat that succeeded)."""
-    lo, hi = tables.window_ms(run, window)
+    coordinator note, member note, and for a consumer group callback), label, detail,
+    ok_heartbeat (a heartbeat that succeeded and changed nothing)."""
+    rows = tables.rows_between(run, *tables.window_ms(run, window))
+    if tables.protocol(run) == "consumer":
+        out = ConsumerHeartbeats(run).messages(rows)
+    else:
+        out = _classic_messages(run, rows)
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def _classic_messages(run, rows) -> list[tuple]:
+    """JoinGroup, SyncGroup, Heartbeat, LeaveGroup and their replies, with the notes."""
     group = run.scenario.group_id
     out = []
-    for row in tables.rows_between(run, lo, hi):
+    for row in rows:
         kind, source = row[KIND], row[SOURCE]
         if kind not in _DRAWN:
             continue
@@ -113,7 +140,158 @@ def messages(run, window=None) -> pd.DataFrame:
             note = _coordinator_note(row)
             if note:
                 out.append((row[T], COORDINATOR, "coordinator note", note, _short(row[REASON], 200), False))
-    return pd.DataFrame(out, columns=["time", "member", "kind", "label", "detail", "ok_heartbeat"])
+    return out
+
+
+#: What the epoch a ConsumerGroupHeartbeat carries says (`ConsumerGroupHeartbeatRequest`).
+EPOCH_MEANING = {0: "join", -1: "leave", -2: "static leave"}
+#: The consumer's events that are rebalance callbacks (ConsumerRebalanceListener).
+CALLBACKS = {"PartitionsRevoked": "onPartitionsRevoked", "PartitionsAssigned": "onPartitionsAssigned",
+             "PartitionsLost": "onPartitionsLost"}
+#: Partitions a callback note names before "+n more".
+CALLBACK_PARTITIONS = 6
+_CONSUMER_COORDINATOR = frozenset(("ConsumerGroupHeartbeat", "MemberEpochBumped", "MemberStateChanged",
+                                   "GroupEpochBumped", "TargetAssignmentComputed", "StateChanged", "MemberRemoved",
+                                   "MemberReplaced", "MemberLeftTemporarily"))
+_CONSUMER_MEMBER = frozenset(("MemberTransition", *CALLBACKS, *_MEMBER_NOTES))
+
+
+class ConsumerHeartbeats:
+    """A consumer group's rows as diagram messages. A heartbeat's coordinator rows are written
+    together (the request, then what it decided), then the member handles the response (its
+    MemberTransition rows, same millisecond): that is one step, whose reply is drawn once the
+    step is over, after the coordinator's notes."""
+
+    def __init__(self, run):
+        self.run = run
+        self.group = run.scenario.group_id
+        self.out: list[list] = []
+        self.reply: dict | None = None      # the reply of the heartbeat being answered
+        self.acking: set[str] = set()       # members whose next heartbeat acknowledges a reconciliation
+        self.callbacks: dict[int, tuple[str, list[str]]] = {}  # callback notes: row in `out` -> partitions
+
+    def messages(self, rows) -> list[tuple]:
+        for row in rows:
+            kind, source = row[KIND], row[SOURCE]
+            if source == "coordinator" and kind in _CONSUMER_COORDINATOR and row[GROUP] == self.group:
+                self._end_step(row)
+                self._coordinator(row)
+            elif source == "consumer" and kind in _CONSUMER_MEMBER:
+                self._end_step(row)
+                self._member(row)
+        self._flush()
+        return [tuple(entry) for entry in self.out]
+
+    # -- the step of one heartbeat ------------------------------------------------------------
+    def _in_step(self, row) -> bool:
+        reply = self.reply
+        if reply is None or row[T] != reply["time"]:
+            return False
+        if row[SOURCE] == "coordinator":
+            return row[KIND] != "ConsumerGroupHeartbeat"
+        return row[KIND] == "MemberTransition" and row[MEMBER] == reply["member"]
+
+    def _end_step(self, row) -> None:
+        if self.reply is not None and not self._in_step(row):
+            self._flush()
+
+    def _flush(self) -> None:
+        """Draw the pending reply if the heartbeat changed something (else it stays one row)."""
+        reply, self.reply = self.reply, None
+        if reply is None:
+            return
+        changed = reply["epoch"] != reply["sent"] or reply["state"] or reply["assignment"] or reply["sent"] <= 0
+        if not changed:
+            return
+        label = f"epoch {reply['epoch']}" + (f": {reply['state']}" if reply["state"] else "")
+        label += ", new assignment" if reply["assignment"] else ""
+        self.out[reply["request"]][5] = False  # a heartbeat with a reply is never thinned out
+        self.out.append([reply["time"], reply["member"], "reply", label, reply["detail"], False])
+
+    # -- rows ---------------------------------------------------------------------------------
+    def _coordinator(self, row) -> None:
+        kind, name = row[KIND], tables.member_name(self.run, row[MEMBER])
+        if kind == "ConsumerGroupHeartbeat":
+            return self._heartbeat(row, name)
+        reply = self.reply
+        if kind in ("MemberEpochBumped", "MemberStateChanged") and reply is not None and reply["member"] == name:
+            reply["epoch"], reply["state"] = int(row[VALUE]), row[REASON]
+            return
+        note = self._note(row, name)
+        if note:
+            self.out.append([row[T], COORDINATOR, "coordinator note", note, _short(row[REASON], 200), False])
+
+    def _heartbeat(self, row, name: str) -> None:
+        sent, error = int(row[VALUE]), row[ERROR]
+        ack = sent > 0 and name in self.acking
+        self.acking.discard(name)
+        meaning = EPOCH_MEANING.get(sent, "ack" if ack else "")
+        label = f"ConsumerGroupHeartbeat epoch {sent}" + (f" ({meaning})" if meaning else "")
+        detail = f"member id {row[MEMBER]}, member epoch {sent}, group epoch {row[GENERATION]}"
+        failed = error not in (None, "NONE")
+        self.out.append([row[T], name, "request", label, detail, not failed and sent > 0 and not ack])
+        if failed:
+            self.out.append([row[T], name, "error", f"ConsumerGroupHeartbeat: {_error(error)}", detail, False])
+            return
+        self.reply = {"time": row[T], "member": name, "sent": sent, "epoch": sent, "state": None,
+                      "assignment": False, "detail": detail, "request": len(self.out) - 1}
+
+    def _note(self, row, name: str | None) -> str | None:
+        kind, reason, value = row[KIND], row[REASON], row[VALUE]
+        if kind == "GroupEpochBumped":
+            return f"group epoch {int(value)} ({reason})"
+        if kind == "TargetAssignmentComputed":
+            return f"target assignment, epoch {row[GENERATION]} ({reason}, {int(value or 0)} changed)"
+        if kind == "StateChanged":
+            return f"group {reason} → {row[STATE]}"
+        if kind == "MemberRemoved":
+            return f"removes {name}: {reason}"
+        if kind in ("MemberEpochBumped", "MemberStateChanged"):
+            return f"{name}: epoch {int(value)}, {reason}"
+        if kind == "MemberLeftTemporarily":
+            return f"{name}: left temporarily (static member, epoch -2)"
+        if kind == "MemberReplaced":
+            return f"{name}: replaces member id {reason} (static member)"
+        return None
+
+    def _member(self, row) -> None:
+        kind, member = row[KIND], row[MEMBER]
+        if kind == "MemberTransition":
+            reply = self.reply
+            if row[REASON] == "ACKNOWLEDGING":
+                self.acking.add(member)
+            elif row[REASON] == "RECONCILING" and reply is not None and reply["member"] == member:
+                reply["assignment"] = True
+        elif kind in CALLBACKS:
+            self._callback(row)
+        else:
+            note = _member_note(row)
+            if note:
+                self.out.append([row[T], member, "member note", note, "", False])
+
+    def _callback(self, row) -> None:
+        """One note per callback: the partitions of its consecutive events, merged."""
+        name, at = CALLBACKS[row[KIND]], len(self.out) - 1
+        last = self.callbacks.get(at)
+        if last is not None and self.out[at][:2] == [row[T], row[MEMBER]] and last[0] == name:
+            partitions = last[1]
+        else:
+            partitions, at = [], at + 1
+            self.callbacks[at] = (name, partitions)
+            self.out.append([row[T], row[MEMBER], "callback", "", "", False])
+        if row[TOPIC] is not None:  # a callback with nothing to hand over writes no partition
+            partitions.append(f"{row[TOPIC]}-{row[PARTITION]}")
+        self.out[at][3] = _callback_label(name, partitions)
+        self.out[at][4] = _short(f"{name}: {', '.join(partitions) or 'none'}", 400)
+
+
+def _callback_label(name: str, partitions: list[str]) -> str:
+    """"onPartitionsRevoked: orders-1, orders-7" (at most CALLBACK_PARTITIONS named)."""
+    if not partitions:
+        return f"{name}: none"
+    shown = ", ".join(partitions[:CALLBACK_PARTITIONS])
+    more = len(partitions) - CALLBACK_PARTITIONS
+    return f"{name}: {shown}" + (f" +{more} more" if more > 0 else "")
 
 
 def _pick_members(frame: pd.DataFrame, run, max_members: int) -> list[str]:
@@ -135,9 +313,10 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
     """Messages between members and the coordinator within `window` (start_ms, end_ms).
 
     members: the consumer names to draw (default: up to max_members, those with errors, faults
-    or removals first); heartbeats: "all", "errors" (only failed ones) or "auto" (all if the
-    diagram has at most AUTO_HEARTBEATS rows, else only failed ones); max_messages: rows drawn
-    at most (the first ones); width: None to size it by the number of lanes.
+    or removals first); heartbeats: "all", "errors" (only failed ones, and a consumer group's
+    that changed something) or "auto" (all if the diagram has at most AUTO_HEARTBEATS rows, else
+    as "errors"); max_messages: rows drawn at most (the first ones); width: None to size it by
+    the number of lanes.
     """
     if heartbeats not in ("all", "errors", "auto"):
         raise ValueError(f"heartbeats must be 'all', 'errors' or 'auto', got {heartbeats!r}")
@@ -146,7 +325,7 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
     lanes = list(members) if members is not None else _pick_members(frame, run, max_members)
     shown = frame[frame["member"].isin([COORDINATOR, *lanes])]
     # Coordinator notes about members not drawn would point nowhere.
-    hidden = tuple(f"removes {m}:" for m in everyone if m not in lanes)
+    hidden = tuple(prefix for m in everyone if m not in lanes for prefix in (f"removes {m}:", f"{m}: "))
     if hidden:
         shown = shown[~((shown["member"] == COORDINATOR) & shown["label"].str.startswith(hidden))]
     thin = heartbeats == "errors" or (heartbeats == "auto" and len(shown) > AUTO_HEARTBEATS)
@@ -154,25 +333,26 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
         shown = shown[~shown["ok_heartbeat"]]
     total = len(shown)
     layout = _layout(shown.iloc[:max_messages], {COORDINATOR: 0, **{m: i + 1 for i, m in enumerate(lanes)}})
-    spec = _diagram(layout, [COORDINATOR, *lanes], width)
+    consumer = tables.protocol(run) == "consumer"
+    spec = _diagram(layout, [COORDINATOR, *lanes], width, CONSUMER_COLORS if consumer else COLORS)
     if title:
         lo, hi = tables.window_ms(run, window)
         sub = [f"{lo / 1000:g} s to {hi / 1000:g} s; one row per message, in the coordinator's order (not to scale)"]
         if len(lanes) < len(everyone):
             sub.append(f"showing {len(lanes)} of {len(everyone)} members")
         if thin and frame["ok_heartbeat"].any():
-            sub.append("successful heartbeats not shown (heartbeats='all' shows them)")
+            sub.append(f"{THINNED[consumer]} not shown (heartbeats='all' shows them)")
         if total > len(layout):
             sub.append(f"first {len(layout)} of {total} messages: narrow the window")
         spec["title"] = title_of(title, sub)
     return spec
 
 
-def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None) -> dict:
+def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None, colors: dict = COLORS) -> dict:
     n = max(len(layout), 1)
     x = field("x", axis=None, scale={"domain": [-1.0, len(lanes) + 0.2], "nice": False, "zero": False})
     y = field("row", axis=None, scale={"domain": [-1.6, n - 0.4], "reverse": True, "nice": False, "zero": False})
-    kinds = {"domain": list(COLORS), "range": list(COLORS.values())}
+    kinds = {"domain": list(colors), "range": list(colors.values())}
     tips = [tip("time_s", "time (s)", fmt=".3f"), tip("member", type_="nominal"),
             tip("label", "message", "nominal"), tip("detail", "detail", "nominal")]
     life = pd.DataFrame({"x": range(len(lanes)), "lane": lanes, "top": -0.6, "bottom": n - 0.5, "row": -1.1})

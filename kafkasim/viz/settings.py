@@ -8,6 +8,14 @@ Names are Kafka's config keys where one exists (``session.timeout.ms``,
 given, so a config nobody touched keeps the default of the chosen Kafka version, and a
 config that does not exist in that version raises Kafka's error only if someone set it.
 
+``group.protocol`` chooses the rebalance protocol: classic (JoinGroup/SyncGroup) or consumer
+(KIP-848, ConsumerGroupHeartbeat; needs Kafka 4.0 or later, where brokers serve it by default).
+Kafka's client refuses the classic protocol's configs under group.protocol=consumer
+(``session.timeout.ms``, ``heartbeat.interval.ms``, ``partition.assignment.strategy``:
+ConsumerConfig, KAFKA-17338), so choosing consumer clears them from the scenario (the group's
+session timeout and heartbeat interval are then the broker's ``group.consumer.*`` configs, its
+assignor the broker's), and their knobs, with ``rebalance.protocol``, show no value.
+
 Simplifications: ``partitions`` sets the partition count of the scenario's first topic
 (alphabetically); ``rebalance.protocol`` is not a Kafka config but the protocol the assignors
 imply (KIP-429: cooperative needs every configured assignor to support it, which among the
@@ -18,6 +26,7 @@ the fault knobs replace the scenario's faults by one fault on ``fault.member``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +40,12 @@ from kafkasim.scenario.workload import Constant, LogNormal
 CONSUMER_KNOBS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records")
 STRATEGY = "partition.assignment.strategy"
 PROTOCOLS = ("eager", "cooperative")
+GROUP_PROTOCOL = "group.protocol"
+GROUP_PROTOCOLS = ("classic", "consumer")
+#: Consumer configs Kafka's client refuses under group.protocol=consumer (4.0+, KAFKA-17338).
+CLASSIC_ONLY = ("session.timeout.ms", "heartbeat.interval.ms", STRATEGY)
+#: Knobs that mean nothing under group.protocol=consumer (they show no value there).
+CLASSIC_KNOBS = (*CLASSIC_ONLY, "rebalance.protocol")
 #: Faults a knob can choose (kafkasim.core.faults), "none" for no fault.
 FAULTS = ("none", "Crash", "Restart", "Pause", "SlowProcessing", "NetworkCut", "ScaleOut", "ScaleIn")
 _TIMES = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000)
@@ -71,6 +86,10 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
     Knob("rebalance.protocol", "rebalance protocol", "toggle", options=PROTOCOLS,
          doc="eager (revoke everything, stop the world) or cooperative (KIP-429, 2.4+)"),
+    Knob(GROUP_PROTOCOL, "group.protocol", "toggle", options=GROUP_PROTOCOLS,
+         doc="classic (JoinGroup/SyncGroup) or consumer (KIP-848: ConsumerGroupHeartbeat, the broker assigns; "
+             "Kafka 4.0+); consumer clears session.timeout.ms, heartbeat.interval.ms and "
+             "partition.assignment.strategy, which Kafka's client refuses with it"),
     Knob("static.membership", "static membership (group.instance.id)", "bool",
          doc="each consumer sets group.instance.id (KIP-345, 2.3+)"),
     Knob("kafka.version", "Kafka version", "choice", options=KAFKA_VERSIONS,
@@ -114,11 +133,22 @@ def protocol_of(strategies, version: str) -> str:
     return "cooperative" if "cooperative" in common and version_tuple(version) >= (2, 4) else "eager"
 
 
+def group_protocol(scenario) -> str:
+    """The scenario's group protocol: "consumer" (KIP-848) or "classic"."""
+    return "consumer" if scenario.consumer_config.get(GROUP_PROTOCOL) == "consumer" else "classic"
+
+
 def current(name: str, scenario) -> Any:
     """The value a knob shows for a scenario (None: not applicable, e.g. a config absent in its
-    Kafka version, or a custom processing-time sampler)."""
+    Kafka version, a classic-only knob under group.protocol=consumer, or a custom
+    processing-time sampler)."""
     version = normalize_version(scenario.kafka_version)
     dist, fault = scenario.processing_ms, _fault(scenario)
+    protocol = group_protocol(scenario)
+    if name == GROUP_PROTOCOL:
+        return protocol
+    if name in CLASSIC_KNOBS and protocol == "consumer":
+        return None
     if name in CONSUMER_KNOBS:
         return scenario.consumer_config[name]
     if name == STRATEGY:
@@ -175,11 +205,14 @@ def scenario_with(base, values: dict):
     if strategies is not None:
         consumer[STRATEGY] = strategies
     if consumer:
-        changes["consumer"] = consumer
+        changes["consumer"] = {**base.consumer, **consumer}
+    if GROUP_PROTOCOL in values or group_protocol(base) == "consumer":
+        changes["consumer"] = _with_protocol(changes.get("consumer", base.consumer),
+                                             values.get(GROUP_PROTOCOL, group_protocol(base)))
     if "members" in values:
         changes["members"] = values["members"]
     if "group.max.size" in values:
-        changes["broker"] = {"group.max.size": values["group.max.size"]}
+        changes["broker"] = {**base.broker, "group.max.size": values["group.max.size"]}
     if "partitions" in values:
         changes["topics"] = {**base.topics, sorted(base.topics)[0]: values["partitions"]}
     if "static.membership" in values:
@@ -193,7 +226,17 @@ def scenario_with(base, values: dict):
         changes["processing_ms"] = LogNormal(median, p99) if p99 != median else Constant(median)
     if any(name.startswith("fault") for name in values):
         changes["faults"] = _faults(base, values)
-    return base.replace(**changes)
+    return dataclasses.replace(base, **changes)  # the configs are merged above (Scenario.replace would re-add)
+
+
+def _with_protocol(consumer: dict, protocol: str) -> dict:
+    """Consumer config overrides for `protocol`: consumer drops the configs Kafka refuses with it;
+    classic is every version's default, so it is left unset (versions before 3.7 have no such config)."""
+    if protocol not in GROUP_PROTOCOLS:
+        raise ConfigError(f"group.protocol must be one of {', '.join(GROUP_PROTOCOLS)}, got {protocol!r}")
+    dropped = (GROUP_PROTOCOL, *(CLASSIC_ONLY if protocol == "consumer" else ()))
+    out = {k: v for k, v in consumer.items() if k not in dropped}
+    return {**out, GROUP_PROTOCOL: "consumer"} if protocol == "consumer" else out
 
 
 def _faults(base, values) -> tuple:

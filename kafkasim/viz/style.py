@@ -17,8 +17,14 @@ STATE_COLORS = {
     "removed": "#9d9d9d",
     "stopped": "#4c4c4c",
 }
-#: Coordinator group states drawn as bands (GroupMetadata.scala's PreparingRebalance, CompletingRebalance).
-PHASE_COLORS = {"PreparingRebalance": "#4c78a8", "CompletingRebalance": "#9ecae9"}
+#: Coordinator group states drawn as bands: a classic group's PreparingRebalance and CompletingRebalance
+#: (GroupMetadata.scala, ClassicGroupState.java), a consumer group's Assigning and Reconciling (KIP-848,
+#: ConsumerGroup.ConsumerGroupState).
+PHASE_COLORS = {"PreparingRebalance": "#4c78a8", "CompletingRebalance": "#9ecae9",
+                "Assigning": "#2f8f83", "Reconciling": "#9fd8cf"}
+#: The rebalance phases of each group protocol (`group.protocol`), in display order.
+PROTOCOL_PHASES = {"classic": ("PreparingRebalance", "CompletingRebalance"), "consumer": ("Assigning", "Reconciling")}
+PROTOCOLS = tuple(PROTOCOL_PHASES)
 BAND_OPACITY = 0.18
 REMOVAL_COLOR = "#111111"
 FAULT_COLOR = "#6b3fa0"
@@ -35,8 +41,10 @@ def state_scale(states=None) -> dict:
     return {"domain": domain, "range": [STATE_COLORS[s] for s in domain]}
 
 
-def phase_scale() -> dict:
-    return {"domain": list(PHASE_COLORS), "range": list(PHASE_COLORS.values())}
+def phase_scale(protocols: tuple[str, ...] = ("classic",)) -> dict:
+    """The fixed phase -> colour scale of the rebalance bands of groups of these `protocols`."""
+    domain = [phase for protocol in PROTOCOLS if protocol in protocols for phase in PROTOCOL_PHASES[protocol]]
+    return {"domain": domain, "range": [PHASE_COLORS[p] for p in domain]}
 
 
 def time_scale(span) -> dict:

@@ -13,9 +13,14 @@ Two things the events do not carry, and how they are derived instead:
   distinct records processed by t, and distinct = produced - lag (`Run.lag` counts every batch
   that ended at or before t; `Partitions` gives produced exactly). It ends at
   `summary["duplicates"]`.
-* member names: coordinator rows name the Kafka member id (``c-1-<uuid>``, whose prefix is the
-  client id of a dynamic member or the group.instance.id of a static one), consumer rows the
-  consumer's name; `consumer_name` maps the first onto the second.
+* member names: coordinator rows name the Kafka member id, consumer rows the consumer's name.
+  A classic member id is ``c-1-<uuid>`` (the client id of a dynamic member or the
+  group.instance.id of a static one, then a UUID the coordinator made up); a consumer-protocol
+  member id is a bare ``Uuid`` the client made up (KIP-1082). `member_name` maps both onto the
+  consumer's name through the run's `member_names`; `consumer_name` strips a classic id's suffix.
+* the group protocol: a run's consumers use `group.protocol` (`protocol`); its rebalance phases
+  are PreparingRebalance / CompletingRebalance (classic) or Assigning / Reconciling (consumer),
+  and a rebalance starts with a RebalanceStarted (classic) or a GroupEpochBumped (consumer).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from kafkasim.core.events import ACTIVE_STATES
-from kafkasim.scenario.run import rebalance_phases
+from kafkasim.scenario.run import REBALANCE_STARTS, rebalance_phases
 from kafkasim.scenario.workload import Partitions
 
 #: A Kafka member id is the client id (or group.instance.id) + "-" + a random UUID
@@ -44,6 +49,19 @@ T, SOURCE, GROUP, MEMBER, KIND, GENERATION, TOPIC, PARTITION, ERROR, REASON, VAL
 def consumer_name(member_id: str | None) -> str | None:
     """"c-1-0b7e...-..." -> "c-1"; a name without a UUID suffix is returned unchanged."""
     return _UUID_SUFFIX.sub("", member_id) if member_id else member_id
+
+
+def member_name(run, member_id: str | None) -> str | None:
+    """The consumer's name of a member id of `run` (classic or consumer protocol), falling back
+    on `consumer_name` for an id the run never gave a consumer (e.g. a parsed log's)."""
+    if not member_id:
+        return member_id
+    return run.member_names.get(member_id) or consumer_name(member_id)
+
+
+def protocol(run) -> str:
+    """The group protocol of the run's consumers: "classic" or "consumer" (KIP-848)."""
+    return "consumer" if run.scenario.consumer_config.get("group.protocol") == "consumer" else "classic"
 
 
 def member_sort_key(name: str):
@@ -175,6 +193,8 @@ def _active_states(run) -> pd.DataFrame:
     current: dict[str, tuple[str, int]] = {}
     out = []
     for row in by_kind(run)["StateChanged"]:
+        if row[SOURCE] != "consumer":  # a consumer group's coordinator writes StateChanged too
+            continue
         member, time = row[MEMBER], row[T]
         state = "active" if row[REASON] in ACTIVE_STATES else row[REASON]
         old = current.get(member)
@@ -187,8 +207,9 @@ def _active_states(run) -> pd.DataFrame:
 
 
 def rebalances(run, window=None) -> pd.DataFrame:
-    """phase (PreparingRebalance / CompletingRebalance), start, end, generation, reason: when the
-    coordinator was rebalancing, from the group state after each coordinator event."""
+    """phase (PreparingRebalance / CompletingRebalance, or a consumer group's Assigning /
+    Reconciling), start, end, generation (group epoch), reason: when the coordinator was
+    rebalancing, from the group state after each coordinator event."""
     return _rebalances(run, window_ms(run, window))
 
 
@@ -202,11 +223,12 @@ def _rebalances(run, span) -> pd.DataFrame:
 
 
 def rebalance_starts(run, window=None) -> pd.DataFrame:
-    """time, generation, reason of every RebalanceStarted (a rebalance that completes within the
-    same millisecond leaves no band, but it still happened)."""
+    """time, generation, reason of every RebalanceStarted (classic: generation is the one it
+    leaves) or GroupEpochBumped (consumer protocol: generation is the new group epoch). A
+    rebalance that completes within the same millisecond leaves no band, but it still happened."""
     lo, hi = window_ms(run, window)
     rows = [(r[T], r[GENERATION], (r[REASON] or "")[:160]) for r in by_kind(run)["coordinator"]
-            if r[KIND] == "RebalanceStarted" and lo <= r[T] <= hi]
+            if r[KIND] in REBALANCE_STARTS and lo <= r[T] <= hi]
     return pd.DataFrame(rows, columns=["time", "generation", "reason"])
 
 
@@ -218,7 +240,7 @@ def removals(run, window=None) -> pd.DataFrame:
 @cached
 def _removals(run, span) -> pd.DataFrame:
     lo, hi = span
-    rows = [(r[T], consumer_name(r[MEMBER]), r[MEMBER], r[REASON])
+    rows = [(r[T], member_name(run, r[MEMBER]), r[MEMBER], r[REASON])
             for r in by_kind(run)["MemberRemoved"] if lo <= r[T] <= hi]
     return pd.DataFrame(rows, columns=["time", "member", "member_id", "reason"])
 

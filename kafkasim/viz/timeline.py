@@ -5,9 +5,14 @@ The states are the consumer model's (kafkasim.client.consumer): joining (JoinGro
 (SyncGroup sent), consuming / processing (the poll loop), paused (a stop-the-world GC pause),
 stalled (the poll thread stuck while the heartbeat thread runs, KIP-62), removed (the
 coordinator dropped the member; it rejoins at its next poll()), stopped (crashed or closed).
-The top row is the group's state at the coordinator. Above `max_members` members the rows
-would be thinner than a pixel, so the chart shows how many members were in each state over
-time instead (same colours).
+Under group.protocol=consumer (kafkasim.client.consumer_membership) a member is "joining" from
+its join heartbeat (epoch 0) until it has reconciled its first assignment, and "removed" once
+fenced, until its next poll(); it keeps consuming while it reconciles, so there is no awaiting_sync.
+The top row is the group's state at the coordinator: PreparingRebalance / CompletingRebalance for
+a classic group, Assigning / Reconciling for a consumer group, with a tick where a rebalance
+started (RebalanceStarted) or the group epoch was bumped (GroupEpochBumped). Above `max_members`
+members the rows would be thinner than a pixel, so the chart shows how many members were in
+each state over time instead (same colours).
 """
 
 from __future__ import annotations
@@ -15,15 +20,27 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import band_frame, fault_frame, fault_rules, rebalance_bands, seconds, span_s, time_x
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
+                                 time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
 MAX_HEIGHT = 620
 #: The top row: the group's state at the coordinator (bands while it rebalances).
 COORDINATOR_ROW = "coordinator"
-#: How to read the per-member timeline's marks (its subtitle).
-MARKS = "shaded: group rebalancing; | a rebalance started; ▼ removed by the coordinator"
+#: What the tick on the coordinator's row marks, and its tooltip's titles, by group protocol.
+STARTS = {"classic": ("a rebalance started", "rebalance started at (s)", "from generation"),
+          "consumer": ("group epoch bumped", "group epoch bumped at (s)", "to group epoch")}
+
+
+def marks(protocols: tuple[str, ...] = ("classic",)) -> str:
+    """The timeline's subtitle for groups of these `protocols` (MARKS for classic groups)."""
+    what = " or ".join(STARTS[p][0] for p in protocols) or STARTS["classic"][0]
+    return f"shaded: group rebalancing; | {what}; ▼ removed by the coordinator"
+
+
+#: How to read the per-member timeline's marks (its subtitle), for classic groups.
+MARKS = marks()
 
 
 @returns_chart
@@ -37,14 +54,15 @@ def member_timeline(run, window=None, *, merge_active: bool | None = None, max_m
     frames = timeline_frames(run, window, merge_active)
     members = tables.member_order(frames["states"]["member"])
     span = span_s(run, window)
+    protocols = protocols_of([run])
     if len(members) > max_members:
-        spec = aggregate_spec(frames, span, width)
-        marks = "shaded: group rebalancing; members per state (aggregated); ticks: removals"
+        spec = aggregate_spec(frames, span, width, protocols)
+        how = "shaded: group rebalancing; members per state (aggregated); ticks: removals"
     else:
-        spec = timeline_spec(frames, members, span, width)
-        marks = MARKS
+        spec = timeline_spec(frames, members, span, width, protocols=protocols)
+        how = marks(protocols)
     if title:
-        sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}; {marks}"
+        sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}{_protocol_note(run)}; {how}"
         spec["title"] = title_of(title, sub, offset=14)
     return spec
 
@@ -58,8 +76,38 @@ def timeline_frames(run, window=None, merge_active: bool | None = None) -> dict[
             "faults": fault_frame(run, window)}
 
 
-def timeline_spec(frames: dict, members: list[str], span, width: int = style.WIDTH, where: str | None = None) -> dict:
-    """One row per member (and the coordinator's row on top) from `timeline_frames`."""
+def _protocol_note(run) -> str:
+    """", group.protocol=consumer" for a consumer-protocol run (a classic one's subtitle is unchanged)."""
+    return ", group.protocol=consumer" if tables.protocol(run) == "consumer" else ""
+
+
+def start_ticks(frame: pd.DataFrame, y: dict, protocols: tuple[str, ...] = ("classic",),
+                where: str | None = None) -> dict:
+    """A tick on the coordinator's row at each rebalance start (`frame` from `timeline_frames`);
+    with both protocols (a grid explorer sweeping group.protocol) `frame` has a `protocol` column."""
+    protocols = tuple(protocols) or ("classic",)
+    encoding = {"x": field("time_s"), "y": y}
+    if len(protocols) > 1:
+        encoding["color"] = field("protocol", "nominal", legend=None, scale={
+            "domain": list(protocols), "range": [_start_color(p) for p in protocols]})
+        titles = ("rebalance started / group epoch bumped at (s)", "generation / group epoch")
+    else:
+        titles = STARTS[protocols[0]][1:]
+    encoding["tooltip"] = [tip("time_s", titles[0], fmt=".3f"), tip("generation", titles[1]),
+                           tip("reason", "why", "nominal")]
+    return unit(frame, {"type": "tick", "color": _start_color(protocols[0]), "thickness": 2, "bandSize": 12},
+                encoding, transform=[{"calculate": f"'{COORDINATOR_ROW}'", "as": "member"}], where=where)
+
+
+def _start_color(protocol: str) -> str:
+    """The colour of the first rebalance phase of a protocol (PreparingRebalance, Assigning)."""
+    return style.PHASE_COLORS[style.PROTOCOL_PHASES[protocol][0]]
+
+
+def timeline_spec(frames: dict, members: list[str], span, width: int = style.WIDTH, where: str | None = None,
+                  protocols: tuple[str, ...] = ("classic",)) -> dict:
+    """One row per member (and the coordinator's row on top) from `timeline_frames`; the bands'
+    legend lists the rebalance phases of the group `protocols` drawn."""
     rows = [COORDINATOR_ROW, *members]
     y = field("member", "nominal", sort=rows, title=None,
               axis={"labels": len(members) <= 60, "ticks": False, "labelFontSize": 10 if len(members) <= 30 else 8})
@@ -75,14 +123,9 @@ def timeline_spec(frames: dict, members: list[str], span, width: int = style.WID
         "x": field("time_s"), "y": y,
         "tooltip": [tip("member", "removed", "nominal"), tip("reason", "reason", "nominal"),
                     tip("time_s", "at (s)", fmt=".3f"), tip("member_id", "member id", "nominal")]}, where=where)
-    starts = unit(frames["starts"], {"type": "tick", "color": style.PHASE_COLORS["PreparingRebalance"],
-                                     "thickness": 2, "bandSize": 12}, {
-        "x": field("time_s"), "y": y,
-        "tooltip": [tip("time_s", "rebalance started at (s)", fmt=".3f"), tip("generation", "from generation"),
-                    tip("reason", "why", "nominal")]},
-        transform=[{"calculate": f"'{COORDINATOR_ROW}'", "as": "member"}], where=where)
-    background = rebalance_bands(frames["bands"], span, legend=False, where=where)
-    group_row = rebalance_bands(frames["bands"], span, where=where)
+    starts = start_ticks(frames["starts"], y, protocols, where)
+    background = rebalance_bands(frames["bands"], span, legend=False, where=where, protocols=protocols)
+    group_row = rebalance_bands(frames["bands"], span, where=where, protocols=protocols)
     group_row["mark"] = {"type": "rect", "opacity": 0.85, "height": {"band": 0.75}}
     group_row["transform"] = group_row.get("transform", []) + starts["transform"][-1:]
     group_row["encoding"]["y"] = y
@@ -102,7 +145,8 @@ def state_counts(states: pd.DataFrame, span, bins: int = 200) -> pd.DataFrame:
     return seconds(counts, "time")
 
 
-def aggregate_spec(frames: dict, span, width: int = style.WIDTH) -> dict:
+def aggregate_spec(frames: dict, span, width: int = style.WIDTH, protocols: tuple[str, ...] = ("classic",)
+                   ) -> dict:
     """Members per state over time (stacked), for groups too large for one row per member."""
     counts = state_counts(frames["states"], span)
     counts["order"] = counts["state"].map({s: i for i, s in enumerate(style.STATE_COLORS)})
@@ -120,5 +164,6 @@ def aggregate_spec(frames: dict, span, width: int = style.WIDTH) -> dict:
     ticks = unit(per_bin, {"type": "tick", "color": style.REMOVAL_COLOR, "thickness": 2}, {
         "x": field("bin_s"), "y": {"value": 4},
         "tooltip": [tip("removed", "members removed"), tip("reason", type_="nominal"), tip("bin_s", "at (s)")]})
-    return {"layer": [rebalance_bands(frames["bands"], span), area, ticks, *fault_rules(frames["faults"])],
+    return {"layer": [rebalance_bands(frames["bands"], span, protocols=protocols), area, ticks,
+                      *fault_rules(frames["faults"])],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 300}

@@ -12,7 +12,10 @@ A chapter chooses the controls (names in kafkasim.viz.settings.KNOBS), the chart
 kafkasim.viz.CHARTS, or functions of a Run returning an Altair chart) and the base scenario.
 Only the controls the reader moved are applied to the base, so a config nobody touched
 follows the defaults of the chosen Kafka version (the sliders move to them when the version
-changes). Settings Kafka rejects show Kafka's own message instead of charts: a client-side
+changes). Choosing ``group.protocol`` consumer (Kafka 4.0+) disables the classic protocol's
+controls (session.timeout.ms, heartbeat.interval.ms, the assignor, the rebalance protocol),
+whose configs Kafka's client refuses with it; classic brings them back at the version's
+defaults. Settings Kafka rejects show Kafka's own message instead of charts: a client-side
 config error (`ConfigError`, e.g. "Heartbeat must be set lower than the session timeout"), or a
 fatal error the coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26)), which
 is shown above the charts of the run that hit it.
@@ -40,8 +43,8 @@ from kafkasim.scenario.world import Scenario, simulate
 from kafkasim.viz import network as nv
 from kafkasim.viz import pause_resume as pv
 from kafkasim.viz.charts import resolve
-from kafkasim.viz.settings import (CONSUMER_KNOBS, DEFAULT_CONTROLS, KNOBS, STRATEGY, check_names, current,
-                           protocol_of, scenario_with, version_default)
+from kafkasim.viz.settings import (CLASSIC_KNOBS, CONSUMER_KNOBS, DEFAULT_CONTROLS, GROUP_PROTOCOL, KNOBS, STRATEGY,
+                                   check_names, current, protocol_of, scenario_with, version_default)
 from kafkasim.viz.summary import DEFAULT_KEYS, pairs_html, summary_html
 
 log = logging.getLogger(__name__)
@@ -123,11 +126,12 @@ class Explorer:
         if knob.kind == "bool":
             return widgets.Checkbox(value=bool(value), indent=False, **common)
         options = list(override or knob.options or [f"c-{i}" for i in range(1, self.base.members + 1)])
-        if value not in options:
+        if value not in options and value is not None:
             options.append(value)
+        shown = options[0] if value is None else value  # None: not applicable, shown disabled
         if knob.kind == "toggle":
-            return widgets.ToggleButtons(options=options, value=value, **common)
-        return widgets.Dropdown(options=options, value=value, **common)
+            return widgets.ToggleButtons(options=options, value=shown, disabled=value is None, **common)
+        return widgets.Dropdown(options=options, value=shown, disabled=value is None, **common)
 
     def _set_quietly(self, name: str, value) -> None:
         """Move a control from code (a linked control), without marking it as the reader's."""
@@ -152,8 +156,10 @@ class Explorer:
         value = self.controls[name].value
         if name == "kafka.version":
             for other in VERSIONED:
-                if other in self.controls and other not in self._touched:
+                if other in self.controls and other not in self._touched and self._applies(other):
                     self._set_quietly(other, version_default(other, self.base, value))
+        elif name == GROUP_PROTOCOL:
+            self._protocol_changed(value)
         elif name == STRATEGY and "rebalance.protocol" in self.controls:
             self._set_quietly("rebalance.protocol", protocol_of([value], "3.7"))
             self._touched.discard("rebalance.protocol")  # the assignor now says which protocol
@@ -165,6 +171,24 @@ class Explorer:
                 self._set_quietly(STRATEGY, "sticky")
             self._touched.add(STRATEGY)
         self._schedule()
+
+    def _group_protocol(self) -> str:
+        control = self.controls.get(GROUP_PROTOCOL)
+        return control.value if control is not None else current(GROUP_PROTOCOL, self.base)
+
+    def _applies(self, name: str) -> bool:
+        """False for the classic protocol's controls under group.protocol=consumer."""
+        return name not in CLASSIC_KNOBS or self._group_protocol() != "consumer"
+
+    def _protocol_changed(self, protocol: str) -> None:
+        """consumer: the classic-only controls go blank (their configs are cleared); classic: back
+        at the chosen version's defaults."""
+        version = self.controls["kafka.version"].value if "kafka.version" in self.controls else self.base.kafka_version
+        for name in CLASSIC_KNOBS:
+            if name not in self.controls:
+                continue
+            self._touched.discard(name)
+            self._set_quietly(name, version_default(name, self.base, version) if protocol == "classic" else None)
 
     def set(self, name: str, value) -> None:
         """Set a control from code, as if the reader had moved it, but redraw at once (a reader's

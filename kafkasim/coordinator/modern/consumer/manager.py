@@ -42,7 +42,11 @@ what Kafka's `GroupMetadataManager` writes to the broker log (member_joined, sta
 static_member_replaced, unreleased_instance_id, fenced_instance_id, member_left,
 static_member_left, static_member_left_temporarily, member_fenced, group_epoch_bumped,
 target_assignment_computed, assignment_failed, member_reconciled (DEBUG in Kafka),
-regex_refreshed, group_loaded); the broker-log writer turns them into Kafka's lines.
+regex_refreshed, group_loaded); the broker-log writer turns them into Kafka's lines
+(`kafkasim.coordinator.broker_log.BrokerLog.consumer_group`). It is called where Kafka logs: a
+join when the member is looked up, an epoch bump when it is computed (with `metadata`, the
+`{topic: partitions}` that 4.1+ hashes into that line), so a heartbeat that fails afterwards (an
+invalid regex, an assignor error) leaves those lines behind, as in Kafka.
 
 What is modelled: group and member epochs, the target assignment recomputed once per group epoch,
 reconciliation (revoke before assign, release before reassign), the group states Empty,
@@ -248,6 +252,8 @@ class ConsumerGroupManager:
             group = ConsumerGroup(group_id)
         self._check_size(group, member_id)
         member, replaced = self._lookup_member(group, member_id, epoch, instance_id, owned)
+        if epoch == 0:
+            self._log_join(group, member_id, instance_id, replaced)
         updated = _with_fields(member, instance_id, rack_id, rebalance_timeout_ms, names, regex, assignor)
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
         regex_changed, regex_bump, regex_refresh = self._regex_update(group, member, updated)
@@ -265,6 +271,17 @@ class ConsumerGroupManager:
         return ConsumerGroupHeartbeatResponse(member_id=reconciled.member_id, member_epoch=reconciled.member_epoch,
                                               heartbeat_interval_ms=self.heartbeat_interval_ms,
                                               assignment=as_lists(reconciled.assigned) if send else None)
+
+    def _log_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
+                  replaced: ConsumerGroupMember | None) -> None:
+        """Kafka logs a join as soon as the member is found or created (`getOrMaybeSubscribe*Member`),
+        before the rest of the heartbeat is validated, and for a known member rejoining as well."""
+        if replaced is not None:
+            self._emit_log("static_member_replaced", group.group_id, member_id, instance_id=instance_id,
+                           old_member=replaced.member_id, protocol="consumer")
+        else:
+            self._emit_log("static_member_joined" if instance_id else "member_joined", group.group_id, member_id,
+                           instance_id=instance_id, protocol="consumer")
 
     def _check_size(self, group: ConsumerGroup, member_id: str) -> None:
         """`throwIfConsumerGroupIsFull`: only members already in the group may heartbeat into a full one."""
@@ -346,6 +363,8 @@ class ConsumerGroupManager:
             plan.bump_reason = ("new_group" if group.group_epoch == 0 else
                                 "metadata_changed" if not subscription_changed else
                                 "member_joined" if is_new else "subscription_changed")
+            # logged when computed (`updateSubscriptionMetadata`), even if the assignor then fails
+            self._emit_log("group_epoch_bumped", group.group_id, None, epoch=plan.group_epoch, metadata=plan.metadata)
 
     def _plan_target(self, plan: "_Plan") -> None:
         """Step 3: a new target assignment, once per group epoch (`updateTargetAssignment`)."""
@@ -430,21 +449,16 @@ class ConsumerGroupManager:
         if group.members.get(updated.member_id) is not updated:
             group.put_member(updated)
             self._forget_unused_regex(group, plan.member.subscribed_topic_regex)
-        if replaced is not None:
+        if replaced is not None:  # (the join lines were logged at lookup: `_log_join`)
             self._event(group, "MemberReplaced", updated.member_id, reason=replaced.member_id)
-            self._emit_log("static_member_replaced", group.group_id, updated.member_id,
-                           instance_id=updated.instance_id, old_member=replaced.member_id)
         elif is_new:
             self._event(group, "MemberJoined", updated.member_id, reason="static" if updated.instance_id else None)
-            self._emit_log("static_member_joined" if updated.instance_id else "member_joined", group.group_id,
-                           updated.member_id, instance_id=updated.instance_id, protocol="consumer")
         if plan.metadata is not None:
             group.subscription_metadata = plan.metadata
             group.metadata_expired = False
         if plan.group_epoch != group.group_epoch:
             group.group_epoch = plan.group_epoch
             self._event(group, "GroupEpochBumped", reason=plan.bump_reason, value=plan.group_epoch)
-            self._emit_log("group_epoch_bumped", group.group_id, None, epoch=plan.group_epoch)
         if plan.targets is not None:
             self._apply_targets(group, plan.targets, plan.target_epoch, plan.assignor)
 
@@ -548,7 +562,8 @@ class ConsumerGroupManager:
         self._event(group, "MemberRemoved", mid, reason=reason, value=member.member_epoch)
         group.group_epoch += 1
         self._event(group, "GroupEpochBumped", reason="member_removed", value=group.group_epoch)
-        self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch)
+        self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch,
+                       metadata=group.subscription_metadata)
         self._sync_state(group)
 
     def _forget_unused_regex(self, group: ConsumerGroup, regex: str) -> None:
@@ -654,7 +669,8 @@ class ConsumerGroupManager:
         if bump:
             group.group_epoch += 1
             self._event(group, "GroupEpochBumped", reason="regex_resolved", value=group.group_epoch)
-            self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch)
+            self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch,
+                           metadata=group.subscription_metadata)
         self._sync_state(group)
 
     # == topics and metadata ====================================================================
