@@ -89,20 +89,25 @@ from kafkasim.coordinator.modern.consumer.group import (
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
 from kafkasim.coordinator.modern.consumer.responses import ApiError, ConsumerGroupHeartbeatResponse
 from kafkasim.coordinator.modern.consumer.rules import ProtocolRules
+from kafkasim.core.config import BROKER_CONFIGS
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, Errors, check_range
+from kafkasim.core.java import INT_MAX
 
-INT_MAX = 2**31 - 1
-#: Kafka 4.x defaults (`GroupCoordinatorConfig`).
-DEFAULT_SESSION_TIMEOUT_MS = 45000
-DEFAULT_HEARTBEAT_INTERVAL_MS = 5000
-DEFAULT_MAX_SIZE = INT_MAX
 #: Minimum time between two regex refreshes of a group (`REGEX_BATCH_REFRESH_INTERVAL_MS`).
 REGEX_REFRESH_MIN_INTERVAL_MS = 10_000
 
 _NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\\k<")  # lookaround and backreferences: RE2 has none
 
 LogHook = Callable[[int, str, str, "str | None", dict], None]
+
+
+def _broker_default(name: str, kafka_version: str):
+    """A `group.consumer.*` default of that version (BROKER_CONFIGS); before 3.7, which had no
+    consumer protocol, the first release's."""
+    spec = BROKER_CONFIGS[name]
+    value = spec.default(kafka_version)
+    return spec.defaults[0][1] if value is None else value
 
 
 class ConsumerGroupManager:
@@ -117,16 +122,16 @@ class ConsumerGroupManager:
                  kafka_version: str = "4.0", record_heartbeats: bool = True, log: LogHook | None = None):
         self.sim = sim
         self.rules = ProtocolRules.for_version(kafka_version)
-        self.session_timeout_ms = check_range("group.consumer.session.timeout.ms", _or(
-            group_consumer_session_timeout_ms, DEFAULT_SESSION_TIMEOUT_MS), 1, INT_MAX)
-        self.heartbeat_interval_ms = check_range("group.consumer.heartbeat.interval.ms", _or(
-            group_consumer_heartbeat_interval_ms, DEFAULT_HEARTBEAT_INTERVAL_MS), 1, INT_MAX)
-        if self.heartbeat_interval_ms >= self.session_timeout_ms:
-            raise ConfigError(f"group.consumer.heartbeat.interval.ms must be less than "
-                              f"group.consumer.session.timeout.ms ({self.heartbeat_interval_ms} >= "
-                              f"{self.session_timeout_ms})")
-        self.max_size = check_range("group.consumer.max.size", _or(group_consumer_max_size, DEFAULT_MAX_SIZE),
-                                    1, INT_MAX)
+        session, hb = "group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"
+        self.session_timeout_ms = check_range(session, _or(group_consumer_session_timeout_ms,
+                                                           _broker_default(session, kafka_version)), 1, INT_MAX)
+        self.heartbeat_interval_ms = check_range(hb, _or(group_consumer_heartbeat_interval_ms,
+                                                         _broker_default(hb, kafka_version)), 1, INT_MAX)
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:  # KAFKA-17618, as core.config words it
+            raise ConfigError(f"{hb} must be less than {session} ({hb}={self.heartbeat_interval_ms}, "
+                              f"{session}={self.session_timeout_ms})")
+        self.max_size = check_range("group.consumer.max.size", _or(
+            group_consumer_max_size, _broker_default("group.consumer.max.size", kafka_version)), 1, INT_MAX)
         self.assignment_interval_ms = check_range("group.consumer.assignment.interval.ms",
                                                   group_consumer_assignment_interval_ms, 0, INT_MAX)
         self.assignors = server_assignors(group_consumer_assignors, self.rules.uniform_stable_extra)
@@ -1015,5 +1020,4 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroup
         state=state, assigned=assignment("assigned"), pending_revocation=assignment("pending_revocation"))
 
 
-__all__ = ["ConsumerGroupManager", "DEFAULT_SESSION_TIMEOUT_MS", "DEFAULT_HEARTBEAT_INTERVAL_MS", "DEFAULT_MAX_SIZE",
-           "REGEX_REFRESH_MIN_INTERVAL_MS"]
+__all__ = ["ConsumerGroupManager", "REGEX_REFRESH_MIN_INTERVAL_MS"]
