@@ -759,7 +759,8 @@ CG_KINDS = {"MemberJoined": ("member", "reason"), "MemberReplaced": ("member", "
             "MemberLeftTemporarily": ("member", "value"), "MemberFenced": ("member", "reason"),
             "MemberRemoved": ("member", "reason"), "GroupEpochBumped": ("generation", "value"),
             "TargetAssignmentComputed": ("generation", "reason"), "GroupLoaded": ("value",),
-            "ConsumerGroupHeartbeat": ("member", "error")}
+            "ConsumerGroupHeartbeat": ("member", "error"), "GroupConverted": ("reason",),
+            "GroupConversionRefused": ("reason",)}
 LOGGED_ERRORS = ("UNRELEASED_INSTANCE_ID", "FENCED_INSTANCE_ID", "UNKNOWN_SERVER_ERROR")
 #: Epoch-bump causes the log shows (by the line before the bump); the others read as None.
 SHOWN_CAUSES = ("new_group", "member_joined", "member_removed", "regex_resolved")
@@ -816,7 +817,9 @@ def _consumer_scenario(version, static):
 def test_simulated_consumer_group_logs_read_back(version, static):
     run = simulate(_consumer_scenario(version, static))
     simulated, parsed = assert_consumer_groups_read_back(run.broker_log, run.rows)
-    expected = {"MemberJoined", "GroupEpochBumped", "TargetAssignmentComputed", "MemberFenced", "MemberRemoved"}
+    # GroupConverted: the empty classic group that holds the starting offsets becomes a consumer group
+    expected = {"GroupConverted", "MemberJoined", "GroupEpochBumped", "TargetAssignmentComputed", "MemberFenced",
+                "MemberRemoved"}
     if static:
         expected |= {"MemberLeftTemporarily", "MemberReplaced", "ConsumerGroupHeartbeat"}
     assert set(simulated) == expected and parsed == simulated

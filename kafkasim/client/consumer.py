@@ -22,11 +22,11 @@ nothing itself; JoinGroup/SyncGroup lost to a network cut are retried when the c
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Protocol
 
 from kafkasim.client.assignors import Subscription, assign, rebalance_protocols
+from kafkasim.core.embedded_protocol import decode, encode
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import Errors
 from kafkasim.core.java import INT_MAX
@@ -67,12 +67,6 @@ FATAL = {Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID, Errors.INVALI
          Errors.INCONSISTENT_GROUP_PROTOCOL}
 
 
-def encode(obj) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
-
-
-def decode(data: bytes):
-    return json.loads(data) if data else None
 
 
 class Consumer:
@@ -444,7 +438,7 @@ class Consumer:
         meta = {"topics": self.world.topics, "generation": self.generation,
                 "owned": [list(self.world.partitions.tps[i]) for i in self.owned]}
         if self.protocol == EAGER:
-            meta["owned"] = self.sticky_memory  # the sticky assignor remembers its last assignment
+            meta["user_data"] = self.sticky_memory  # the sticky assignor's memory (its userData)
         protocols = [(name, encode(meta)) for name in self.strategies]
         self.coord.join_group(self.world.group_id, self.member_id, self.instance_id, self.session_ms,
                               self.rebalance_timeout_ms, "consumer", protocols,
@@ -486,7 +480,7 @@ class Consumer:
         subs = {}
         for member_id, data in r.member_metadata.items():
             meta = decode(data)
-            owned = tuple(tuple(tp) for tp in meta["owned"])
+            owned = tuple(tuple(tp) for tp in meta.get("user_data", meta["owned"]))
             subs[member_id] = Subscription(tuple(meta["topics"]), owned, meta["generation"],
                                            r.member_instance_ids.get(member_id))
         result = assign(r.protocol_name, self.world.topic_partitions, subs)

@@ -53,13 +53,12 @@ May import: `kafkasim.core`, `kafkasim.client.consumer`.
 
 from __future__ import annotations
 
-import base64
 import random
-import uuid
 from typing import NamedTuple
 
 from kafkasim.client.consumer import Consumer, World
 from kafkasim.core.errors import Errors
+from kafkasim.core.java import random_uuid
 
 # Member states (`MemberState.java`), with the states each may be entered from.
 UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE = (
@@ -106,13 +105,8 @@ NO_ASSIGNMENT = LocalAssignment(-1, frozenset())
 
 
 def random_member_id(rng: random.Random) -> str:
-    """`Uuid.randomUuid().toString()`: a version-4 UUID in URL-safe base64 without padding,
-    never starting with "-" (22 characters, e.g. "EwFjvWuzQxSbkbv9xqoDIg")."""
-    while True:
-        raw = uuid.UUID(int=rng.getrandbits(128), version=4).bytes
-        text = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-        if not text.startswith("-"):
-            return text
+    """The member id the consumer makes for itself (RPC v1, 4.0+): a random Kafka `Uuid`."""
+    return random_uuid(rng)
 
 
 class HeartbeatState:

@@ -6,15 +6,25 @@ consumer groups (`modern.consumer.ConsumerGroupManager`, KIP-848), OffsetCommit 
 write to one broker log (`broker_log`): the consumer groups' lines through the manager's log hook,
 `BrokerLog.consumer_group`, from 4.0 (the release whose coordinator writes them by default).
 
-May import: `kafkasim.core` and the coordinator's rooms (`classic`, `modern`, `assignor`, `broker_log`).
+Conversions between the two kinds of group are `migration`'s.
+
+May import: `kafkasim.core` and the coordinator's rooms (`migration`, `classic`, `modern`, `assignor`, `broker_log`).
 """
 
 from __future__ import annotations
 
-from kafkasim.coordinator.classic.coordinator import ClassicGroupCoordinator, OffsetCommitResponse
+from typing import Callable, Iterable
+
+from kafkasim.coordinator.classic.coordinator import (
+    ClassicGroupCoordinator, HeartbeatResponse, JoinGroupResponse, LeaveGroupResponse, OffsetCommitResponse,
+    SyncGroupResponse)
+from kafkasim.coordinator.migration import Migration
 from kafkasim.coordinator.modern.consumer import ConsumerGroupManager
+from kafkasim.coordinator.modern.consumer.classic_members import PROTOCOL_TYPE, ClassicAnswer
+from kafkasim.core.config import BROKER_CONFIGS
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import Errors
+from kafkasim.core.java import random_uuid
 
 
 def _consumer_protocol(name: str):
@@ -33,19 +43,31 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     `topics` are the cluster's topics ({name: partitions}) that consumer groups subscribe to; the
     `group_consumer_*` arguments are Kafka's `group.consumer.*` broker configs (None: 4.x defaults).
+    `group_consumer_assignment_interval_ms` is 4.3's KIP-1263 minimum time between two target
+    computations of a group; 0, the only behaviour of 4.0-4.2, recomputes on every epoch bump.
+    `group_consumer_migration_policy` says which online conversions between the two kinds of
+    group are made (`kafkasim.coordinator.migration`); JoinGroup, SyncGroup, Heartbeat,
+    LeaveGroup and OffsetCommit to a consumer group are answered by it, for its classic members.
     """
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int] | None = None,
                  group_consumer_session_timeout_ms: int | None = None,
                  group_consumer_heartbeat_interval_ms: int | None = None,
-                 group_consumer_max_size: int | None = None, group_consumer_assignors=None, **classic):
+                 group_consumer_max_size: int | None = None, group_consumer_assignors=None,
+                 group_consumer_assignment_interval_ms: int = 0,
+                 group_consumer_migration_policy: str | None = None, **classic):
         super().__init__(sim, **classic)
         self.consumer_groups = ConsumerGroupManager(
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
             group_consumer_max_size=group_consumer_max_size, group_consumer_assignors=group_consumer_assignors,
+            group_consumer_assignment_interval_ms=group_consumer_assignment_interval_ms,
             kafka_version=self.kafka_version, record_heartbeats=self.record_heartbeats,
             log=self.log.consumer_group if self.log.new_coordinator else None)
+        policy = group_consumer_migration_policy
+        if policy is None:  # the config's default in that version; none before 3.8
+            policy = BROKER_CONFIGS["group.consumer.migration.policy"].default(self.kafka_version) or "disabled"
+        self.migration = Migration(self, self.consumer_groups, policy)
 
     def group_state(self, group_id: str) -> str | None:
         """The state of the classic or consumer-protocol group of that id (None: no such group)."""
@@ -58,19 +80,105 @@ class GroupCoordinator(ClassicGroupCoordinator):
             return self.consumer_groups.member_ids(group_id)
         return super().member_ids(group_id)
 
+    def group_type(self, group_id: str) -> str | None:
+        """"consumer" or "classic" (Kafka's `Group.GroupType`), None when nothing holds the id."""
+        if self.consumer_groups.has_group(group_id):
+            return "consumer"
+        return "classic" if group_id in self.groups else None
+
+    # == classic requests to a consumer group (classic members, KIP-848 migration) ==============
+    def join_group(self, group_id: str, member_id: str = "", group_instance_id: str | None = None,
+                   session_timeout_ms: int = 45000, rebalance_timeout_ms: int = 300000,
+                   protocol_type: str = PROTOCOL_TYPE, protocols=(("range", b""),),
+                   require_known_member_id: bool = True, client_id: str = "consumer",
+                   reason: str | None = None, supports_skip_assignment: bool | None = None,
+                   callback: Callable | None = None) -> JoinGroupResponse:
+        """JoinGroup (`classicGroupJoin`): a non-empty consumer group answers it at once for a
+        classic member; an empty one first becomes a classic group; else the classic protocol."""
+        group = self.consumer_groups.groups.get(group_id)
+        if group is not None and not group.members:
+            self.migration.join_empty_consumer_group(group_id)
+        elif group is not None:
+            self._classic_row(group_id, member_id or client_id, "JoinGroup", reason=reason)
+            answer = self.consumer_groups.classic_join(
+                group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms, protocol_type,
+                protocols, random_uuid(self._rng), require_known_member_id, client_id)
+            resp = JoinGroupResponse(answer.member_id, callback)
+            resp.generation_id, resp.protocol_type, resp.protocol_name = \
+                answer.generation_id, PROTOCOL_TYPE, answer.protocol_name
+            return self._classic_answer(group_id, "JoinGroupResponse", resp, answer, member_id or client_id)
+        return super().join_group(group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms,
+                                  protocol_type, protocols, require_known_member_id, client_id, reason,
+                                  supports_skip_assignment, callback)
+
+    def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
+                   group_instance_id: str | None = None, protocol_type: str | None = None,
+                   protocol_name: str | None = None, callback: Callable | None = None) -> SyncGroupResponse:
+        if not self.consumer_groups.has_group(group_id):
+            return super().sync_group(group_id, member_id, generation_id, assignments, group_instance_id,
+                                      protocol_type, protocol_name, callback)
+        answer = self.consumer_groups.classic_sync(group_id, member_id, generation_id, group_instance_id,
+                                                   protocol_type, protocol_name)
+        resp = SyncGroupResponse(callback)
+        resp.assignment, resp.protocol_type, resp.protocol_name = answer.assignment, PROTOCOL_TYPE, answer.protocol_name
+        return self._classic_answer(group_id, "SyncGroupResponse", resp, answer, member_id)
+
+    def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
+                  callback: Callable | None = None) -> HeartbeatResponse:
+        if not self.consumer_groups.has_group(group_id):
+            return super().heartbeat(group_id, member_id, generation_id, group_instance_id, callback)
+        error = self.consumer_groups.classic_heartbeat(group_id, member_id, generation_id, group_instance_id)
+        if self.record_heartbeats or error is not Errors.NONE:
+            self._classic_row(group_id, member_id, "Heartbeat", generation=generation_id, error=error)
+        resp = HeartbeatResponse(callback)
+        resp._complete(error)
+        return resp
+
+    def leave_group(self, group_id: str, members: Iterable, reason: str | None = None,
+                    callback: Callable | None = None) -> LeaveGroupResponse:
+        if not self.consumer_groups.has_group(group_id):
+            return super().leave_group(group_id, members, reason, callback)
+        items = [(m, None) if isinstance(m, str) else (m[0], m[1]) for m in members]
+        for member_id, instance_id in items:
+            self._classic_row(group_id, member_id or instance_id, "LeaveGroup", reason=reason)
+        answer = self.consumer_groups.classic_leave(group_id, items, reason)
+        resp = LeaveGroupResponse(callback)
+        resp.member_errors = answer.member_errors
+        resp._complete(Errors.NONE)
+        return resp
+
+    def _classic_answer(self, group_id: str, kind: str, resp, answer: ClassicAnswer, requester: str):
+        member = answer.member_id or requester
+        self._classic_row(group_id, member, kind, generation=answer.generation_id if answer.generation_id >= 0
+                          else None, error=answer.error, reason=requester if member != requester else None)
+        resp._complete(answer.error)
+        return resp
+
+    def _classic_row(self, group_id: str, member: str | None, kind: str, *, generation: int | None = None,
+                     error: Errors | None = None, reason: str | None = None) -> None:
+        """An event row as the classic coordinator writes it, for a request to a consumer group
+        (generation: the group epoch unless given; state: the consumer group's)."""
+        groups = self.consumer_groups
+        epoch = groups.group_epoch(group_id) if groups.has_group(group_id) else None
+        self._rows.append((self.sim.now, "coordinator", group_id, member or None, kind,
+                           epoch if generation is None else generation, None, None,
+                           None if error is None else error._name_, reason, None, self.group_state(group_id)))
+
+    # == offsets ================================================================================
     def commit_offsets(self, group_id: str, member_id: str, generation_id: int, offsets: dict,
                        group_instance_id: str | None = None, callback=None):
         """OffsetCommit. To a consumer-protocol group the generation field carries the member epoch
         (OffsetCommit v9+), checked as `ConsumerGroup.validateOffsetCommit` does (4.0.0-4.2.0-rc1):
         a negative epoch commits only while the group is empty, an unknown member gets
-        UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH. Offsets are kept per group id, as
-        Kafka's `OffsetMetadataManager` keeps them for either kind of group."""
+        UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic
+        member). Offsets are kept per group id (`store_offsets`), as Kafka's
+        `OffsetMetadataManager` keeps them for either kind of group."""
         if not self.consumer_groups.has_group(group_id):
             return super().commit_offsets(group_id, member_id, generation_id, offsets, group_instance_id, callback)
         self.stats["requests"] += 1
         error = self._consumer_commit_error(group_id, member_id, generation_id)
         if error is Errors.NONE:
-            error = super()._commit(group_id, "", -1, offsets, None)  # the group id's offset store
+            self.store_offsets(group_id, offsets)
         resp = OffsetCommitResponse(callback)
         resp.partition_errors = dict.fromkeys(offsets, error)
         self._rows.append((self.sim.now, "coordinator", group_id, member_id or None, "OffsetCommit", generation_id,
@@ -83,10 +191,12 @@ class GroupCoordinator(ClassicGroupCoordinator):
         if member_epoch < 0 and not groups.member_ids(group_id):
             return Errors.NONE  # the admin client, or a consumer without group management
         try:
-            expected = groups.member_epoch(group_id, member_id)
+            member = groups.member(group_id, member_id)
         except KeyError:
             return Errors.UNKNOWN_MEMBER_ID
-        return Errors.NONE if member_epoch == expected else Errors.STALE_MEMBER_EPOCH
+        if member_epoch == member.member_epoch:
+            return Errors.NONE
+        return Errors.ILLEGAL_GENERATION if member.classic is not None else Errors.STALE_MEMBER_EPOCH
 
     consumer_group_heartbeat = _consumer_protocol("consumer_group_heartbeat")
     load_consumer_group = _consumer_protocol("load_consumer_group")

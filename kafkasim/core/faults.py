@@ -24,6 +24,8 @@ class World(Protocol):
 
     def add_consumer(self, start_ms: int) -> Any: ...
 
+    def replace_consumer(self, name: str, changes: dict) -> Any: ...
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -69,11 +71,15 @@ class Restart(Fault):
 
     delay_ms: int = 30_000
     graceful: bool = False
+    consumer: dict | None = None
 
     def __post_init__(self):
         super().__post_init__()
         if not isinstance(self.graceful, bool):
             raise ConfigError(f"Restart.graceful must be True or False, got {self.graceful!r}")
+        if self.consumer is not None and not isinstance(self.consumer, dict):
+            raise ConfigError(f"Restart.consumer must be a dict of consumer configs to change, e.g. "
+                              f"{{'group.protocol': 'consumer'}}, got {self.consumer!r}")
 
     def apply(self, world):
         consumer = world.consumer(self.member)
@@ -81,11 +87,25 @@ class Restart(Fault):
             consumer.close()
         else:
             consumer.crash()
-        world.sim.schedule(self.delay_ms, consumer.start)
+        if self.consumer:  # an upgrade: the new process runs with other configs
+            world.sim.schedule(self.delay_ms, world.replace_consumer, self.member, self.consumer)
+        else:
+            world.sim.schedule(self.delay_ms, consumer.start)
 
     def label(self):
         how = "graceful, " if self.graceful else ""
-        return f"{self.short_label()} at {self.at_ms / 1000:g} s ({how}down {self.delay_ms / 1000:g} s)"
+        changes = "".join(f", {k}={v}" for k, v in (self.consumer or {}).items())
+        return f"{self.short_label()} at {self.at_ms / 1000:g} s ({how}down {self.delay_ms / 1000:g} s{changes})"
+
+
+def rolling_restart(members, start_ms: int, every_ms: int, delay_ms: int = 10_000,
+                    consumer: dict | None = None) -> tuple[Restart, ...]:
+    """A rolling restart (graceful, one member every `every_ms`), the way a deployment upgrades a
+    group; with `consumer` (e.g. `{"group.protocol": "consumer"}`) each comes back with those
+    configs changed: the online migration of KIP-848."""
+    check_int("rolling_restart every_ms", every_ms, 1)
+    return tuple(Restart(m, start_ms + i * every_ms, delay_ms, graceful=True, consumer=consumer)
+                 for i, m in enumerate(members))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ _BROKER_ARGS = {
     "group.consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
     "group.consumer.max.size": "group_consumer_max_size",
     "group.consumer.assignors": "group_consumer_assignors",
+    "group.consumer.migration.policy": "group_consumer_migration_policy",
 }
 
 
@@ -97,12 +98,20 @@ class Scenario:
         if self.static_membership and parse_version(self.kafka_version) < (2, 3):
             raise ConfigError(f"static membership (group.instance.id, KIP-345) needs Kafka 2.3 or later, "
                               f"not {self.kafka_version}")
-        self._check_consumer_protocol()
+        self._check_consumer_protocol(self.consumer_config)
+        for f in self.faults:
+            if getattr(f, "consumer", None):  # a restart into other configs: refused now, not mid-run
+                self._check_consumer_protocol(self.restart_config(f.consumer))
 
-    def _check_consumer_protocol(self) -> None:
+    def restart_config(self, changes: dict) -> dict:
+        """The consumer configs of a member restarted with `changes` (a value None unsets one)."""
+        merged = {k: v for k, v in {**self.consumer, **changes}.items() if v is not None}
+        return consumer_config(self.kafka_version, merged)
+
+    def _check_consumer_protocol(self, config: dict) -> None:
         """group.protocol=consumer needs a broker that serves ConsumerGroupHeartbeat (KafkaApis'
         `isConsumerGroupProtocolEnabled`): on by default from 4.0, early access before."""
-        if self.consumer_config.get("group.protocol") != "consumer":
+        if config.get("group.protocol") != "consumer":
             return
         protocols = self.broker_config.get("group.coordinator.rebalance.protocols") or []
         if "consumer" not in protocols:
@@ -165,6 +174,16 @@ class World:
             config["group.instance.id"] = name
         consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
         self.sim.at(start_ms, consumer.start)
+        return consumer
+
+    def replace_consumer(self, name: str, changes: dict) -> Consumer:
+        """The member's process comes back with some configs changed (a rolling upgrade): a new
+        consumer of the implementation those configs select, under the same name."""
+        config = self.scenario.restart_config(changes)
+        if self.scenario.static_membership:
+            config["group.instance.id"] = name
+        consumer = self.consumers[name] = consumer_class(config)(self, name, config, self.sim.now)
+        consumer.start()
         return consumer
 
     @property

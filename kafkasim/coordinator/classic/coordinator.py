@@ -153,6 +153,7 @@ class ClassicGroupCoordinator:
         self.max_size = check_range("group.max.size", _or(group_max_size, defaults["group.max.size"] or INT_MAX),
                                     1, INT_MAX)
         self.groups: dict[str, Group] = {}
+        self.offsets: dict[str, dict] = {}  # group id -> committed offsets (partition -> offset)
         self.log = BrokerLog(kafka_version, broker_id)
         self.broker_log = self.log.lines
         self.stats = {"requests": 0, "timer_events": 0}
@@ -808,13 +809,17 @@ class ClassicGroupCoordinator:
             return Errors.REBALANCE_IN_PROGRESS
         if group.state in (STABLE, PREPARING):
             self._reset_session(group, group.members[member_id])
-        group.offsets.update(offsets)
+        self.store_offsets(group_id, offsets)
         return Errors.NONE
+
+    def store_offsets(self, group_id: str, offsets: dict) -> None:
+        """Kafka's `OffsetMetadataManager`: offsets are kept per group id, whatever the kind of
+        group, so they survive a conversion between the classic and the consumer protocol."""
+        self.offsets.setdefault(group_id, {}).update(offsets)
 
     def committed(self, group_id: str) -> dict:
         """The group's committed offsets (partition -> offset)."""
-        group = self.groups.get(group_id)
-        return dict(group.offsets) if group else {}
+        return dict(self.offsets.get(group_id, ()))
 
     # -- LeaveGroup -----------------------------------------------------------------------------
     def leave_group(self, group_id: str, members: Iterable, reason: str | None = None,
@@ -900,6 +905,7 @@ class ClassicGroupCoordinator:
                 self._transition(group, DEAD)
                 self._event(group, "GroupDead", reason="deleted")
                 del self.groups[group_id]
+                self.offsets.pop(group_id, None)
                 result[group_id] = Errors.NONE
         return result
 
@@ -907,6 +913,7 @@ class ClassicGroupCoordinator:
         """This broker stops coordinating the group (a failover): any state -> Dead, parked
         requests get NOT_COORDINATOR, and later requests NOT_COORDINATOR until `load_group`."""
         group = self.groups.pop(group_id)
+        self.offsets.pop(group_id, None)
         for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
             if timer is not None:
                 timer.cancel()
@@ -919,6 +926,40 @@ class ClassicGroupCoordinator:
         self._transition(group, DEAD)
         self._event(group, "GroupDead", reason="unloaded")
         self._unloaded.add(group_id)
+
+    # -- conversions between protocols (KIP-848 online migration, `kafkasim.coordinator.migration`) --
+    def release_group(self, group_id: str) -> Group:
+        """Take a classic group out of this coordinator's hands, its parked JoinGroup and SyncGroup
+        answered REBALANCE_IN_PROGRESS and its timers stopped (`convertToConsumerGroup`)."""
+        group = self.groups.pop(group_id)
+        for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
+            if timer is not None:
+                timer.cancel()
+        for member in group.members.values():
+            self._cancel_session(member)
+            parked = (member.awaiting_join, member.awaiting_sync)
+            member.awaiting_join = member.awaiting_sync = None
+            for resp in parked:
+                if resp is not None:
+                    resp._complete(Errors.REBALANCE_IN_PROGRESS)
+        return group
+
+    def adopt_group(self, group_id: str, generation_id: int, members: Iterable[Member],
+                    rebalance_reason: str | None) -> Group:
+        """A classic group made from a consumer group (`ClassicGroup.fromConsumerGroup`): Stable at
+        `generation_id`, the first member its leader, the protocol by the classic vote, every
+        member's session armed; then a rebalance for `rebalance_reason` (None: none)."""
+        group = Group(group_id)
+        for member in members:
+            group.add(member, None)
+        group.generation_id, group.state = generation_id, STABLE
+        group.protocol_name = group.select_protocol()
+        self.groups[group_id] = group
+        for member in group.members.values():
+            self._reset_session(group, member)
+        if rebalance_reason is not None:
+            self._prepare_rebalance(group, rebalance_reason)
+        return group
 
     # -- queries ----------------------------------------------------------------------------
     def group_state(self, group_id: str) -> str | None:

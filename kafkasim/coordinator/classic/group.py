@@ -89,7 +89,7 @@ class Group:
     __slots__ = ("group_id", "state", "previous_state", "generation_id", "protocol_type", "protocol_name",
                  "leader_id", "members", "static_members", "pending_join", "pending_sync",
                  "num_awaiting_join", "new_member_added", "supported_protocols", "join_timer",
-                 "initial_delay", "sync_timer", "offsets")
+                 "initial_delay", "sync_timer")
 
     def __init__(self, group_id: str):
         self.group_id = group_id
@@ -109,7 +109,6 @@ class Group:
         self.join_timer: Timer | None = None
         self.initial_delay: tuple[int, int] | None = None  # (delay, remaining) of an InitialDelayedJoin
         self.sync_timer: Timer | None = None
-        self.offsets: dict = {}
 
     # -- membership bookkeeping (GroupMetadata.add / remove / updateMember) ----------------------
     def add(self, member: Member, callback: JoinGroupResponse | None) -> None:

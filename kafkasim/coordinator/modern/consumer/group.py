@@ -40,6 +40,30 @@ JOIN_GROUP_MEMBER_EPOCH, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPO
 Assignment = Mapping[str, frozenset]
 
 
+class ClassicMember:
+    """`ConsumerGroupMemberMetadataValue.ClassicMemberMetadata`: what a member that speaks the
+    classic protocol inside a consumer group (KIP-848 online migration) keeps besides the usual
+    fields: its own session timeout, its JoinGroup protocols (name, embedded-protocol bytes) and
+    its client id."""
+
+    __slots__ = ("session_timeout_ms", "protocols", "client_id")
+
+    def __init__(self, session_timeout_ms: int, protocols: tuple, client_id: str):
+        self.session_timeout_ms = session_timeout_ms
+        self.protocols = tuple(protocols)
+        self.client_id = client_id
+
+    @property
+    def protocol_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.protocols)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ClassicMember) and (self.session_timeout_ms, self.protocols, self.client_id) == \
+            (other.session_timeout_ms, other.protocols, other.client_id)
+
+    __hash__ = None
+
+
 class ConsumerGroupMember:
     """`ConsumerGroupMember`: an immutable record; every change makes a copy (`evolve`), so the
     coordinator can compute a whole heartbeat before it commits anything, as Kafka does with
@@ -47,13 +71,14 @@ class ConsumerGroupMember:
 
     __slots__ = ("member_id", "instance_id", "rack_id", "rebalance_timeout_ms", "server_assignor",
                  "subscribed_topic_names", "subscribed_topic_regex", "member_epoch", "previous_member_epoch",
-                 "state", "assigned", "pending_revocation")
+                 "state", "assigned", "pending_revocation", "classic")
 
     def __init__(self, member_id: str, *, instance_id: str | None = None, rack_id: str | None = None,
                  rebalance_timeout_ms: int = -1, server_assignor: str | None = None,
                  subscribed_topic_names: frozenset = frozenset(), subscribed_topic_regex: str = "",
                  member_epoch: int = 0, previous_member_epoch: int = -1, state: str = STABLE,
-                 assigned: Assignment = EMPTY, pending_revocation: Assignment = EMPTY):
+                 assigned: Assignment = EMPTY, pending_revocation: Assignment = EMPTY,
+                 classic: ClassicMember | None = None):
         self.member_id = member_id
         self.instance_id = instance_id
         self.rack_id = rack_id
@@ -66,6 +91,7 @@ class ConsumerGroupMember:
         self.state = state
         self.assigned = assigned
         self.pending_revocation = pending_revocation
+        self.classic = classic          # None: the member speaks the consumer protocol
 
     def evolve(self, **changes) -> "ConsumerGroupMember":
         """A copy with `changes` applied (Kafka's `ConsumerGroupMember.Builder`)."""
@@ -110,7 +136,7 @@ class ConsumerGroup:
                  "inverted", "owners", "name_counts", "regex_counts", "resolved_regexes", "regex_refresh_ms",
                  "regex_topics_version", "regex_refresh_pending", "assignor_counts", "subscription_metadata",
                  "metadata_expired", "stable_at_epoch", "state", "session_deadline", "session_timer",
-                 "rebalance_timer", "last_assignment_ms")
+                 "rebalance_timer", "last_assignment_ms", "classic_timer")
 
     def __init__(self, group_id: str):
         self.group_id = group_id
@@ -136,6 +162,7 @@ class ConsumerGroup:
         self.session_timer: dict[str, object] = {}         # member id -> pending session check
         self.rebalance_timer: dict[str, object] = {}       # member id -> rebalance (revocation) timer
         self.last_assignment_ms: int | None = None
+        self.classic_timer: dict[str, object] = {}         # classic member id -> its join or sync timer
 
     # -- state -------------------------------------------------------------------------------
     def compute_state(self) -> str:
@@ -203,6 +230,19 @@ class ConsumerGroup:
                 for p in parts:
                     if owners.get((topic, p)) == mid:
                         del owners[(topic, p)]
+
+    def classic_members(self) -> list[ConsumerGroupMember]:
+        return [m for m in self.members.values() if m.classic is not None]
+
+    def supports_classic_protocols(self, protocol_type: str, names: Iterable[str]) -> bool:
+        """`ConsumerGroup.supportsClassicProtocols`: type "consumer" and a protocol name that
+        every classic member already in the group also supports."""
+        if protocol_type != "consumer":
+            return False
+        names = set(names)
+        for member in self.classic_members():
+            names &= set(member.classic.protocol_names)
+        return bool(names)
 
     def owner(self, topic: str, partition: int) -> str | None:
         return self.owners.get((topic, partition))
@@ -281,7 +321,7 @@ def _bump(counter: Counter, key, sign: int) -> None:
         del counter[key]
 
 
-__all__ = ["ConsumerGroup", "ConsumerGroupMember", "GROUP_STATES", "MEMBER_STATES", "EMPTY_STATE", "ASSIGNING",
+__all__ = ["ClassicMember", "ConsumerGroup", "ConsumerGroupMember", "GROUP_STATES", "MEMBER_STATES", "EMPTY_STATE", "ASSIGNING",
            "RECONCILING", "STABLE_STATE", "DEAD", "STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS",
            "UNKNOWN", "JOIN_GROUP_MEMBER_EPOCH", "LEAVE_GROUP_MEMBER_EPOCH", "LEAVE_GROUP_STATIC_MEMBER_EPOCH",
            "as_lists"]

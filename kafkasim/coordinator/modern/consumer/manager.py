@@ -35,6 +35,8 @@ MemberFenced          reason "session_timeout" or "rebalance_timeout"; value = t
 MemberRemoved         reason in REMOVAL_REASONS ("leave_group", "session_timeout", "rebalance_timeout")
 StateChanged          the group state changed during one request or timer; reason = the old state
 GroupLoaded           `load_consumer_group`; value = members
+JoinGroup, SyncGroupResponse, ...  classic members' requests (`classic_members`, written by the front)
+MemberFenced          also reason "join_timeout" / "sync_timeout" for a classic member
 ====================  ==========================================================================
 
 A `log` callable, when given, is called as `log(time_ms, event, group_id, member_id, details)` for
@@ -66,7 +68,8 @@ Simplified, and what it costs a learner:
 - no rack-aware assignment, no topic ids (topics are names), no authorisation checks;
 - regexes use Python's `re` (with `fullmatch`, as RE2J's `matches`), rejecting only the obvious
   non-RE2 constructs (backreferences, lookaround): RE2 syntax is simplified;
-- no classic members inside consumer groups and no online migration (another module's job);
+- classic members inside consumer groups are `classic_members`'s; the conversions between the
+  two kinds of group are the coordinator front's (`kafkasim.coordinator.migration`);
 - the assignors iterate members in join order and topics by name where Kafka iterates hash
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
@@ -84,6 +87,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from kafkasim.coordinator.assignor import GroupSpec, PartitionAssignorException, server_assignors
 from kafkasim.coordinator.assignor.spec import EMPTY
+from kafkasim.coordinator.modern.consumer.classic_members import ClassicMembers
 from kafkasim.coordinator.modern.consumer.group import (
     DEAD, MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ConsumerGroup, ConsumerGroupMember, as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
@@ -110,8 +114,9 @@ def _broker_default(name: str, kafka_version: str):
     return spec.defaults[0][1] if value is None else value
 
 
-class ConsumerGroupManager:
-    """Owns the consumer-protocol groups of one coordinator and answers `ConsumerGroupHeartbeat`."""
+class ConsumerGroupManager(ClassicMembers):
+    """Owns the consumer-protocol groups of one coordinator and answers `ConsumerGroupHeartbeat`,
+    and the classic requests of classic members inside them (`ClassicMembers`)."""
 
     def __init__(self, sim: Simulation, *, topics: Mapping[str, int] | None = None,
                  group_consumer_session_timeout_ms: int | None = None,
@@ -148,6 +153,12 @@ class ConsumerGroupManager:
         self.removal_reason: dict[str, str] = {}  # member id -> why the coordinator removed it
         self._deleted: set[str] = set()
         self._rows = sim.events.rows
+        #: Set by the coordinator front: called with a group, the members about to be fenced and why;
+        #: True when it turned the group into a classic group instead (online downgrade).
+        self.downgrade: Callable[[ConsumerGroup, list[ConsumerGroupMember], str], bool] | None = None
+        #: Set by the coordinator front: called with a group id that a joining member names and no
+        #: consumer group holds; converts a classic group of that id, or raises ApiError.
+        self.upgrade: Callable[[str], None] | None = None
 
     # == the request ==========================================================================
     def consumer_group_heartbeat(self, group_id: str, member_id: str = "", member_epoch: int = 0,
@@ -250,6 +261,9 @@ class ConsumerGroupManager:
                    rebalance_timeout_ms: int, names: frozenset | None, regex: str | None, assignor: str | None,
                    owned: dict | None) -> ConsumerGroupHeartbeatResponse:
         group = self.groups.get(group_id)
+        if group is None and epoch == 0 and self.upgrade is not None:
+            self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
+            group = self.groups.get(group_id)
         created = group is None
         if created:
             if epoch != 0:
@@ -260,14 +274,8 @@ class ConsumerGroupManager:
         if epoch == 0:
             self._log_join(group, member_id, instance_id, replaced)
         updated = _with_fields(member, instance_id, rack_id, rebalance_timeout_ms, names, regex, assignor)
-        names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
         regex_changed, regex_bump, regex_refresh = self._regex_update(group, member, updated)
-        is_new = member.member_id not in group.members and replaced is None
-        plan = _Plan(group, member, updated, replaced)
-        self._plan_epoch(plan, group.group_epoch == 0 or names_changed or regex_bump, is_new)
-        self._plan_target(plan)                       # may raise: nothing is stored yet
-        self._commit(plan, created, is_new)
-        reconciled = self._reconcile(plan, owned, names_changed or regex_changed)
+        reconciled = self._update_member(group, created, member, updated, replaced, owned, regex_changed, regex_bump)
         self._touch_session(group, updated.member_id)
         self._maybe_refresh_regexes(group, regex_refresh)
         self._sync_state(group)
@@ -276,6 +284,19 @@ class ConsumerGroupManager:
         return ConsumerGroupHeartbeatResponse(member_id=reconciled.member_id, member_epoch=reconciled.member_epoch,
                                               heartbeat_interval_ms=self.heartbeat_interval_ms,
                                               assignment=as_lists(reconciled.assigned) if send else None)
+
+    def _update_member(self, group: ConsumerGroup, created: bool, member: ConsumerGroupMember,
+                       updated: ConsumerGroupMember, replaced: ConsumerGroupMember | None, owned: dict | None,
+                       regex_changed: bool = False, regex_bump: bool = False) -> ConsumerGroupMember:
+        """Steps 1-4 of a heartbeat or of a classic member's JoinGroup: epoch, target, store,
+        reconcile. Raises (an assignor failure) before anything is stored."""
+        names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+        is_new = member.member_id not in group.members and replaced is None
+        plan = _Plan(group, member, updated, replaced)
+        self._plan_epoch(plan, group.group_epoch == 0 or names_changed or regex_bump, is_new)
+        self._plan_target(plan)                       # may raise: nothing is stored yet
+        self._commit(plan, created, is_new)
+        return self._reconcile(plan, owned, names_changed or regex_changed)
 
     def _log_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
                   replaced: ConsumerGroupMember | None) -> None:
@@ -554,22 +575,35 @@ class ConsumerGroupManager:
         return group.members[current_id]
 
     def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember, reason: str) -> None:
-        """`consumerGroupFenceMembers`: remove the member, free its partitions, bump the epoch.
-        The target is recomputed only at the next heartbeat (the group shows Assigning meanwhile)."""
-        mid = member.member_id
-        group.remove_member(mid)
-        self._forget_unused_regex(group, member.subscribed_topic_regex)
+        self._fence_members(group, [member], reason)
+
+    def _fence_members(self, group: ConsumerGroup, members: list[ConsumerGroupMember], reason: str) -> None:
+        """`consumerGroupFenceMembers`: remove the members, free their partitions, bump the epoch
+        once. The target is recomputed only at the next heartbeat (the group shows Assigning
+        meanwhile). When only classic members would remain, `downgrade` may turn the group into
+        a classic group instead (`validateOnlineDowngradeWithFencedMembers`)."""
+        if self.downgrade is not None and self.downgrade(group, members, reason):
+            return
+        for member in members:
+            mid = member.member_id
+            group.remove_member(mid)
+            self._forget_unused_regex(group, member.subscribed_topic_regex)
+            self._cancel_member_timers(group, mid)
+            self.removal_reason[mid] = reason
+            self._event(group, "MemberRemoved", mid, reason=reason, value=member.member_epoch)
         group.subscription_metadata = self._metadata(group.subscribed_topics())
-        for timers in (group.session_timer, group.rebalance_timer):
-            self._cancel_timer(timers, mid)
-        group.session_deadline.pop(mid, None)
-        self.removal_reason[mid] = reason
-        self._event(group, "MemberRemoved", mid, reason=reason, value=member.member_epoch)
         group.group_epoch += 1
         self._event(group, "GroupEpochBumped", reason="member_removed", value=group.group_epoch)
         self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch,
                        metadata=group.subscription_metadata)
         self._sync_state(group)
+
+    def _cancel_member_timers(self, group: ConsumerGroup, member_id: str) -> None:
+        for timers in (group.session_timer, group.rebalance_timer):
+            self._cancel_timer(timers, member_id)
+        for kind in ("join", "sync"):
+            self._cancel_timer(group.classic_timer, (kind, member_id))
+        group.session_deadline.pop(member_id, None)
 
     def _forget_unused_regex(self, group: ConsumerGroup, regex: str) -> None:
         """The last subscriber of a regex is gone: drop its resolution (the regex tombstone)."""
@@ -577,13 +611,14 @@ class ConsumerGroupManager:
             group.resolved_regexes.pop(regex, None)
 
     # == timers =================================================================================
-    def _touch_session(self, group: ConsumerGroup, member_id: str) -> None:
-        """Re-arm the session timer for now + `group.consumer.session.timeout.ms`.
+    def _touch_session(self, group: ConsumerGroup, member_id: str, timeout_ms: int | None = None) -> None:
+        """Re-arm the session timer for now + `group.consumer.session.timeout.ms` (a classic
+        member's own session timeout when given).
 
         The pending engine timer is kept and only checked when it fires (a later deadline re-arms
         it), so a heartbeat costs no heap work; expiry is still at the exact deadline.
         """
-        deadline = self.sim.now + self.session_timeout_ms
+        deadline = self.sim.now + (self.session_timeout_ms if timeout_ms is None else timeout_ms)
         group.session_deadline[member_id] = deadline
         timer = group.session_timer.get(member_id)
         if timer is None or timer.time > deadline:
@@ -781,7 +816,7 @@ class ConsumerGroupManager:
         return Errors.NONE
 
     def _cancel_all_timers(self, group: ConsumerGroup) -> None:
-        for timers in (group.session_timer, group.rebalance_timer):
+        for timers in (group.session_timer, group.rebalance_timer, group.classic_timer):
             for timer in timers.values():
                 timer.cancel()
             timers.clear()

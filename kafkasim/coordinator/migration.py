@@ -1,0 +1,154 @@
+"""Conversions between a classic group and a consumer group of the same id (KIP-848 online
+migration), as Kafka 4's coordinator makes them (`GroupMetadataManager.java`:
+`getOrMaybeCreateConsumerGroup`, `validateOnlineUpgrade`, `convertToConsumerGroup`,
+`classicGroupJoinToClassicGroup`, `validateOnlineDowngradeWithFencedMembers`,
+`convertToClassicGroup`; `ConsumerGroup.fromClassicGroup`, `ClassicGroup.fromConsumerGroup`;
+`ConsumerGroupMigrationPolicy.java`; tags 4.0.0, 4.1.1, 4.2.0-rc1).
+
+A group id holds one kind of group at a time:
+- offline, whatever the policy: a joining ConsumerGroupHeartbeat turns an *empty* classic group
+  (one that only holds committed offsets, say) into a consumer group, and a JoinGroup turns an
+  empty consumer group into a classic group;
+- online upgrade (policy `upgrade` or `bidirectional`): the first ConsumerGroupHeartbeat of a
+  rolling upgrade turns a live classic group into a consumer group at epoch = its generation;
+  its members stay, as classic members of the consumer group (`modern.consumer.classic_members`);
+- online downgrade (policy `downgrade` or `bidirectional`): when the last members that speak the
+  consumer protocol leave or are fenced, the classic members left become a classic group, Stable
+  at generation = the group epoch, each holding its target assignment, and a rebalance starts.
+A refused upgrade answers GROUP_ID_NOT_FOUND; a refused downgrade leaves the consumer group as
+it is. Offsets belong to the group id and survive every conversion.
+
+Simplified: a static classic member replacing the last consumer-protocol member does not
+downgrade the group (Kafka's `validateOnlineDowngradeWithReplacedMemberId`); conversions cannot
+fail half-way (Kafka rolls back when the write to `__consumer_offsets` fails).
+
+May import: `kafkasim.core`, `kafkasim.coordinator.classic`, `kafkasim.coordinator.modern`.
+"""
+
+from __future__ import annotations
+
+from kafkasim.coordinator.classic.coordinator import ClassicGroupCoordinator
+from kafkasim.coordinator.classic.group import EMPTY, Group, Member
+from kafkasim.coordinator.modern.consumer import ApiError, ConsumerGroupManager
+from kafkasim.coordinator.modern.consumer.classic_members import PROTOCOL_TYPE
+from kafkasim.coordinator.modern.consumer.group import STABLE, ClassicMember, ConsumerGroup, ConsumerGroupMember
+from kafkasim.core.embedded_protocol import decode_assignment, decode_subscription, encode_assignment
+from kafkasim.core.errors import ConfigError, Errors
+
+POLICIES = ("bidirectional", "upgrade", "downgrade", "disabled")
+
+
+class Migration:
+    """Watches one coordinator's two kinds of group and converts a group id from one to the
+    other when Kafka would (see the module docstring). Installs itself as the consumer-group
+    manager's `upgrade` and `downgrade` hooks."""
+
+    def __init__(self, classic: ClassicGroupCoordinator, consumer: ConsumerGroupManager, policy: str):
+        if not isinstance(policy, str) or policy.lower() not in POLICIES:
+            raise ConfigError(f"Invalid value {policy!r} for configuration group.consumer.migration.policy: "
+                              f"String must be one of (case insensitive): {', '.join(p.upper() for p in POLICIES)}")
+        self.classic, self.consumer, self.policy = classic, consumer, policy.lower()
+        consumer.upgrade, consumer.downgrade = self.upgrade, self.downgrade
+
+    # == classic -> consumer ====================================================================
+    def upgrade(self, group_id: str) -> None:
+        """A member joins `group_id` with the consumer protocol and no consumer group holds it."""
+        group = self.classic.groups.get(group_id)
+        if group is None:
+            return
+        if group.state == EMPTY:
+            self.classic.release_group(group_id)
+            self._converted(group_id, "consumer", empty=True, epoch=0)
+            return
+        members = self._upgrade_members(group)
+        self.classic.release_group(group_id)
+        self.consumer.adopt_classic_members(group_id, group.generation_id, members)
+        self._converted(group_id, "consumer", epoch=group.generation_id)
+
+    def _upgrade_members(self, group: Group) -> list[ConsumerGroupMember]:
+        """`validateOnlineUpgrade` and `ConsumerGroup.fromClassicGroup`, or ApiError."""
+        cause, detail = None, ""
+        if self.policy not in ("upgrade", "bidirectional"):
+            cause = "upgrade_disabled"
+        elif group.protocol_type != PROTOCOL_TYPE:
+            cause = "upgrade_not_consumer_protocol"
+        elif len(group.members) > self.consumer.max_size:
+            cause = "upgrade_group_too_large"
+        else:
+            try:
+                return [_consumer_member(group, m) for m in group.members.values()]
+            except ValueError as e:
+                cause, detail = "upgrade_malformed_protocol", str(e)
+        self._refused(group.group_id, cause, detail, group.generation_id)
+        raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group.group_id} is not a consumer group.")
+
+    # == consumer -> classic ====================================================================
+    def downgrade(self, group: ConsumerGroup, leaving: list[ConsumerGroupMember], reason: str) -> bool:
+        """The `leaving` members are about to be fenced: if only classic members would remain,
+        make them a classic group (True) instead of fencing as usual (False)."""
+        gone = {m.member_id for m in leaving}
+        remaining = [m for mid, m in group.members.items() if mid not in gone]
+        if not remaining or any(m.classic is None for m in remaining):
+            return False  # (Kafka: DEBUG "Skip downgrading ... because it's empty.")
+        cause = "downgrade_disabled" if self.policy not in ("downgrade", "bidirectional") else \
+            "downgrade_group_too_large" if len(remaining) > self.classic.max_size else None
+        if cause is not None:
+            self._refused(group.group_id, cause, "", group.group_epoch)
+            return False
+        self.consumer.release_group(group.group_id, removed=leaving, reason=reason)
+        members = [_classic_member(m, group.target.get(m.member_id, {})) for m in remaining]
+        self.classic.adopt_group(group.group_id, group.group_epoch, members,
+                                 self.classic.log.reason_downgrade(group.group_id))
+        self._converted(group.group_id, "classic", epoch=group.group_epoch)
+        return True
+
+    def join_empty_consumer_group(self, group_id: str) -> None:
+        """A JoinGroup names an empty consumer group: it becomes a classic group
+        (`classicGroupJoinToClassicGroup`)."""
+        self.consumer.release_group(group_id)
+        self._converted(group_id, "classic", empty=True, epoch=0)
+
+    # == the record of it =======================================================================
+    def _converted(self, group_id: str, to: str, epoch: int, empty: bool = False) -> None:
+        self.classic.log.consumer_group_converted(self._now, group_id, to, empty)
+        direction = "upgrade" if to == "consumer" else "downgrade"
+        self._row(group_id, "GroupConverted", ("offline_" if empty else "online_") + direction, epoch)
+
+    def _refused(self, group_id: str, cause: str, detail: str, epoch: int) -> None:
+        self.classic.log.consumer_group_conversion_refused(self._now, group_id, cause, detail)
+        self._row(group_id, "GroupConversionRefused", cause, epoch)
+
+    def _row(self, group_id: str, kind: str, reason: str, epoch: int) -> None:
+        state = self.consumer.group_state(group_id) if self.consumer.has_group(group_id) \
+            else self.classic.group_state(group_id)
+        self.classic.sim.events.rows.append((self._now, "coordinator", group_id, None, kind, epoch, None, None, None,
+                                             reason, None, state))
+
+    @property
+    def _now(self) -> int:
+        return self.classic.sim.now
+
+
+def _consumer_member(group: Group, member: Member) -> ConsumerGroupMember:
+    """A classic member as a member of the new consumer group: STABLE at the generation, its last
+    classic assignment both assigned and target, its subscription read from its JoinGroup."""
+    name = group.protocol_name or member.protocols[0][0]
+    topics, _ = decode_subscription(member.metadata(name))
+    assigned = {t: frozenset(ps) for t, ps in decode_assignment(member.assignment).items() if ps}
+    gen = group.generation_id
+    return ConsumerGroupMember(
+        member.member_id, instance_id=member.instance_id, rebalance_timeout_ms=member.rebalance_timeout_ms,
+        subscribed_topic_names=frozenset(topics), member_epoch=gen, previous_member_epoch=gen, state=STABLE,
+        assigned=assigned, classic=ClassicMember(member.session_timeout_ms, tuple(member.protocols), member.client_id))
+
+
+def _classic_member(member: ConsumerGroupMember, target) -> Member:
+    """A classic member of a consumer group as a member of the new classic group, holding its target."""
+    classic = member.classic
+    out = Member(member.member_id, member.instance_id, classic.client_id, classic.session_timeout_ms,
+                 member.rebalance_timeout_ms, PROTOCOL_TYPE, classic.protocols)
+    out.assignment = encode_assignment(target)
+    return out
+
+
+__all__ = ["Migration", "POLICIES"]

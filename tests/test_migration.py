@@ -1,0 +1,375 @@
+"""Online and offline migration between classic and consumer groups (KIP-848), on the request
+API: the conversions of `GroupMetadataManager` (`convertToConsumerGroup`, `convertToClassicGroup`,
+`validateOnlineUpgrade`, `validateOnlineDowngradeWithFencedMembers`), classic members inside a
+consumer group (`classicGroup{Join,Sync,Heartbeat,Leave}ToConsumerGroup`), the policies of
+`ConsumerGroupMigrationPolicy`, and rolling upgrades and downgrades of whole scenarios. Rules are
+those of the 4.0.0 tag unless a test names another.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim import ConfigError, Errors, GroupCoordinator, Scenario, Simulation, simulate
+from kafkasim.analysis.log_parser import parse_lines
+from kafkasim.core.embedded_protocol import decode_assignment, encode, encode_assignment
+from kafkasim.core.faults import Restart, rolling_restart
+
+TOPICS = {"foo": 4}
+LOG_PREFIX = "[GroupCoordinator id=0 topic=__consumer_offsets partition="
+
+
+def subscription(owned=(), generation=-1, topics=("foo",)):
+    return encode({"topics": list(topics), "generation": generation, "owned": [list(tp) for tp in owned]})
+
+
+class Group:
+    """One coordinator, one group id "g", and short hands for the requests of its members."""
+
+    def __init__(self, version="4.0", **config):
+        self.sim = Simulation(seed=0)
+        config.setdefault("group_initial_rebalance_delay_ms", 0)
+        self.coord = GroupCoordinator(self.sim, kafka_version=version, topics=dict(TOPICS), **config)
+
+    # classic members
+    def join(self, member_id="", owned=(), generation=-1, client="client", protocols=("cooperative-sticky",),
+             protocol_type="consumer", instance_id=None, session_ms=10000, rebalance_ms=60000):
+        data = subscription(owned, generation)
+        return self.coord.join_group("g", member_id, instance_id, session_ms, rebalance_ms, protocol_type,
+                                     [(p, data) for p in protocols], client_id=client)
+
+    def sync(self, member_id, generation, assignments=None):
+        return self.coord.sync_group("g", member_id, generation, assignments)
+
+    def heartbeat(self, member_id, generation):
+        return self.coord.heartbeat("g", member_id, generation).error
+
+    # consumer-protocol members
+    def cg_join(self, member_id):
+        return self.coord.consumer_group_heartbeat("g", member_id=member_id, member_epoch=0, rebalance_timeout_ms=60000,
+                                                   subscribed_topic_names=["foo"], owned_partitions={})
+
+    def cg_heartbeat(self, member_id, epoch, owned):
+        return self.coord.consumer_group_heartbeat("g", member_id=member_id, member_epoch=epoch,
+                                                   owned_partitions={"foo": list(owned)})
+
+    def events(self, *kinds):
+        return [(r[0], r[3], r[4], r[5], r[8], r[9]) for r in self.sim.events.rows if r[4] in kinds]
+
+    def log(self):
+        return [line.split("] ", 2)[-1].rsplit(" (org.apache", 1)[0] for line in self.coord.broker_log]
+
+    def stable_classic(self):
+        """Two classic members a and b, Stable at generation 1: a owns foo-0,1 and b foo-2,3."""
+        a = self.join(client="a").member_id
+        b = self.join(client="b").member_id
+        self.join(a)
+        self.join(b)
+        self.sim.advance(0)  # the initial delay (0 ms here) ends: generation 1
+        plan = {a: encode_assignment({"foo": [0, 1]}), b: encode_assignment({"foo": [2, 3]})}
+        assert self.sync(a, 1, plan).error is Errors.NONE and self.sync(b, 1).error is Errors.NONE
+        assert self.coord.group_state("g") == "Stable" and self.coord.generation_id("g") == 1
+        return a, b
+
+
+# -- offline conversions: empty groups, whatever the policy ------------------------------------
+@pytest.mark.parametrize("policy", ["bidirectional", "disabled"])
+def test_empty_classic_group_becomes_a_consumer_group_and_keeps_its_offsets(policy):
+    g = Group(group_consumer_migration_policy=policy)
+    g.coord.commit_offsets("g", "", -1, {("foo", 0): 42})  # an admin commit: an empty classic group holds them
+    assert g.coord.group_type("g") == "classic" and g.coord.group_state("g") == "Empty"
+    r = g.cg_join("m1")
+    assert r.error is Errors.NONE and r.member_epoch == 1 and r.assignment == {"foo": [0, 1, 2, 3]}
+    assert g.coord.group_type("g") == "consumer" and g.coord.committed("g") == {("foo", 0): 42}
+    assert g.events("GroupConverted") == [(0, None, "GroupConverted", 0, None, "offline_upgrade")]
+    assert g.log()[0] == "[GroupId g] Converted the empty classic group to a consumer group."
+
+
+def test_empty_consumer_group_becomes_a_classic_group_at_a_join():
+    g = Group()
+    g.cg_join("m1")
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert g.coord.group_state("g") == "Empty"
+    r = g.join(client="a")
+    assert r.error is Errors.MEMBER_ID_REQUIRED and r.member_id.startswith("a-")  # the classic protocol's own id
+    assert g.coord.group_type("g") == "classic"
+    assert "[GroupId g] Converted the empty consumer group to a classic group." in g.log()
+    assert g.events("GroupConverted")[-1][5] == "offline_downgrade"
+
+
+# -- online upgrade (`convertToConsumerGroup`) ---------------------------------------------------
+def test_online_upgrade_keeps_the_classic_members_at_their_generation_then_reconciles_them():
+    g = Group()
+    a, b = g.stable_classic()
+    r = g.cg_join("m1")
+    # The consumer group starts at epoch = target epoch = generation 1; m1's join bumps it to 2.
+    # The uniform assignor is sticky: a keeps foo-0,1, b gives foo-3 to m1, which must wait for it.
+    assert (r.error, r.member_epoch, r.assignment) == (Errors.NONE, 2, {})
+    assert g.coord.group_type("g") == "consumer" and g.coord.group_epoch("g") == 2
+    assert g.coord.target_assignment("g") == {a: {"foo": [0, 1]}, b: {"foo": [2]}, "m1": {"foo": [3]}}
+    assert [(m, g.coord.member_epoch("g", m), g.coord.member_state("g", m)) for m in (a, b)] == \
+        [(a, 1, "STABLE"), (b, 1, "STABLE")]
+    assert g.log()[-4:] == ["[GroupId g] Converted the classic group to a consumer group.",
+                            "[GroupId g] Member m1 joins the consumer group using the consumer protocol.",
+                            "[GroupId g] Bumped group epoch to 2.",
+                            "[GroupId g] Computed a new target assignment for epoch 2 with 'uniform' assignor in 0ms."]
+    # The classic members learn of it through their heartbeat, and rejoin (KIP-429 cooperative).
+    assert g.heartbeat(a, 1) is Errors.REBALANCE_IN_PROGRESS and g.heartbeat(b, 1) is Errors.REBALANCE_IN_PROGRESS
+    ja = g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)   # nothing to give up: on to epoch 2
+    assert (ja.error, ja.generation_id, ja.leader_id, ja.members) == (Errors.NONE, 2, "", [])
+    assert g.coord.member_state("g", a) == "STABLE"
+    jb = g.join(b, owned=[("foo", 2), ("foo", 3)], generation=1)
+    assert (jb.generation_id, g.coord.member_state("g", b)) == (1, "UNREVOKED_PARTITIONS")
+    assert g.coord.partitions_pending_revocation("g", b) == {"foo": [3]}
+    assert decode_assignment(g.sync(b, 1).assignment) == {"foo": [2]}  # b revokes foo-3 and rejoins
+    jb = g.join(b, owned=[("foo", 2)], generation=1)
+    assert (jb.generation_id, g.coord.member_state("g", b)) == (2, "STABLE")
+    # foo-3 is free now: m1 gets it at its next heartbeat, and the group is Stable.
+    r = g.cg_heartbeat("m1", 2, [])
+    assert r.assignment == {"foo": [3]} and g.coord.group_state("g") == "Stable"
+    assert g.heartbeat(a, 2) is Errors.NONE and g.heartbeat(b, 2) is Errors.NONE
+
+
+def test_an_eager_classic_member_revokes_everything_at_each_rejoin():
+    """An eager client sends no owned partitions (it revoked them before rejoining), so its
+    pending revocation is done at once and it moves to the new epoch with what it keeps."""
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    jb = g.join(b, owned=(), generation=1, protocols=("range", "cooperative-sticky"))
+    assert (jb.error, jb.generation_id, jb.protocol_name, g.coord.member_state("g", b)) == \
+        (Errors.NONE, 2, "range", "STABLE")
+    assert decode_assignment(g.sync(b, 2).assignment) == {"foo": [2]}
+    # a protocol no classic member in the group supports is refused
+    assert g.join(client="x", protocols=("roundrobin",)).error is Errors.INCONSISTENT_GROUP_PROTOCOL
+
+
+@pytest.mark.parametrize("policy, config, cause, line", [
+    ("disabled", {}, "upgrade_disabled",
+     "Cannot upgrade classic group g to consumer group because online upgrade is disabled."),
+    ("downgrade", {}, "upgrade_disabled",
+     "Cannot upgrade classic group g to consumer group because online upgrade is disabled."),
+    ("upgrade", {"group_consumer_max_size": 1}, "upgrade_group_too_large",
+     "Cannot upgrade classic group g to consumer group because the group size exceeds the consumer group maximum "
+     "size."),
+])
+def test_a_refused_upgrade_answers_group_id_not_found_and_leaves_the_classic_group(policy, config, cause, line):
+    g = Group(group_consumer_migration_policy=policy, **config)
+    a, b = g.stable_classic()
+    r = g.cg_join("m1")
+    assert (r.error, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, "Group g is not a consumer group.")
+    assert g.coord.group_type("g") == "classic" and g.coord.group_state("g") == "Stable"
+    assert g.heartbeat(a, 1) is Errors.NONE  # nothing changed for the classic members
+    assert g.events("GroupConversionRefused") == [(0, None, "GroupConversionRefused", 1, None, cause)]
+    assert g.log()[-1] == line
+
+
+def test_a_group_of_another_protocol_type_is_not_upgraded():
+    g = Group()
+    g.join(client="w", protocol_type="connect")
+    w = g.coord.member_ids("g")[0] if g.coord.member_ids("g") else None
+    assert w is None  # MEMBER_ID_REQUIRED: pending, not a member yet
+    first = g.join(client="w", protocol_type="connect").member_id
+    g.join(first, protocol_type="connect")
+    r = g.cg_join("m1")
+    assert r.error is Errors.GROUP_ID_NOT_FOUND
+    assert g.events("GroupConversionRefused")[-1][5] == "upgrade_not_consumer_protocol"
+
+
+def test_policy_defaults_and_refusal_of_a_bad_value():
+    assert GroupCoordinator(Simulation(0), kafka_version="4.0").migration.policy == "bidirectional"
+    assert GroupCoordinator(Simulation(0), kafka_version="3.8").migration.policy == "disabled"
+    assert GroupCoordinator(Simulation(0), kafka_version="4.0",
+                            group_consumer_migration_policy="UPGRADE").migration.policy == "upgrade"
+    with pytest.raises(ConfigError, match="group.consumer.migration.policy.*BIDIRECTIONAL, UPGRADE, DOWNGRADE, "
+                                          "DISABLED"):
+        GroupCoordinator(Simulation(0), kafka_version="4.0", group_consumer_migration_policy="sideways")
+
+
+# -- classic members inside a consumer group ----------------------------------------------------
+def test_classic_requests_to_a_consumer_group_check_ids_generations_and_protocols():
+    g = Group()
+    g.cg_join("m1")
+    r = g.join(client="a")
+    assert r.error is Errors.MEMBER_ID_REQUIRED and len(r.member_id) == 22  # a Kafka Uuid, not "<client.id>-..."
+    assert "[GroupId g] Dynamic member with unknown member id joins the consumer group. Created a new member id " \
+           f"{r.member_id} and requesting the member to rejoin with this id." in g.log()
+    a = r.member_id
+    ja = g.join(a)
+    assert (ja.error, ja.generation_id, ja.protocol_name) == (Errors.NONE, 2, "cooperative-sticky")
+    assert g.heartbeat(a, 1) is Errors.ILLEGAL_GENERATION
+    assert g.heartbeat("nobody", 2) is Errors.UNKNOWN_MEMBER_ID
+    assert g.heartbeat("m1", 2) is Errors.UNKNOWN_MEMBER_ID  # m1 speaks the consumer protocol
+    assert g.sync(a, 3).error is Errors.ILLEGAL_GENERATION
+    assert g.join(client="x", protocols=("range",)).error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    # OffsetCommit: a classic member's stale generation is ILLEGAL_GENERATION, a consumer member's STALE_MEMBER_EPOCH
+    assert g.coord.commit_offsets("g", a, 1, {("foo", 0): 1}).error is Errors.ILLEGAL_GENERATION
+    assert g.coord.commit_offsets("g", "m1", 5, {("foo", 0): 1}).error is Errors.STALE_MEMBER_EPOCH
+    assert g.coord.commit_offsets("g", "m1", 1, {("foo", 0): 1}).error is Errors.NONE
+    assert g.coord.commit_offsets("g", a, 2, {("foo", 0): 1}).error is Errors.NONE
+
+
+def test_classic_session_sync_and_join_timers_fence_at_exact_times():
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a, session_ms=10000, rebalance_ms=60000)          # t=0: sync timer armed for 60000 ms
+    g.sim.advance(9999)
+    assert g.heartbeat(a, 2) is Errors.NONE                   # the classic session (10 s) is renewed
+    g.sim.advance(10000)                                     # t=19999: no heartbeat since 9999
+    fenced = g.events("MemberFenced")
+    assert fenced == [(19999, a, "MemberFenced", 2, None, "session_timeout")]
+    assert f"[GroupId g] Member {a} fenced from the group because the member session expired." in g.log()
+
+    g = Group()
+    g.cg_join("m1")
+    b = g.join(client="b").member_id
+    g.join(b, session_ms=45000, rebalance_ms=20000)
+    for t in range(0, 25000, 3000):
+        g.sim.advance(3000 if t else 0)
+        g.heartbeat(b, 2)
+    assert g.events("MemberFenced") == [(20000, b, "MemberFenced", 2, None, "sync_timeout")]
+    assert f"[GroupId g] Member {b} fenced from the group because the member failed to sync within timeout." in g.log()
+
+
+def test_a_classic_member_that_does_not_rejoin_is_fenced_after_its_rebalance_timeout():
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")                                          # epoch 2: a and b must rejoin
+    assert g.heartbeat(a, 1) is Errors.REBALANCE_IN_PROGRESS  # t=0: a's join timer, 60 s
+    g.join(b, owned=[("foo", 2)], generation=1)              # b does rejoin, and sync
+    g.sync(b, 2)
+    for _ in range(24):
+        g.sim.advance(2500)
+        g.heartbeat(a, 1)                                    # heartbeats alone do not help a
+        g.heartbeat(b, 2)
+        g.cg_heartbeat("m1", 2, [])
+    assert g.events("MemberFenced") == [(60000, a, "MemberFenced", 2, None, "join_timeout")]
+    assert f"[GroupId g] Member {a} fenced from the group because the classic member failed to join within the " \
+           f"rebalance timeout." in g.log()
+
+
+# -- online downgrade (`convertToClassicGroup`) --------------------------------------------------
+def test_the_last_consumer_member_leaving_turns_the_group_classic_again():
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)
+    g.join(b, owned=[("foo", 2)], generation=1)
+    assert g.coord.group_epoch("g") == 2
+    g.sim.advance(1000)
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert g.coord.group_type("g") == "classic"
+    assert (g.coord.group_state("g"), g.coord.generation_id("g")) == ("PreparingRebalance", 2)
+    assert decode_assignment(g.coord.member("g", a).assignment) == {"foo": [0, 1]}   # each holds its target
+    assert decode_assignment(g.coord.member("g", b).assignment) == {"foo": [2]}
+    assert g.log()[-3:] == [
+        "[GroupId g] Member m1 left the consumer group.",
+        "Preparing to rebalance group g in state PreparingRebalance with old generation 2 (reason: Downgrade group g "
+        "from consumer to classic.).",
+        "[GroupId g] Converted the consumer group to a classic group."]
+    assert g.events("GroupConverted")[-1] == (1000, None, "GroupConverted", 2, None, "online_downgrade")
+    assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS  # the classic rebalance gives foo-3 out again
+
+
+def test_the_downgrade_reason_names_the_leave_from_4_2():
+    g = Group(version="4.2")
+    g.stable_classic()
+    g.cg_join("m1")
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert "(reason: Downgrade group g from consumer to classic for member leaving.)." in g.log()[-2]
+
+
+def test_a_refused_downgrade_fences_as_usual():
+    g = Group(group_consumer_migration_policy="upgrade")
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert g.coord.group_type("g") == "consumer" and g.coord.group_epoch("g") == 3
+    assert sorted(g.coord.member_ids("g")) == sorted([a, b])
+    assert g.log()[-3:-1] == ["[GroupId g] Member m1 left the consumer group.",
+                              "Cannot downgrade consumer group g to classic group because the online downgrade is "
+                              "disabled."]
+    assert g.events("GroupConversionRefused")[-1][5] == "downgrade_disabled"
+
+
+def test_a_classic_leave_group_can_trigger_the_downgrade_too():
+    """Only classic members left in a consumer group (the downgrade was refused before): a classic
+    LeaveGroup is a fence like any other, and converts when the policy allows."""
+    g = Group(group_consumer_migration_policy="bidirectional")
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    g.coord.migration.policy = "upgrade"
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)   # refused: only a and b left
+    g.coord.migration.policy = "bidirectional"
+    resp = g.coord.leave_group("g", [a], reason="the consumer is being closed")
+    assert resp.member_errors == [Errors.NONE]
+    assert f"[GroupId g] Dynamic member {a} has left group through explicit `LeaveGroup` request; client reason: " \
+           f"the consumer is being closed" in g.log()
+    assert g.coord.group_type("g") == "classic" and g.coord.member_ids("g") == [b]
+
+
+# -- whole scenarios: rolling upgrades and downgrades -------------------------------------------
+def rolling(policy, to, start_protocol):
+    return Scenario(kafka_version="4.0", members=3, topics={"orders": 6}, duration_ms=150_000, seed=3,
+                    consumer={"group.protocol": start_protocol}, broker={"group.consumer.migration.policy": policy},
+                    faults=rolling_restart(["c-1", "c-2", "c-3"], 30_000, 30_000, 5_000,
+                                           consumer={"group.protocol": to}))
+
+
+def conversions(run):
+    ev = run.events
+    rows = ev[ev.kind.isin(["GroupConverted", "GroupConversionRefused"])]
+    return list(zip(rows.time, rows.reason))
+
+
+@pytest.mark.parametrize("policy, expected", [
+    ("bidirectional", [(35000, "online_upgrade")]),
+    ("upgrade", [(35000, "online_upgrade")]),
+    ("downgrade", [(35000, "upgrade_disabled"), (65000, "upgrade_disabled"), (95000, "offline_upgrade")]),
+    ("disabled", [(35000, "upgrade_disabled"), (65000, "upgrade_disabled"), (95000, "offline_upgrade")]),
+])
+def test_rolling_upgrade_under_each_policy(policy, expected):
+    run = simulate(rolling(policy, "consumer", "classic"))
+    assert conversions(run) == expected
+    fatal = run.events[run.events.kind == "Fatal"]
+    if expected[0][1] == "online_upgrade":
+        assert fatal.empty and run.summary["duplicates"] == 0
+    else:  # the upgraded consumers die of GROUP_ID_NOT_FOUND until the classic group is empty
+        assert list(zip(fatal.time, fatal.member, fatal.error)) == [
+            (35000, "c-1", "GROUP_ID_NOT_FOUND"), (65000, "c-2", "GROUP_ID_NOT_FOUND")]
+
+
+@pytest.mark.parametrize("policy, expected", [
+    ("bidirectional", [(447, "offline_upgrade"), (90429, "online_downgrade")]),
+    ("downgrade", [(447, "offline_upgrade"), (90429, "online_downgrade")]),
+    ("upgrade", [(447, "offline_upgrade"), (90429, "downgrade_disabled")]),
+])
+def test_rolling_downgrade_under_each_policy(policy, expected):
+    """The last consumer-protocol member (c-3, restarted at 90 s) leaves once its batch is done,
+    429 ms later (`AsyncKafkaConsumer.close` runs on the poll thread)."""
+    run = simulate(rolling(policy, "classic", "consumer"))
+    assert conversions(run) == expected
+    assert run.summary["duplicates"] == 0 and run.events[run.events.kind == "Fatal"].empty
+
+
+def test_restart_into_a_consumer_config_kafka_refuses_is_an_error_at_once():
+    with pytest.raises(ConfigError, match="session.timeout.ms cannot be set when group.protocol=CONSUMER"):
+        Scenario(kafka_version="4.0", consumer={"session.timeout.ms": 10000},
+                 faults=[Restart("c-1", 1000, consumer={"group.protocol": "consumer"})])
+    Scenario(kafka_version="4.0", consumer={"session.timeout.ms": 10000},  # None unsets it for the new process
+             faults=[Restart("c-1", 1000, consumer={"group.protocol": "consumer", "session.timeout.ms": None})])
+    with pytest.raises(ConfigError, match="Restart.consumer must be a dict"):
+        Restart("c-1", 1000, consumer="consumer")
+
+
+@pytest.mark.parametrize("to, start", [("consumer", "classic"), ("classic", "consumer")])
+@pytest.mark.parametrize("policy", ["bidirectional", "disabled"])
+def test_the_log_parser_reads_every_migration_line_back(policy, to, start):
+    """Classic lines, consumer-group lines and conversions interleave in one broker log; the parser
+    reads every line and gives back the conversions (and refusals) the coordinator recorded."""
+    run = simulate(rolling(policy, to, start))
+    result = parse_lines(run.broker_log)
+    assert result.unparsed == []
+    parsed = [(r[0], r[9]) for r in result.rows if r[4] in ("GroupConverted", "GroupConversionRefused")]
+    assert parsed == conversions(run) and parsed
