@@ -63,8 +63,9 @@ POLL_TIMEOUT_REASON = (
     "maximum size of batches returned in poll() with max.poll.records.")
 
 #: Fatal JoinGroup/SyncGroup/Heartbeat errors: the Java client throws and the application stops.
+#: INVALID_GROUP_ID (an empty group.id) is InvalidGroupIdException to the application (AbstractCoordinator).
 FATAL = {Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID, Errors.INVALID_SESSION_TIMEOUT,
-         Errors.INCONSISTENT_GROUP_PROTOCOL}
+         Errors.INCONSISTENT_GROUP_PROTOCOL, Errors.INVALID_GROUP_ID}
 
 
 

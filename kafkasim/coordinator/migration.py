@@ -86,10 +86,11 @@ class Migration:
     def downgrade(self, group: ConsumerGroup, leaving: list[ConsumerGroupMember], reason: str) -> bool:
         """The `leaving` members are about to be fenced: if only classic members would remain,
         make them a classic group (True) instead of fencing as usual (False)."""
+        remaining_classic = group.num_classic - sum(m.classic is not None for m in leaving)
+        if remaining_classic == 0 or remaining_classic != len(group.members) - len(leaving):
+            return False  # consumer-protocol members remain, or nobody (DEBUG "Skip downgrading ... empty.")
         gone = {m.member_id for m in leaving}
         remaining = [m for mid, m in group.members.items() if mid not in gone]
-        if not remaining or any(m.classic is None for m in remaining):
-            return False  # (Kafka: DEBUG "Skip downgrading ... because it's empty.")
         cause = "downgrade_disabled" if self.policy not in ("downgrade", "bidirectional") else \
             "downgrade_group_too_large" if len(remaining) > self.classic.max_size else None
         if cause is not None:

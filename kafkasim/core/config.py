@@ -518,6 +518,15 @@ def _check_consumer(cfg: dict, vt: tuple, overrides: Mapping) -> None:
     elif vt >= _v("3.9") and classic and cfg["group.remote.assignor"]:
         raise ConfigError("group.remote.assignor cannot be set when group.protocol=CLASSIC")
     hb, session = cfg["heartbeat.interval.ms"], cfg["session.timeout.ms"]
+    if classic:  # the Heartbeat's timers: Timer.reset throws on a negative timeout (utils/Timer.java)
+        for name, value in (("session.timeout.ms", session), ("heartbeat.interval.ms", hb)):
+            if value < 0:
+                raise ConfigError(f"Invalid negative timeout {value} for {name}: Kafka's consumer throws "
+                                  f"IllegalArgumentException when it builds its heartbeat timers")
+        if hb == 0:  # a simulator limit, not Kafka's: requests here take no time
+            raise ConfigError("heartbeat.interval.ms=0: Kafka accepts it (the heartbeat thread then sends one "
+                              "heartbeat per round trip), but kafkasim's requests take no time, so heartbeats "
+                              "would never let time pass; use 1 ms or more")
     # internals/Heartbeat.java constructor, all versions; only the classic coordinator builds a Heartbeat.
     if classic and hb >= session:
         raise ConfigError(f"Heartbeat must be set lower than the session timeout "

@@ -136,7 +136,7 @@ class ConsumerGroup:
                  "inverted", "owners", "name_counts", "regex_counts", "resolved_regexes", "regex_refresh_ms",
                  "regex_topics_version", "regex_refresh_pending", "assignor_counts", "subscription_metadata",
                  "metadata_expired", "stable_at_epoch", "state", "session_deadline", "session_timer",
-                 "rebalance_timer", "last_assignment_ms", "classic_timer")
+                 "rebalance_timer", "last_assignment_ms", "classic_timer", "num_classic")
 
     def __init__(self, group_id: str):
         self.group_id = group_id
@@ -162,7 +162,8 @@ class ConsumerGroup:
         self.session_timer: dict[str, object] = {}         # member id -> pending session check
         self.rebalance_timer: dict[str, object] = {}       # member id -> rebalance (revocation) timer
         self.last_assignment_ms: int | None = None
-        self.classic_timer: dict[str, object] = {}         # classic member id -> its join or sync timer
+        self.classic_timer: dict[tuple, object] = {}       # ("join" | "sync", member id) -> its timer
+        self.num_classic = 0                               # members that speak the classic protocol
 
     # -- state -------------------------------------------------------------------------------
     def compute_state(self) -> str:
@@ -208,6 +209,8 @@ class ConsumerGroup:
             _bump(self.assignor_counts, member.server_assignor, sign)
         if member.state == STABLE:
             _bump(self.stable_at_epoch, member.member_epoch, sign)
+        if member.classic is not None:
+            self.num_classic += sign
         if member.instance_id is not None:
             if sign > 0:
                 self.static_members[member.instance_id] = member.member_id

@@ -1,0 +1,131 @@
+"""Nothing hangs, nothing crashes from deep inside (issue 18, items 1 and 2): the values people
+really type get Kafka's refusal, or a ConfigError that names the field and what is accepted;
+runs too large to finish are refused before they start; a run whose clock stops moving ends with
+an error that names what kept firing."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kafkasim import ConfigError, Scenario, simulate
+from kafkasim.core.engine import Simulation, SimulationStalled
+from kafkasim.scenario.world import EVENT_LIMIT, estimate_events
+
+
+# -- refused the way Kafka refuses --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["heartbeat.interval.ms", "session.timeout.ms"])
+def test_a_negative_heartbeat_timer_is_refused_as_kafkas_timer_refuses_it(name):
+    with pytest.raises(ConfigError, match=f"^Invalid negative timeout -5 for {name}: Kafka's consumer throws "
+                                          f"IllegalArgumentException"):
+        Scenario(consumer={name: -5})
+
+
+def test_a_zero_heartbeat_interval_is_refused_with_the_reason():
+    with pytest.raises(ConfigError, match=r"heartbeat.interval.ms=0: Kafka accepts it .* use 1 ms or more"):
+        Scenario(consumer={"heartbeat.interval.ms": 0})
+    assert Scenario(consumer={"heartbeat.interval.ms": 1, "session.timeout.ms": 6000}).consumer_config[
+        "heartbeat.interval.ms"] == 1
+
+
+def test_no_group_id_is_invalid_group_id_exception():
+    with pytest.raises(ConfigError, match="InvalidGroupIdException"):
+        Scenario(group_id=None)
+
+
+@pytest.mark.parametrize("protocol, version, error", [("classic", "3.7", "INVALID_GROUP_ID"),
+                                                      ("consumer", "4.0", "INVALID_REQUEST")])
+def test_an_empty_group_id_stops_each_consumer_at_its_first_request_instead_of_retrying(protocol, version, error):
+    run = simulate(Scenario(kafka_version=version, group_id="", duration_ms=20_000,
+                            consumer={"group.protocol": protocol} if protocol == "consumer" else {}))
+    ev = run.events
+    fatal = ev[ev["kind"] == "Fatal"]
+    started = ev[ev["kind"] == "Started"]
+    assert sorted(fatal["member"]) == [f"c-{i}" for i in range(1, 7)] and set(fatal["error"]) == {error}
+    assert dict(zip(fatal["member"], fatal["time"])) == dict(zip(started["member"], started["time"]))
+    assert len(ev) < 100  # nothing but the starts, the refused requests and the deaths
+
+
+# -- wrong kinds of value: a ConfigError naming the field ------------------------------------------
+@pytest.mark.parametrize("fields, message", [
+    ({"topics": {1: 3}}, "topic names must be non-empty strings, got 1"),
+    ({"topics": {"": 3}}, "topic names must be non-empty strings, got ''"),
+    ({"produce_rate_per_s": math.nan}, "produce_rate_per_s must be a finite number >= 0 records/s, got nan"),
+    ({"produce_rate_per_s": math.inf}, "produce_rate_per_s must be a finite number >= 0 records/s, got inf"),
+    ({"produce_rate_per_s": {"orders": -1}}, "produce_rate_per_s must be a finite number >= 0 records/s, got -1"),
+    ({"produce_rate_per_s": {"other": 5}}, r"produce_rate_per_s names topics that are not in topics: \['other'\]"),
+    ({"seed": -1}, "seed must be an int >= 0, got -1"),
+    ({"seed": 1.5}, "seed must be an int >= 0, got 1.5"),
+    ({"consumer": "group.protocol=consumer"}, "consumer must be a dict of Kafka consumer configs"),
+    ({"broker": ["group.max.size"]}, "broker must be a dict of Kafka broker configs"),
+    ({"group_id": 7}, "group_id must be a string, got 7"),
+])
+def test_values_of_the_wrong_kind_name_the_field(fields, message):
+    with pytest.raises(ConfigError, match=message):
+        Scenario(**fields)
+
+
+def test_none_for_the_config_dicts_means_the_defaults():
+    assert Scenario(consumer=None, broker=None) == Scenario()
+
+
+# -- too large to run: refused before it starts ---------------------------------------------------
+def test_a_huge_run_is_refused_with_its_estimate_and_the_way_to_allow_it():
+    huge = Scenario(members=10_000_000)  # 600 s x (12 x 1.4 + 10M x (0.3 + 1000 / 3000)) events
+    with pytest.raises(ConfigError, match=r"about 3,800,010,079 events .* more than the 10,000,000 that simulate\(\) "
+                                          r"runs without being asked: .* simulate\(scenario, max_events=None\)"):
+        simulate(huge)
+    with pytest.raises(ConfigError, match="about 649,641,599 events"):
+        simulate(Scenario(duration_ms=365 * 24 * 3600 * 1000))
+    assert EVENT_LIMIT == 10_000_000
+
+
+@pytest.mark.parametrize("fields", [{}, {"members": 50}, {"members": 40, "topics": {"t": 80}},
+                                    {"kafka_version": "4.0", "members": 20, "consumer": {"group.protocol": "consumer"}},
+                                    {"poll_resolution_ms": 250, "duration_ms": 120_000}])
+def test_the_estimate_is_within_a_third_of_the_real_count(fields):
+    scenario = Scenario(**fields)
+    real = len(simulate(scenario).rows)
+    assert 0.75 <= estimate_events(scenario) / real <= 1.33
+
+
+def test_max_events_is_a_limit_of_the_caller():
+    with pytest.raises(ConfigError, match="more than the 1,000 that"):
+        simulate(Scenario(), max_events=1000)
+    assert len(simulate(Scenario(duration_ms=10_000), max_events=None).rows) > 0
+
+
+# -- a clock that stops moving -----------------------------------------------------------------
+class Spinner:
+    name = "c-9"
+
+    def __init__(self, sim):
+        self.sim, self.runs = sim, 0
+
+    def tick(self):
+        self.runs += 1
+        self.sim.schedule(0, self.tick)
+
+
+def test_a_timer_that_fires_again_at_once_is_stopped_at_the_budget_and_named():
+    sim = Simulation(0)
+    sim.max_events_per_instant = 500
+    spinner = Spinner(sim)
+    sim.at(40, spinner.tick)
+    with pytest.raises(SimulationStalled, match=r"stuck at 40 ms: more than 500 events ran at this one millisecond, "
+                                                r"the last Spinner.tick of c-9"):
+        sim.run()
+    assert spinner.runs == 500 and sim.now == 40
+
+
+def test_busy_but_moving_clocks_are_not_stalled():
+    """Exactly the budget at one millisecond is allowed, and the count starts again at the next one."""
+    sim = Simulation(0)
+    sim.max_events_per_instant = 100
+    ran = []
+    for t in (1, 2):
+        for i in range(100):
+            sim.at(t, ran.append, (t, i))
+    sim.run()
+    assert len(ran) == 200 and sim.now == 2
