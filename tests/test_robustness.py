@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from kafkasim import ConfigError, Scenario, simulate
+from kafkasim import ConfigError, Scenario, faults, simulate
 from kafkasim.core.engine import Simulation, SimulationStalled
 from kafkasim.scenario.world import EVENT_LIMIT, estimate_events
 
@@ -60,14 +60,18 @@ def test_an_empty_group_id_stops_each_consumer_at_its_first_request_instead_of_r
     ({"consumer": "group.protocol=consumer"}, "consumer must be a dict of Kafka consumer configs"),
     ({"broker": ["group.max.size"]}, "broker must be a dict of Kafka broker configs"),
     ({"group_id": 7}, "group_id must be a string, got 7"),
+    ({"static_membership": "yes"}, "static_membership must be True or False, got 'yes'"),
+    ({"faults": "crash c-1"}, "faults must be a list of faults"),
 ])
 def test_values_of_the_wrong_kind_name_the_field(fields, message):
     with pytest.raises(ConfigError, match=message):
         Scenario(**fields)
 
 
-def test_none_for_the_config_dicts_means_the_defaults():
+def test_none_for_the_config_dicts_means_the_defaults_and_one_fault_needs_no_list():
     assert Scenario(consumer=None, broker=None) == Scenario()
+    crash = faults.Crash("c-1", 1000)
+    assert Scenario(faults=crash) == Scenario(faults=[crash])
 
 
 # -- too large to run: refused before it starts ---------------------------------------------------

@@ -100,7 +100,14 @@ class Scenario:
             raise ConfigError(f"produce_rate_per_s names topics that are not in topics: "
                               f"{sorted(map(str, set(self.produce_rate_per_s) - set(self.topics)))}")
         set_(self, "processing_ms", as_distribution(self.processing_ms))
+        if isinstance(self.faults, (faults_module.Fault, faults_module.GroupChange)):
+            set_(self, "faults", (self.faults,))  # one fault on its own
+        if not isinstance(self.faults, (list, tuple)):
+            raise ConfigError(f"faults must be a list of faults (Crash, Restart, Pause, SlowProcessing, NetworkCut, "
+                              f"ScaleOut, ScaleIn), got {self.faults!r}")
         set_(self, "faults", tuple(self.faults))
+        if not isinstance(self.static_membership, bool):
+            raise ConfigError(f"static_membership must be True or False, got {self.static_membership!r}")
         for f in self.faults:
             if not isinstance(f, faults_module.ALL):
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
