@@ -124,6 +124,8 @@ class Consumer:
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
         self.idle = False                   # the app thread is inside poll(), waiting for records
+        self.closing = False                # close() asked while a batch was being processed
+        self._stop_waiters: list = []       # what runs once this process has stopped
 
     # -- plumbing -------------------------------------------------------------------------
     def _row(self, kind: str, *, topic=None, partition=None, error=None, reason=None, value=None) -> None:
@@ -184,9 +186,18 @@ class Consumer:
         self._stop("stopped")
 
     def close(self) -> None:
-        """Graceful shutdown (scale in): revoke, commit, LeaveGroup (dynamic members only)."""
+        """Graceful shutdown (scale in): revoke, commit, LeaveGroup (dynamic members only). The
+        consumer is not thread-safe: the application closes it from its poll loop, once the batch
+        it is processing is done (a shutdown hook calls `wakeup()`), else the commit would cover
+        records never processed."""
         if not self.alive or self._paused(self.close):
             return
+        if self.batch is not None:
+            self.closing = True
+            return
+        self._close_now()
+
+    def _close_now(self) -> None:
         if self.owned:
             if self.auto_commit:
                 self._commit(sync=True)
@@ -196,7 +207,18 @@ class Consumer:
         self._row("Closed")
         self._stop("stopped")
 
+    def when_stopped(self, fn) -> None:
+        """Run `fn()` once this process has stopped (at once if it is not running): a restart
+        starts the new process only after the old one has closed, frozen or busy as it may be."""
+        if self.alive:
+            self._stop_waiters.append(fn)
+        else:
+            fn()
+
     def _stop(self, state: str) -> None:
+        waiters, self._stop_waiters = self._stop_waiters, []
+        for fn in waiters:
+            self.sim.schedule(0, fn)
         self._set_app_state(state)
         self.alive = False
         for timer in (self.hb_timer, self.poll_timer, self.next_poll, self.batch and self.batch[3]):
@@ -257,6 +279,8 @@ class Consumer:
         if not self.alive or now < self.frozen_until:
             self._paused(self._poll)
             return
+        if self.closing:
+            return self.close()
         self.idle = self.waiting = False
         self.next_poll = None
         self.last_poll = now

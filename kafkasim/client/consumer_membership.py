@@ -373,7 +373,6 @@ class AsyncConsumer(Consumer):
     def _reset_process_state(self) -> None:
         super()._reset_process_state()
         self.membership = MembershipManager(self, "")
-        self.closing = False  # close() asked while a batch was being processed
 
     def start(self) -> None:
         super().start()
@@ -506,16 +505,10 @@ class AsyncConsumer(Consumer):
                   "auto-commit failed (logged)", value=len(offsets))
 
     # -- shutdown -------------------------------------------------------------------------------
-    def close(self) -> None:
-        """`AsyncKafkaConsumer.close`: commit, onPartitionsRevoked (onPartitionsLost when not in
-        the group), then the leave heartbeat. The consumer is single-threaded: the poll thread
-        closes it once the batch it is processing is done (else the commit would cover records
-        never processed)."""
-        if not self.alive or self._paused(self.close):
-            return
-        if self.batch is not None:
-            self.closing = True
-            return
+    def _close_now(self) -> None:
+        """`AsyncKafkaConsumer.close` (once the batch in progress is done, as `close` waits for):
+        commit, onPartitionsRevoked (onPartitionsLost when not in the group), then the leave
+        heartbeat."""
         m = self.membership
         if self.owned:
             if self.auto_commit:

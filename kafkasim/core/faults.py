@@ -67,7 +67,9 @@ class Restart(Fault):
     """Crash, then a new process with the same configuration after `delay_ms`
     (a static member comes back with its group.instance.id). With `graceful=True` the process
     shuts down cleanly instead (`close()`: commit, onPartitionsRevoked, leave), as in a rolling
-    restart; a static member's close keeps its place in the group for the session timeout."""
+    restart; a static member's close keeps its place in the group for the session timeout.
+    The new process never starts before the old one has stopped (a frozen process closes when it
+    thaws). With `consumer`, the new process runs with those consumer configs changed."""
 
     delay_ms: int = 30_000
     graceful: bool = False
@@ -84,13 +86,16 @@ class Restart(Fault):
     def apply(self, world):
         consumer = world.consumer(self.member)
         if self.graceful:
-            consumer.close()
+            consumer.close()  # a frozen process, or one in the middle of a batch, closes later
         else:
             consumer.crash()
+        world.sim.schedule(self.delay_ms, consumer.when_stopped, lambda: self._start(world, consumer))
+
+    def _start(self, world, old) -> None:
         if self.consumer:  # an upgrade: the new process runs with other configs
-            world.sim.schedule(self.delay_ms, world.replace_consumer, self.member, self.consumer)
+            world.replace_consumer(self.member, self.consumer)
         else:
-            world.sim.schedule(self.delay_ms, consumer.start)
+            old.start()
 
     def label(self):
         how = "graceful, " if self.graceful else ""

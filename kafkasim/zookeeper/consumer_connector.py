@@ -575,6 +575,10 @@ class ZookeeperConsumerConnector:
         self._show("closed")
         self.zk.close(self.session)
 
+    def when_stopped(self, fn) -> None:
+        """Run `fn()` once this process has stopped: `crash` and `close` stop it at once."""
+        fn()
+
     def freeze(self, duration_ms: int) -> None:
         """A stop-the-world pause (GC): every thread stops, the ZooKeeper session falls silent."""
         if self.alive:
