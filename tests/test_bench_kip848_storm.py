@@ -1,0 +1,39 @@
+"""The KIP-848 join-storm benchmark runs the scenario it describes: small N, in-process; the timed
+runs live in benchmarks/run_all.py (`make bench`)."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+
+import kip848_storm  # noqa: E402
+
+N = 40
+
+
+@pytest.mark.parametrize("interval, assignments", [(0, N), (1000, 2)])
+def test_the_consumer_protocol_storm(interval, assignments):
+    """N joins at t = 0 (N epoch bumps), then two heartbeat rounds: at 5 s every member reaches
+    the last epoch and takes what is free, at 10 s the rest; one assignor run per join under
+    4.0-4.2, two in all with 4.3's 1000 ms interval (t = 0, then the first round at 5 s)."""
+    row = kip848_storm.run_one("consumer", N, interval)
+    assert row["checks"] == {k: True for k in row["checks"]}, row
+    assert (row["requests"], row["timer_events"], row["group_epoch"], row["stable_at_ms"]) == (3 * N, 0, N, 10_000)
+    assert row["assignments"] == assignments
+
+
+def test_the_classic_storm_until_stable():
+    row = kip848_storm.run_one("classic", N)
+    assert row["checks"] == {k: True for k in row["checks"]}, row
+    # 2N JoinGroup (KIP-394) + N SyncGroup; the initial delayed join's timer, extended once (KIP-134)
+    assert (row["requests"], row["timer_events"], row["stable_at_ms"]) == (3 * N, 2, 6000)
+
+
+def test_the_report_says_whether_the_targets_are_met():
+    rows = [kip848_storm.run_one("consumer", N, 1000), {"case": "chapter-default", "benchmark": "kip848_storm",
+                                                       "median_ms": {"consumer": 31.0, "classic": 26.0}, "ok": True}]
+    text = kip848_storm.report(rows, {"date": "today", "cpus": 2, "cpu_model": "x", "python": "3.11", "os": "L"}, 1)
+    assert f"| consumer | 4.3 interval 1000 ms | {N} |" in text
+    assert "consumer protocol 31.0 ms, classic 26.0 ms (target under 50 ms: met)" in text
