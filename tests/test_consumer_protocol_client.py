@@ -534,3 +534,14 @@ def _timed(scenario) -> float:
     start = time.perf_counter()
     simulate(scenario)
     return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_a_poll_timeout_counts_as_one_under_either_protocol(protocol):
+    """The classic LeaveGroup says why (its reason text), a consumer-protocol leave does not: the
+    summary reads the member's own PollTimeout at that instant, so the two compare column by column."""
+    consumer = {"max.poll.interval.ms": 30_000, **({"group.protocol": "consumer"} if protocol == "consumer" else {})}
+    run = simulate(Scenario(kafka_version="4.0", consumer=consumer, members=2, topics={"orders": 4},
+                            duration_ms=120_000, faults=[F.SlowProcessing("c-1", 20_500, 45_000)]))
+    assert run.summary["removals_by_reason"] == {"poll_timeout": 1}
+    assert run.summary["removals"] == {"c-1": {"poll_timeout": 1}}

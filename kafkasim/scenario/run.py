@@ -250,18 +250,26 @@ def summarize(run: Run) -> dict:
     rows, names = run.rows, run.member_names
     removals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_reason: dict[str, int] = defaultdict(int)
+    poll_timeout_at: dict[str, int] = {}  # member -> when its poll timer last expired
     rebalances = commit_failures = 0
     for row in rows:
         kind = row[4]
         if row[1] == "coordinator":
             if kind == "MemberRemoved":
                 member = names.get(row[3], row[3])
-                removals[member][row[9]] += 1
-                by_reason[row[9]] += 1
+                reason = row[9]
+                # A consumer-protocol leave carries no reason (the classic LeaveGroup's does): the
+                # member's own PollTimeout at that instant says why it left.
+                if reason == "leave_group" and poll_timeout_at.get(member) == row[0]:
+                    reason = "poll_timeout"
+                removals[member][reason] += 1
+                by_reason[reason] += 1
             elif kind in REBALANCE_STARTS:
                 rebalances += 1
         elif kind == "CommitFailed":
             commit_failures += 1
+        elif kind == "PollTimeout":
+            poll_timeout_at[row[3]] = row[0]
     rebalance_ms = sum(end - start for _, start, end, _, _ in rebalance_phases(rows, run.end_ms))
     parts = run.ledger
     lags = run.lag["lag"].to_numpy()
