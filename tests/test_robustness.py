@@ -162,3 +162,20 @@ def test_a_restart_of_a_frozen_process_waits_until_it_thaws():
                       faults=[faults.Pause("c-1", 10_000, duration_ms=20_000),
                               faults.Restart("c-1", 21_000, 0, graceful=True)])
     assert _c1(simulate(frozen), "Closed", "Started")[1:] == [(30_118, "Closed"), (30_118, "Started")]
+
+
+def test_network_and_zookeeper_runs_too_large_are_refused_before_they_start():
+    from kafkasim import ClientGroup, NetworkScenario, simulate_network
+    from kafkasim.zookeeper.consumer_connector import ZookeeperScenario, consumers_per_topic
+
+    year = 365 * 24 * 3600 * 1000
+    # 20 producers at 20 requests/s for a year
+    with pytest.raises(ConfigError, match=r"about 12,614,400,000 requests .* simulate_network\(scenario, "
+                                          r"max_requests=None\)"):
+        simulate_network(NetworkScenario(duration_ms=year))
+    with pytest.raises(ConfigError, match="about 10,000,000,000 requests"):
+        simulate_network(NetworkScenario(clients=(ClientGroup(count=100_000, rate_per_s=10_000.0),)))
+    with pytest.raises(ConfigError, match=r"duration_ms=31,536,000,000 is longer than a ZooKeeper run can be "
+                                          r"\(100,000,000 ms, about 28 hours\)"):
+        ZookeeperScenario(topics={"t": 4}, consumers=consumers_per_topic({"t": 4}, 3), duration_ms=year)
+    assert simulate_network(NetworkScenario(duration_ms=1000), max_requests=None).summary is not None

@@ -669,12 +669,35 @@ def _requests_of(group: ClientGroup, client: str, seed: int, duration_ms: int) -
     return np.floor(times).astype(np.int64).tolist(), sizes
 
 
-def simulate_network(scenario: NetworkScenario | None = None, **kwargs) -> "NetworkRun":
-    """Run a `NetworkScenario` (or build one from keyword arguments) for its `duration_ms`."""
+#: The most requests `simulate_network` runs without being asked (about two events each).
+REQUEST_LIMIT = 5_000_000
+
+
+def expected_requests(scenario: NetworkScenario) -> int:
+    """How many requests the clients of `scenario` send (on average, for Poisson arrivals)."""
+    total = 0.0
+    for c in scenario.clients:
+        end = scenario.duration_ms if c.stop_ms is None else min(c.stop_ms, scenario.duration_ms)
+        span_s = max(0, end - c.start_ms) / 1000
+        total += c.count * (sum(c.start_ms <= t < end for t in c.arrivals) if isinstance(c.arrivals, tuple)
+                            else c.rate_per_s * span_s)
+    return int(total)
+
+
+def simulate_network(scenario: NetworkScenario | None = None, *, max_requests: int | None = REQUEST_LIMIT,
+                     **kwargs) -> "NetworkRun":
+    """Run a `NetworkScenario` (or build one from keyword arguments) for its `duration_ms`. A run
+    whose clients would send more than `max_requests` is refused before it starts (None: no limit)."""
     if scenario is None:
         scenario = NetworkScenario(**kwargs)
     elif kwargs:
         scenario = scenario.replace(**kwargs)
+    requests = expected_requests(scenario)
+    if max_requests is not None and requests > max_requests:
+        raise ConfigError(f"this scenario's clients would send about {requests:,} requests (about {2 * requests:,} "
+                          f"events), more than the {max_requests:,} that simulate_network() runs without being "
+                          f"asked: shorten duration_ms, use fewer clients or a lower rate_per_s, or call "
+                          f"simulate_network(scenario, max_requests=None) to run it anyway")
     server = SocketServer(scenario)
     server.sim.run(until=scenario.duration_ms)
     return NetworkRun(scenario, server)

@@ -194,6 +194,10 @@ SUPPORTED_FAULTS = (faults_module.Crash, faults_module.Restart, faults_module.Pa
                     faults_module.ScaleIn, Join, AddPartitions)
 
 
+#: The longest ZooKeeper run (about 28 hours of simulated time).
+MAX_DURATION_MS = 100_000_000
+
+
 @dataclass(frozen=True)
 class ZookeeperScenario:
     """Everything that determines a ZooKeeper-consumer run (same scenario and seed: same events).
@@ -242,6 +246,10 @@ class ZookeeperScenario:
         check_range("zk_tick_time_ms", self.zk_tick_time_ms, 1)
         check_range("start_spread_ms", self.start_spread_ms, 0)
         check_range("duration_ms", self.duration_ms, 1)
+        if self.duration_ms > MAX_DURATION_MS:  # the load summary keeps a series of 8 bytes per millisecond
+            raise ConfigError(f"duration_ms={self.duration_ms:,} is longer than a ZooKeeper run can be "
+                              f"({MAX_DURATION_MS:,} ms, about 28 hours): its ZooKeeper load is summarised "
+                              f"millisecond by millisecond, {self.duration_ms * 8 / 2**30:,.1f} GB here")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ConfigError(f"seed must be an int, got {self.seed!r}")
         set_(self, "faults", tuple(self.faults))
