@@ -32,7 +32,6 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 
@@ -40,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from measure import machine_info  # noqa: E402
+from measure import in_fresh_process, machine_info  # noqa: E402
 
 NAME = "kip848_storm"
 GROUP, TOPIC = "g", "t"
@@ -184,18 +183,12 @@ def run_suite(*, quick=False, repeat=1, python=None, log=print):
     for protocol, interval, n in QUICK if quick else CASES:
         walls = []
         for _ in range(max(1, repeat if n < 100000 else 1)):
-            proc = subprocess.run([python, os.path.abspath(__file__), "--protocol", protocol, "--n", str(n),
-                                   "--interval", str(interval)], capture_output=True, text=True, cwd=ROOT,
-                                  timeout=3600, env={**os.environ, "PYTHONPATH": ROOT})
-            if proc.returncode != 0:
-                raise RuntimeError(f"{protocol} {n} failed:\n{proc.stderr[-4000:]}")
-            walls.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            walls.append(in_fresh_process(python, __file__, "--protocol", protocol, "--n", str(n),
+                                          "--interval", str(interval)))
         row = sorted(walls, key=lambda r: r["wall_s"])[len(walls) // 2]
         log(f"  {protocol} interval={interval} N={n}: {row['wall_s']:.2f} s, stable at {row['stable_at_ms']} ms")
         rows.append(row)
-    proc = subprocess.run([python, os.path.abspath(__file__), "--chapter"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, env={**os.environ, "PYTHONPATH": ROOT})
-    rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    rows.append(in_fresh_process(python, __file__, "--chapter", timeout=600))
     return rows
 
 

@@ -192,21 +192,23 @@ class World:
 
     def add_consumer(self, start_ms: int = 0) -> Consumer:
         name = f"c-{len(self.consumers) + 1}"
-        config = dict(self.scenario.consumer_config)
-        if self.scenario.static_membership:
-            config["group.instance.id"] = name
-        consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
+        consumer = self._new_consumer(name, dict(self.scenario.consumer_config), start_ms)
         self.sim.at(start_ms, consumer.start)
         return consumer
 
     def replace_consumer(self, name: str, changes: dict) -> Consumer:
         """The member's process comes back with some configs changed (a rolling upgrade): a new
         consumer of the implementation those configs select, under the same name."""
-        config = self.scenario.restart_config(changes)
+        consumer = self._new_consumer(name, self.scenario.restart_config(changes), self.sim.now)
+        consumer.start()
+        return consumer
+
+    def _new_consumer(self, name: str, config: dict, start_ms: int) -> Consumer:
+        """The consumer `name`, of the implementation its configs select (a static member's
+        group.instance.id is its name)."""
         if self.scenario.static_membership:
             config["group.instance.id"] = name
-        consumer = self.consumers[name] = consumer_class(config)(self, name, config, self.sim.now)
-        consumer.start()
+        consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
         return consumer
 
     @property

@@ -912,17 +912,8 @@ class ClassicGroupCoordinator:
     def unload_group(self, group_id: str) -> None:
         """This broker stops coordinating the group (a failover): any state -> Dead, parked
         requests get NOT_COORDINATOR, and later requests NOT_COORDINATOR until `load_group`."""
-        group = self.groups.pop(group_id)
+        group = self._release(group_id, Errors.NOT_COORDINATOR)
         self.offsets.pop(group_id, None)
-        for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
-            if timer is not None:
-                timer.cancel()
-        for member in group.members.values():
-            self._cancel_session(member)
-            for parked in (member.awaiting_join, member.awaiting_sync):
-                if parked is not None:
-                    parked._complete(Errors.NOT_COORDINATOR)
-            member.awaiting_join = member.awaiting_sync = None
         self._transition(group, DEAD)
         self._event(group, "GroupDead", reason="unloaded")
         self._unloaded.add(group_id)
@@ -931,6 +922,10 @@ class ClassicGroupCoordinator:
     def release_group(self, group_id: str) -> Group:
         """Take a classic group out of this coordinator's hands, its parked JoinGroup and SyncGroup
         answered REBALANCE_IN_PROGRESS and its timers stopped (`convertToConsumerGroup`)."""
+        return self._release(group_id, Errors.REBALANCE_IN_PROGRESS)
+
+    def _release(self, group_id: str, error: Errors) -> Group:
+        """Remove the group, stop its timers and answer its parked requests with `error`."""
         group = self.groups.pop(group_id)
         for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
             if timer is not None:
@@ -941,7 +936,7 @@ class ClassicGroupCoordinator:
             member.awaiting_join = member.awaiting_sync = None
             for resp in parked:
                 if resp is not None:
-                    resp._complete(Errors.REBALANCE_IN_PROGRESS)
+                    resp._complete(error)
         return group
 
     def adopt_group(self, group_id: str, generation_id: int, members: Iterable[Member],
