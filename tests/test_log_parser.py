@@ -366,11 +366,15 @@ def test_malformed_lines_are_counted_and_kept_with_their_line_numbers():
         "\tat kafka.coordinator.group.GroupCoordinator.handleJoinGroup(GroupCoordinator.scala:180)",
     ]
     evs, result = events(lines)
-    assert [e["kind"] for e in evs] == ["RebalanceStarted"]
+    # Lines 6 and 7 have no date of their own: they take line 5's, and say so (docs/log-reader.md).
+    assert [(e["kind"], e["time"]) for e in evs] == [("MemberRemoved", T), ("MemberRemoved", T),
+                                                     ("RebalanceStarted", T)]
+    assert [r[ROW_FIELDS.index("time_inferred")] for r in result.rows] == [True, True, False]
     assert [(u[1], u[2]) for u in result.unparsed] == [
-        (4, "unrecognised wording"), (5, "unrecognised wording"), (6, "no date and time in the line"),
-        (7, "no date and time in the line")]
+        (4, "unrecognised wording"), (5, "unrecognised wording"),
+        (7, "impossible date 2024-13-45 25:61:61: time taken from the neighbouring lines")]
     assert result.counts["lines"] == 9 and result.counts["other"] == 4 and result.counts["coordinator"] == 5
+    assert result.counts["inferred"] == 2 and result.counts["salvaged"] == 1
 
 
 # -- files and chunks --------------------------------------------------------------------------------

@@ -379,14 +379,14 @@ def read_sweep(spark, out: str):
 class LogParse:
     out: str
     files: list
-    events: object      # DataFrame: FIELDS + file, line, seq
+    events: object      # DataFrame: FIELDS + file, line, seq, time_inferred
     unparsed: object    # DataFrame: file, line, problem, text
     counts: Counter
     seconds: float
     tasks: int
 
 
-_LOG_EVENTS_DDL = f"{EVENTS_DDL}, file string, line long, seq long"
+_LOG_EVENTS_DDL = f"{EVENTS_DDL}, file string, line long, seq long, time_inferred boolean"
 _UNPARSED_DDL = "file string, line long, problem string, text string"
 _COUNTS_DDL = "chunk long, " + ", ".join(f"{c} long" for c in COUNTS)
 

@@ -1,0 +1,607 @@
+"""The broker-log reader is total and reads real pastes (issue 18, items 3 and 4; docs/log-reader.md).
+
+Total: for any bytes in any file it returns the events it could read, every other coordinator line
+kept aside with its file, line number and problem, and a file it cannot read (or not to its end)
+reported as such; never an exception, never a hang (a FIFO is never opened for reading, a line
+built to make the patterns backtrack costs linear time). A hypothesis property test throws
+random and mutated input at it: dates, zones, numbers, encodings, binary junk, huge lines, damaged
+gzip.
+
+Pastes: a record without a date of its own takes its time from its neighbours (flagged
+``time_inferred``); the date layouts of Kafka deployments; lines fused by a paste; terminal frames
+and borders. Each form of docs/log-reader.md is tested here, and every example of that page is
+read back.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import re
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from kafkasim import Scenario, simulate
+from kafkasim import faults as F
+from kafkasim.analysis import log_parser as lp
+from kafkasim.analysis.log_parser import (COUNTS, MAX_KEPT_CHARS, MAX_LINE_CHARS, ROW_FIELDS, chunk_plan,
+                                          count_newlines, expand_paths, parse_chunk, parse_file, parse_files,
+                                          parse_lines)
+from kafkasim.core.events import FIELDS
+
+ROOT = Path(__file__).resolve().parents[1]
+ORIGIN = datetime(2024, 3, 5, 20, 0, 0)
+STAMP = "[2024-03-05 20:21:14,681]"
+T = (21 * 60 + 14) * 1000 + 681  # STAMP in ms since ORIGIN
+M1 = "consumer-1-0b1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+GRP = "kafka.coordinator.group.GroupCoordinator"
+BARE = f"Member {M1} in group my-group has failed, removing it from the group"
+REASON = f"removing member {M1} on heartbeat expiration"
+REBALANCE = (f"Preparing to rebalance group my-group in state PreparingRebalance with old generation 4 "
+             f"(__consumer_offsets-12) (reason: {REASON})")
+NOISE = "[2024-03-05 20:21:10,000] INFO [ReplicaManager broker=1] Shrinking ISR (kafka.server.ReplicaManager)"
+COL = {name: i for i, name in enumerate(ROW_FIELDS)}
+BOX = re.compile(r"[\u2500-\u259f]")
+
+
+def kafka_line(message, stamp=STAMP, prefix="[GroupCoordinator 1]: ", logger=GRP):
+    return f"{stamp} INFO {prefix}{message} ({logger})"
+
+
+def rows(lines, origin=ORIGIN):
+    result = parse_lines(lines, origin=origin)
+    return [dict(zip(ROW_FIELDS, r)) for r in result.rows], result
+
+
+def check_result(result, n_lines=None):
+    """What every result promises, whatever it was given."""
+    assert set(result.counts) <= set(COUNTS)
+    if n_lines is not None:
+        assert result.counts["lines"] == n_lines
+    assert result.counts["events"] == len(result.rows) and result.counts["unparsed"] == len(result.unparsed)
+    for r in result.rows:
+        assert len(r) == len(ROW_FIELDS)
+        assert isinstance(r[0], int) and -(1 << 63) <= r[0] < (1 << 63)
+        assert r[5] is None or -(1 << 31) <= r[5] < (1 << 31)
+        assert r[10] is None or -(1 << 53) <= r[10] <= (1 << 53)
+        assert isinstance(r[COL["time_inferred"]], bool)
+        assert r[9] is None or not BOX.search(r[9]), r
+    for file, line, problem, text in result.unparsed:
+        assert isinstance(problem, str) and problem
+        assert len(text) <= MAX_KEPT_CHARS + 40
+        assert line >= 0 and (n_lines is None or line <= max(n_lines, 0))
+    result.events_table()
+    result.unparsed_table()
+    result.events()
+
+
+# -- the corpus the mutations start from ----------------------------------------------------------
+def _corpus() -> list[str]:
+    lines = []
+    for version, consumer in (("0.10.0", {}), ("2.4", {}), ("3.7", {}), ("4.0", {}),
+                              ("4.0", {"group.protocol": "consumer"})):
+        run = simulate(Scenario(kafka_version=version, members=3, topics={"t": 4}, duration_ms=60_000,
+                                consumer=consumer, faults=(F.Crash("c-1", 10_000), F.Pause("c-2", 30_000, 15_000))))
+        lines += run.broker_log
+    return sorted(set(lines), key=lines.index)
+
+
+CORPUS = _corpus()
+LAYOUTS = [
+    lambda x: x,
+    lambda x: "kafka-1  | " + x,
+    lambda x: f"2024-03-05T20:21:14.690123456Z stdout F {x}",
+    lambda x: "│" + x + "│",
+    lambda x: x.replace("[2026-", "[26/").replace("-01 ", "/01 ", 1),
+]
+DATES = st.builds(lambda y, mo, d, h, mi, s, f, z: f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{f}{z}",
+                  st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99),
+                  st.integers(0, 99), st.integers(0, 99), st.sampled_from(["", ",000", ".5", ",123456789", ",12x"]),
+                  st.sampled_from(["", "Z", "+01:00", "-0830", "+99:99", "-18:00", "+18:30", " UTC", " CET", "+2400",
+                                   "-00"]))
+NUMBERS = st.sampled_from(["2147483647", "2147483648", "-2147483649", "9223372036854775808", "1" * 30,
+                           "9" * 5000, "-0", "00000000000000000000001", "١٢٣"])
+JUNK = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80) | st.sampled_from(
+    ["\x00\x01\x02", "\ufffd\ufffd", "│┃║╭╮", "[GroupCoordinator 1]: ", "[GroupCoordinator id=1 topic=t partition=0] ",
+     " (kafka.coordinator.group.GroupCoordinator)", "(reason: ", ")", "...", "…", "\r", "\t", "{", '"', "\\u",
+     "[2024-03-05 20:21:14,681] ", "24/03/05 20:21:14 ", "20:21:14 "])
+
+
+@st.composite
+def mutated_line(draw):
+    line = LAYOUTS[draw(st.integers(0, len(LAYOUTS) - 1))](draw(st.sampled_from(CORPUS)))
+    for _ in range(draw(st.integers(0, 4))):
+        how = draw(st.sampled_from(["date", "number", "insert", "delete", "cut", "repeat", "surrogate"]))
+        if how == "date":
+            line = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}", draw(DATES), line, count=1)
+        elif how == "number":
+            numbers = list(re.finditer(r"\d+", line))
+            if numbers:
+                m = numbers[draw(st.integers(0, len(numbers) - 1))]
+                line = line[:m.start()] + draw(NUMBERS) + line[m.end():]
+        elif how == "insert":
+            i = draw(st.integers(0, len(line)))
+            line = line[:i] + draw(JUNK) + line[i:]
+        elif how == "delete":
+            i = draw(st.integers(0, len(line)))
+            line = line[:i] + line[i + draw(st.integers(1, 40)):]
+        elif how == "cut":
+            line = line[:draw(st.integers(0, len(line)))]
+        elif how == "repeat":  # a long line of the kind that makes patterns backtrack
+            i = draw(st.integers(0, len(line)))
+            j = draw(st.integers(i, len(line)))
+            line = line[:i] + line[i:j] * draw(st.integers(2, 2000)) + line[j:]
+        else:  # a lone surrogate, as a JSON escape may decode to
+            i = draw(st.integers(0, len(line)))
+            line = line[:i] + "\ud800" + line[i:]
+    return line
+
+
+LINES = st.lists(mutated_line() | JUNK, min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=5000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(LINES)
+def test_any_lines_give_a_result_and_lose_nothing(lines):
+    lines = [x.replace("\n", " ") for x in lines]  # parse_lines takes lines split already
+    result = parse_lines(lines, origin=ORIGIN)
+    check_result(result, len(lines))
+
+
+def _encode(text: str, how: str) -> bytes:
+    if how == "utf-16":
+        return text.encode("utf-16", "surrogatepass")
+    if how == "latin-1":
+        return text.encode("latin-1", "replace")
+    return text.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=60, deadline=5000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(lines=LINES, sep=st.sampled_from(["\n", "\r\n"]), how=st.sampled_from(["utf-8", "latin-1", "utf-16"]),
+       junk=st.binary(max_size=200), gz=st.sampled_from([None, "whole", "truncated", "flipped", "tail"]),
+       cut=st.floats(0, 1), chunk=st.integers(64, 4096))
+def test_any_bytes_in_a_file_give_a_result(tmp_path_factory, lines, sep, how, junk, gz, cut, chunk):
+    data = _encode(sep.join(x.replace("\n", " ") for x in lines) + sep, how) + junk
+    if gz is not None:
+        data = gzip.compress(data)
+        at = int(len(data) * cut)
+        if gz == "truncated":
+            data = data[:at]
+        elif gz == "flipped" and data:
+            data = data[:at] + bytes([data[min(at, len(data) - 1)] ^ 0x5A]) + data[at + 1:]
+        elif gz == "tail":
+            data += junk
+    path = tmp_path_factory.mktemp("bytes") / "server.log"
+    path.write_bytes(data)
+    result = parse_file(str(path), ORIGIN)
+    check_result(result)
+    assert len(result.file_problems) <= 1 and result.counts["unreadable"] == len(result.file_problems)
+    if gz is None and how == "utf-8":
+        assert result.counts["lines"] == data.count(b"\n") + (not data.endswith(b"\n"))
+    for p, start, end in chunk_plan([str(path)], chunk):  # the Spark path: byte ranges
+        check_result(parse_chunk(p, start, end, count_newlines(p, 0, start), ORIGIN))
+
+
+# -- named cases of the property above ------------------------------------------------------------
+@pytest.mark.parametrize("stamp", ["[2024-02-30 20:21:14,681]", "[0000-01-01 00:00:00,000]", "[2024-13-45 25:61:61,000]",
+                                   "[9999-12-31 23:59:59,999]", "[0001-01-01 00:00:00,000]", "[2024-03-05 20:21:14,6x1]",
+                                   "[2024-03-05 24:00:00,000]", "[2024-03-05 23:59:60,000]"])
+def test_impossible_dates_take_their_neighbours_time(stamp):
+    evs, result = rows([NOISE, kafka_line(BARE, stamp)])
+    check_result(result, 2)
+    (ev,) = evs
+    assert ev["kind"] == "MemberRemoved" and ev["member"] == M1
+    if ev["time_inferred"]:
+        assert ev["time"] == (21 * 60 + 10) * 1000  # NOISE's time
+        assert any("impossible" in u[2] for u in result.unparsed)
+
+
+@pytest.mark.parametrize("zone,offset_ms", [("+99:99", 0), ("+2400", 0), ("-18:30", 0), ("+18:00", -18 * 3600_000),
+                                            ("Z", 0), ("+05:30", -(5 * 60 + 30) * 60_000), ("-0830", 8.5 * 3600_000)])
+def test_zones_are_converted_or_reported(zone, offset_ms):
+    evs, result = rows([f"2024-03-05 20:21:14,681{zone} INFO [GroupCoordinator 1]: {BARE} ({GRP})"])
+    check_result(result, 1)
+    assert evs[0]["time"] == T + offset_ms and not evs[0]["time_inferred"]
+    assert [u[2] for u in result.unparsed] == ([] if offset_ms or zone == "Z" else
+                                               [f"zone {zone} not understood: read as the log's own clock"])
+
+
+def test_a_year_9999_date_with_a_zone_past_the_calendar_is_reported_not_fatal():
+    evs, result = rows([NOISE, f"9999-12-31 23:59:59,999-18:00 INFO [GroupCoordinator 1]: {BARE} ({GRP})"])
+    check_result(result, 2)
+    assert evs[0]["time_inferred"] and "impossible date" in result.unparsed[0][2]
+
+
+@pytest.mark.parametrize("generation", ["2147483648", "-2147483649", "9223372036854775808", "9" * 5000])
+def test_a_generation_no_column_holds_is_left_empty_and_reported(generation):
+    line = kafka_line(f"Stabilized group g generation {generation} (__consumer_offsets-3) with 3 members")
+    evs, result = rows([line, kafka_line(f"Preparing to rebalance group g in state PreparingRebalance with old "
+                                         f"generation {generation} (__consumer_offsets-3) (reason: x)")])
+    check_result(result, 2)
+    assert [(e["kind"], e["generation"]) for e in evs] == [("GenerationStabilized", None), ("RebalanceStarted", None)]
+    assert [u[1] for u in result.unparsed] == [1, 2]
+    assert all("out of range" in u[2] for u in result.unparsed) and result.counts["salvaged"] == 2
+    assert result.events_table().column("generation").null_count == 2
+
+
+def test_the_largest_generation_kafka_can_write_is_kept():
+    (ev,), result = rows([kafka_line("Stabilized group g generation 2147483647 (__consumer_offsets-3)")])
+    assert ev["generation"] == 2**31 - 1 and result.unparsed == []
+
+
+def test_huge_member_counts_and_epochs_are_left_empty():
+    evs, result = rows([kafka_line("Stabilized group g generation 5 (__consumer_offsets-3) with "
+                                   "99999999999999999999 members"),
+                        kafka_line("[GroupId g] Bumped group epoch to 99999999999.",
+                                   prefix="[GroupCoordinator id=1 topic=__consumer_offsets partition=1] ",
+                                   logger="org.apache.kafka.coordinator.group.GroupMetadataManager")])
+    check_result(result, 2)
+    assert [(e["kind"], e["generation"], e["value"]) for e in evs] == [("GenerationStabilized", 5, None),
+                                                                      ("GroupEpochBumped", None, 99999999999.0)]
+
+
+def test_json_lines_with_lone_surrogates_or_deep_nesting():
+    lines = ['{"log":"' + kafka_line(BARE.replace(M1, M1 + "\\udc80")) + '\\n","stream":"\\ud800"}',
+             "{" + '"a":{' * 100_000 + "[GroupCoordinator 1]: ", '{"log": 1, "x": "[GroupCoordinator 1]: "}']
+    evs, result = rows(lines)
+    check_result(result, 3)
+    assert [(e["kind"], e["member"]) for e in evs] == [("MemberRemoved", M1 + "?")]
+
+
+def test_a_fault_of_the_parser_costs_one_record_not_the_file(monkeypatch):
+    def broken(m, t, ctx):
+        raise RuntimeError("a bug")
+
+    stabilized = lp._TEMPLATES["Stabilized"][1][0]
+    monkeypatch.setattr(stabilized, "build", broken)
+    evs, result = rows([kafka_line(BARE), kafka_line("Stabilized group g generation 5 (__consumer_offsets-3)"),
+                        kafka_line(BARE)])
+    assert [e["line"] for e in evs] == [1, 3]
+    assert [(u[1], u[2]) for u in result.unparsed] == [(2, "not read (RuntimeError: a bug)")]
+
+
+# -- never a hang: long lines, backtracking, FIFOs ----------------------------------------------------
+P = "[2024-03-05 20:21:14,681] INFO [GroupCoordinator 1]: "
+P4 = "[2024-03-05 20:21:14,681] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=12] "
+#: Lines built to make the patterns of 0.x (before issue 18) backtrack: each cost the old parser
+#: seconds at 200 KB (quadratic, minutes at 1 MB); now a few passes over the line.
+ATTACKS = {
+    "rebalance reason": P + "Preparing to rebalance group " + " with old generation 1 (reason: x" * 6000,
+    "leave metadata": P + "Member MemberMetadata(memberId=a, " + ") has left group  through explicit `LeaveGroup`; "
+                                                                 "client reason: " * 3000,
+    "removed set": P + "Group " + " removed dynamic members who haven't joined: Set(" * 4000,
+    "instance id": P + "Member[group.instance.id " + ", member.id x] in group y has left" * 5000,
+    "static rejoin": P + "Static member i of group " + " with unknown member id rejoins, assigning new member id a, "
+                                                       "while old member id b will be" * 2000,
+    "consumer group": P4 + "[GroupId " + "] Member a fenced from the group because " * 5000 + "\x00",
+    "digits": P + "Preparing to rebalance group g with old generation " + "1" * 200_000 + " (reason: x",
+    "prefixes": "[GroupCoordinator id=1 topic=" * 7000,
+    "head dates": "2024-03-05 20:21:14" * 10_000 + " [GroupCoordinator 1]: " + BARE,
+    "frames": P + "Preparing to rebalance group g" + " │ with old generation 1 │ (reason: x" * 5000,
+    "fused": (kafka_line(BARE) + " ") * 800,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_lines_built_to_backtrack_are_read_in_linear_time(name):
+    line = ATTACKS[name]
+    assert len(line) >= 150_000
+    start = time.perf_counter()
+    result = parse_lines([line, line[:50_000]])
+    seconds = time.perf_counter() - start
+    check_result(result, 2)
+    assert seconds < 2.0, f"{name}: {seconds:.2f} s for {len(line):,} characters"
+
+
+def _docs_messages() -> list[str]:
+    """Every example message of docs/broker-log-parser.md (one per wording and version)."""
+    found = []
+    for row in (ROOT / "docs" / "broker-log-parser.md").read_text().splitlines():
+        if row.startswith("|"):
+            found += [m.strip() for m in re.findall(r"``?([^`]{20,}?)``?(?=[ ;.,)|(]|$)", row)]
+    return sorted(set(found))
+
+
+def test_every_wording_repeated_after_every_word_stays_linear():
+    """Each example message, its tail repeated (without its closing, so that the whole match fails
+    late) after each of a few word boundaries: the kind of line that makes a pattern backtrack."""
+    messages = _docs_messages()
+    assert len(messages) > 100
+    worst = (0.0, "")
+    for message in messages:
+        spaces = [m.start() for m in re.finditer(" ", message)]
+        for k in spaces[::max(1, len(spaces) // 3)]:
+            tail = message[k:].rstrip(").") + " ("
+            line = P + message[:k] + tail * (20_000 // len(tail) + 1)
+            start = time.perf_counter()
+            parse_lines([line])
+            worst = max(worst, (time.perf_counter() - start, line[:100]))
+    assert worst[0] < 0.5, worst
+
+
+def test_a_line_longer_than_the_limit_is_read_up_to_it():
+    long_set = ", ".join(f"c-{i}-7f3a" for i in range(200_000))
+    line = kafka_line(f"Group my-group removed dynamic members who haven't joined: Set({long_set})")
+    assert len(line) > MAX_LINE_CHARS
+    result = parse_lines([line, kafka_line(BARE)])
+    check_result(result, 2)
+    assert [u[1] for u in result.unparsed] == [1]
+    assert f"a line of more than {MAX_LINE_CHARS:,} characters" in result.unparsed[0][2]
+    target = kafka_line("[GroupId g] Computed a new target assignment for epoch 8 with 'uniform' assignor in 3ms: {" +
+                        "ZVqm4PEeTbW1d2m6CGbOqw=[t-0, t-1], " * 40_000 + "}.",
+                        prefix="[GroupCoordinator id=1 topic=__consumer_offsets partition=1] ")
+    evs, result = rows([target])
+    assert [(e["kind"], e["generation"], e["reason"]) for e in evs] == [("TargetAssignmentComputed", 8, "uniform")]
+
+
+def test_a_file_of_one_endless_line_is_read_in_bounded_memory(tmp_path):
+    path = tmp_path / "server.log"
+    with open(path, "wb") as f:
+        f.write(kafka_line(BARE).encode() + b"\n" + b"[GroupCoordinator 1]: " + b"x" * (24 << 20) + b"\n")
+        f.write(kafka_line(BARE).encode() + b"\n")
+    start = time.perf_counter()
+    result = parse_file(str(path), ORIGIN)
+    assert time.perf_counter() - start < 10
+    check_result(result, 3)
+    assert [r[COL["line"]] for r in result.rows] == [1, 3]
+    for p, s, e in chunk_plan([str(path)], 1 << 20):
+        check_result(parse_chunk(p, s, e, count_newlines(p, 0, s), ORIGIN))
+
+
+def _in_time(fn, seconds=30):
+    """Run fn in a thread; a hang fails the test instead of the suite."""
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("result", fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the log reader hung"
+    return out["result"]
+
+
+def _log_dir(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A log directory with every kind of entry a real one may hold, good and bad."""
+    lines = simulate(Scenario(members=3, topics={"t": 4}, duration_ms=60_000,
+                              faults=(F.Crash("c-1", 10_000),))).broker_log
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "server.log").write_text(text)
+    packed = gzip.compress(text.encode())
+    (tmp_path / "server.log.1.gz").write_bytes(packed[:len(packed) // 2])  # truncated
+    flipped = bytearray(packed)
+    flipped[len(flipped) // 2] ^= 0xFF
+    (tmp_path / "server.log.2.gz").write_bytes(bytes(flipped))  # corrupt
+    (tmp_path / "server.log.3").write_bytes(packed)  # compressed, without .gz
+    (tmp_path / "server.log.4.gz").write_text(text)  # named .gz, not compressed
+    (tmp_path / "server.log.5").write_bytes(text.encode("utf-16"))  # PowerShell's `>`
+    (tmp_path / "server.log.6").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())  # BOM, CRLF
+    junk = random.Random(7)
+    (tmp_path / "server.log.7").write_bytes(junk.randbytes(3000) + b"[GroupCoordinator 1]: \xff\xfe" + junk.randbytes(3000))
+    (tmp_path / "server.log.8").write_bytes(b"")
+    os.mkfifo(tmp_path / "server.log.fifo")
+    os.symlink(tmp_path / "gone" / "server.log", tmp_path / "server.log.dangling")
+    return tmp_path, lines
+
+
+PROBLEMS = {"server.log.1.gz": "damaged gzip stream (EOFError", "server.log.2.gz": "damaged gzip stream",
+            "server.log.fifo": "a FIFO (named pipe), not a log file: skipped",
+            "server.log.dangling": "a symbolic link to a missing file"}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_log_directory_with_bad_entries_is_read_without_hanging(tmp_path):
+    folder, lines = _log_dir(tmp_path)
+    files = expand_paths([folder])
+    assert {os.path.basename(p) for p in files} >= {"server.log", "server.log.fifo", "server.log.dangling"}
+    result = _in_time(lambda: parse_files(files, ORIGIN))
+    check_result(result)
+    problems = {os.path.basename(f): p for f, n, p in result.file_problems}
+    assert problems.keys() == PROBLEMS.keys()
+    for name, start in PROBLEMS.items():
+        assert problems[name].startswith(start), problems[name]
+    by_file = {os.path.basename(f): sum(1 for r in result.rows if r[COL["file"]] == f) for f in files}
+    whole = by_file["server.log"]
+    assert whole > 10 and by_file["server.log.3"] == by_file["server.log.4.gz"] == by_file["server.log.5"] == \
+        by_file["server.log.6"] == whole
+    assert 0 < by_file["server.log.1.gz"] < whole  # what was read before the damage is kept
+    # the same by byte ranges, as Spark reads them
+    chunked = _in_time(lambda: [parse_chunk(p, s, e, count_newlines(p, 0, s), ORIGIN) for p, s, e in
+                                chunk_plan(files, 2048)])
+    assert sum(len(c.rows) for c in chunked) == len(result.rows)
+    assert sorted(p for c in chunked for p in c.file_problems) == sorted(result.file_problems)
+
+
+def test_a_fifo_or_a_link_named_on_its_own_is_reported(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink(tmp_path / "nowhere", tmp_path / "link")
+    assert expand_paths([tmp_path / "pipe", tmp_path / "link"]) == [str(tmp_path / "pipe"), str(tmp_path / "link")]
+    for name in ("pipe", "link"):
+        result = _in_time(lambda: parse_file(str(tmp_path / name)))
+        assert len(result.file_problems) == 1 and result.rows == []
+    with pytest.raises(FileNotFoundError):
+        expand_paths([tmp_path / "missing"])
+
+
+def test_an_unreadable_file_is_reported(tmp_path, monkeypatch):
+    path = tmp_path / "server.log"
+    path.write_text(kafka_line(BARE) + "\n")
+    real_open = os.open
+
+    def refuse(p, *args, **kwargs):
+        if os.fspath(p) == str(path):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    for result in (parse_file(str(path)), parse_chunk(str(path), 0, 100)):
+        assert result.file_problems == [(str(path), 0, "unreadable: Permission denied")]
+        assert result.counts["unreadable"] == 1
+    assert chunk_plan([str(path)]) == [(str(path), 0, 0)] and count_newlines(str(path), 0, 10) == 0
+
+
+def test_the_spark_path_is_total_too(spark, tmp_path):
+    from kafkasim.analysis import spark as ks
+
+    (tmp_path / "logs").mkdir()
+    folder, _ = _log_dir(tmp_path / "logs")
+    with open(folder / "server.log", "a") as f:
+        f.write(kafka_line("Stabilized group g generation 2147483648 (__consumer_offsets-3)") + "\n")
+        f.write(f"INFO [GroupCoordinator 1]: {BARE} ({GRP})\n")
+    parsed = _in_time(lambda: ks.parse_broker_logs(spark, [folder], str(tmp_path / "out")), seconds=300)
+    plain = parse_files(expand_paths([folder]))
+    assert {k: parsed.counts[k] for k in COUNTS} == {k: plain.counts.get(k, 0) for k in COUNTS}
+    problems = parsed.unparsed.where("text = ''").collect()
+    assert sorted(os.path.basename(r.file) for r in problems) == sorted(PROBLEMS)
+    events = parsed.events.toPandas()
+    assert len(events) == len(plain.rows) and events["time_inferred"].sum() == 1
+    assert events["generation"].isna().sum() >= 1
+
+
+# -- pastes (docs/log-reader.md) ----------------------------------------------------------------------
+def test_a_record_without_a_date_takes_the_time_of_the_line_before_it():
+    evs, result = rows([NOISE, f"INFO [GroupCoordinator 1]: {BARE} ({GRP})", kafka_line(BARE)])
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [((21 * 60 + 10) * 1000, True), (T, False)]
+    assert result.unparsed == [] and result.counts["inferred"] == 1
+
+
+def test_a_record_whose_date_was_cut_keeps_its_time_of_day():
+    evs, _ = rows([kafka_line(BARE, "[2024-03-05 23:59:59,000]"), f"00:00:01,500] INFO [GroupCoordinator 1]: {BARE} ({GRP})"])
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(4 * 3600_000 - 1000, False), (4 * 3600_000 + 1500, True)]
+
+
+def test_records_before_the_first_date_take_the_next_one():
+    evs, result = rows([f"[GroupCoordinator 1]: {BARE}", f"20:21:10 INFO [GroupCoordinator 1]: {BARE}",
+                        kafka_line(BARE)])
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(T, True), (T - 4681, True), (T, False)]
+    assert result.unparsed == []
+
+
+def test_records_of_a_paste_without_any_date_are_kept_at_time_0():
+    evs, result = rows([f"INFO [GroupCoordinator 1]: {BARE} ({GRP})"] * 2)
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(0, True), (0, True)]
+    assert [u[1] for u in result.unparsed] == [1, 2] and "time 0" in result.unparsed[0][2]
+    evs, result = rows([f"20:21:14,681 INFO [GroupCoordinator 1]: {BARE} ({GRP})"])  # log4j's ABSOLUTE layout
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(T, True)] and result.unparsed == []
+
+
+@pytest.mark.parametrize("head,ms", [
+    ("2024-03-05T20:21:14.681 INFO ", T),                   # ISO8601 with T
+    ("2024-03-05T20:21:14,681 INFO ", T),                   # log4j2 %d{ISO8601}
+    ("2024-03-05T20:21:14.681Z INFO ", T),                  # UTC (ORIGIN is read as UTC too)
+    ("2024-03-05T21:21:14.681+01:00 INFO ", T),             # an offset
+    ("2024-03-05 21:21:14,681+0100 INFO ", T),
+    ("2024-03-05T20:21:14.681123456 INFO ", T),             # nanoseconds
+    ("24/03/05 20:21:14 INFO ", T - 681),                   # Spark's and Hadoop's yy/MM/dd
+    ("24/03/05 20:21:14.681 INFO ", T),
+    ("2024/03/05 20:21:14 INFO ", T - 681),                 # yyyy/MM/dd
+    ("05 Mar 2024 20:21:14,681 INFO ", T),                  # log4j %d{DATE}
+    ("5 Mar 2024 20:21:14,681 INFO ", T),
+    ("[2024-03-05 20:21:14,681] INFO ", T),                 # Kafka's own
+    ("kafka-1  | 24/03/05 20:21:14 INFO ", T - 681),        # behind a container's prefix
+])
+def test_date_layouts_of_kafka_deployments(head, ms):
+    (ev,), result = rows([f"{head}[GroupCoordinator 1]: {BARE} ({GRP})"])
+    assert ev["time"] == ms and not ev["time_inferred"] and result.unparsed == []
+
+
+def test_a_syslog_date_without_a_year_takes_the_day_from_its_neighbours():
+    evs, _ = rows([NOISE, f"Mar  5 20:21:14 broker1 kafka[2211]: [GroupCoordinator 1]: {BARE}"])
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(T - 681, True)]
+
+
+@pytest.mark.parametrize("between", ["", " ", "  ", "\t"])
+def test_two_records_fused_by_a_paste_are_split(between):
+    second = kafka_line(REBALANCE, "[2024-03-05 20:21:15,000]")
+    evs, result = rows([kafka_line(BARE) + between + second])
+    assert [(e["kind"], e["time"], e["line"]) for e in evs] == [("MemberRemoved", T, 1), ("RebalanceStarted", T + 319, 1)]
+    assert evs[1]["reason"] == REASON and result.unparsed == [] and result.counts["split"] == 1
+    assert [e["seq"] for e in evs] == [1_000_000, 1_000_001]
+
+
+def test_fused_records_of_every_kind():
+    logger_before = f"2024-03-05T20:21:14.681 INFO [{GRP}] [GroupCoordinator 1]: "
+    evs, result = rows([
+        kafka_line(BARE) + NOISE,                                # a record, then another logger's line
+        NOISE + kafka_line(BARE),                                # another logger's line, then a record
+        logger_before + BARE + logger_before + REBALANCE,        # the layout without a logger at the end
+        logger_before + BARE + NOISE,
+        kafka_line(BARE) + kafka_line(BARE) + kafka_line(BARE),  # three
+        kafka_line(BARE) + f"INFO [GroupCoordinator 1]: {BARE} ({GRP})",  # the second without its date
+    ])
+    assert [(e["line"], e["kind"], e["time_inferred"]) for e in evs] == [
+        (1, "MemberRemoved", False), (2, "MemberRemoved", False), (3, "MemberRemoved", False),
+        (3, "RebalanceStarted", False), (4, "MemberRemoved", False)] + [(5, "MemberRemoved", False)] * 3 + [
+        (6, "MemberRemoved", False), (6, "MemberRemoved", True)]
+    assert all(e["time"] == T for e in evs if e["kind"] == "MemberRemoved")
+    assert result.unparsed == []
+
+
+@pytest.mark.parametrize("frame", [lambda x: f"│{x}│", lambda x: f"│ {x}      │", lambda x: f"┃ {x} ┃",
+                                   lambda x: f"║{x}║", lambda x: f"  12 │ {x}", lambda x: f"{x}   │",
+                                   lambda x: f"│ {x.replace(' (reason', ' │ │ (reason')} │"])
+def test_terminal_frames_are_stripped(frame):
+    (ev,), result = rows([frame(kafka_line(REBALANCE))])
+    assert ev["reason"] == REASON and ev["generation"] == 4 and result.unparsed == []
+
+
+@pytest.mark.parametrize("pad", [0, 1])
+@pytest.mark.parametrize("width", [80, 97, 100, 131])
+def test_wrapped_lines_in_a_frame_are_joined_without_their_borders(width, pad):
+    """A terminal UI (k9s) wraps a line at its width and draws its border on every row; the space
+    at a break is kept when the row shows it (before the right border or after the left one)."""
+    line = kafka_line(REBALANCE)
+    rows_ = [line[i:i + width] for i in range(0, len(line), width)]
+    space = " " * pad
+    framed = [f"│{space}{r.ljust(width)}{space}│" for r in rows_]
+    evs, result = rows([NOISE, *framed, NOISE])
+    assert [(e["kind"], e["generation"], e["reason"]) for e in evs] == [("RebalanceStarted", 4, REASON)]
+    assert result.counts["joined"] == 1 and result.unparsed == []
+    joined = [f"│{space}{r.ljust(width)}{space}│" for r in rows_]
+    (ev,), _ = rows(["".join(joined)])  # the rows pasted onto one line, borders and all
+    assert ev["reason"] == REASON
+
+
+def test_the_reason_never_keeps_a_frame_character():
+    line = kafka_line(REBALANCE)
+    for cut in range(60, len(line) - 20, 7):
+        evs, _ = rows([f"│{line[:cut]}│", f"│{line[cut:]}│"])
+        assert [e["reason"] for e in evs] == [REASON], cut
+
+
+def test_frames_on_lines_joined_with_their_continuation_by_a_paste():
+    line = kafka_line(REBALANCE)
+    evs, _ = rows([f"│ {line[:120]} ││ {line[120:]} │"])
+    assert [e["reason"] for e in evs] == [REASON]
+
+
+# -- every example of docs/log-reader.md ------------------------------------------------------------
+def _doc_examples() -> list[tuple[str, list[str]]]:
+    """(title, lines) of every ```log block of the page, with the kinds its `reads as` line names."""
+    text = (ROOT / "docs" / "log-reader.md").read_text()
+    return re.findall(r"```log\n(.*?)```\n+reads as: `([^`]*)`", text, re.S)
+
+
+@pytest.mark.parametrize("block,expected", _doc_examples())
+def test_every_example_of_the_docs_page_reads_as_it_says(block, expected):
+    result = parse_lines(block.rstrip("\n").split("\n"), origin=datetime(2024, 3, 5))
+    check_result(result)
+    got = [(r[4], r[COL["time_inferred"]]) for r in result.rows]
+    want = [(k.rstrip("*"), k.endswith("*")) for k in expected.split(", ")]
+    assert got == want, (block, result.unparsed)
+
+
+def test_the_docs_page_has_an_example_of_each_form():
+    assert len(_doc_examples()) >= 12
+
+
+def test_a_whole_paste_may_be_given_as_one_string():
+    result = parse_lines(f"{NOISE}\nINFO [GroupCoordinator 1]: {BARE} ({GRP})\n{kafka_line(BARE)}\n", origin=ORIGIN)
+    assert [(r[4], r[COL["line"]], r[COL["time_inferred"]]) for r in result.rows] == [("MemberRemoved", 2, True),
+                                                                                      ("MemberRemoved", 3, False)]
+    assert result.counts["lines"] == 3
