@@ -1,6 +1,7 @@
 """The `kafkasim` command: clear errors before Spark starts (bad grid file, missing path, no
 Java), logs without Spark, and a sweep end to end on the shared test session."""
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_OK, main
 from kafkasim.analysis.log_parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,9 @@ def test_the_console_script_is_declared():
     ("grid: {}\n", "grid is empty"),
     ("grid: {members: 3}\n", "grid.members must be a non-empty list"),
     ("grids: {members: [3]}\n", "unknown key(s) grids"),
-    ("grid: {members: [3]}\nseeds: 0\n", "seeds must be a count >= 1"),
+    ("grid: {members: [3]}\nseeds: 0\n", "seeds must be a count from 1 to 1,000,000"),
+    ("grid: {members: [3]}\nseeds: [9223372036854775808]\n", "seeds must be from 0 to 9,223,372,036,854,775,807"),
+    ("grid: {members: [3]}\nseeds: 1000000000000\n", "seeds must be a count from 1 to 1,000,000"),
     ("grid: {session.timeout.ms: [10000, 1000]}\n", "session.timeout.ms=1000"),  # heartbeat.interval.ms is 3000
     ("grid:\n  faults[0].at_ms: [1000]\n", "base has 0 fault(s)"),
     ("- just\n- a list\n", "expected a mapping"),
@@ -95,3 +98,106 @@ def test_the_example_grid_is_valid():
 
     grid = Grid.from_file(ROOT / "examples" / "gc-pause-grid.yaml")
     assert len(grid.runs()) == 75
+
+
+# -- errors people make: one line each, and an exit status that says which ---------------------------
+def test_usage_errors_exit_with_2():
+    with pytest.raises(SystemExit) as e:
+        main(["sweep"])
+    assert e.value.code == EXIT_BAD_INPUT
+
+
+@pytest.mark.parametrize("make,problem", [
+    (lambda p: p.write_text("a file"), "it is a file"),
+    (lambda p: p.parent.joinpath("f").write_text("x") or None, "Not a directory"),
+])
+def test_an_unusable_out_is_refused_before_anything_runs(tmp_path, capsys, make, problem):
+    (tmp_path / "grid.yaml").write_text(GOOD)
+    out = tmp_path / "out" if problem == "it is a file" else tmp_path / "f" / "out"
+    make(tmp_path / "out")
+    for args in (["sweep", str(tmp_path / "grid.yaml")], ["logs", str(tmp_path / "grid.yaml"), "--no-spark"]):
+        assert main([*args, "--out", str(out)]) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{out}: cannot be used as the output folder ({problem})" in err, err
+
+
+def test_a_huge_grid_asks_for_yes_with_its_size_and_cost(tmp_path, capsys):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("base: {duration_ms: 60000}\ngrid:\n  session.timeout.ms: [10000, 20000, 30000, 45000]\n"
+                    "  members: [2, 3, 4, 5, 6]\nseeds: 10000\n")
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "out")]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("kafkasim sweep: error: this grid has 200,000 runs, about ") and "core-hours" in err
+    assert err.rstrip().endswith("past 100,000 runs a sweep starts only with --yes")
+    assert not (tmp_path / "out").exists()
+
+
+def test_estimated_events_scale_the_sample_to_the_grid():
+    from kafkasim.analysis.sweep_grid import Grid
+    from kafkasim.scenario.world import estimate_events
+
+    grid = Grid.from_dict({"base": {"duration_ms": 60_000}, "grid": {"members": [2, 6]}, "seeds": 3})
+    each = [estimate_events(Scenario(duration_ms=60_000, members=m)) for m in (2, 6)]
+    assert grid.size == 6 and grid.estimated_events() == sum(each) * 3
+
+
+def test_a_second_parse_into_the_same_out_replaces_the_first(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    run = simulate(Scenario(members=2, topics={"t": 2}, duration_ms=30_000))
+    for name in ("server.log", "server.log.1"):
+        (logs / name).write_text("\n".join(run.broker_log))
+    out = tmp_path / "out"
+    assert main(["logs", str(logs), "--out", str(out), "--no-spark"]) == EXIT_OK
+    assert main(["logs", str(logs / "server.log"), "--out", str(out), "--no-spark"]) == EXIT_OK
+    assert sorted(p.name for p in (out / "events").iterdir()) == ["part-00000.parquet"]
+    assert len(pd.read_parquet(out / "events")) == len(parse_file(str(logs / "server.log")).rows)
+    (out / "events" / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    assert main(["logs", str(logs), "--out", str(out), "--no-spark"]) == EXIT_BAD_INPUT
+    assert "holds files kafkasim did not write (notes.txt)" in capsys.readouterr().err
+    assert (out / "events" / "notes.txt").exists() and (out / "events" / "part-00000.parquet").exists()
+
+
+def test_a_log_that_cannot_be_read_is_reported_and_the_others_are_read(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    run = simulate(Scenario(members=2, topics={"t": 2}, duration_ms=30_000))
+    (logs / "server.log").write_text("\n".join(run.broker_log))
+    os.mkfifo(logs / "server.log.1")
+    assert main(["logs", str(logs), "--out", str(tmp_path / "out"), "--no-spark"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "not read to their end: 1 file(s)" in out and f"{logs / 'server.log.1'}: a FIFO" in out
+    assert len(pd.read_parquet(tmp_path / "out" / "events")) == len(parse_file(str(logs / "server.log")).rows)
+
+
+def test_an_unexpected_error_is_one_line_and_the_traceback_is_under_debug(tmp_path, capsys, monkeypatch):
+    import kafkasim.analysis.log_parser as log_parser
+
+    def broken(path):
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(log_parser, "parse_file", broken)
+    (tmp_path / "server.log").write_text("x\n")
+    args = ["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "out"), "--no-spark"]
+    assert main(args) == EXIT_FAILED_RUNS
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "kafkasim logs: error: RuntimeError: disk on fire"
+    assert not any("Traceback" in line for line in err)
+    assert main([*args, "--debug"]) == EXIT_FAILED_RUNS
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "disk on fire" in err
+
+
+def test_ctrl_c_during_a_parse_says_what_is_left(tmp_path, capsys, monkeypatch):
+    import kafkasim.analysis.log_parser as log_parser
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(log_parser, "parse_file", interrupted)
+    (tmp_path / "server.log").write_text("x\n")
+    assert main(["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "out"), "--no-spark"]) == 130
+    assert capsys.readouterr().err.strip() == (f"kafkasim logs: {tmp_path / 'server.log'}\n\nkafkasim logs: "
+                                               f"interrupted: {tmp_path / 'out'} holds part of the parse only; run "
+                                               f"the same command to parse again")

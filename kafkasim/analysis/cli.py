@@ -1,11 +1,12 @@
 """The `kafkasim` command: parameter sweeps and broker-log ingestion on Spark.
 
-    kafkasim sweep GRID.yaml --out DIR [--master URL]
-    kafkasim logs PATH... --out DIR [--master URL] [--no-spark]
+    kafkasim sweep GRID.yaml --out DIR [--master URL] [--yes] [--debug]
+    kafkasim logs PATH... --out DIR [--master URL] [--no-spark] [--debug]
 
-Progress goes to stderr, the summary to stdout. Exit status: 0 done, 1 some runs failed,
-2 bad input (grid file, path, missing Java or PySpark), 130 interrupted (finished runs are kept:
-run the same command again to resume a sweep).
+Progress goes to stderr, the summary to stdout. Every error is one line on stderr (`--debug`
+adds the traceback). Exit status: 0 done, 1 a run failed (or an unexpected error), 2 bad input
+(usage, grid file, path, --out, missing Java or PySpark, an unconfirmed huge grid), 130
+interrupted: a sweep keeps every finished run, and the same command resumes it.
 """
 
 from __future__ import annotations
@@ -15,29 +16,41 @@ import json
 import os
 import sys
 import time
+import traceback
 from collections import Counter
 
 from kafkasim.core.errors import ConfigError
 
 EXIT_OK, EXIT_FAILED_RUNS, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Grids of more runs than this start only with --yes (or a "y" typed at a terminal).
+CONFIRM_RUNS = 100_000
 
 
 class _BadInput(Exception):
     """An error the user can fix; printed without a traceback."""
 
 
+class _Interrupted(Exception):
+    """Ctrl-C, with what was saved."""
+
+
 def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="print the traceback of an error")
     ap = argparse.ArgumentParser(prog="kafkasim", description="Kafka consumer-group simulations and broker logs "
                                                                "on Spark.")
     sub = ap.add_subparsers(dest="command", required=True)
-    sw = sub.add_parser("sweep", help="simulate every scenario of a grid file, results as Parquet",
+    sw = sub.add_parser("sweep", parents=[common], help="simulate every scenario of a grid file, results as Parquet",
                         description="Simulate every combination of a grid file's parameters (and seeds) on Spark. "
-                                    "Runs already in --out are skipped, so the same command resumes a sweep.")
+                                    "Each run is saved as it finishes; runs already in --out are skipped, so the "
+                                    "same command resumes an interrupted sweep.")
     sw.add_argument("grid", help="YAML or JSON grid file (see kafkasim.analysis.sweep_grid)")
     sw.add_argument("--out", required=True, help="output folder (events/, summaries/, sweep.json)")
     sw.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
     sw.add_argument("--runs-per-task", type=int, default=None, help="runs per Spark task (default: 8 tasks per core)")
-    lg = sub.add_parser("logs", help="read Kafka broker logs into kafkasim's event schema, as Parquet",
+    sw.add_argument("--yes", action="store_true", help=f"start a grid of more than {CONFIRM_RUNS:,} runs without "
+                                                       f"asking")
+    lg = sub.add_parser("logs", parents=[common], help="read Kafka broker logs into kafkasim's event schema, as Parquet",
                         description="Parse Kafka broker logs (server.log and its rotations; directories are searched "
                                     "for server.log*) into events/ and unparsed/ under --out.")
     lg.add_argument("paths", nargs="+", metavar="PATH", help="log files or directories")
@@ -60,43 +73,66 @@ def _spark(master: str):
     return ks, ks.session(master)
 
 
+def _confirm(grid, yes: bool) -> None:
+    """A grid past CONFIRM_RUNS starts only when confirmed: its run count and estimated cost first."""
+    from kafkasim.scenario.world import EVENTS_PER_SECOND
+
+    if grid.size <= CONFIRM_RUNS or yes:
+        return
+    events = grid.estimated_events()
+    hours = events / EVENTS_PER_SECOND / 3600
+    what = (f"this grid has {grid.size:,} runs, about {events:,} events: {hours:,.1f} core-hours of simulation "
+            f"(an hour on {max(1, round(hours)):,} cores)")
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        if input(f"kafkasim sweep: {what}. Start it? [y/N] ").strip().lower() in ("y", "yes"):
+            return
+    raise _BadInput(f"{what}; past {CONFIRM_RUNS:,} runs a sweep starts only with --yes")
+
+
 def _sweep(args) -> int:
-    from kafkasim.analysis.sweep_grid import Grid
+    from kafkasim.analysis.sweep_grid import Grid, finished_runs, open_sweep_folder
 
     grid = Grid.from_file(args.grid)
-    runs = grid.runs()  # every scenario is checked before Spark starts
     if args.runs_per_task is not None and args.runs_per_task < 1:
         raise _BadInput("--runs-per-task must be at least 1")
+    _confirm(grid, args.yes)
+    runs = grid.runs()  # every scenario is checked before Spark starts
+    out = os.path.abspath(args.out)
+    open_sweep_folder(out, grid)  # an unusable --out or another sweep's folder: refused before Spark starts
     ks, spark = _spark(args.master)
-    print(f"kafkasim sweep: {len(runs)} runs ({len(runs) // len(grid.seeds)} combinations x {len(grid.seeds)} seeds) "
-          f"on {spark.sparkContext.master}", file=sys.stderr)
-    result = ks.sweep(spark, grid, args.out, runs_per_task=args.runs_per_task, progress=True)
+    print(f"kafkasim sweep: {len(runs):,} runs ({len(runs) // len(grid.seeds):,} combinations x {len(grid.seeds)} "
+          f"seeds) on {spark.sparkContext.master}", file=sys.stderr)
+    try:
+        result = ks.sweep(spark, grid, out, runs_per_task=args.runs_per_task, progress=True)
+    except KeyboardInterrupt:
+        saved = len(finished_runs(out) & {r.run_id for r in runs})
+        raise _Interrupted(f"{saved:,} of {len(runs):,} runs are saved in {out} (runs in flight are lost); run the "
+                           f"same command to resume") from None
     now = result.done + result.failed
     rate = f", {now / result.seconds:.2f} runs/s" if now and result.seconds else ""
     print(f"kafkasim sweep: {result.runs} runs in the grid: {now} simulated now ({result.done} ok, {result.failed} "
           f"failed), {result.skipped} already in {result.out}; {result.seconds:.1f} s{rate}")
-    if os.path.isdir(os.path.join(result.out, "summaries")):
-        _, summaries = ks.read_sweep(spark, result.out)
-        safe = ks.safe_region(summaries).collect()
-        print(f"  events:    {os.path.join(result.out, 'events')} (Parquet, partitioned by "
-              f"{', '.join(grid.columns.values())})")
-        print(f"  summaries: {os.path.join(result.out, 'summaries')}")
-        print(f"  safe (no member removed except by its own LeaveGroup, no duplicates): "
-              f"{sum(r['safe'] for r in safe)} of {len(safe)} combinations")
-        if len(safe) <= 40:
-            for r in safe:
-                setting = ", ".join(f"{name}={r[column]}" for name, column in grid.columns.items())
-                print(f"    {'safe  ' if r['safe'] else 'UNSAFE'} {setting}: {r['safe_runs']}/{r['runs']} runs safe, "
-                      f"up to {r['worst_removals_unplanned']} removals, {r['worst_duplicates']} duplicates")
-        if result.failed:
-            failed = summaries.where("error IS NOT NULL").select("run_id", "error").limit(3).collect()
-            for row in failed:
-                print(f"  failed run {row['run_id']}: {row['error']}")
+    _, summaries = ks.read_sweep(spark, result.out)
+    safe = ks.safe_region(summaries).collect()
+    print(f"  events:    {os.path.join(result.out, 'events')} (Parquet, partitioned by "
+          f"{', '.join(grid.columns.values())})")
+    print(f"  summaries: {os.path.join(result.out, 'summaries')}")
+    print(f"  safe (no member removed except by its own LeaveGroup, no duplicates): "
+          f"{sum(r['safe'] for r in safe)} of {len(safe)} combinations")
+    if len(safe) <= 40:
+        for r in safe:
+            setting = ", ".join(f"{name}={r[column]}" for name, column in grid.columns.items())
+            print(f"    {'safe  ' if r['safe'] else 'UNSAFE'} {setting}: {r['safe_runs']}/{r['runs']} runs safe, "
+                  f"up to {r['worst_removals_unplanned']} removals, {r['worst_duplicates']} duplicates")
+    if result.failed:
+        failed = summaries.where("error IS NOT NULL").select("run_id", "error").limit(3).collect()
+        for row in failed:
+            print(f"  failed run {row['run_id']}: {row['error']}")
     return EXIT_FAILED_RUNS if result.failed else EXIT_OK
 
 
 def _logs(args) -> int:
-    from kafkasim.analysis.log_parser import expand_paths
+    from kafkasim.analysis.log_parser import expand_paths, fresh_output
 
     try:
         files = expand_paths(args.paths)
@@ -104,44 +140,49 @@ def _logs(args) -> int:
         raise _BadInput(str(e)) from None
     if args.chunk_mb < 1:
         raise _BadInput("--chunk-mb must be at least 1")
-    if args.no_spark:
-        counts, by_kind, groups, seconds = _logs_plain(files, args.out)
-    else:
-        ks, spark = _spark(args.master)
-        print(f"kafkasim logs: {len(files)} file(s) on {spark.sparkContext.master}", file=sys.stderr)
-        parsed = ks.parse_broker_logs(spark, files, args.out, chunk_bytes=args.chunk_mb << 20, progress=True)
-        counts, seconds = parsed.counts, parsed.seconds
-        by_kind = Counter({r["kind"]: r["count"] for r in parsed.events.groupBy("kind").count().collect()})
-        groups = Counter({r["group"]: r["count"] for r in parsed.events.where("kind = 'RebalanceStarted'")
-                          .groupBy("group").count().collect()})
-    _print_log_summary(files, args.out, counts, by_kind, groups, seconds)
+    out = os.path.abspath(args.out)
+    try:
+        fresh_output(out)  # a second parse into the same --out starts from empty folders
+    except ValueError as e:
+        raise _BadInput(str(e)) from None
+    try:
+        if args.no_spark:
+            counts, by_kind, groups, problems, seconds = _logs_plain(files, out)
+        else:
+            ks, spark = _spark(args.master)
+            print(f"kafkasim logs: {len(files)} file(s) on {spark.sparkContext.master}", file=sys.stderr)
+            parsed = ks.parse_broker_logs(spark, files, out, chunk_bytes=args.chunk_mb << 20, progress=True)
+            counts, seconds = parsed.counts, parsed.seconds
+            by_kind = Counter({r["kind"]: r["count"] for r in parsed.events.groupBy("kind").count().collect()})
+            groups = Counter({r["group"]: r["count"] for r in parsed.events.where("kind = 'RebalanceStarted'")
+                              .groupBy("group").count().collect()})
+            problems = [(r["file"], r["problem"]) for r in parsed.unparsed.where("text = ''").limit(5).collect()]
+    except KeyboardInterrupt:
+        raise _Interrupted(f"{out} holds part of the parse only; run the same command to parse again") from None
+    _print_log_summary(files, out, counts, by_kind, groups, problems, seconds)
     return EXIT_OK
 
 
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
-    import pyarrow.parquet as pq
-
-    from kafkasim.analysis.log_parser import parse_file
+    from kafkasim.analysis.log_parser import parse_file, write_part
 
     start = time.perf_counter()
-    by_kind, groups, counts = Counter(), Counter(), Counter()
-    for folder in ("events", "unparsed"):
-        os.makedirs(os.path.join(out, folder), exist_ok=True)
+    by_kind, groups, counts, problems = Counter(), Counter(), Counter(), []
     for i, path in enumerate(files):
         print(f"kafkasim logs: {path}", file=sys.stderr)
         result = parse_file(path)
         counts.update(result.counts)
         by_kind.update(r[4] for r in result.rows)
         groups.update(r[2] for r in result.rows if r[4] == "RebalanceStarted")
-        pq.write_table(result.events_table(), os.path.join(out, "events", f"part-{i:05d}.parquet"))
-        pq.write_table(result.unparsed_table(), os.path.join(out, "unparsed", f"part-{i:05d}.parquet"))
+        problems += [(file, problem) for file, _, problem in result.file_problems]
+        write_part(result, out, i)
     with open(os.path.join(out, "counts.json"), "w") as f:
         json.dump({"files": files, "counts": dict(counts)}, f, indent=1)
-    return counts, by_kind, groups, time.perf_counter() - start
+    return counts, by_kind, groups, problems, time.perf_counter() - start
 
 
-def _print_log_summary(files, out, counts, by_kind, groups, seconds) -> None:
+def _print_log_summary(files, out, counts, by_kind, groups, problems, seconds) -> None:
     lines = counts.get("lines", 0)
     rate = f" ({lines / seconds:,.0f} lines/s)" if seconds else ""
     print(f"kafkasim logs: {len(files)} file(s), {lines:,} lines, {counts.get('coordinator', 0):,} from the group "
@@ -151,23 +192,41 @@ def _print_log_summary(files, out, counts, by_kind, groups, seconds) -> None:
     if groups:
         top = ", ".join(f"{g} {n:,}" for g, n in groups.most_common(5))
         print(f"  rebalances by group ({len(groups)} groups): {top}")
-    print(f"  unparsed: {counts.get('unparsed', 0):,} lines ({counts.get('salvaged', 0):,} of them cut lines whose "
-          f"event was kept) -> {os.path.join(out, 'unparsed')}")
+    print(f"  unparsed: {counts.get('unparsed', 0):,} lines ({counts.get('salvaged', 0):,} of them damaged records "
+          f"whose events were kept) -> {os.path.join(out, 'unparsed')}")
     print(f"  ignored:  {counts.get('ignored', 0):,} coordinator lines without an event; "
           f"{counts.get('joined', 0):,} wrapped lines joined")
+    if counts.get("unreadable"):
+        print(f"  not read to their end: {counts['unreadable']:,} file(s)")
+        for file, problem in problems[:5]:
+            print(f"    {file}: {problem}")
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(argv)  # a usage error exits with 2 (argparse)
     try:
         return _sweep(args) if args.command == "sweep" else _logs(args)
     except (_BadInput, ConfigError) as e:
-        print(f"kafkasim {args.command}: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(args, str(e), EXIT_BAD_INPUT)
+    except _Interrupted as e:
+        return _fail(args, f"interrupted: {e}", EXIT_INTERRUPTED)
     except KeyboardInterrupt:
-        print(f"\nkafkasim {args.command}: interrupted; finished runs are kept (run the same command to resume)",
-              file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _fail(args, "interrupted", EXIT_INTERRUPTED)
+    except Exception as e:  # noqa: BLE001 - one line, and the traceback under --debug
+        hint = "" if args.debug else " (run with --debug for the traceback)"
+        return _fail(args, f"{type(e).__name__}: {e}{hint}", EXIT_FAILED_RUNS)
+
+
+def _fail(args, message: str, status: int) -> int:
+    """One line on stderr (the first of a long message), the traceback before it under --debug."""
+    if args.debug:
+        traceback.print_exc()
+    first = (message.strip().splitlines() or ["failed"])[0]
+    if status == EXIT_INTERRUPTED:
+        print(f"\nkafkasim {args.command}: {first}", file=sys.stderr)
+    else:
+        print(f"kafkasim {args.command}: error: {first}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
+from kafkasim.analysis import output_folders
 from kafkasim.coordinator.broker_log import START_TIME
 from kafkasim.coordinator.classic.coordinator import POLL_TIMEOUT_PREFIX  # the client's reason for a KIP-62 poll-timeout LeaveGroup
 from kafkasim.core.events import FIELDS
@@ -1634,3 +1635,36 @@ def _parse_range(parser: LogParser, f, start: int, end: int, newlines_before: in
             yield raw.decode("utf-8", errors="replace")
 
     return parser.parse(lines, first_line, lookahead())
+
+
+# -- output folders (`kafkasim logs`, `parse_broker_logs`) ---------------------------------------------
+_OWN_PART = re.compile(r"\.?part-\d+\.parquet(?:\.tmp-\d+)?")
+
+
+def fresh_output(out: str) -> None:
+    """Empty `out/events` and `out/unparsed` of an earlier parse (a second parse into the same `out`
+    must not read the first one's parts back), or create them. A folder with files kafkasim did not
+    write, or an `out` that cannot be a folder, is refused (ValueError), nothing deleted."""
+    for name in ("events", "unparsed"):
+        path = os.path.join(out, name)
+        if os.path.isdir(path):
+            foreign = sorted(n for n in os.listdir(path) if not _OWN_PART.fullmatch(n))
+            if foreign:
+                raise ValueError(f"{path} holds files kafkasim did not write ({', '.join(foreign[:3])}); "
+                                 f"choose another --out folder")
+    output_folders(out, "events", "unparsed")
+    for name in ("events", "unparsed"):
+        for n in os.listdir(os.path.join(out, name)):
+            os.remove(os.path.join(out, name, n))
+
+
+def write_part(result: ParseResult, out: str, index: int) -> None:
+    """`out/events/part-<index>.parquet` and `out/unparsed/part-<index>.parquet`, each written under a
+    hidden name and renamed: never read half-written, and a retried task rewrites the same bytes."""
+    import pyarrow.parquet as pq
+
+    for folder, table in (("events", result.events_table()), ("unparsed", result.unparsed_table())):
+        target = os.path.join(out, folder, f"part-{index:05d}.parquet")
+        tmp = os.path.join(out, folder, f".part-{index:05d}.parquet.tmp-{os.getpid()}")
+        pq.write_table(table, tmp)
+        os.replace(tmp, target)

@@ -5,11 +5,12 @@ Needs the `spark` extra (PySpark 4, Java 17+). `import kafkasim` never imports t
 - `session()`: a quiet local SparkSession (or a cluster one with `master=`), with kafkasim
   importable by the executors.
 - `sweep(spark, grid, out)`: every run of a `kafkasim.analysis.sweep_grid.Grid` simulated inside Spark executors
-  (`mapInPandas`, declared schema). Each executor writes its runs' events straight to Parquet
-  with pyarrow, at `out/events/<param>=<value>/.../<run_id>.parquet`, and returns one summary row
-  per run, which Spark writes to `out/summaries`, partitioned by the same swept parameters.
-  Events never pass through the JVM, so the simulator's time is what a sweep costs. Runs whose
-  summary is already in `out` are skipped, so an interrupted or extended sweep resumes.
+  (`mapInPandas`). Each executor commits its runs one by one (`sweep_grid.commit_run`): the events at
+  `out/events/<param>=<value>/.../<run_id>.parquet`, then the run's summary row in `out/summaries`
+  under the same folders, merged into one file per combination when the sweep ends. Events never
+  pass through the JVM, so the simulator's time is what a sweep costs. Runs already in `out` are
+  skipped, so an interrupted (Ctrl-C, a killed driver) or extended sweep resumes, losing at most
+  the runs in flight.
 - `parse_broker_logs(spark, paths, out)`: Kafka broker logs read by `kafkasim.analysis.log_parser` in
   executors, in byte-range chunks of large files, into `out/events` and `out/unparsed`.
 - Analysis that works on simulated and parsed events alike: `rebalance_episodes` (window
@@ -32,6 +33,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -52,8 +54,10 @@ except ImportError as e:  # pragma: no cover - depends on the installation
 from kafkasim.coordinator.broker_log import START_TIME
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS, REMOVAL_REASONS
-from kafkasim.analysis.sweep_grid import SUMMARY_COLUMNS, Grid, RunSpec, run_one, typed_params, write_events
-from kafkasim.analysis.log_parser import COUNTS, chunk_plan, count_newlines, expand_paths, parse_chunk
+from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit_run, compact_summaries, finished_runs,
+                                         open_sweep_folder)
+from kafkasim.analysis.log_parser import (COUNTS, chunk_plan, count_newlines, expand_paths, fresh_output,
+                                         parse_chunk, write_part)
 from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
 
 MIN_JAVA = 17
@@ -195,28 +199,47 @@ class StderrProgress:
 
 
 class _Watch:
-    """Polls Spark's status tracker for the tasks of one job group while an action runs."""
+    """While an action runs: polls Spark's status tracker for the tasks of its job group, and turns
+    Ctrl-C into a cancellation of that group. PySpark's own SIGINT handler calls into the JVM from
+    inside the signal handler, on the connection the interrupted call is reading, which breaks it
+    (tracebacks, crashed workers); here the cancellation runs on a thread of its own, the action
+    fails as cancelled, and KeyboardInterrupt is raised in its place. A second Ctrl-C raises at once."""
 
     def __init__(self, spark, progress: Callable | None, interval: float = 0.5):
         self.sc = spark.sparkContext
         self.progress, self.interval = progress, interval
         self.group = f"kafkasim-{os.getpid()}-{time.monotonic_ns()}"
+        self.interrupted = False
+        self._previous = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
-        self.sc.setJobGroup(self.group, "kafkasim")
+        self.sc.setJobGroup(self.group, "kafkasim", interruptOnCancel=True)
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._on_ctrl_c)
         if self.progress is not None:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
         self._stop.set()
         if self.progress is not None:
             self._thread.join()
-            self._report()
+            if exc is None:
+                self._report()
         self.sc.setLocalProperty("spark.jobGroup.id", None)
+        if self.interrupted and exc is not None and not isinstance(exc, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
         return False
+
+    def _on_ctrl_c(self, signum, frame) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+        threading.Thread(target=self.sc.cancelJobGroup, args=(self.group,), daemon=True).start()
 
     def _report(self) -> None:
         """Tasks of the first stage of each job: the simulations (or log chunks); later stages
@@ -258,104 +281,62 @@ class SweepResult:
     tasks: int
 
 
-_PANDAS_TYPES = {"long": "Int64", "double": "Float64", "boolean": "boolean", "string": "object"}
-
-
 def _summary_ddl(types: dict[str, str]) -> str:
     cols = {**SUMMARY_COLUMNS, **types}
     return ", ".join(f"`{name}` {kind}" for name, kind in cols.items())
 
 
-def _simulate_partition(batches, events_root: str, types: dict[str, str], done=None, failed=None):
-    """mapInPandas body: simulate each run of the batch, write its events, yield summary rows
-    (and count successes and failures in the accumulators `done` and `failed`)."""
+def _simulate_partition(batches, out: str):
+    """mapInPandas body: simulate and commit each run of the batch (`commit_run`); yield whether it
+    succeeded. The results are on disk run by run, so an interruption loses only the runs in flight."""
     import pandas as pd
 
-    dtypes = {name: _PANDAS_TYPES[kind] for name, kind in {**SUMMARY_COLUMNS, **types}.items()}
     for batch in batches:
-        rows = []
+        ok = []
         for spec_json, params_json, seed, rid in zip(batch["spec"], batch["params"], batch["seed"], batch["run_id"]):
-            run = RunSpec(rid, json.loads(params_json), int(seed), json.loads(spec_json))
-            result, row = run_one(run)
-            if result is not None:
-                write_events(result, run, events_root)
-            if done is not None:
-                (done if result is not None else failed).add(1)
-            rows.append({**row, **typed_params(run.params, types)})
-        # Nullable dtypes: a failed run's metrics are all missing.
-        yield pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
-
-
-def _manifest(out: str, grid: Grid) -> dict:
-    """out/sweep.json: the sweep's parameter columns and types; a later sweep into the same `out`
-    must sweep the same parameters (their values and seeds may grow)."""
-    path = os.path.join(out, "sweep.json")
-    manifest = {"parameters": grid.columns, "types": grid.param_types()}
-    if os.path.exists(path):
-        with open(path) as f:
-            old = json.load(f)
-        if old.get("types") != manifest["types"]:
-            raise ConfigError(f"{out} holds a sweep of {old.get('types')}; this grid sweeps {manifest['types']}: "
-                              f"use another --out directory")
-    else:
-        with open(path, "w") as f:
-            json.dump({**manifest, "base": grid.base}, f, indent=1, default=str)
-    return manifest
-
-
-def finished_runs(spark, out: str) -> set[str]:
-    """Run ids whose summary (without error) is already in `out/summaries`."""
-    path = os.path.join(out, "summaries")
-    if not os.path.isdir(path) or not any(n.endswith(".parquet") or os.path.isdir(os.path.join(path, n))
-                                          for n in os.listdir(path)):
-        return set()
-    df = spark.read.parquet(path).where("error IS NULL").select("run_id")
-    return {r.run_id for r in df.distinct().collect()}
+            row = commit_run(RunSpec(rid, json.loads(params_json), int(seed), json.loads(spec_json)), out)
+            ok.append(row["error"] is None)
+        yield pd.DataFrame({"run_id": batch["run_id"], "ok": ok})
 
 
 def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None = None,
           progress: Callable | bool | None = None) -> SweepResult:
     """Simulate every run of `grid` (a Grid, a grid file path, or its dict) on Spark; results in
-    `out` (see the module docstring). Returns counts and time. `progress`: True for lines on
-    stderr, or a callable(done_tasks, total_tasks)."""
+    `out` (see the module docstring), committed run by run: runs already there are skipped, so
+    the same call resumes an interrupted sweep. Returns counts and time. `progress`: True for
+    lines on stderr, or a callable(done_tasks, total_tasks)."""
     if not isinstance(grid, Grid):
         grid = Grid.from_file(grid) if isinstance(grid, (str, os.PathLike)) else Grid.from_dict(grid)
     start = time.perf_counter()
     runs = grid.runs()
     out = os.path.abspath(os.fspath(out))
-    os.makedirs(os.path.join(out, "events"), exist_ok=True)
-    types = _manifest(out, grid)["types"]
-    done_before = finished_runs(spark, out)
+    open_sweep_folder(out, grid)
+    done_before = finished_runs(out)
     pending = [r for r in runs if r.run_id not in done_before]
     result = SweepResult(out, len(runs), len(runs) - len(pending), 0, 0, 0.0, 0)
-    if not pending:
-        result.seconds = time.perf_counter() - start
-        return result
-    random.Random(0).shuffle(pending)  # mix slow and fast runs across tasks
-    parallelism = spark.sparkContext.defaultParallelism
-    # A Python task costs tens of ms however little it does: enough runs per task that the
-    # simulations dominate, enough tasks per core to balance the load and report progress.
-    tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
-    if runs_per_task is None:  # 4 to 8 tasks per core, whole waves
-        tasks = -(-max(min(tasks, 8 * parallelism), 4 * parallelism) // parallelism) * parallelism
-    tasks = min(tasks, len(pending))
-    rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
-    frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
-                                  "run_id string, params string, seed long, spec string")
-    done, failed = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
-    body = functools.partial(_simulate_partition, events_root=os.path.join(out, "events"), types=types, done=done,
-                             failed=failed)
-    summaries = frame.mapInPandas(body, schema=_summary_ddl(types))
-    progress = _progress(progress, f"sweep of {len(pending)} runs")
-    try:
-        with _Watch(spark, progress):
-            # One file per combination of the swept values (not one per task and combination).
-            (summaries.repartition(*types).write.mode("append").partitionBy(*types)
-             .parquet(os.path.join(out, "summaries")))
-    finally:
-        if hasattr(progress, "close"):
-            progress.close()
-    result.done, result.failed, result.tasks = done.value, failed.value, tasks
+    if pending:
+        random.Random(0).shuffle(pending)  # mix slow and fast runs across tasks
+        parallelism = spark.sparkContext.defaultParallelism
+        # A Python task costs tens of ms however little it does: enough runs per task that the
+        # simulations dominate, enough tasks per core to balance the load and report progress.
+        tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
+        if runs_per_task is None:  # 4 to 8 tasks per core, whole waves
+            tasks = -(-max(min(tasks, 8 * parallelism), 4 * parallelism) // parallelism) * parallelism
+        tasks = min(tasks, len(pending))
+        rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
+        frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
+                                      "run_id string, params string, seed long, spec string")
+        body = functools.partial(_simulate_partition, out=out)
+        progress = _progress(progress, f"sweep of {len(pending)} runs")
+        try:
+            with _Watch(spark, progress):
+                outcomes = frame.mapInPandas(body, schema="run_id string, ok boolean").collect()
+        finally:
+            if hasattr(progress, "close"):
+                progress.close()
+        result.done = sum(row.ok for row in outcomes)
+        result.failed, result.tasks = len(outcomes) - result.done, tasks
+    compact_summaries(out)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -394,30 +375,15 @@ _COUNTS_DDL = "chunk long, " + ", ".join(f"{c} long" for c in COUNTS)
 def _parse_partition(batches, out: str, origin: str):
     """mapInPandas body: parse each chunk, write its events and unparsed lines, yield its counts."""
     import pandas as pd
-    import pyarrow.parquet as pq
 
     for batch in batches:
         rows = []
         for chunk, path, start, end, before in zip(batch["chunk"], batch["path"], batch["start"], batch["end"],
                                                    batch["newlines_before"]):
             result = parse_chunk(path, int(start), int(end), int(before), datetime.fromisoformat(origin))
-            for folder, table in (("events", result.events_table()), ("unparsed", result.unparsed_table())):
-                target = os.path.join(out, folder, f"part-{int(chunk):05d}.parquet")
-                pq.write_table(table, f"{target}.tmp-{os.getpid()}")
-                os.replace(f"{target}.tmp-{os.getpid()}", target)
+            write_part(result, out, int(chunk))
             rows.append({"chunk": int(chunk), **{c: result.counts.get(c, 0) for c in COUNTS}})
         yield pd.DataFrame(rows, columns=["chunk", *COUNTS])
-
-
-def _fresh_dir(path: str) -> None:
-    """Empty a folder this module writes (only its own part files), or create it."""
-    if os.path.isdir(path):
-        foreign = [n for n in os.listdir(path) if not re.fullmatch(r"part-\d+\.parquet(\.tmp-\d+)?", n)]
-        if foreign:
-            raise ConfigError(f"{path} holds files kafkasim did not write ({', '.join(sorted(foreign)[:3])}); "
-                              f"choose another --out directory")
-        shutil.rmtree(path)
-    os.makedirs(path)
 
 
 def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int = 32 << 20,
@@ -429,8 +395,10 @@ def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int
     start = time.perf_counter()
     files = expand_paths(paths)
     out = os.path.abspath(os.fspath(out))
-    for folder in ("events", "unparsed"):
-        _fresh_dir(os.path.join(out, folder))
+    try:
+        fresh_output(out)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     plan = chunk_plan(files, chunk_bytes)
     sc = spark.sparkContext
     progress = _progress(progress, "logs")

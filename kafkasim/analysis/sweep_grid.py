@@ -33,6 +33,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import time
@@ -40,11 +41,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import kafkasim.core.faults as faults_module
+from kafkasim.analysis import output_folders
 from kafkasim.core.config import BROKER_CONFIGS, CONSUMER_CONFIGS
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import REMOVAL_REASONS, to_arrow
 from kafkasim.core.provenance import to_json, with_provenance
-from kafkasim.scenario.world import Scenario, simulate
+from kafkasim.scenario.world import Scenario, estimate_events, simulate
 from kafkasim.scenario.workload import Constant, LogNormal
 
 _SCENARIO_FIELDS = {f.name for f in dataclasses.fields(Scenario)}
@@ -52,6 +54,10 @@ _FAULT_TYPES = {cls.__name__: cls for cls in faults_module.ALL}
 _DISTRIBUTIONS = {"Constant": Constant, "LogNormal": LogNormal}
 _FAULT_PARAM = re.compile(r"faults\[(\d+)\]\.(\w+)")
 _DISTRIBUTION_PARAM = re.compile(r"processing_ms\.(\w+)")
+#: The largest seed a sweep takes: seeds are stored in a 64-bit signed column.
+MAX_SEED = (1 << 63) - 1
+#: The most seeds a grid replicates each combination over (given as a count).
+MAX_SEEDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -186,12 +192,16 @@ class Grid:
             raise ConfigError(f"{source}: parameter column name(s) {', '.join(sorted(clash))} clash with each "
                               f"other or with a summary column")
         seeds = data.get("seeds", 1)
-        if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
+        if isinstance(seeds, int) and not isinstance(seeds, bool) and 1 <= seeds <= MAX_SEEDS:
             seeds = tuple(range(1, seeds + 1))
         elif isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
             seeds = tuple(seeds)
         else:
-            raise ConfigError(f"{source}: seeds must be a count >= 1 or a list of integers, got {seeds!r}")
+            raise ConfigError(f"{source}: seeds must be a count from 1 to {MAX_SEEDS:,} or a list of integers, "
+                              f"got {seeds!r}")
+        if not all(0 <= s <= MAX_SEED for s in seeds):
+            raise ConfigError(f"{source}: seeds must be from 0 to {MAX_SEED:,} (a seed is a Spark and Parquet "
+                              f"long), got {min(seeds) if min(seeds) < 0 else max(seeds):,}")
         if "seed" in axes:
             raise ConfigError(f"{source}: sweep seeds with the seeds key, not grid.seed")
         return cls(base, dict(axes), seeds, source)
@@ -226,6 +236,27 @@ class Grid:
     def columns(self) -> dict[str, str]:
         """Swept name -> column name."""
         return {name: column_name(name) for name in self.axes}
+
+    @property
+    def size(self) -> int:
+        """Runs in the grid (counted, not built)."""
+        return math.prod(len(v) for v in self.axes.values()) * len(self.seeds)
+
+    def estimated_events(self, sample: int = 200) -> int:
+        """About how many events the whole grid writes (`estimate_events` of up to `sample`
+        combinations spread over the grid, scaled to all of them), without building every run."""
+        names = list(self.axes)
+        sizes = [len(self.axes[n]) for n in names]
+        combos = math.prod(sizes)
+        picks = sorted({i * combos // min(sample, combos) for i in range(min(sample, combos))})
+        total = 0
+        for index in picks:
+            spec = dict(self.base)
+            for name, size in zip(reversed(names), reversed(sizes)):
+                index, j = divmod(index, size)
+                spec = apply_param(spec, name, self.axes[name][j])
+            total += estimate_events(scenario_from_spec({**spec, "seed": self.seeds[0]}))
+        return total * combos * len(self.seeds) // len(picks)
 
     def runs(self, check: bool = True) -> list[RunSpec]:
         """Every (combination, seed), in a stable order. With `check`, each scenario is built once,
@@ -268,12 +299,6 @@ class Grid:
                 kind = "string"
             out[column_name(name)] = kind
         return out
-
-
-def typed_params(params: dict, types: dict[str, str]) -> dict:
-    """Swept values coerced to their column's type (an int in a float column becomes a float)."""
-    cast = {"long": int, "double": float, "boolean": bool, "string": str}
-    return {k: cast[types[k]](v) for k, v in params.items()}
 
 
 # -- running and recording -----------------------------------------------------------------------------
@@ -346,18 +371,152 @@ def partition_dir(params: dict) -> str:
     return "/".join(f"{k}={_UNSAFE.sub(lambda m: f'%{ord(m.group()):02X}', text(v))}" for k, v in params.items())
 
 
+def _write_atomically(table, path: str) -> str:
+    """Write a Parquet file under a hidden temporary name, then rename it: a reader sees the whole
+    file or none of it, and Spark and pyarrow never read hidden names (a killed run's leftovers,
+    which `open_sweep_folder` removes)."""
+    import pyarrow.parquet as pq
+
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return path
+
+
 def write_events(result, run: RunSpec, root: str) -> str:
     """Write one run's events to `root/<partition dirs>/<run_id>.parquet` (atomically: a retried
     task rewrites the same file with the same bytes). Returns the path."""
-    import pyarrow.parquet as pq
-
     folder = os.path.join(root, partition_dir(run.params))
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"{run.run_id}.parquet")
-    tmp = f"{path}.tmp-{os.getpid()}"
-    pq.write_table(events_table(result, run.run_id), tmp)
-    os.replace(tmp, path)
-    return path
+    return _write_atomically(events_table(result, run.run_id), os.path.join(folder, f"{run.run_id}.parquet"))
+
+
+# -- a sweep folder: runs committed one by one -------------------------------------------------------
+# out/sweep.json                         the swept parameters, their types and the base settings
+# out/events/<params>/<run_id>.parquet   each run's events
+# out/summaries/<params>/run-<id>.parquet  each finished run's summary row (failed-<id> for a run that
+#                                        failed), committed after its events: the mark that a run is done;
+#                                        `compact_summaries` merges a folder's rows into part-00000.parquet
+_SUMMARY_FILE = re.compile(r"(run|failed)-(\w+)\.parquet")
+COMPACT_FILE = "part-00000.parquet"
+
+
+def summary_schema():
+    """The Arrow schema of a summary file (the swept parameters are in its folder names)."""
+    import pyarrow as pa
+
+    kinds = {"string": pa.string(), "long": pa.int64(), "double": pa.float64()}
+    return pa.schema([(name, kinds[kind]) for name, kind in SUMMARY_COLUMNS.items()])
+
+
+def commit_run(run: RunSpec, out: str) -> dict:
+    """Simulate one run and commit it to the sweep folder `out`: its events, then its summary row
+    (so a run with a summary is complete; an interruption loses only the runs in flight)."""
+    import pyarrow as pa
+
+    result, row = run_one(run)
+    if result is not None:
+        write_events(result, run, os.path.join(out, "events"))
+    folder = os.path.join(out, "summaries", partition_dir(run.params))
+    os.makedirs(folder, exist_ok=True)
+    table = pa.Table.from_pylist([row], schema=summary_schema())
+    _write_atomically(table, os.path.join(folder, f"{'run' if result is not None else 'failed'}-{run.run_id}.parquet"))
+    if result is not None:  # a retried run that succeeds replaces its failure
+        try:
+            os.remove(os.path.join(folder, f"failed-{run.run_id}.parquet"))
+        except FileNotFoundError:
+            pass
+    return {**run.params, **row}
+
+
+def _summary_files(out: str):
+    """(folder, file names) of every summary folder of `out`, hidden names left out."""
+    for folder, dirs, names in os.walk(os.path.join(out, "summaries")):
+        dirs.sort()
+        visible = sorted(n for n in names if n.endswith(".parquet") and not n.startswith((".", "_")))
+        if visible:
+            yield folder, visible
+
+
+def finished_runs(out: str) -> set[str]:
+    """Ids of the runs of `out` that finished without error (their events and summary committed)."""
+    import pyarrow.parquet as pq
+
+    done = set()
+    for folder, names in _summary_files(out):
+        for name in names:
+            m = _SUMMARY_FILE.fullmatch(name)
+            if m is not None:
+                if m.group(1) == "run":
+                    done.add(m.group(2))
+            else:  # a compacted file
+                table = pq.read_table(os.path.join(folder, name), columns=["run_id", "error"])
+                done.update(r for r, e in zip(table["run_id"].to_pylist(), table["error"].to_pylist()) if e is None)
+    return done
+
+
+def compact_summaries(out: str) -> None:
+    """Merge each summary folder's files into one (`part-00000.parquet`, one row per run sorted by
+    run id, a success over a failure), so a large sweep reads a file per combination, not per run.
+    An interruption leaves a row in two files at worst, which readers deduplicate."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for folder, names in _summary_files(out):
+        if names == [COMPACT_FILE]:
+            continue
+        rows = {}
+        for name in names:
+            for row in pq.read_table(os.path.join(folder, name), schema=summary_schema()).to_pylist():
+                if row["error"] is None or rows.get(row["run_id"], row)["error"] is not None:
+                    rows[row["run_id"]] = row
+        table = pa.Table.from_pylist([rows[k] for k in sorted(rows)], schema=summary_schema())
+        _write_atomically(table, os.path.join(folder, COMPACT_FILE))
+        for name in names:
+            if name != COMPACT_FILE:
+                os.remove(os.path.join(folder, name))
+
+
+def open_sweep_folder(out: str, grid: "Grid") -> dict:
+    """Prepare `out` for `grid` and return the swept columns' types. A folder of another sweep (other
+    parameters, or other base settings) is refused with what differs; a killed run's temporary files
+    are removed. The same grid, or one with more values or seeds, resumes the sweep already there."""
+    try:
+        output_folders(out, "events", "summaries")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    manifest = {"parameters": grid.columns, "types": grid.param_types(), "base": grid.base}
+    path = os.path.join(out, "sweep.json")
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                old = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{path}: unreadable ({e}); use another --out folder") from None
+        differs = _differences(old, json.loads(json.dumps(manifest, default=str)))
+        if differs:
+            raise ConfigError(f"{out} holds another sweep ({'; '.join(differs)}): use another --out folder, or "
+                              f"delete this one to start again")
+    else:
+        tmp = f"{path}.tmp-{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(manifest, f, indent=1, default=str)
+        os.replace(tmp, path)
+    for folder, _, names in os.walk(out):
+        for name in names:
+            if name.startswith(".") and ".tmp-" in name:
+                os.remove(os.path.join(folder, name))
+    return manifest["types"]
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    """What makes the sweep in a folder (`old` manifest) another sweep than `new`."""
+    if old.get("types") != new["types"]:
+        return [f"it sweeps {old.get('types')}, this grid sweeps {new['types']}"]
+    base_old, base_new = old.get("base") or {}, new["base"]
+    return [f"base {key}: {base_old.get(key, '(not set)')!r} there, {base_new.get(key, '(not set)')!r} in this grid"
+            for key in sorted(set(base_old) | set(base_new)) if base_old.get(key) != base_new.get(key)]
 
 
 def run_all(runs: Iterable[RunSpec], events_root: str | None = None) -> list[dict]:

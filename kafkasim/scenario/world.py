@@ -218,6 +218,9 @@ class World:
 
 #: The most events `simulate` writes without being asked: about 3 GB of memory and half a minute.
 EVENT_LIMIT = 10_000_000
+#: Events one core simulates and summarises per second, for estimates: 180,000 on the default
+#: scenario, 80,000 on a group of 1,000 members (benchmarks/README.md, scenario_speed).
+EVENTS_PER_SECOND = 150_000
 
 
 def estimate_events(scenario: Scenario) -> int:
@@ -239,7 +242,7 @@ def _check_size(scenario: Scenario, max_events: int | None) -> None:
     events = estimate_events(scenario)
     if events > max_events:
         raise ConfigError(f"this scenario would write about {events:,} events (about {events * 300 / 2**30:,.1f} GB "
-                          f"and {events / 300_000 / 60:,.0f} min), more than the {max_events:,} that simulate() "
+                          f"and {events / EVENTS_PER_SECOND / 60:,.0f} min), more than the {max_events:,} that simulate() "
                           f"runs without being asked: shorten duration_ms, use fewer members or partitions, or "
                           f"call simulate(scenario, max_events=None) to run it anyway")
 
