@@ -135,6 +135,56 @@ def test_busy_but_moving_clocks_are_not_stalled():
     assert len(ran) == 200 and sim.now == 2
 
 
+class Flood:
+    """Schedules `width` timers for the next millisecond, every millisecond: a clock that creeps."""
+
+    name = "c-4"
+
+    def __init__(self, sim, width):
+        self.sim, self.width, self.runs = sim, width, 0
+
+    def tick(self):
+        self.runs += 1
+        if self.runs % self.width == 0:
+            for _ in range(self.width):
+                self.sim.schedule(1, self.tick)
+
+
+def test_a_clock_that_creeps_under_a_flood_is_stopped_at_the_per_second_budget_and_named():
+    sim = Simulation(0)
+    sim.max_events_per_second = 1_000
+    flood = Flood(sim, 10)
+    for _ in range(10):
+        sim.at(2_000, flood.tick)
+    with pytest.raises(SimulationStalled, match=r"barely moving at 2,000 ms: more than 1,000 events ran in one "
+                                                r"simulated second, the last Flood.tick of c-4"):
+        sim.run()
+    # Checked when the clock moves: the 1,000th event ran at 2,099 ms, the next instant is refused.
+    assert flood.runs == 1_000 and sim.now == 2_099
+
+
+def test_the_per_second_count_starts_again_each_second_and_allows_the_budget():
+    sim = Simulation(0)
+    sim.max_events_per_second = 100
+    ran = []
+    # 100 in [0, 1 s), 100 in [1 s, 2 s), then 100 and one more in [2 s, 3 s).
+    for t, n in ((500, 60), (999, 40), (1_000, 70), (1_500, 30), (2_000, 5), (2_001, 95), (2_002, 1)):
+        for _ in range(n):
+            sim.at(t, ran.append, t)
+    with pytest.raises(SimulationStalled, match="more than 100 events ran in one simulated second"):
+        sim.run()
+    assert len(ran) == 300 and sim.now == 2_001  # the 101st of the third second is refused
+
+
+def test_a_run_bounds_events_per_simulated_second_by_its_members_and_a_1_ms_heartbeat_stays_under_it():
+    from kafkasim.scenario.world import MAX_EVENTS_PER_MEMBER_SECOND, World
+
+    assert World(Scenario(members=6)).sim.max_events_per_second == 6 * MAX_EVENTS_PER_MEMBER_SECOND
+    run = simulate(Scenario(members=2, duration_ms=20_000, consumer={"heartbeat.interval.ms": 1}))
+    heartbeats = run.events.query("kind == 'Heartbeat' and time >= 10000 and time < 11000")
+    assert len(heartbeats) > 1_000  # a heartbeat per millisecond or so per member, well under the bound
+
+
 # -- nothing lost at a graceful shutdown ----------------------------------------------------------
 def _c1(run, *kinds):
     ev = run.events

@@ -70,6 +70,10 @@ class Simulation:
     #: Events that may run at one millisecond before the run is stopped as stalled: far above the
     #: 100,000-member join storm's (about 3 per member), far below what fills memory.
     max_events_per_instant = 1_000_000
+    #: Events that may run in one simulated second (None: no bound). A run sets it from its size
+    #: (`kafkasim.scenario.world.MAX_EVENTS_PER_MEMBER_SECOND`): a clock that creeps forward a
+    #: millisecond at a time under a flood of timers is stopped like one that stands still.
+    max_events_per_second: int | None = None
 
     def __init__(self, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -130,6 +134,8 @@ class Simulation:
         pop = heapq.heappop
         ran = 0
         instant, mark, budget = None, 0, self.max_events_per_instant
+        second_end, second_mark = -1, 0
+        per_second = self.max_events_per_second or float("inf")
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -141,6 +147,10 @@ class Simulation:
                 timer[2] = None  # a timer runs once
                 if timer[0] != instant:
                     instant, mark = timer[0], ran
+                    if instant >= second_end:
+                        second_end, second_mark = instant - instant % 1000 + 1000, ran
+                    elif ran - second_mark >= per_second:
+                        raise SimulationStalled(_crawling(second_end - 1000, per_second, fn, timer[3]))
                 elif ran - mark >= budget:
                     raise SimulationStalled(_stalled(instant, budget, fn, timer[3]))
                 self.now = until if at_until else instant
@@ -178,9 +188,20 @@ class Simulation:
             self.advance(max(0, int(until) - self.now))
 
 
-def _stalled(time: int, budget: int, fn: Callable[..., Any], args: tuple) -> str:
+def _owner(fn: Callable[..., Any], args: tuple) -> str:
+    """`Consumer._heartbeat_tick of c-1`: the callback and the entity it belongs to."""
     owner = getattr(fn, "__self__", None) or (args[0] if args else None)
     name = getattr(owner, "name", None) or getattr(owner, "group_id", None) or type(owner).__name__
+    return f"{getattr(fn, '__qualname__', fn)} of {name}"
+
+
+def _stalled(time: int, budget: int, fn: Callable[..., Any], args: tuple) -> str:
     return (f"the simulation is stuck at {time} ms: more than {budget:,} events ran at this one millisecond, "
-            f"the last {getattr(fn, '__qualname__', fn)} of {name}. A setting lets a timer fire again without "
-            f"time passing (a 0 ms interval, backoff or timeout); give it at least 1 ms.")
+            f"the last {_owner(fn, args)}. A setting lets a timer fire again without time passing (a 0 ms "
+            f"interval, backoff or timeout); give it at least 1 ms.")
+
+
+def _crawling(second: int, budget: int, fn: Callable[..., Any], args: tuple) -> str:
+    return (f"the simulation is barely moving at {second:,} ms: more than {budget:,} events ran in one simulated "
+            f"second, the last {_owner(fn, args)}. A setting makes a timer fire far more often than Kafka's "
+            f"clients do (an interval, backoff or timeout of a millisecond or so); give it a realistic value.")

@@ -166,6 +166,7 @@ class World:
     def __init__(self, scenario: Scenario):
         self.scenario = scenario
         self.sim = Simulation(scenario.seed)
+        self.sim.max_events_per_second = MAX_EVENTS_PER_MEMBER_SECOND * max(1, scenario.members)
         broker = scenario.broker_config
         kwargs = {arg: broker[name] for name, arg in _BROKER_ARGS.items() if broker.get(name) is not None}
         self.coord = GroupCoordinator(self.sim, kafka_version=scenario.kafka_version, topics=dict(scenario.topics),
@@ -216,6 +217,9 @@ class World:
         return self.scenario.duration_ms + self.scenario.drain_ms
 
 
+#: Engine events a run may take per simulated second per member (`Simulation.max_events_per_second`):
+#: a member heartbeating every millisecond takes a few thousand; the chapters' runs take under ten.
+MAX_EVENTS_PER_MEMBER_SECOND = 100_000
 #: The most events `simulate` writes without being asked: about 3 GB of memory and half a minute.
 EVENT_LIMIT = 10_000_000
 #: Events one core simulates and summarises per second, for estimates: 180,000 on the default
