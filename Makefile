@@ -20,7 +20,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml tools/register_kernel.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[viz,spark,dev]'
+	$(BIN)/python -m pip install -e '.[viz,spark,connect,dev]'
 	$(BIN)/python tools/register_kernel.py
 	touch $@
 

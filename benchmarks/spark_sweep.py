@@ -1,13 +1,17 @@
 """Sweep throughput: the same runs in a plain Python loop and with `kafkasim.analysis.spark.sweep` on
-`local[1]` and `local[2]`, in one benchmark run.
+`local[1]`, `local[2]` (`local[*]` on two cores), a standalone cluster (a master and one worker of
+2 cores, started from the venv's PySpark) and a Spark Connect server (running `local[2]`), in one
+benchmark run.
 
 The runs: the default scenario (6 members, 12 partitions, 1,000 records/s, 10 simulated
 minutes, Kafka 3.7) with a GC pause of member c-1 at 2 minutes; the grid sweeps
 session.timeout.ms (10, 30, 45, 60 s) and the pause (5, 20, 40, 60 s), each over 8 seeds:
 128 runs (`--quick`: 2 seeds, 32 runs). Every mode does the same work per run: simulate,
-summarize, write the run's events to Parquet; Spark also writes the summaries.
+summarize, write the run's events to Parquet; Spark also commits each run's summary and merges
+them at the end.
 
-Each mode runs in a fresh process. A Spark mode first starts its session (timed apart) and
+Each mode runs in a fresh process. A Spark mode first starts its session (timed apart: for a
+cluster or Connect, from the servers already running, including the check of its executors) and
 runs a small warm-up sweep (4 other runs) so that the timed sweep finds its Python workers
 started; the warm-up's time is reported too, as the cold-start cost of a first sweep. The timed
 sweep is then repeated (`--repeat`, default 3, into a fresh folder each time) and the median
@@ -30,6 +34,7 @@ import shutil
 import statistics
 import sys
 import time
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -40,7 +45,8 @@ from measure import machine_info  # noqa: E402
 from measure import in_fresh_process  # noqa: E402
 
 NAME = "spark_sweep"
-MODES = ("loop", "local[1]", "local[2]")
+MODES = ("loop", "local[1]", "local[2]", "standalone", "connect")
+CORES = {"loop": 1, "local[1]": 1, "local[2]": 2, "standalone": 2, "connect": 2}
 WORK = "/tmp/kafkasim-bench"
 TARGET_SCALING = 1.6
 
@@ -74,8 +80,10 @@ def run_mode(mode: str, seeds: int, repeat: int) -> dict:
     else:
         from kafkasim.analysis import spark as ks
 
+        servers = _servers(mode, work)
+        master = servers.__enter__()
         start = time.perf_counter()
-        spark = ks.session(mode)
+        spark = ks.session(master, conf={"spark.pyspark.python": sys.executable} if mode == "standalone" else None)
         spark.range(1).collect()
         row["session_s"] = time.perf_counter() - start
         start = time.perf_counter()
@@ -89,11 +97,27 @@ def run_mode(mode: str, seeds: int, repeat: int) -> dict:
         totals = summaries.selectExpr("sum(rebalances) AS r", "sum(sim_seconds) AS s").first()
         row["rebalances"], row["sim_s"] = totals["r"], totals["s"]
         spark.stop()
+        servers.__exit__(None, None, None)
     shutil.rmtree(work, ignore_errors=True)
     row["wall_s"] = statistics.median(row["walls"])
     row["runs_per_s"] = row["runs"] / row["wall_s"]
     row["ok"] = row["failed"] == 0
     return row
+
+
+def _servers(mode: str, work: str):
+    """A context that yields the master URL of `mode`, starting (and then stopping) its servers."""
+    import contextlib
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from spark_helpers import connect_server, standalone_cluster
+
+    folder = Path(work) / "servers"
+    if mode == "standalone":
+        return standalone_cluster(folder)
+    if mode == "connect":
+        return connect_server(folder)
+    return contextlib.nullcontext(mode)
 
 
 def run_suite(*, quick=False, repeat=3, python=None, log=print):
@@ -119,9 +143,8 @@ def report(rows, info, repeat):
              "| mode | tasks | sweep wall s | runs/s | vs loop | Spark start s | first sweep (4 runs, cold workers) s "
              "| overhead per run (core-ms) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    cores = {"loop": 1, "local[1]": 1, "local[2]": 2}
     for r in rows:
-        overhead = (cores[r["mode"]] * r["wall_s"] - loop["wall_s"]) / r["runs"] * 1000
+        overhead = (CORES[r["mode"]] * r["wall_s"] - loop["wall_s"]) / r["runs"] * 1000
         lines.append(f"| {r['mode']} | {r['tasks']} | {r['wall_s']:.1f} ({min(r['walls']):.1f}-{max(r['walls']):.1f})"
                      f" | {r['runs_per_s']:.2f} | "
                      f"{r['runs_per_s'] / loop['runs_per_s']:.2f}x | {r['session_s']:.1f} | {r['warmup_s']:.1f} | "

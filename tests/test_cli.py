@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_OK, main
+from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, main
 from kafkasim.analysis.log_parser import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,11 +59,11 @@ def test_no_java_says_what_to_install(tmp_path, capsys, monkeypatch):
     (tmp_path / "grid.yaml").write_text(GOOD)
     monkeypatch.setenv("PATH", str(tmp_path))  # no java here
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    assert main(["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out")]) == EXIT_BAD_INPUT
+    assert main(["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out")]) == EXIT_SPARK["java"] == 3
     err = capsys.readouterr().err
     assert "Spark needs Java 17+" in err and "openjdk-17" in err and "JAVA_HOME" in err
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
-    assert main(["logs", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out")]) == EXIT_BAD_INPUT
+    assert main(["logs", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out")]) == EXIT_SPARK["java"]
     assert f"JAVA_HOME={tmp_path} has no bin/java" in capsys.readouterr().err
 
 
@@ -84,7 +84,7 @@ def test_logs_without_spark(tmp_path, capsys):
 
 def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
     (tmp_path / "grid.yaml").write_text(GOOD)
-    args = ["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out")]
+    args = ["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out"), "--master", "local[2]"]
     assert main(args) == EXIT_OK
     out = capsys.readouterr().out
     assert "2 runs in the grid: 2 simulated now (2 ok, 0 failed), 0 already in" in out

@@ -10,13 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from kafkasim.analysis import spark as ks
 from kafkasim.analysis.sweep_grid import COMPACT_FILE, Grid, finished_runs
+from spark_helpers import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 # 48 runs of about 0.2 s each: a sweep of several seconds on 2 cores, long enough to interrupt.
@@ -24,15 +24,6 @@ GRID = {"base": {"members": 4, "topics": {"t": 8}, "duration_ms": 3_600_000,
                  "faults": [{"type": "Pause", "member": "c-1", "at_ms": 600_000, "duration_ms": 8_000}]},
         "grid": {"session.timeout.ms": [6_000, 10_000, 30_000, 45_000]}, "seeds": 12}
 RUNS = 48
-
-
-def snapshot(out: Path) -> tuple:
-    """Everything a sweep folder holds that a reader sees: summary rows (without the wall-clock
-    `sim_seconds`) sorted by run, and each events file's bytes by path."""
-    table = ds.dataset(out / "summaries", format="parquet", partitioning="hive").to_table()
-    rows = sorted((r for r in table.drop(["sim_seconds"]).to_pylist()), key=lambda r: r["run_id"])
-    events = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted((out / "events").rglob("*.parquet"))}
-    return rows, events
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,9 @@ May import: `kafkasim.core`, the models and `kafkasim.scenario`. Never the views
 """
 
 import os
+import re
+
+from kafkasim.core.errors import ConfigError
 
 
 def output_folders(out: str, *names: str) -> None:
@@ -18,3 +21,17 @@ def output_folders(out: str, *names: str) -> None:
             os.makedirs(os.path.join(out, name), exist_ok=True)
     except OSError as e:
         raise ValueError(f"{out}: cannot be used as the output folder ({e.strerror or e})") from None
+
+
+def local_path(path: str, what: str) -> str:
+    """An absolute local path for executors, which run in another working directory: `file:` URIs are
+    read as paths; other URIs (s3a:, hdfs:, ...) are refused, since executors read and write with
+    Python's file API (mount such storage on every node instead)."""
+    path = os.fspath(path)
+    m = re.match(r"([A-Za-z][\w+.-]*):(.*)", path)
+    if m and len(m.group(1)) > 1:
+        if m.group(1).lower() != "file":
+            raise ConfigError(f"{what} {path}: executors read and write with Python's file API, so give a path on a "
+                              f"file system every node mounts (a {m.group(1)}: URI cannot be used)")
+        path = re.sub(r"^//(localhost)?(?=/)", "", m.group(2))
+    return os.path.abspath(path)

@@ -1,12 +1,14 @@
 """The `kafkasim` command: parameter sweeps and broker-log ingestion on Spark.
 
-    kafkasim sweep GRID.yaml --out DIR [--master URL] [--yes] [--debug]
-    kafkasim logs PATH... --out DIR [--master URL] [--no-spark] [--debug]
+    kafkasim sweep GRID.yaml --out DIR [--master URL] [--conf KEY=VALUE] [--yes] [--debug]
+    kafkasim logs PATH... --out DIR [--master URL] [--conf KEY=VALUE] [--no-spark] [--debug]
 
 Progress goes to stderr, the summary to stdout. Every error is one line on stderr (`--debug`
 adds the traceback). Exit status: 0 done, 1 a run failed (or an unexpected error), 2 bad input
-(usage, grid file, path, --out, missing Java or PySpark, an unconfirmed huge grid), 130
-interrupted: a sweep keeps every finished run, and the same command resumes it.
+(usage, grid file, path, --out, an unconfirmed huge grid), 3 no Java or PySpark, 4 the Spark
+master or Connect server does not answer, 5 its executors cannot run kafkasim (another Python,
+missing packages), 6 another Spark session runs in this process, 130 interrupted: a sweep keeps
+every finished run, and the same command resumes it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from collections import Counter
 from kafkasim.core.errors import ConfigError
 
 EXIT_OK, EXIT_FAILED_RUNS, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Spark could not start or run kafkasim, by cause: no Java 17+ or no PySpark; the master or Connect
+#: server does not answer; executors with another Python or without kafkasim's packages; another
+#: session already running in this process.
+EXIT_SPARK = {"java": 3, "pyspark": 3, "unreachable": 4, "executors": 5, "session": 6}
 #: Grids of more runs than this start only with --yes (or a "y" typed at a terminal).
 CONFIRM_RUNS = 100_000
 
@@ -30,15 +36,34 @@ class _BadInput(Exception):
     """An error the user can fix; printed without a traceback."""
 
 
+class _SparkProblem(Exception):
+    """Spark could not start or run kafkasim: `kind` picks the exit status (EXIT_SPARK)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
 class _Interrupted(Exception):
     """Ctrl-C, with what was saved."""
+
+
+_MASTER = os.environ.get("SPARK_REMOTE") or "local[*]"
+_EXIT_STATUSES = """exit status:
+  0    done                          4    the Spark master or Connect server does not answer
+  1    a run failed, or a bug        5    the executors cannot run kafkasim (Python, packages)
+  2    bad input (usage, files)      6    another Spark session runs in this process
+  3    no Java 17+ or no PySpark     130  interrupted (a sweep keeps its finished runs)"""
 
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="print the traceback of an error")
+    common.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting (repeatable), e.g. --conf spark.pyspark.python=/opt/py311/bin/python")
     ap = argparse.ArgumentParser(prog="kafkasim", description="Kafka consumer-group simulations and broker logs "
-                                                               "on Spark.")
+                                                               "on Spark.", epilog=_EXIT_STATUSES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     sw = sub.add_parser("sweep", parents=[common], help="simulate every scenario of a grid file, results as Parquet",
                         description="Simulate every combination of a grid file's parameters (and seeds) on Spark. "
@@ -46,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "same command resumes an interrupted sweep.")
     sw.add_argument("grid", help="YAML or JSON grid file (see kafkasim.analysis.sweep_grid)")
     sw.add_argument("--out", required=True, help="output folder (events/, summaries/, sweep.json)")
-    sw.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    sw.add_argument("--master", default=_MASTER, help="Spark master: local[N], spark://, yarn, k8s://, or a Spark "
+                                                      "Connect sc://host:port (default: SPARK_REMOTE, else local[*])")
     sw.add_argument("--runs-per-task", type=int, default=None, help="runs per Spark task (default: 8 tasks per core)")
     sw.add_argument("--yes", action="store_true", help=f"start a grid of more than {CONFIRM_RUNS:,} runs without "
                                                        f"asking")
@@ -55,22 +81,29 @@ def _parser() -> argparse.ArgumentParser:
                                     "for server.log*) into events/ and unparsed/ under --out.")
     lg.add_argument("paths", nargs="+", metavar="PATH", help="log files or directories")
     lg.add_argument("--out", required=True, help="output folder (events/, unparsed/, counts.json)")
-    lg.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    lg.add_argument("--master", default=_MASTER, help="as for sweep")
     lg.add_argument("--chunk-mb", type=int, default=32, help="split large files into chunks of this size (MB)")
     lg.add_argument("--no-spark", action="store_true", help="parse in this process with plain Python (no Java needed)")
     return ap
 
 
-def _spark(master: str):
-    """A quiet session, or a clear message about what is missing."""
+def _spark(args):
+    """The session for --master and --conf, announced first (a cluster takes a while to answer)."""
     try:
         import kafkasim.analysis.spark as ks
     except ImportError as e:
-        raise _BadInput(f"{e}") from None
-    problem = ks.java_problem()
-    if problem:
-        raise _BadInput(problem)
-    return ks, ks.session(master)
+        raise _SparkProblem("pyspark", f"{e}") from None
+    conf = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise _BadInput(f"--conf {item!r}: expected KEY=VALUE, e.g. --conf spark.executor.memory=2g")
+        conf[key.strip()] = value
+    print(f"kafkasim {args.command}: starting Spark on {args.master}", file=sys.stderr)
+    try:
+        return ks, ks.session(args.master, conf=conf)
+    except ks.SparkUnavailable as e:
+        raise _SparkProblem(e.kind, str(e)) from None
 
 
 def _confirm(grid, yes: bool) -> None:
@@ -90,6 +123,7 @@ def _confirm(grid, yes: bool) -> None:
 
 
 def _sweep(args) -> int:
+    from kafkasim.analysis import local_path
     from kafkasim.analysis.sweep_grid import Grid, finished_runs, open_sweep_folder
 
     grid = Grid.from_file(args.grid)
@@ -97,11 +131,11 @@ def _sweep(args) -> int:
         raise _BadInput("--runs-per-task must be at least 1")
     _confirm(grid, args.yes)
     runs = grid.runs()  # every scenario is checked before Spark starts
-    out = os.path.abspath(args.out)
+    out = local_path(args.out, "--out")
     open_sweep_folder(out, grid)  # an unusable --out or another sweep's folder: refused before Spark starts
-    ks, spark = _spark(args.master)
+    ks, spark = _spark(args)
     print(f"kafkasim sweep: {len(runs):,} runs ({len(runs) // len(grid.seeds):,} combinations x {len(grid.seeds)} "
-          f"seeds) on {spark.sparkContext.master}", file=sys.stderr)
+          f"seeds) on {args.master}", file=sys.stderr)
     try:
         result = ks.sweep(spark, grid, out, runs_per_task=args.runs_per_task, progress=True)
     except KeyboardInterrupt:
@@ -133,6 +167,7 @@ def _sweep(args) -> int:
 
 def _logs(args) -> int:
     from kafkasim.analysis.log_parser import expand_paths, fresh_output
+    from kafkasim.analysis import local_path
 
     try:
         files = expand_paths(args.paths)
@@ -140,7 +175,7 @@ def _logs(args) -> int:
         raise _BadInput(str(e)) from None
     if args.chunk_mb < 1:
         raise _BadInput("--chunk-mb must be at least 1")
-    out = os.path.abspath(args.out)
+    out = local_path(args.out, "--out")
     try:
         fresh_output(out)  # a second parse into the same --out starts from empty folders
     except ValueError as e:
@@ -149,8 +184,8 @@ def _logs(args) -> int:
         if args.no_spark:
             counts, by_kind, groups, problems, seconds = _logs_plain(files, out)
         else:
-            ks, spark = _spark(args.master)
-            print(f"kafkasim logs: {len(files)} file(s) on {spark.sparkContext.master}", file=sys.stderr)
+            ks, spark = _spark(args)
+            print(f"kafkasim logs: {len(files)} file(s) on {args.master}", file=sys.stderr)
             parsed = ks.parse_broker_logs(spark, files, out, chunk_bytes=args.chunk_mb << 20, progress=True)
             counts, seconds = parsed.counts, parsed.seconds
             by_kind = Counter({r["kind"]: r["count"] for r in parsed.events.groupBy("kind").count().collect()})
@@ -208,6 +243,8 @@ def main(argv=None) -> int:
         return _sweep(args) if args.command == "sweep" else _logs(args)
     except (_BadInput, ConfigError) as e:
         return _fail(args, str(e), EXIT_BAD_INPUT)
+    except _SparkProblem as e:
+        return _fail(args, str(e), EXIT_SPARK[e.kind])
     except _Interrupted as e:
         return _fail(args, f"interrupted: {e}", EXIT_INTERRUPTED)
     except KeyboardInterrupt:

@@ -1584,11 +1584,11 @@ def _rest_of_line(f, keep: int) -> bytes:
 
 
 def parse_chunk(path: str, start: int, end: int, newlines_before: int = 0,
-                origin: datetime = START_TIME) -> ParseResult:
+                origin: datetime = START_TIME, name: str | None = None) -> ParseResult:
     """Parse the lines that begin in bytes [start, end) of `path`; `newlines_before` is the number
-    of newlines in [0, start) (see `count_newlines`), which numbers the lines. Never raises for what
-    the file holds or is (see `parse_file`)."""
-    parser = LogParser(str(path), origin)
+    of newlines in [0, start) (see `count_newlines`), which numbers the lines; `name`: the file as
+    its results name it (default `path`). Never raises for what the file holds or is (see `parse_file`)."""
+    parser = LogParser(str(path) if name is None else name, origin)
     try:
         f = _open_binary(str(path))
     except OSError as exc:

@@ -1,9 +1,11 @@
 """kafkasim on Spark: parameter sweeps, real broker logs, and their analysis in the DataFrame API.
 
-Needs the `spark` extra (PySpark 4, Java 17+). `import kafkasim` never imports this module.
+Needs the `spark` extra (PySpark 4, Java 17+; a Spark Connect client needs the `connect` extra
+and no Java). `import kafkasim` never imports this module.
 
-- `session()`: a quiet local SparkSession (or a cluster one with `master=`), with kafkasim
-  importable by the executors.
+- `session()`: a quiet local SparkSession, or one on a cluster (`spark://`, `yarn`, `k8s://`) or a
+  Spark Connect server (`sc://`), with kafkasim importable by the executors. Everything below
+  runs on classic Spark and Connect alike (no SparkContext: DataFrames, `mapInPandas`, tags).
 - `sweep(spark, grid, out)`: every run of a `kafkasim.analysis.sweep_grid.Grid` simulated inside Spark executors
   (`mapInPandas`). Each executor commits its runs one by one (`sweep_grid.commit_run`): the events at
   `out/events/<param>=<value>/.../<run_id>.parquet`, then the run's summary row in `out/summaries`
@@ -21,8 +23,10 @@ Needs the `spark` extra (PySpark 4, Java 17+). `import kafkasim` never imports t
   a rebalance starts with a group epoch bump (GroupEpochBumped), as `Run.summary` counts them.
 
 Executors write their Parquet files themselves (a temporary name, then an atomic rename; a
-retried task rewrites identical bytes), so output paths must be on storage every executor can
-reach: always true for `local[N]`, a shared file system on a cluster.
+retried task rewrites identical bytes), so output paths must be on storage every executor and
+this driver reach: always true for `local[N]`, a shared file system on a cluster. Progress is
+counted from the files written, and a result the driver cannot see stops the call with that
+diagnosis.
 """
 
 from __future__ import annotations
@@ -49,13 +53,15 @@ try:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 except ImportError as e:  # pragma: no cover - depends on the installation
-    raise ImportError("kafkasim.analysis.spark needs PySpark 4 and Java 17+: pip install 'kafkasim[spark]'") from e
+    raise ImportError("kafkasim.analysis.spark needs PySpark 4: pip install 'kafkasim[spark]' (and Java 17+, or "
+                      "'kafkasim[spark,connect]' for a Spark Connect client)") from e
 
+from kafkasim.analysis import local_path
 from kafkasim.coordinator.broker_log import START_TIME
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS, REMOVAL_REASONS
-from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit_run, compact_summaries, finished_runs,
-                                         open_sweep_folder)
+from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit_run, committed_runs, compact_summaries,
+                                         finished_runs, open_sweep_folder)
 from kafkasim.analysis.log_parser import (COUNTS, chunk_plan, count_newlines, expand_paths, fresh_output,
                                          parse_chunk, write_part)
 from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
@@ -94,6 +100,17 @@ UNPLANNED_REMOVALS = tuple(r for r in REMOVAL_REASONS if r != "leave_group")
 
 
 # -- Java and the session ------------------------------------------------------------------------------
+class SparkUnavailable(RuntimeError):
+    """Spark could not start, or its executors cannot run kafkasim. `kind` says which: "java" (no
+    Java 17+ for a classic session), "unreachable" (no master or Connect server at the URL),
+    "executors" (their Python cannot run kafkasim), "session" (another session is running). The
+    message is one line that names the cause and the fix."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
 def java_problem() -> str | None:
     """None if a Java >= 17 is available to Spark, else what is wrong and what to install."""
     home = os.environ.get("JAVA_HOME")
@@ -117,23 +134,84 @@ def java_problem() -> str | None:
     return None
 
 
-def session(master: str = "local[2]", app_name: str = "kafkasim", quiet: bool = True, conf: dict | None = None):
-    """A SparkSession with kafkasim importable by its executors (an existing session is reused).
-    Local masters get small test-friendly settings; `quiet`: no UI, no console
-    progress bars, log4j at ERROR; `conf`: more Spark settings. RuntimeError names what to
-    install when Java is missing."""
-    problem = java_problem()
+def is_connect(spark) -> bool:
+    """A Spark Connect session (no SparkContext, no JVM in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+#: The session `session()` returned last, and the master it was asked for.
+_current: dict = {}
+
+
+def session(master: str | None = None, app_name: str = "kafkasim", quiet: bool = True, conf: dict | None = None):
+    """A SparkSession with kafkasim importable by its executors, for every kind of Spark: `local[N]`
+    (the default is `local[2]`, or the `SPARK_REMOTE` environment variable when set), `spark://`,
+    `yarn`, `k8s://`, and Spark Connect `sc://host:port` (no Java needed here). Calling it again
+    with the same master returns the same session; another master while a session runs is refused.
+    Local masters get small test-friendly settings; `quiet`: no UI, no console progress bars, log4j
+    at ERROR; `conf`: more Spark settings (`spark.pyspark.python` picks the executors' Python).
+    A cluster's executors are checked before the session is returned. SparkUnavailable says what
+    is wrong and what to do."""
+    master = master or os.environ.get("SPARK_REMOTE") or "local[2]"
+    conf = dict(conf or {})
+    problem = None if master.startswith("sc://") else java_problem()
     if problem:
-        raise RuntimeError(problem)
+        raise SparkUnavailable("java", problem)
+    running = _current.get("spark")
+    if running is not None and _alive(running):
+        if _current["master"] != master:
+            raise SparkUnavailable("session", f"a Spark session on {_current['master']} is already running in this "
+                                              f"process: stop it first (spark.stop()) to start one on {master}")
+        return running
+    _check_reachable(master)
+    spark = _connect_session(master, conf) if master.startswith("sc://") else _classic_session(master, app_name,
+                                                                                                 quiet, conf)
+    if not master.startswith("local"):
+        _ship_package(spark)
+        _check_executors(spark, master)
+    _current.update(master=master, spark=spark)
+    return spark
+
+
+def _alive(spark) -> bool:
+    if is_connect(spark):
+        return not spark.is_stopped
+    return spark.sparkContext._jsc is not None
+
+
+def _check_reachable(master: str) -> None:
+    """A standalone master or a Connect server that does not answer is named at once (Spark itself
+    retries for a minute, then prints a Java traceback)."""
+    import socket
+
+    m = re.fullmatch(r"(spark|sc)://([^:/,]+):?(\d*)(?:/.*)?", master)
+    if m is None:
+        return
+    scheme, host, port = m.group(1), m.group(2), int(m.group(3) or (7077 if m.group(1) == "spark" else 15002))
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            return
+    except OSError as e:
+        what = "Spark master" if scheme == "spark" else "Spark Connect server"
+        raise SparkUnavailable("unreachable", f"cannot reach the {what} at {master} ({e.strerror or e}): check the "
+                                              f"URL and that it is running") from None
+
+
+def _classic_session(master: str, app_name: str, quiet: bool, conf: dict):
     from pyspark.sql import SparkSession
 
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter
-    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    if package_root not in paths:  # local executors inherit the environment
-        os.environ["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, paths)])
+    package_root = _package_root()
     local = master.startswith("local")
-    if local:
+    # PySpark reads the executors' Python from the environment only: `spark.pyspark.python` is
+    # passed on through it. A local master runs this interpreter; a cluster's default is its own.
+    python = conf.pop("spark.pyspark.python", None) or os.environ.get("PYSPARK_PYTHON") or (
+        sys.executable if local else None)
+    if python:
+        os.environ["PYSPARK_PYTHON"] = python
+    if local:  # local executors inherit the environment: they import this checkout
+        paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        if package_root not in paths:
+            os.environ["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, paths)])
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {}
@@ -147,48 +225,159 @@ def session(master: str = "local[2]", app_name: str = "kafkasim", quiet: bool = 
             f.write(_LOG4J2)
         settings.update({"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
                          "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{props}"})
-    settings.update(conf or {})
+    settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if spark.sparkContext.master != master:  # getOrCreate returned a session started elsewhere
+        raise SparkUnavailable("session", f"a Spark session on {spark.sparkContext.master} is already running in "
+                                          f"this process: stop it first (spark.stop()) to start one on {master}")
     if quiet:
         spark.sparkContext.setLogLevel("ERROR")
-    if not local:
-        _ship_package(spark, package_root)
     return spark
 
 
-def _ship_package(spark, package_root: str) -> None:
-    """Send kafkasim to a cluster's executors as a zip (local executors import it in place)."""
-    target = os.path.join(tempfile.mkdtemp(prefix="kafkasim-"), "kafkasim.zip")
-    with zipfile.ZipFile(target, "w") as z:
-        for root, _, names in os.walk(os.path.join(package_root, "kafkasim")):
-            for name in names:
-                if name.endswith(".py"):
-                    full = os.path.join(root, name)
-                    z.write(full, os.path.relpath(full, package_root))
-    spark.sparkContext.addPyFile(target)
+def _connect_session(url: str, conf: dict):
+    """A Spark Connect client session: the server owns the executors and their Python."""
+    from pyspark.sql import SparkSession
+
+    if "spark.pyspark.python" in conf:
+        raise SparkUnavailable("session", "spark.pyspark.python cannot be set from a Spark Connect client: the "
+                                          "server's executors run the Python the server was started with "
+                                          "(set PYSPARK_PYTHON where the server starts)")
+    builder = SparkSession.builder.remote(url)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
-# -- progress ------------------------------------------------------------------------------------------
+def _package_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def package_zip() -> str:
+    """kafkasim's sources as a zip for a cluster's executors, at a path that depends only on their
+    content (so shipping it again is harmless), in a folder of this process that is removed when it
+    exits; folders left by processes that died are removed here."""
+    import atexit
+    import hashlib
+
+    root = _package_root()
+    sources = sorted(os.path.join(folder, n) for folder, dirs, names in os.walk(os.path.join(root, "kafkasim"))
+                     for n in names if n.endswith(".py"))
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(os.path.relpath(path, root).encode() + b"\0")
+        with open(path, "rb") as f:
+            digest.update(f.read() + b"\0")
+    base = tempfile.gettempdir()
+    mine = os.path.join(base, f"kafkasim-spark-{os.getpid()}")
+    target = os.path.join(mine, digest.hexdigest()[:16], "kafkasim.zip")
+    if os.path.exists(target):
+        return target
+    for name in os.listdir(base):
+        pid = name[len("kafkasim-spark-"):]
+        if name.startswith("kafkasim-spark-") and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    if not os.path.isdir(mine):
+        atexit.register(shutil.rmtree, mine, True)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with zipfile.ZipFile(target + ".tmp", "w") as z:
+        for path in sources:
+            z.write(path, os.path.relpath(path, root))
+    os.replace(target + ".tmp", target)
+    return target
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _ship_package(spark) -> None:
+    """Send kafkasim to a cluster's executors (local executors import it in place)."""
+    path = package_zip()
+    if is_connect(spark):
+        try:
+            spark.addArtifacts(path, pyfile=True)
+        except Exception as e:  # noqa: BLE001 - the same artifact again: already there
+            if "already exists" not in str(e).lower() and "duplicate" not in str(e).lower():
+                raise
+    else:
+        spark.sparkContext.addPyFile(path)
+
+
+def _probe_executor(batches):
+    """mapInPandas body run once on an executor: its Python version, and what it cannot import."""
+    import importlib
+    import sys as executor_sys
+
+    import pandas as pd
+
+    for batch in batches:
+        missing = []
+        for name in ("numpy", "pandas", "pyarrow", "kafkasim"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                missing.append(name)
+        version = "%d.%d" % executor_sys.version_info[:2]
+        yield pd.DataFrame({"python": [version] * len(batch), "missing": [",".join(missing)] * len(batch)})
+
+
+def _check_executors(spark, master: str) -> None:
+    """Run one small task: executors with another Python or without kafkasim's packages fail here,
+    in one line that says what to install or set, rather than deep inside a sweep."""
+    here = "%d.%d" % sys.version_info[:2]
+    fix = (f"set spark.pyspark.python (or PYSPARK_PYTHON) to a Python {here} with numpy, pandas and pyarrow on "
+           f"every node" if not master.startswith("sc://") else
+           f"start the Connect server with PYSPARK_PYTHON set to a Python {here} with numpy, pandas and pyarrow")
+    try:
+        row = spark.range(1).mapInPandas(_probe_executor, "python string, missing string").collect()[0]
+    except Exception as e:  # noqa: BLE001 - Py4J or Connect errors: their text says what happened
+        text = str(e)
+        version = re.search(r"Python in worker has different version:? \(?(\d+, ?\d+|\d+\.\d+)", text)
+        module = re.search(r"No module named '([\w.]+)'", text)
+        if version:
+            raise SparkUnavailable("executors", f"the executors on {master} run another Python than this "
+                                                f"driver: {fix}") from None
+        if module:
+            raise SparkUnavailable("executors", f"the executors on {master} cannot import {module.group(1)}: "
+                                                f"{fix}") from None
+        raise SparkUnavailable("executors", f"the executors on {master} cannot run Python tasks "
+                                            f"({text.strip().splitlines()[0] if text.strip() else type(e).__name__})"
+                                            f": {fix}") from None
+    if row.python != here:
+        raise SparkUnavailable("executors", f"the executors on {master} run Python {row.python}, this driver "
+                                            f"Python {here}: {fix}")
+    if row.missing:
+        raise SparkUnavailable("executors", f"the executors on {master} cannot import {row.missing}: {fix}")
+
+
+# -- progress, interruption and paths ------------------------------------------------------------------
 class StderrProgress:
     """Progress lines on stderr: rewritten in place on a terminal, one line every `every` s otherwise."""
 
-    def __init__(self, label: str, every: float = 10.0, stream=None):
-        self.label, self.every = label, every
+    def __init__(self, label: str, unit: str, every: float = 10.0, stream=None):
+        self.label, self.unit, self.every = label, unit, every
         self.stream = stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.start = time.monotonic()
         self._last = -1e9
         self._shown = None
 
-    def __call__(self, done: int, total: int, note: str = "") -> None:
+    def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if (done, total) == self._shown or (not self.tty and now - self._last < self.every and done < total):
             return
         self._last, self._shown = now, (done, total)
         pct = 100.0 * done / total if total else 100.0
-        text = f"{self.label}: {done}/{total} tasks ({pct:.0f}%){note}, {now - self.start:.0f} s"
+        text = f"{self.label}: {done:,}/{total:,} {self.unit} ({pct:.0f}%), {now - self.start:.0f} s"
         self.stream.write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
         self.stream.flush()
 
@@ -198,27 +387,33 @@ class StderrProgress:
             self.stream.flush()
 
 
-class _Watch:
-    """While an action runs: polls Spark's status tracker for the tasks of its job group, and turns
-    Ctrl-C into a cancellation of that group. PySpark's own SIGINT handler calls into the JVM from
-    inside the signal handler, on the connection the interrupted call is reading, which breaks it
-    (tracebacks, crashed workers); here the cancellation runs on a thread of its own, the action
-    fails as cancelled, and KeyboardInterrupt is raised in its place. A second Ctrl-C raises at once."""
+class _Action:
+    """While a Spark action runs, on classic Spark and Connect alike: progress as `count()` of
+    `total` (results committed to disk, which the driver sees whatever Spark it runs on), and
+    Ctrl-C turned into a cancellation of the action's job group (classic) or tag (Connect),
+    which PySpark classic cannot do by tag for jobs started from Python. PySpark's own SIGINT handler calls
+    into the JVM inside the signal handler, on the connection the interrupted call is reading,
+    which breaks it (tracebacks, crashed workers); here the interruption runs on a thread of its
+    own, the action fails, and KeyboardInterrupt is raised in its place. A second Ctrl-C raises at once."""
 
-    def __init__(self, spark, progress: Callable | None, interval: float = 0.5):
-        self.sc = spark.sparkContext
-        self.progress, self.interval = progress, interval
-        self.group = f"kafkasim-{os.getpid()}-{time.monotonic_ns()}"
+    def __init__(self, spark, progress: Callable | None, count: Callable[[], int], total: int,
+                 interval: float = 0.5):
+        self.spark, self.progress, self.count, self.total, self.interval = spark, progress, count, total, interval
+        self.tag = f"kafkasim-{os.getpid()}-{time.monotonic_ns()}"
         self.interrupted = False
         self._previous = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
-        self.sc.setJobGroup(self.group, "kafkasim", interruptOnCancel=True)
+        if is_connect(self.spark):
+            self.spark.addTag(self.tag)
+        else:
+            self.spark.sparkContext.setJobGroup(self.tag, "kafkasim", interruptOnCancel=True)
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._on_ctrl_c)
         if self.progress is not None:
+            self.progress(0, self.total)
             self._thread.start()
         return self
 
@@ -228,9 +423,13 @@ class _Watch:
         self._stop.set()
         if self.progress is not None:
             self._thread.join()
-            if exc is None:
-                self._report()
-        self.sc.setLocalProperty("spark.jobGroup.id", None)
+            self.progress(self.count(), self.total)  # the final line: what is on disk now
+            if hasattr(self.progress, "close"):
+                self.progress.close()
+        if is_connect(self.spark):
+            self.spark.removeTag(self.tag)
+        else:
+            self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         if self.interrupted and exc is not None and not isinstance(exc, KeyboardInterrupt):
             raise KeyboardInterrupt from None
         return False
@@ -239,34 +438,31 @@ class _Watch:
         if self.interrupted:
             raise KeyboardInterrupt
         self.interrupted = True
-        threading.Thread(target=self.sc.cancelJobGroup, args=(self.group,), daemon=True).start()
-
-    def _report(self) -> None:
-        """Tasks of the first stage of each job: the simulations (or log chunks); later stages
-        only write what those produced, and adaptive execution may skip their tasks."""
-        tracker = self.sc.statusTracker()
-        done = total = 0
-        for job_id in tracker.getJobIdsForGroup(self.group):
-            job = tracker.getJobInfo(job_id)
-            stage = tracker.getStageInfo(min(job.stageIds)) if job and job.stageIds else None
-            if stage is not None:
-                done += stage.numCompletedTasks
-                total += stage.numTasks
-        if total:
-            self.progress(done, total)
+        cancel = self.spark.interruptTag if is_connect(self.spark) else self.spark.sparkContext.cancelJobGroup
+        threading.Thread(target=cancel, args=(self.tag,), daemon=True).start()
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                self._report()
+                self.progress(self.count(), self.total)
             except Exception:  # noqa: BLE001 - progress must never break the job
                 pass
 
 
-def _progress(progress, label: str):
+def _progress(progress, label: str, unit: str):
     if progress is True:
-        return StderrProgress(label)
+        return StderrProgress(label, unit)
     return progress or None
+
+
+def _parallelism(spark) -> int:
+    """Cores Spark runs tasks on, as far as the session can tell (a Connect client asks the server's
+    configuration; 8 when it does not say)."""
+    if not is_connect(spark):
+        return spark.sparkContext.defaultParallelism
+    value = spark.conf.get("spark.default.parallelism", None)
+    m = re.fullmatch(r"local\[(\d+)(?:,\d+)?\]", spark.conf.get("spark.master", None) or "")
+    return int(value) if value else int(m.group(1)) if m else 8
 
 
 # -- sweeps ----------------------------------------------------------------------------------------------
@@ -301,22 +497,22 @@ def _simulate_partition(batches, out: str):
 
 def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None = None,
           progress: Callable | bool | None = None) -> SweepResult:
-    """Simulate every run of `grid` (a Grid, a grid file path, or its dict) on Spark; results in
-    `out` (see the module docstring), committed run by run: runs already there are skipped, so
-    the same call resumes an interrupted sweep. Returns counts and time. `progress`: True for
-    lines on stderr, or a callable(done_tasks, total_tasks)."""
+    """Simulate every run of `grid` (a Grid, a grid file path, or its dict) on Spark (classic or
+    Connect); results in `out` (see the module docstring), committed run by run: runs already
+    there are skipped, so the same call resumes an interrupted sweep. Returns counts and time.
+    `progress`: True for lines on stderr, or a callable(done_runs, total_runs)."""
     if not isinstance(grid, Grid):
         grid = Grid.from_file(grid) if isinstance(grid, (str, os.PathLike)) else Grid.from_dict(grid)
     start = time.perf_counter()
     runs = grid.runs()
-    out = os.path.abspath(os.fspath(out))
+    out = local_path(out, "--out")
     open_sweep_folder(out, grid)
     done_before = finished_runs(out)
     pending = [r for r in runs if r.run_id not in done_before]
     result = SweepResult(out, len(runs), len(runs) - len(pending), 0, 0, 0.0, 0)
     if pending:
         random.Random(0).shuffle(pending)  # mix slow and fast runs across tasks
-        parallelism = spark.sparkContext.defaultParallelism
+        parallelism = _parallelism(spark)
         # A Python task costs tens of ms however little it does: enough runs per task that the
         # simulations dominate, enough tasks per core to balance the load and report progress.
         tasks = -(-len(pending) // (runs_per_task or RUNS_PER_TASK))
@@ -324,18 +520,19 @@ def sweep(spark, grid: Grid | str | dict, out: str, *, runs_per_task: int | None
             tasks = -(-max(min(tasks, 8 * parallelism), 4 * parallelism) // parallelism) * parallelism
         tasks = min(tasks, len(pending))
         rows = [(r.run_id, json.dumps(r.params), r.seed, json.dumps(r.spec)) for r in pending]
-        frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks),
-                                      "run_id string, params string, seed long, spec string")
-        body = functools.partial(_simulate_partition, out=out)
-        progress = _progress(progress, f"sweep of {len(pending)} runs")
-        try:
-            with _Watch(spark, progress):
-                outcomes = frame.mapInPandas(body, schema="run_id string, ok boolean").collect()
-        finally:
-            if hasattr(progress, "close"):
-                progress.close()
+        frame = spark.createDataFrame(rows, "run_id string, params string, seed long, spec string").repartition(tasks)
+        ids = {r.run_id for r in pending}
+        with _Action(spark, _progress(progress, f"sweep of {len(pending):,} runs", "runs"),
+                     lambda: len(committed_runs(out) & ids), len(pending)):
+            outcomes = frame.mapInPandas(functools.partial(_simulate_partition, out=out),
+                                         schema="run_id string, ok boolean").collect()
         result.done = sum(row.ok for row in outcomes)
         result.failed, result.tasks = len(outcomes) - result.done, tasks
+        missing = {row.run_id for row in outcomes} - committed_runs(out)
+        if len(outcomes) != len(pending) or missing:
+            raise RuntimeError(f"{len(missing) or len(pending) - len(outcomes):,} runs ended on the executors but "
+                               f"their results are not in {out}: on a cluster, --out must be on storage that every "
+                               f"executor writes and this driver reads (a shared file system)")
     compact_summaries(out)
     result.seconds = time.perf_counter() - start
     return result
@@ -378,49 +575,64 @@ def _parse_partition(batches, out: str, origin: str):
 
     for batch in batches:
         rows = []
-        for chunk, path, start, end, before in zip(batch["chunk"], batch["path"], batch["start"], batch["end"],
-                                                   batch["newlines_before"]):
-            result = parse_chunk(path, int(start), int(end), int(before), datetime.fromisoformat(origin))
+        for chunk, path, name, start, end, before in zip(batch["chunk"], batch["path"], batch["name"], batch["start"],
+                                                         batch["end"], batch["newlines_before"]):
+            result = parse_chunk(path, int(start), int(end), int(before), datetime.fromisoformat(origin), name=name)
             write_part(result, out, int(chunk))
             rows.append({"chunk": int(chunk), **{c: result.counts.get(c, 0) for c in COUNTS}})
         yield pd.DataFrame(rows, columns=["chunk", *COUNTS])
 
 
+def _count_partition(batches):
+    """mapInPandas body: newlines before each chunk's end (for the line numbers of later chunks)."""
+    import pandas as pd
+
+    for batch in batches:
+        counts = [count_newlines(p, int(s), int(e)) for p, s, e in zip(batch["path"], batch["start"], batch["end"])]
+        yield pd.DataFrame({"chunk": batch["chunk"], "newlines": counts})
+
+
 def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int = 32 << 20,
                       origin: datetime = START_TIME, progress: Callable | bool | None = None) -> LogParse:
-    """Parse Kafka broker logs (files, or directories of server.log* files) with Spark into
-    `out/events` and `out/unparsed` (Parquet) and `out/counts.json`. Large plain files are split
-    into `chunk_bytes` ranges parsed in parallel; line numbers stay those of the file.
-    FileNotFoundError names a missing path."""
+    """Parse Kafka broker logs (files, or directories of server.log* files) with Spark (classic or
+    Connect) into `out/events` and `out/unparsed` (Parquet) and `out/counts.json`. Large plain files
+    are split into `chunk_bytes` ranges parsed in parallel; line numbers stay those of the file.
+    Executors read absolute paths; the `file` column shows each path as given. FileNotFoundError
+    names a missing path."""
     start = time.perf_counter()
     files = expand_paths(paths)
-    out = os.path.abspath(os.fspath(out))
+    named = {local_path(f, "log"): f for f in files}
+    out = local_path(out, "--out")
     try:
         fresh_output(out)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    plan = chunk_plan(files, chunk_bytes)
-    sc = spark.sparkContext
-    progress = _progress(progress, "logs")
-    try:
-        with _Watch(spark, progress):
-            # Line numbers of later chunks: newlines before each chunk (a fast C count in executors).
-            multi = {p for p, n in Counter(p for p, _, _ in plan).items() if n > 1}
-            split = [(i, p, s, e) for i, (p, s, e) in enumerate(plan) if p in multi]
-            counts = dict(sc.parallelize(split, min(len(split), sc.defaultParallelism * 4))
-                          .map(lambda c: (c[0], count_newlines(c[1], c[2], c[3]))).collect()) if split else {}
-            before, running = [], {}
-            for i, (p, s, e) in enumerate(plan):
-                before.append(running.get(p, 0))
-                running[p] = running.get(p, 0) + counts.get(i, 0)
-            rows = [(i, p, s, e, b) for i, ((p, s, e), b) in enumerate(zip(plan, before))]
-            frame = spark.createDataFrame(sc.parallelize(rows, len(rows)),
-                                          "chunk long, path string, start long, end long, newlines_before long")
-            body = functools.partial(_parse_partition, out=out, origin=origin.isoformat())
-            per_chunk = frame.mapInPandas(body, schema=_COUNTS_DDL).collect()
-    finally:
-        if hasattr(progress, "close"):
-            progress.close()
+    plan = chunk_plan(list(named), chunk_bytes)
+    parts = os.path.join(out, "events")
+    with _Action(spark, _progress(progress, "logs", "chunks"), lambda: sum(
+            n.startswith("part-") for n in os.listdir(parts)), len(plan)):
+        # Line numbers of later chunks: newlines before each chunk (a fast C count in executors).
+        multi = {p for p, n in Counter(p for p, _, _ in plan).items() if n > 1}
+        split = [(i, p, s, e) for i, (p, s, e) in enumerate(plan) if p in multi]
+        counts = {}
+        if split:
+            frame = spark.createDataFrame(split, "chunk long, path string, start long, end long")
+            counts = {r.chunk: r.newlines for r in frame.repartition(min(len(split), 4 * _parallelism(spark)))
+                      .mapInPandas(_count_partition, "chunk long, newlines long").collect()}
+        before, running = [], {}
+        for i, (p, s, e) in enumerate(plan):
+            before.append(running.get(p, 0))
+            running[p] = running.get(p, 0) + counts.get(i, 0)
+        rows = [(i, p, named[p], s, e, b) for i, ((p, s, e), b) in enumerate(zip(plan, before))]
+        frame = spark.createDataFrame(rows, "chunk long, path string, name string, start long, end long, "
+                                            "newlines_before long").repartition(len(rows))
+        body = functools.partial(_parse_partition, out=out, origin=origin.isoformat())
+        per_chunk = frame.mapInPandas(body, schema=_COUNTS_DDL).collect()
+    written = {n for n in os.listdir(parts) if n.startswith("part-")}
+    if len(per_chunk) != len(plan) or len(written) != len(plan):
+        raise RuntimeError(f"{len(plan) - len(written):,} of {len(plan):,} chunks were parsed on the executors but "
+                           f"their results are not in {out}: on a cluster, --out must be on storage that every "
+                           f"executor writes and this driver reads (a shared file system)")
     total = Counter()
     for row in per_chunk:
         total.update({c: row[c] for c in COUNTS})

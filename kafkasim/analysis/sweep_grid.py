@@ -439,6 +439,11 @@ def _summary_files(out: str):
             yield folder, visible
 
 
+def committed_runs(out: str) -> set[str]:
+    """Ids of the runs whose own summary file (a success or a failure) is in `out`, not yet merged."""
+    return {m.group(2) for _, names in _summary_files(out) for m in map(_SUMMARY_FILE.fullmatch, names) if m}
+
+
 def finished_runs(out: str) -> set[str]:
     """Ids of the runs of `out` that finished without error (their events and summary committed)."""
     import pyarrow.parquet as pq
