@@ -32,9 +32,13 @@ What is exact and what is simpler than Kafka:
   poison the partition); here the result is always the one Java gives when the highest-generation
   claimers come first. A missing generation counts as -1 (Java's DEFAULT_GENERATION).
 * sticky family, path 1 (every member has the same subscription): exact, the "constrained"
-  algorithm of 3.0+ (KAFKA-12464) with the 3.8+ ordering of owned partitions (KAFKA-16277), with
-  members visited in member-id order where Java visits a HashMap (spec B.4 caveat). That order only
-  matters when more members own at least maxQuota partitions than may keep maxQuota.
+  algorithm of 3.0+ (KAFKA-12464), with members visited in member-id order where Java visits a
+  HashMap (spec B.4 caveat). That order only matters when more members own at least maxQuota
+  partitions than may keep maxQuota. A member that owns more than its quota keeps the first ones
+  of its owned list: sorted by (partition, topic) from 3.8 (KAFKA-16277), in the order the member
+  reported them before (`kafka_version` of `assign`). That order is what the client serialises:
+  `owned_partitions` for cooperative-sticky, `sticky_user_data` for sticky. Kafka before 3.0 ran
+  an earlier algorithm (KAFKA-9987) on lists in HashMap order; it gets the 3.0-3.7 rules here.
 * sticky family, path 2 (subscriptions differ): simpler than Kafka. It keeps every valid owned
   partition, hands out the free ones exactly as Kafka does (topics with fewest subscribers first,
   each partition to the least-loaded subscriber, ties by member id), then moves partitions one at
@@ -64,12 +68,16 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
+from kafkasim.core.config import KAFKA_VERSIONS, java_hash_set_order, parse_version
 from kafkasim.core.errors import ConfigError
 
 TopicPartition = tuple[str, int]
 
 #: A member without a generation counts as this one (AbstractStickyAssignor.DEFAULT_GENERATION).
 DEFAULT_GENERATION = -1
+
+#: KAFKA-16277 (3.8.0): the sticky assignors sort a member's owned partitions by partition, then topic.
+OWNED_BY_PARTITION_SINCE = (3, 8)
 
 EAGER, COOPERATIVE = "eager", "cooperative"
 
@@ -158,10 +166,31 @@ def member_order(subscriptions: Mapping[str, Subscription]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Owned partitions as a member reports them (their order matters to the sticky assignors < 3.8)
+
+def owned_partitions(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """The subscription's `ownedPartitions` as `ConsumerProtocol.serializeSubscription` writes them
+    (3.0+, KAFKA-12898): sorted by topic, then partition. This is what cooperative-sticky reads."""
+    return sorted(partitions, key=lambda tp: (_jkey(tp[0]), tp[1]))
+
+
+def sticky_user_data(last_assignment: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """The eager sticky assignor's memory as it sends it (`StickyAssignor.subscriptionUserData`):
+    its last assignment grouped by topic in `java.util.HashMap` order
+    (`CollectionUtils.groupPartitionsByTopic`), each topic's partitions in the order received."""
+    by_topic: dict[str, list[TopicPartition]] = {}
+    for topic, partition in last_assignment:
+        by_topic.setdefault(topic, []).append((topic, partition))
+    return [tp for topic in java_hash_set_order(list(by_topic)) for tp in by_topic[topic]]
+
+
+# ---------------------------------------------------------------------------------------------
 # Range and RoundRobin
 
-def _range(ppt: dict[str, int], subs: Mapping[str, Subscription]) -> dict[str, list[TopicPartition]]:
-    """RangeAssignor: per topic, sorted subscribers; member i gets q (+1 if i < r) consecutive partitions."""
+def _range(ppt: dict[str, int], subs: Mapping[str, Subscription], _v: tuple[int, ...]
+           ) -> dict[str, list[TopicPartition]]:
+    """RangeAssignor: per topic, sorted subscribers; member i gets q (+1 if i < r) consecutive partitions.
+    The same in every version (without client.rack)."""
     result = {m: [] for m in subs}
     subscribers = {t: [] for t in ppt}
     for m in member_order(subs):
@@ -183,8 +212,10 @@ def _range(ppt: dict[str, int], subs: Mapping[str, Subscription]) -> dict[str, l
     return result
 
 
-def _roundrobin(ppt: dict[str, int], subs: Mapping[str, Subscription]) -> dict[str, list[TopicPartition]]:
-    """RoundRobinAssignor: a circular iterator over sorted members, skipping non-subscribers."""
+def _roundrobin(ppt: dict[str, int], subs: Mapping[str, Subscription], _v: tuple[int, ...]
+                ) -> dict[str, list[TopicPartition]]:
+    """RoundRobinAssignor: a circular iterator over sorted members, skipping non-subscribers; the
+    same in every version."""
     result = {m: [] for m in subs}
     order = member_order(subs)
     positions = {t: [] for t in ppt}   # the ascending positions in `order` of each topic's subscribers
@@ -245,9 +276,10 @@ def _valid_owned(ppt: dict[str, int], subs: Mapping[str, Subscription], members:
 
 
 def _constrained(ppt: dict[str, int], members: list[str], valid: dict[str, list[TopicPartition]],
-                 multiply: set[TopicPartition]):
+                 multiply: set[TopicPartition], by_partition: bool):
     """Path 1, ConstrainedAssignmentBuilder: all members have the same subscription.
 
+    `by_partition`: owned partitions sorted by (partition, topic) first (3.8+, KAFKA-16277).
     Returns (assignment, partitions transferring ownership {partition: new owner}).
     """
     total = sum(ppt.values())
@@ -262,10 +294,11 @@ def _constrained(ppt: dict[str, int], members: list[str], valid: dict[str, list[
     exact: deque[str] = deque()  # unfilledMembersWithExactlyMinQuotaPartitions
 
     # Step 1: reassign owned partitions. Java visits members in HashMap order; here in member-id
-    # order. Owned partitions are sorted by (partition number, topic) as Kafka 3.8+ does
-    # (KAFKA-16277); before 3.8 Java kept the order the member reported.
+    # order. A member over its quota keeps the first of its owned partitions: sorted by (partition
+    # number, topic) from 3.8 (KAFKA-16277, AbstractStickyAssignor.assignOwnedPartitions at 3.8.0),
+    # in the order the member reported them before (the same method at 3.7.0).
     for m in members:
-        own = sorted(valid[m], key=lambda tp: (tp[1], tkey[tp[0]]))
+        own = sorted(valid[m], key=lambda tp: (tp[1], tkey[tp[0]])) if by_partition else valid[m]
         if len(own) < min_quota:
             keep, rest = own, ()
             under.append(m)
@@ -395,7 +428,7 @@ def _general(ppt: dict[str, int], subs: Mapping[str, Subscription], members: lis
     return {m: list(current[m]) for m in members}
 
 
-def _sticky_target(ppt: dict[str, int], subs: Mapping[str, Subscription]):
+def _sticky_target(ppt: dict[str, int], subs: Mapping[str, Subscription], v: tuple[int, ...]):
     """The sticky assignment, and the transferring partitions (None when path 2 ran)."""
     members = sorted(subs, key=_jkey)
     if not members:
@@ -403,18 +436,20 @@ def _sticky_target(ppt: dict[str, int], subs: Mapping[str, Subscription]):
     valid, multiply = _valid_owned(ppt, subs, members)
     first = set(subs[members[0]].topics)
     if all(set(subs[m].topics) == first for m in members):
-        return _constrained(ppt, members, valid, multiply)
+        return _constrained(ppt, members, valid, multiply, v >= OWNED_BY_PARTITION_SINCE)
     return _general(ppt, subs, members, valid), None
 
 
-def _sticky(ppt: dict[str, int], subs: Mapping[str, Subscription]) -> dict[str, list[TopicPartition]]:
+def _sticky(ppt: dict[str, int], subs: Mapping[str, Subscription], v: tuple[int, ...]
+            ) -> dict[str, list[TopicPartition]]:
     """StickyAssignor (eager)."""
-    return _sticky_target(ppt, subs)[0]
+    return _sticky_target(ppt, subs, v)[0]
 
 
-def _cooperative_sticky(ppt: dict[str, int], subs: Mapping[str, Subscription]) -> dict[str, list[TopicPartition]]:
+def _cooperative_sticky(ppt: dict[str, int], subs: Mapping[str, Subscription], v: tuple[int, ...]
+                        ) -> dict[str, list[TopicPartition]]:
     """CooperativeStickyAssignor: the sticky target minus partitions still owned by another member."""
-    assignment, transferring = _sticky_target(ppt, subs)
+    assignment, transferring = _sticky_target(ppt, subs, v)
     if transferring is None:   # computePartitionsTransferringOwnership, from the reported owned lists
         added: dict[TopicPartition, str] = {}
         revoked: set[TopicPartition] = set()
@@ -434,8 +469,10 @@ def _cooperative_sticky(ppt: dict[str, int], subs: Mapping[str, Subscription]) -
     return assignment
 
 
-#: The assignors by protocol name: each takes (partitions per subscribed topic, subscriptions).
-ASSIGNORS: dict[str, Callable[[dict[str, int], Mapping[str, Subscription]], dict[str, list[TopicPartition]]]] = {
+#: The assignors by protocol name: each takes (partitions per subscribed topic, subscriptions,
+#: Kafka version as a tuple).
+ASSIGNORS: dict[str, Callable[[dict[str, int], Mapping[str, Subscription], tuple[int, ...]],
+                              dict[str, list[TopicPartition]]]] = {
     "range": _range,
     "roundrobin": _roundrobin,
     "sticky": _sticky,
@@ -459,21 +496,24 @@ def _subscribed_partition_counts(partitions_per_topic: Mapping[str, int],
 
 
 def assign(assignor: str, partitions_per_topic: Mapping[str, int],
-           subscriptions: Mapping[str, Subscription]) -> dict[str, list[TopicPartition]]:
+           subscriptions: Mapping[str, Subscription], *, kafka_version=None) -> dict[str, list[TopicPartition]]:
     """Run the named assignor as the group leader does; every member gets a (possibly empty) list.
 
     `assignor` is a protocol name ("range", "roundrobin", "sticky", "cooperative-sticky") or
     Kafka's class name for it. For cooperative-sticky, partitions still owned by another member
     are left out of this generation's assignment (they follow in the next rebalance).
+    `kafka_version` is the leader's client version ("3.7", or a tuple); None: the latest rules.
     """
     run = ASSIGNORS[assignor_name(assignor)]
+    v = parse_version(kafka_version or KAFKA_VERSIONS[-1])
     for m, s in subscriptions.items():
         if not isinstance(s, Subscription):
             raise TypeError(f"subscription of member {m!r} must be a Subscription, got {type(s).__name__}")
     ppt = _subscribed_partition_counts(partitions_per_topic, subscriptions)
-    result = run(ppt, subscriptions)
+    result = run(ppt, subscriptions, v)
     return {m: result[m] for m in sorted(subscriptions, key=_jkey)}
 
 
-__all__ = ["ASSIGNORS", "COOPERATIVE", "DEFAULT_GENERATION", "EAGER", "Subscription", "TopicPartition",
-           "assign", "assignor_name", "member_order", "rebalance_protocols"]
+__all__ = ["ASSIGNORS", "COOPERATIVE", "DEFAULT_GENERATION", "EAGER", "OWNED_BY_PARTITION_SINCE", "Subscription",
+           "TopicPartition", "assign", "assignor_name", "member_order", "owned_partitions", "rebalance_protocols",
+           "sticky_user_data"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol
 
-from kafkasim.client.assignors import Subscription, assign, rebalance_protocols
+from kafkasim.client.assignors import Subscription, assign, owned_partitions, rebalance_protocols, sticky_user_data
 from kafkasim.core.embedded_protocol import decode, encode
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import Errors
@@ -86,7 +86,10 @@ class Consumer:
         self.nonblocking_rebalance = v >= (2, 5)    # KAFKA-8421: poll() returns data during a cooperative rebalance
         self.two_step_join = v >= (2, 2)            # KIP-394 MEMBER_ID_REQUIRED
         self.instance_id = config.get("group.instance.id")
+        self.client_id: str = config["client.id"]  # a dynamic member's id is <client.id>-<UUID>
         self.strategies: list[str] = list(config["partition.assignment.strategy"])
+        # The highest protocol that every configured assignor supports (the ConsumerCoordinator
+        # constructor at 2.4.0): ["cooperative-sticky", "range"] is eager, because of range.
         common = set.intersection(*(rebalance_protocols(s) for s in self.strategies))
         self.protocol = COOPERATIVE if COOPERATIVE in common and v >= (2, 4) else EAGER
         self.session_ms = config["session.timeout.ms"]
@@ -105,10 +108,11 @@ class Consumer:
         self.alive = False
         self.member_id = ""
         self.generation = -1
+        self.assignor: str | None = None    # the protocol name of the last JoinGroup response
         self.state = UNJOINED
         self.need_join = True
         self.owned: dict[int, int] = {}     # partition index -> fetch position
-        self.sticky_memory: list = []       # the eager sticky assignor's last assignment (its userData)
+        self.sticky_memory: tuple[int, list] | None = None  # StickyAssignor's last (generation, assignment)
         self.lost_reason: str | None = None
         self.waiting = False                # the app thread is blocked in poll() on a rebalance
         self.batch = None                   # (slices, count, start, timer) of the batch being processed
@@ -427,11 +431,18 @@ class Consumer:
 
     # -- rebalance: client side -----------------------------------------------------------
     def _join_prepare(self) -> None:
-        """onJoinPrepare: lost, eager or cooperative handling of what this member owns."""
+        """onJoinPrepare: lost, eager or cooperative handling of what this member owns.
+
+        From 2.4 a member without a generation (its first join, or after a reset) takes the "lost"
+        branch, which calls no callback when it owns nothing (`ConsumerCoordinator.onJoinPrepare`
+        at 2.4.0); up to 2.3 every join calls onPartitionsRevoked, even with nothing, even the first
+        (the same method at 2.3.0).
+        """
         owned = list(self.owned)
-        if self.generation < 0 and owned:
-            kind = "PartitionsLost" if self.lost_callback else "PartitionsRevoked"
-            self._revoke(owned, kind, self.lost_reason or "rebalance")
+        if self.generation < 0 and (owned or self.lost_callback):
+            if owned:
+                kind = "PartitionsLost" if self.lost_callback else "PartitionsRevoked"
+                self._revoke(owned, kind, self.lost_reason or "rebalance")
             return
         if self.auto_commit and owned:
             self._commit(sync=True)  # both protocols commit first; errors are only logged
@@ -460,15 +471,26 @@ class Consumer:
         if self.sim.now < self.cut_until:
             self.sim.at(self.cut_until, self._retry_after_cut, self.incarnation)
             return
-        meta = {"topics": self.world.topics, "generation": self.generation,
-                "owned": [list(self.world.partitions.tps[i]) for i in self.owned]}
-        if self.protocol == EAGER:
-            meta["user_data"] = self.sticky_memory  # the sticky assignor's memory (its userData)
-        protocols = [(name, encode(meta)) for name in self.strategies]
+        protocols = [(name, encode(self._subscription(name))) for name in self.strategies]
         self.coord.join_group(self.world.group_id, self.member_id, self.instance_id, self.session_ms,
                               self.rebalance_timeout_ms, "consumer", protocols,
-                              require_known_member_id=self.two_step_join, client_id=self.name,
+                              require_known_member_id=self.two_step_join, client_id=self.client_id,
                               callback=self._deliver(self._on_join_response))
+
+    def _subscription(self, assignor: str) -> dict:
+        """The JoinGroup metadata for one assignor (`ConsumerCoordinator.metadata`): topics, generation,
+        the partitions owned now (none under eager: all were revoked in onJoinPrepare) and each
+        assignor's own userData. Only the eager sticky assignor sends one that matters: its last
+        assignment and that assignment's generation (`StickyAssignor.subscriptionUserData`), which
+        is all it reads (`StickyAssignor.memberData`, 3.7.0). Cooperative-sticky reads the owned
+        partitions, so listed first in an eager group it sees none and assigns every partition."""
+        tps = self.world.partitions.tps
+        meta = {"topics": self.world.topics, "generation": self.generation,
+                "owned": owned_partitions(tps[i] for i in self.owned)}
+        if assignor == "sticky" and self.sticky_memory is not None:
+            generation, partitions = self.sticky_memory
+            meta["user_data"] = {"generation": generation, "partitions": sticky_user_data(partitions)}
+        return meta
 
     def _retry_after_cut(self, incarnation: int) -> None:
         if incarnation == self.incarnation and self.alive and self.state in (PREPARING, COMPLETING):
@@ -480,6 +502,7 @@ class Consumer:
         error = r.error
         if error is Errors.MEMBER_ID_REQUIRED:
             self.member_id = r.member_id
+            self.world.member_names[r.member_id] = self.name
             return self._send_join()
         if error is Errors.UNKNOWN_MEMBER_ID:
             self.member_id = ""
@@ -488,7 +511,7 @@ class Consumer:
             return self._fatal(error)
         if error is not Errors.NONE:
             return self._send_join()
-        self.member_id, self.generation = r.member_id, r.generation_id
+        self.member_id, self.generation, self.assignor = r.member_id, r.generation_id, r.protocol_name
         self.world.member_names[r.member_id] = self.name
         self.state = COMPLETING
         self._set_app_state("awaiting_sync")
@@ -501,15 +524,21 @@ class Consumer:
                               self.instance_id, callback=self._deliver(self._on_sync_response))
 
     def _lead(self, r) -> dict[str, bytes]:
-        """The leader runs the assignor chosen by the coordinator for every member."""
+        """The leader runs the assignor chosen by the coordinator for every member. Each member's
+        list goes out in the assignor's order (`ConsumerProtocol.serializeAssignment`), which the
+        sticky assignor remembers."""
         subs = {}
         for member_id, data in r.member_metadata.items():
             meta = decode(data)
-            owned = tuple(tuple(tp) for tp in meta.get("user_data", meta["owned"]))
-            subs[member_id] = Subscription(tuple(meta["topics"]), owned, meta["generation"],
+            owned, generation = meta["owned"], meta["generation"]
+            if r.protocol_name == "sticky":  # StickyAssignor.memberData reads its userData only
+                owned, generation = [], None
+                if "user_data" in meta:
+                    owned, generation = meta["user_data"]["partitions"], meta["user_data"]["generation"]
+            subs[member_id] = Subscription(tuple(meta["topics"]), tuple(tuple(tp) for tp in owned), generation,
                                            r.member_instance_ids.get(member_id))
-        result = assign(r.protocol_name, self.world.topic_partitions, subs)
-        return {m: encode(sorted(tps)) for m, tps in result.items()}
+        result = assign(r.protocol_name, self.world.topic_partitions, subs, kafka_version=self.world.version)
+        return {m: encode(tps) for m, tps in result.items()}
 
     def _on_sync_response(self, s) -> None:
         if self.state != COMPLETING:
@@ -525,13 +554,15 @@ class Consumer:
         self._complete_rebalance([tuple(tp) for tp in decode(s.assignment) or []])
 
     def _complete_rebalance(self, assigned: list[tuple[str, int]]) -> None:
-        """onJoinComplete: install the assignment and call the listener as Kafka does."""
+        """onJoinComplete: install the assignment and call the listener as Kafka does; only the
+        assignor the JoinGroup response named hears of it (`onAssignment`)."""
         parts = self.world.partitions
-        new = [parts.index[tp] for tp in assigned]
+        new = [parts.index[tp] for tp in sorted(assigned)]
         self.state = STABLE
         self.need_join = False
         self.lost_reason = None
-        self.sticky_memory = [list(tp) for tp in assigned]
+        if self.assignor == "sticky":
+            self.sticky_memory = (self.generation, assigned)
         revoked = [i for i in self.owned if i not in set(new)]
         if revoked:  # cooperative: give these up now and rejoin so that they can move (KIP-429)
             self._revoke(revoked, "PartitionsRevoked", "rebalance")

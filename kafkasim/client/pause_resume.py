@@ -65,7 +65,7 @@ from typing import Iterator
 
 import numpy as np
 
-from kafkasim.client.assignors import Subscription, assign
+from kafkasim.client.assignors import Subscription, assign, owned_partitions
 from kafkasim.core.config import broker_config, consumer_config
 from kafkasim.core.engine import Simulation
 from kafkasim.core.provenance import provenance
@@ -251,7 +251,7 @@ class _Group:
         s = self.run.scenario
         self.generation += 1
         self.rebalancing = False
-        result = assign(s.strategy, {s.topic: s.partitions}, self.joined)
+        result = assign(s.strategy, {s.topic: s.partitions}, self.joined, kafka_version=s.kafka_version)
         self.run.row("coordinator", None, "GenerationStabilized", value=len(self.members))
         for name, m in self.members.items():
             self.run.sim.at(self.run.sim.now, m.on_sync, self.generation, result[name])
@@ -442,7 +442,7 @@ class _Member:
 
     # -- ConsumerCoordinator: the rebalance ------------------------------------------------------
     def _join_group(self) -> None:
-        owned = tuple(self.subs.assigned_partitions()) if self.cooperative else self.sticky_memory
+        owned = tuple(owned_partitions(self.subs.assigned_partitions())) if self.cooperative else self.sticky_memory
         sub = Subscription((self.run.scenario.topic,), owned, self.generation if self.generation >= 0 else None)
         self.join_pending, self.rejoin_needed = True, False
         self.row("JoinGroup")

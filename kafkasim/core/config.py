@@ -44,6 +44,7 @@ __all__ = [
     "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
     "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "SERVER_ASSIGNORS", "normalize_version", "parse_version",
     "version_tuple", "consumer_config", "broker_config", "zookeeper_consumer_config", "java_hash_set_order",
+    "generated_client_id",
 ]
 
 
@@ -475,9 +476,10 @@ _CONSUMER = [
           "that long before now (KIP-1106, KAFKA-18013)", choices=("latest", "earliest", "none"),
           choices_history=(("4.0", None),), check=_check_auto_offset_reset),
     _spec("client.id", "string", [("0.9", "")],
-          "Logical client name in requests and logs; empty: Kafka generates consumer-<n> (before 2.4) or "
-          "consumer-<group.id>-<group.instance.id or n> (2.4+).",
-          "\"\" since 0.9"),
+          "Logical client name in requests and logs, and the start of a dynamic member's id; empty: Kafka "
+          "generates consumer-<n> (before 2.4) or consumer-<group.id>-<group.instance.id or n> (2.4+), n "
+          "counting the consumers the process built (see generated_client_id).",
+          "\"\" since 0.9; generated name with the group id from 2.4"),
     _spec("group.protocol", "string", [("3.7", "classic")],
           "Rebalance protocol: classic (JoinGroup/SyncGroup) or consumer (KIP-848, broker-side assignment).",
           "added in 3.7 (KIP-848, KAFKA-15679); the default is still classic in 4.0, 4.1 and 4.2, where the "
@@ -898,6 +900,22 @@ def consumer_config(kafka_version: str, overrides: Mapping[str, Any] | None = No
     """
     line = normalize_version(kafka_version)
     return _resolve("consumer", CONSUMER_CONFIGS, kafka_version, line, overrides, _check_consumer)
+
+
+def generated_client_id(kafka_version, group_id: str, group_instance_id: str | None,
+                        next_number: Callable[[], int]) -> str:
+    """The client.id a consumer gives itself when none is set, calling `next_number` (Kafka's
+    process-wide `CONSUMER_CLIENT_ID_SEQUENCE`, from 1) only when the name needs it.
+
+    Up to 2.3 `consumer-<n>` (`KafkaConsumer` at 2.3.0); in 2.4 `consumer-<group.id>-<n>`, or with
+    a group.instance.id `consumer-<group.id>-<group.instance.id>`, and `consumer-<n>` without a
+    group id (`KafkaConsumer.buildClientId` at 2.4.0); from 2.5 always with the group id, so an
+    empty one gives `consumer--<n>` (`ConsumerConfig.maybeOverrideClientId`, KAFKA-9344).
+    """
+    v = _v(kafka_version)
+    if v < (2, 4) or (v < (2, 5) and not group_id):
+        return f"consumer-{next_number()}"
+    return f"consumer-{group_id}-{group_instance_id if group_instance_id is not None else next_number()}"
 
 
 def broker_config(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -57,6 +57,9 @@ class Run:
         self.broker_log: list[str] = world.coord.broker_log
         self.end_ms = world.end_ms
         self.member_names: dict[str, str] = dict(world.member_names)  # member id -> consumer name
+        # client.id -> consumer name, for the rows of a JoinGroup sent before the member had an id
+        # (a client.id several consumers share names none of them)
+        self.client_names: dict[str, str] = {c: n for c, n in world.client_names.items() if n is not None}
         self.generations = _generation(world.coord, world.group_id)
         self.engine_stats: dict[str, int] = dict(world.sim.stats)
         self.ledger = world.partitions.finished()

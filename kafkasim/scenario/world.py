@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import kafkasim.core.faults as faults_module
-from kafkasim.core.config import broker_config, consumer_config, parse_version
+from kafkasim.core.config import broker_config, consumer_config, generated_client_id, parse_version
 from kafkasim.client.consumer import Consumer
 from kafkasim.client.consumer_membership import consumer_class
 from kafkasim.coordinator import GroupCoordinator
@@ -179,7 +179,9 @@ class World:
         self.partitions = Partitions(scenario.topics, scenario.produce_rate_per_s, scenario.duration_ms)
         self.poll_resolution_ms = scenario.poll_resolution_ms
         self.member_names: dict[str, str] = {}
+        self.client_names: dict[str, str | None] = {}  # client.id -> consumer name (None: shared)
         self.consumers: dict[str, Consumer] = {}
+        self._client_numbers: dict[str, int] = {}     # consumer name -> n of its generated client.id
 
     def processing_clock(self, name: str) -> ProcessingClock:
         rng = np.random.default_rng([self.scenario.seed, zlib.crc32(name.encode())])
@@ -206,11 +208,23 @@ class World:
 
     def _new_consumer(self, name: str, config: dict, start_ms: int) -> Consumer:
         """The consumer `name`, of the implementation its configs select (a static member's
-        group.instance.id is its name)."""
+        group.instance.id is its name; an empty client.id is generated as Kafka does)."""
         if self.scenario.static_membership:
             config["group.instance.id"] = name
+        if not config.get("client.id"):
+            config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
+                                                      lambda: self._client_number(name))
+        client_id = config["client.id"]
+        self.client_names[client_id] = name if self.client_names.get(client_id, name) == name else None
         consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
         return consumer
+
+    def _client_number(self, name: str) -> int:
+        """n of the generated client.id `consumer-<group.id>-<n>`. Kafka counts the consumers one
+        JVM builds; the simulator counts the consumers of the run, as if one process built them all,
+        so that ids are the same in every run: c-3 is the third, and a restarted process, which
+        builds its consumer again in the same order, gets its number again."""
+        return self._client_numbers.setdefault(name, len(self._client_numbers) + 1)
 
     @property
     def end_ms(self) -> int:

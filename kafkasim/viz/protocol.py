@@ -50,19 +50,18 @@ THINNED = {False: "successful heartbeats", True: "heartbeats that changed nothin
 COLUMNS = ["time", "member", "kind", "label", "detail", "ok_heartbeat"]
 
 
-def _coordinator_note(row) -> str | None:
-    kind, reason = row[KIND], row[REASON]
+def _coordinator_note(run, row) -> str | None:
+    kind, reason, name = row[KIND], row[REASON], tables.member_name(run, row[MEMBER])
     if kind == "RebalanceStarted":
         return f"rebalance: {_short(reason, 70)}"
     if kind == "MemberRemoved":
-        return f"removes {tables.consumer_name(row[MEMBER])}: {reason}"
+        return f"removes {name}: {reason}"
     if kind == "GenerationStabilized":
-        return (f"generation {row[GENERATION]}: {int(row[VALUE] or 0)} members, leader "
-                f"{tables.consumer_name(row[MEMBER])}, assignor {row[REASON]}")
+        return f"generation {row[GENERATION]}: {int(row[VALUE] or 0)} members, leader {name}, assignor {reason}"
     if kind == "GroupStable":
         return f"Stable, generation {row[GENERATION]}"
     if kind in ("PendingMemberExpired", "MemberReplaced", "GroupEmpty"):
-        return f"{kind} {tables.consumer_name(row[MEMBER]) or ''}".strip()
+        return f"{kind} {name or ''}".strip()
     return None
 
 
@@ -123,7 +122,7 @@ def _classic_messages(run, rows) -> list[tuple]:
             continue
         if source != "coordinator" or row[GROUP] != group:
             continue
-        member = tables.consumer_name(row[MEMBER])
+        member = tables.member_name(run, row[MEMBER])
         detail = f"member id {row[MEMBER]}, generation {row[GENERATION]}"
         if kind in REQUESTS:
             failed = kind == "Heartbeat" and row[ERROR] not in (None, "NONE")
@@ -137,7 +136,7 @@ def _classic_messages(run, rows) -> list[tuple]:
             label = f"{REPLIES[kind]}: {error}" if error else f"{REPLIES[kind]} response"
             out.append((row[T], member, "error" if error else "reply", label, detail, False))
         else:
-            note = _coordinator_note(row)
+            note = _coordinator_note(run, row)
             if note:
                 out.append((row[T], COORDINATOR, "coordinator note", note, _short(row[REASON], 200), False))
     return out

@@ -14,10 +14,12 @@ Two things the events do not carry, and how they are derived instead:
   that ended at or before t; `Partitions` gives produced exactly). It ends at
   `summary["duplicates"]`.
 * member names: coordinator rows name the Kafka member id, consumer rows the consumer's name.
-  A classic member id is ``c-1-<uuid>`` (the client id of a dynamic member or the
-  group.instance.id of a static one, then a UUID the coordinator made up); a consumer-protocol
-  member id is a bare ``Uuid`` the client made up (KIP-1082). `member_name` maps both onto the
-  consumer's name through the run's `member_names`; `consumer_name` strips a classic id's suffix.
+  A classic member id is ``<client.id>-<uuid>`` for a dynamic member (``consumer-<group>-1-...``
+  by default) and ``<group.instance.id>-<uuid>`` for a static one (``c-1-...``), a UUID the
+  coordinator made up; a JoinGroup sent before the member had an id names its client.id; a
+  consumer-protocol member id is a bare ``Uuid`` the client made up (KIP-1082). `member_name` maps
+  them all onto the consumer's name through the run's `member_names` and `client_names`;
+  `consumer_name` strips a classic id's suffix (for ids no run knows, e.g. a parsed log's).
 * the group protocol: a run's consumers use `group.protocol` (`protocol`); its rebalance phases
   are PreparingRebalance / CompletingRebalance (classic) or Assigning / Reconciling (consumer),
   and a rebalance starts with a RebalanceStarted (classic) or a GroupEpochBumped (consumer).
@@ -52,11 +54,11 @@ def consumer_name(member_id: str | None) -> str | None:
 
 
 def member_name(run, member_id: str | None) -> str | None:
-    """The consumer's name of a member id of `run` (classic or consumer protocol), falling back
-    on `consumer_name` for an id the run never gave a consumer (e.g. a parsed log's)."""
+    """The consumer's name of a member id (or the client.id of a first JoinGroup) of `run`, classic
+    or consumer protocol, falling back on `consumer_name` for an id the run never gave a consumer."""
     if not member_id:
         return member_id
-    return run.member_names.get(member_id) or consumer_name(member_id)
+    return run.member_names.get(member_id) or run.client_names.get(member_id) or consumer_name(member_id)
 
 
 def protocol(run) -> str:

@@ -13,8 +13,8 @@ Simplifications, stated so chapters can say them too:
 - where Kafka iterates a hash map (choosing a new leader, breaking a protocol-vote tie) the
   simulator takes the first member in join order, so runs are reproducible;
 - group-state rules follow the 2.6+ code (KAFKA-9885 for `group.max.size`) for every version;
-  `kafka_version` changes the defaults, the initial rebalance delay (absent before 0.11) and
-  the broker log wording.
+  `kafka_version` changes the defaults, the initial rebalance delay (absent before 0.11), whether
+  an offset commit renews the member's session (from 0.10.0) and the broker log wording.
 """
 
 from __future__ import annotations
@@ -156,6 +156,11 @@ class ClassicGroupCoordinator:
         self.offsets: dict[str, dict] = {}  # group id -> committed offsets (partition -> offset)
         self.log = BrokerLog(kafka_version, broker_id)
         self.broker_log = self.log.lines
+        # KAFKA-3470: handleCommitOffsets calls completeAndScheduleNextHeartbeatExpiration from 0.10.0
+        # (core/src/main/scala/kafka/coordinator/GroupCoordinator.scala at 0.10.0.0). In 0.9 (the
+        # same file at 0.9.0.0 and 0.9.0.1) only Heartbeat, JoinGroup and SyncGroup keep a member
+        # alive: a member that commits but stops heartbeating expires.
+        self.commit_renews_session = self.log.version >= (0, 10)
         self.stats = {"requests": 0, "timer_events": 0}
         self._rows = sim.events.rows
         self._rng = sim.random(f"coordinator-{broker_id}")
@@ -175,6 +180,9 @@ class ClassicGroupCoordinator:
                            None if error is None else error._name_, reason, value, group.state))
 
     def _new_member_id(self, prefix: str) -> str:
+        """`<client.id>-<UUID>`, or `<group.instance.id>-<UUID>` for a static member
+        (`GroupMetadata.generateMemberId` from 2.3.1, `ClassicGroup.generateMemberId` in 4.x; 2.3.0
+        put the group's state timestamp in place of the UUID, KAFKA-8715, which is not modelled)."""
         return f"{prefix}-{uuid.UUID(int=self._rng.getrandbits(128), version=4)}"
 
     def _transition(self, group: Group, state: str) -> None:
@@ -775,7 +783,7 @@ class ClassicGroupCoordinator:
     # -- OffsetCommit ---------------------------------------------------------------------------
     def commit_offsets(self, group_id: str, member_id: str, generation_id: int, offsets: dict,
                        group_instance_id: str | None = None, callback: Callable | None = None) -> OffsetCommitResponse:
-        """handleCommitOffsets. A commit from a live member also renews its session."""
+        """handleCommitOffsets. From 0.10.0 a commit from a live member also renews its session."""
         self.stats["requests"] += 1
         resp = OffsetCommitResponse(callback)
         error = self._commit(group_id, member_id, generation_id, offsets, group_instance_id)
@@ -807,7 +815,7 @@ class ClassicGroupCoordinator:
             return Errors.UNKNOWN_MEMBER_ID
         if group.state == COMPLETING:
             return Errors.REBALANCE_IN_PROGRESS
-        if group.state in (STABLE, PREPARING):
+        if group.state in (STABLE, PREPARING) and self.commit_renews_session:
             self._reset_session(group, group.members[member_id])
         self.store_offsets(group_id, offsets)
         return Errors.NONE
