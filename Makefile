@@ -13,7 +13,7 @@ LAB_FLAGS := $(if $(filter 1,$(NO_BROWSER)),--no-browser)
 # Jupyter refuses to start as root unless told; containers and CI machines often are root.
 LAB_FLAGS += $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: venv test lab lab-check bench clean
+.PHONY: venv test lab lab-check bench mutation clean
 
 venv: $(STAMP)
 
@@ -35,6 +35,11 @@ lab: venv
 # build/screenshots/lab/. CI parameters; LAB_CHECK_FLAGS=--full for the full-size chapters.
 lab-check: venv chromium
 	$(BIN)/python tools/lab_check.py $(LAB_CHECK_FLAGS)
+
+# Mutation testing of the models (tools/mutation.py): `SAMPLE=0` checks every mutant (hours),
+# `ONLY=kafkasim.coordinator` some modules; the report lands in build/mutation/report.md.
+mutation: venv
+	$(BIN)/python tools/mutation.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(ONLY),--only $(ONLY))
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

@@ -1,7 +1,11 @@
 import os
+import shutil
+import tomllib
+from importlib import metadata
 
 import pytest
 from hypothesis import settings
+from packaging.requirements import Requirement
 
 # The simulator is deterministic, and so should its tests be: "ci" (the default) runs
 # the same examples every time and never fails on timing (a 2-core CI machine is slow
@@ -17,6 +21,68 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 # Executed chapters feed the CI-sized book, whose pages draw Altair's HTML output with the
 # vendored vega (kafkasim/viz/render.py); JupyterLab gets the Vega-Lite mime type instead.
 os.environ.setdefault("KAFKASIM_CHARTS", "html")
+
+
+def pytest_configure(config):
+    """Every package `make venv` installs (pyproject.toml: the dependencies and the extras viz, spark,
+    connect and dev) is a requirement of the tests, never a reason to skip one: a missing one stops
+    the run at once with what to do."""
+    project = tomllib.loads((config.rootpath / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    wanted = [*project["dependencies"], *(r for name in ("viz", "spark", "connect", "dev") for r in extras[name])]
+    missing = []
+    for name in (Requirement(line).name for line in wanted):
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        raise pytest.UsageError(f"the tests need {', '.join(missing)}, not installed: run `make venv` "
+                                f"(pip install -e '.[viz,spark,connect,dev]')")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The headless Chromium of the browser tests: $CHROMIUM (a path, or a name on PATH), else
+    Debian's /usr/bin/chromium, as the Makefile and tools/site_check.py find it. `make test` installs
+    it first (`make chromium`), so a missing one fails with what to do, never skips."""
+    wanted = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+    found = shutil.which(wanted)
+    if found is None:
+        pytest.fail(f"Chromium is missing at {wanted}: run `make chromium` as root (apt-get install chromium), "
+                    "or set CHROMIUM=/path/to/chromium")
+    return found
+
+
+# Time limits (pytest-timeout) for the kinds of test that take longer than the default of
+# pyproject.toml: a chapter runs for up to a minute or two in CI, and papermill stops a hung cell
+# after 600 s (tests/test_notebooks.py), so a notebook test has room for that message first; an
+# offline install from the wheelhouse builds a whole venv. A test's own `timeout` mark wins.
+MARKER_TIMEOUTS_S = {"notebook": 1200, "wheelhouse": 1800}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            limits = [s for name, s in MARKER_TIMEOUTS_S.items() if item.get_closest_marker(name)]
+            if limits:
+                item.add_marker(pytest.mark.timeout(max(limits)))
+
+
+# Engine events one simulation may run in a test (`Simulation.max_events`). The largest run of
+# the suite takes about 134,000 (tests/test_viz.py, a thousand members), so a run that runs away
+# stops with TooManyEvents, naming the callback that kept it going, within seconds and long before
+# the test's time limit. Runs in other processes (notebook kernels, Spark executors) are not bounded.
+TEST_MAX_EVENTS = 1_000_000
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bounded_simulations():
+    from kafkasim.core.engine import Simulation
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Simulation, "max_events", TEST_MAX_EVENTS)
+        yield TEST_MAX_EVENTS
 
 
 @pytest.fixture(scope="session")

@@ -471,6 +471,15 @@ def test_heartbeat_batch_matches_single_heartbeats():
                 out.append(coord.heartbeat_batch("g", alive, gen))
             else:
                 out.append({m: e for m in alive if (e := coord.heartbeat("g", m, gen).error) is not Errors.NONE})
-        return out, coord.member_ids("g"), coord.group_state("g"), [r[4:] for r in sim.events.rows]
+        return out, coord.member_ids("g"), coord.group_state("g"), [r[4:] for r in sim.events.rows], ids
 
-    assert run(batch=True) == run(batch=False)
+    out, members, state, rows, ids = run(batch=True)
+    assert (out, members, state, rows) == run(batch=False)[:4]
+    # By hand: Stable at 0 ms, session.timeout.ms 10 s. ids[2] and ids[3] were last heard at 0 ms, so
+    # both expire at 10 s and a rebalance starts. Until then only the ghost is refused; from 12 s the
+    # two live members are told to rejoin, which they never do, and stay members: the rebalance
+    # timeout (60 s) has not run out at 32 s.
+    ghost = {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    rejoin = {ids[0]: Errors.REBALANCE_IN_PROGRESS, ids[1]: Errors.REBALANCE_IN_PROGRESS, **ghost}
+    assert out == [ghost] * 2 + [rejoin] * 6
+    assert (members, state) == (ids[:2], "PreparingRebalance")

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from kafkasim import ConfigError, Scenario, faults, simulate
-from kafkasim.core.engine import Simulation, SimulationStalled
+from kafkasim.core.engine import Simulation, SimulationStalled, TooManyEvents
 from kafkasim.scenario.world import EVENT_LIMIT, estimate_events
 
 
@@ -183,6 +183,45 @@ def test_a_run_bounds_events_per_simulated_second_by_its_members_and_a_1_ms_hear
     run = simulate(Scenario(members=2, duration_ms=20_000, consumer={"heartbeat.interval.ms": 1}))
     heartbeats = run.events.query("kind == 'Heartbeat' and time >= 10000 and time < 11000")
     assert len(heartbeats) > 1_000  # a heartbeat per millisecond or so per member, well under the bound
+
+
+class Ticker:
+    """Schedules itself again a millisecond later, for ever: a run that never ends by itself."""
+
+    name = "c-7"
+
+    def __init__(self, sim):
+        self.sim, self.runs = sim, 0
+
+    def tick(self):
+        self.runs += 1
+        self.sim.schedule(1, self.tick)
+
+
+def test_a_run_past_its_event_bound_is_stopped_and_named():
+    sim = Simulation(0)
+    sim.max_events = 5_000
+    ticker = Ticker(sim)
+    sim.at(0, ticker.tick)
+    with pytest.raises(TooManyEvents, match=r"ran its 5,000 events \(Simulation.max_events\) by 5,000 ms, the last "
+                                            r"Ticker.tick of c-7"):
+        sim.run()
+    # Checked as the clock enters a simulated second: the ticks at 0 .. 4,999 ms ran, the next is refused.
+    assert ticker.runs == 5_000 and sim.now == 4_999
+
+
+def test_the_event_bound_counts_every_call_of_a_simulation():
+    """A simulation driven step by step (as the coordinator tests drive theirs) has one bound in all:
+    advancing a second at a time, the 5,001st tick is refused in the fifth call."""
+    sim = Simulation(0)
+    sim.max_events = 5_000
+    ticker = Ticker(sim)
+    sim.at(0, ticker.tick)
+    for _ in range(4):
+        sim.advance(1_000)  # 0 .. 4,000 ms: 4,001 ticks
+    with pytest.raises(TooManyEvents, match="ran its 5,000 events"):
+        sim.advance(1_000)
+    assert ticker.runs == sim.stats["events"] == 5_000
 
 
 # -- nothing lost at a graceful shutdown ----------------------------------------------------------

@@ -4,14 +4,13 @@ renderable chart whose sliders select every precomputed run."""
 
 from __future__ import annotations
 
+import altair as alt
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim import Scenario, faults, simulate  # noqa: E402
-from kafkasim.core.errors import ConfigError  # noqa: E402
-from kafkasim.viz.assignment import (assignment_explorer, assignment_map, members_at, owners_at,  # noqa: E402
+from kafkasim import Scenario, faults, simulate
+from kafkasim.core.errors import ConfigError
+from kafkasim.viz.assignment import (assignment_explorer, assignment_map, members_at, owners_at,
                                      snapshot_frames)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])

@@ -8,17 +8,16 @@ from __future__ import annotations
 import json
 import re
 
+import altair as alt
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim import Scenario, faults, simulate  # noqa: E402
-from kafkasim import viz  # noqa: E402
-from kafkasim.core.errors import ConfigError, Errors  # noqa: E402
-from kafkasim.scenario.run import rebalance_phases  # noqa: E402
-from kafkasim.viz import protocol, settings, tables  # noqa: E402
-from test_viz import _svg_with, datasets, render  # noqa: E402  (tests/ is on sys.path)
+from kafkasim import Scenario, faults, simulate
+from kafkasim import viz
+from kafkasim.core.errors import ConfigError, Errors
+from kafkasim.scenario.run import rebalance_phases
+from kafkasim.viz import protocol, settings, tables
+from test_viz import _svg_with, datasets, render  # (tests/ is on sys.path)
 
 CONSUMER = {"group.protocol": "consumer"}
 SHORT = dict(kafka_version="4.0", duration_ms=120_000)

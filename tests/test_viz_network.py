@@ -8,11 +8,9 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("altair")
-
-from kafkasim.core.errors import ConfigError  # noqa: E402
-from kafkasim.broker.network import MiB, kip72_experiments, simulate_network  # noqa: E402
-from kafkasim.viz import network as nv  # noqa: E402
+from kafkasim.core.errors import ConfigError
+from kafkasim.broker.network import MiB, kip72_experiments, simulate_network
+from kafkasim.viz import network as nv
 
 EXPERIMENTS = kip72_experiments()
 
@@ -204,7 +202,6 @@ def test_grid_explorer_refuses_bad_input():
 
 # -- the live explorer ------------------------------------------------------------------------
 def test_network_explorer_redraws_and_shows_kafkas_errors():
-    pytest.importorskip("ipywidgets")
     from kafkasim.viz.widgets import NetworkExplorer
 
     e = NetworkExplorer(short(EXPERIMENTS["memory_limit"]["bounded"], 2_000), debounce_ms=0)

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 
+import altair as alt
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim.core.errors import ConfigError  # noqa: E402
-from kafkasim.client.pause_resume import COOPERATIVE, EAGER, PauseScenario, simulate_pause, sweep  # noqa: E402
-from kafkasim.viz import pause_resume as pviz  # noqa: E402
-from test_viz import VL_VERSION, _svg_with, render as render_offline  # noqa: E402  (tests/ is on sys.path)
+from kafkasim.core.errors import ConfigError
+from kafkasim.client.pause_resume import COOPERATIVE, EAGER, PauseScenario, simulate_pause, sweep
+from kafkasim.viz import pause_resume as pviz
+from test_viz import VL_VERSION, _svg_with, render as render_offline  # (tests/ is on sys.path)
 
 SCENARIOS = {
     "3.7 eager": dict(),
@@ -76,11 +75,24 @@ def test_sweep_charts_are_valid_and_show_every_run(small_sweep):
 
 
 # -- what the timeline draws agrees with the run ----------------------------------------------------------
+#: (records returned while paused, pause flags cleared), by hand: 2 members pause all 6 partitions at
+#: 6 s; a third joins at 12 s; max.poll.records is 500. Eager revokes all 6 (6 flags cleared) and each
+#: of the 3 members gets one poll() of unpaused partitions before its loop pauses again: 3 x 500.
+#: Cooperative revokes only the 2 partitions that move to the newcomer: 2 flags, 1 x 500. When a
+#: member leaves instead, its partitions reach the other unpaused (nothing revoked there): 500. A
+#: consumer-level pause is never cleared: nothing returned; re-pausing in onPartitionsAssigned
+#: clears the 6 flags but pauses again before poll() returns. (2.3's lost partitions: not derived.)
+UNEXPECTED = {"3.7 eager": (1500, 6), "2.4 eager": (1500, 6), "3.7 cooperative": (500, 2),
+              "3.7 cooperative leave": (500, 0), "consumer pause": (0, 0), "repause": (0, 6)}
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_red_dots_and_crosses_add_up_to_the_summary(runs, name):
     run = runs[name]
-    assert pviz.unexpected_points(run).records.sum() == run.summary["unexpected_records"]
-    assert len(pviz.cleared_marks(run)) == sum(run.summary["pause_flags_cleared"].values())
+    records, cleared = run.summary["unexpected_records"], sum(run.summary["pause_flags_cleared"].values())
+    assert pviz.unexpected_points(run).records.sum() == records
+    assert len(pviz.cleared_marks(run)) == cleared
+    assert (records, cleared) == UNEXPECTED.get(name, (records, cleared))
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -205,7 +217,6 @@ def test_scenario_with_applies_kafka_names():
 
 # -- the live explorer -----------------------------------------------------------------------------------
 def test_live_explorer_resimulates_on_every_change():
-    pytest.importorskip("ipywidgets")
     from kafkasim.viz.widgets import PauseExplorer
 
     box = PauseExplorer()

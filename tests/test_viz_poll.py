@@ -3,15 +3,14 @@ and the safe-region heatmap draws one cell per run with the metric it was given.
 
 from __future__ import annotations
 
+import altair as alt
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim import Scenario, faults, simulate  # noqa: E402
-from kafkasim import viz  # noqa: E402
-from kafkasim.viz import poll, tables  # noqa: E402
-from kafkasim.scenario.workload import LogNormal  # noqa: E402
+from kafkasim import Scenario, faults, simulate
+from kafkasim import viz
+from kafkasim.viz import poll, tables
+from kafkasim.scenario.workload import LogNormal
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import altair as alt
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim import Scenario, simulate  # noqa: E402
-from kafkasim import viz  # noqa: E402
+from kafkasim import Scenario, simulate
+from kafkasim import viz
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import json
 
+import altair as alt
 import pandas as pd
 import pytest
+import vl_convert as vlc
 
-alt = pytest.importorskip("altair")
-vlc = pytest.importorskip("vl_convert")
-
-from kafkasim import faults  # noqa: E402
-from kafkasim.core.errors import ConfigError  # noqa: E402
+from kafkasim import faults
+from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import INT_MAX
-from kafkasim.broker.fetch_sizing import MiB, sizing_for_message, zookeeper_consumer_fetch  # noqa: E402
-from kafkasim.viz import fetch_sizing as vf, sliders, zookeeper_storm as vz  # noqa: E402
-from kafkasim.analysis.experiments import compare_with_group_coordinator  # noqa: E402
-from kafkasim.zookeeper.consumer_connector import (herd_cost, seed_incident,  # noqa: E402
+from kafkasim.broker.fetch_sizing import MiB, sizing_for_message, zookeeper_consumer_fetch
+from kafkasim.viz import fetch_sizing as vf, sliders, zookeeper_storm as vz
+from kafkasim.analysis.experiments import compare_with_group_coordinator
+from kafkasim.zookeeper.consumer_connector import (herd_cost, seed_incident,
                                          simulate_zookeeper)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])

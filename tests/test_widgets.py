@@ -9,11 +9,9 @@ import re
 
 import pytest
 
-pytest.importorskip("ipywidgets")
-
-from kafkasim import Scenario, faults  # noqa: E402
-from kafkasim.core.errors import ConfigError  # noqa: E402
-from kafkasim.viz.widgets import Explorer  # noqa: E402
+from kafkasim import Scenario, faults
+from kafkasim.core.errors import ConfigError
+from kafkasim.viz.widgets import Explorer
 
 BASE = Scenario(duration_ms=90_000, faults=[faults.Pause("c-2", 20_000, duration_ms=20_000)])
 ALL = ["session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records",

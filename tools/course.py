@@ -7,8 +7,8 @@
 Everything is computed from the chapters (notebooks/*.ipynb), so the kit stays true as they change:
 
 - **Student edition** (build/course/student/): every chapter without its solutions (cells tagged
-  `solution`, `Solution` sections of markdown cells, the exercises' wrong answers and
-  misconceptions, which hint at the right ones) and without outputs. Exercise and check
+  `solution`, `Solution` sections of markdown cells, the exercises' right answers, and their
+  wrong answers and misconceptions, which hint at the right ones) and without outputs. Exercise and check
   cells stay, so a student predicts, runs, and gets a verdict.
 - **Instructor edition** (build/course/instructor/): the chapters executed at full size, solutions
   included: the copies `make book` leaves in build/executed/ (tools/book.py), executed again with
@@ -210,7 +210,7 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
-        cell.metadata.pop("kafkasim", None)  # an exercise's wrong answer and misconception hint at the right one
+        cell.metadata.pop("kafkasim", None)  # an exercise's right answer, and its wrong one and misconception
         cells.append(cell)
     out.cells = cells
     out.metadata.pop("papermill", None)

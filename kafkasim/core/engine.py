@@ -59,6 +59,11 @@ class SimulationStalled(RuntimeError):
     again at once). The message names the last callback and what it belongs to."""
 
 
+class TooManyEvents(RuntimeError):
+    """The simulation ran more events than `Simulation.max_events` allows. The message names the
+    last callback and what it belongs to."""
+
+
 class Simulation:
     """The clock, the timer heap, the seeded random streams and the shared event log.
 
@@ -74,6 +79,10 @@ class Simulation:
     #: (`kafkasim.scenario.world.MAX_EVENTS_PER_MEMBER_SECOND`): a clock that creeps forward a
     #: millisecond at a time under a flood of timers is stopped like one that stands still.
     max_events_per_second: int | None = None
+    #: Events a simulation may run in all (None: no bound), checked as the clock enters each
+    #: simulated second. The tests set one (tests/conftest.py), so that a run that runs away stops
+    #: within seconds, saying what kept it going, instead of at the test's time limit.
+    max_events: int | None = None
 
     def __init__(self, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -136,6 +145,7 @@ class Simulation:
         instant, mark, budget = None, 0, self.max_events_per_instant
         second_end, second_mark = -1, 0
         per_second = self.max_events_per_second or float("inf")
+        left = float("inf") if self.max_events is None else self.max_events - self.stats["events"]
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -149,6 +159,8 @@ class Simulation:
                     instant, mark = timer[0], ran
                     if instant >= second_end:
                         second_end, second_mark = instant - instant % 1000 + 1000, ran
+                        if ran >= left:
+                            raise TooManyEvents(_too_many(instant, self.max_events, fn, timer[3]))
                     elif ran - second_mark >= per_second:
                         raise SimulationStalled(_crawling(second_end - 1000, per_second, fn, timer[3]))
                 elif ran - mark >= budget:
@@ -199,6 +211,11 @@ def _stalled(time: int, budget: int, fn: Callable[..., Any], args: tuple) -> str
     return (f"the simulation is stuck at {time} ms: more than {budget:,} events ran at this one millisecond, "
             f"the last {_owner(fn, args)}. A setting lets a timer fire again without time passing (a 0 ms "
             f"interval, backoff or timeout); give it at least 1 ms.")
+
+
+def _too_many(time: int, limit: int, fn: Callable[..., Any], args: tuple) -> str:
+    return (f"the simulation ran its {limit:,} events (Simulation.max_events) by {time:,} ms, the last "
+            f"{_owner(fn, args)}: a model keeps scheduling work, or the run is larger than that bound.")
 
 
 def _crawling(second: int, budget: int, fn: Callable[..., Any], args: tuple) -> str:

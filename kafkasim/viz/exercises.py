@@ -10,8 +10,10 @@ verdict shows nothing when it ends a cell: the printed line already said it.
     check(my_guess, run.summary["rebalances"], why="each removal and each rejoin is one rebalance")
 
 ``tests/test_exercises.py`` runs every chapter once more with each ``exercise`` cell replaced by
-the wrong answer stored in its metadata (``"kafkasim": {"wrong": "my_guess = 99"}``) and expects
-every ``check`` cell to print :data:`WRONG`: a check that cannot fail is not an exercise.
+the wrong answer stored in its metadata (``"kafkasim": {"right": "my_guess = 4", "wrong":
+"my_guess = 99"}``) and expects every ``check`` cell to print :data:`WRONG`, then runs each check
+cell again after the right answer and expects :data:`RIGHT`: a check that cannot fail, or cannot
+pass, is not an exercise.
 """
 
 from __future__ import annotations

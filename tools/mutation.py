@@ -1,0 +1,122 @@
+"""`make mutation`: mutation testing of the models with mutmut, and a kill ratio per module.
+
+    make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
+    make mutation SAMPLE=0                 # every mutant (hours on two cores)
+    make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
+
+mutmut copies the package into `mutants/`, puts one small change at a time into it (a `<` for a
+`<=`, a constant off by one, a call's argument dropped, ...) and runs the tests that execute the
+changed function; a change that no test notices "survives". What is mutated, and which test files
+may kill the mutants, are in pyproject.toml's `[tool.mutmut]`. The report (stdout and
+`build/mutation/report.md`) gives per module the mutants checked, killed (a test failed or timed
+out), survived, and the kill ratio, then each survivor with its diff (`mutmut show NAME`).
+Timeouts count as killed: the change made a test run away, which the test's time limit catches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTMUT = [sys.executable, "-m", "mutmut"]
+REPORT = ROOT / "build" / "mutation" / "report.md"
+#: Modules whose kill ratio the project holds at this target or above.
+TARGET = 0.90
+TARGETED = ("kafkasim.coordinator", "kafkasim.client.assignors", "kafkasim.analysis.log_parser")
+_LINE = re.compile(r"\s*(\S+): (.+)")
+_MODULE = re.compile(r"(.+?)\.x(?:ǁ|_)")
+KILLED = ("killed", "timeout")
+
+
+def mutmut(*args: str, quiet: bool = False) -> str:
+    """Run mutmut in the project's root; its output (progress goes to the terminal unless `quiet`)."""
+    done = subprocess.run([*MUTMUT, *args], cwd=ROOT, text=True, stdout=subprocess.PIPE if quiet else None,
+                          stderr=subprocess.DEVNULL if quiet else None)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"mutation: `mutmut {' '.join(args[:3])}` failed with exit status {done.returncode}")
+    return done.stdout or ""
+
+
+def results() -> dict[str, str]:
+    """Every generated mutant's status, by name."""
+    return {m.group(1): m.group(2) for m in map(_LINE.fullmatch, mutmut("results", "--all", "true", quiet=True)
+                                               .splitlines()) if m}
+
+
+def module_of(name: str) -> str:
+    m = _MODULE.match(name)
+    return m.group(1) if m else name.rsplit(".", 1)[0]
+
+
+def choose(names: list[str], sample: int, only: str | None, seed: int = 0) -> list[str]:
+    """The mutants to check: those of modules starting with one of `only` (comma-separated),
+    `sample` per module (all when 0)."""
+    prefixes = tuple(only.split(",")) if only else ("",)
+    by_module = defaultdict(list)
+    for name in sorted(names):
+        if module_of(name).startswith(prefixes):
+            by_module[module_of(name)].append(name)
+    picked = []
+    for module, group in sorted(by_module.items()):
+        picked += group if not sample or len(group) <= sample else random.Random(f"{seed}/{module}").sample(group,
+                                                                                                           sample)
+    return picked
+
+
+def report(status: dict[str, str], names: list[str]) -> str:
+    per = defaultdict(Counter)
+    for name in names:
+        per[module_of(name)][status.get(name, "not checked")] += 1
+    lines = ["| module | checked | killed | survived | kill ratio | target |", "|---|---:|---:|---:|---:|---|"]
+    total = Counter()
+    for module, counts in sorted(per.items()):
+        checked = sum(n for s, n in counts.items() if s != "not checked")
+        killed = sum(counts[s] for s in KILLED)
+        total.update({"checked": checked, "killed": killed})
+        ratio = f"{killed / checked:.1%}" if checked else "-"
+        target = "" if not module.startswith(TARGETED) else (
+            f">= {TARGET:.0%}: {'met' if checked and killed / checked >= TARGET else 'NOT met'}")
+        lines.append(f"| {module} | {checked} | {killed} | {checked - killed} | {ratio} | {target} |")
+    if total["checked"]:
+        lines.append(f"| all | {total['checked']} | {total['killed']} | {total['checked'] - total['killed']} | "
+                     f"{total['killed'] / total['checked']:.1%} | |")
+    survivors = [n for n in names if status.get(n) not in (*KILLED, "not checked")]
+    lines += ["", f"Survivors ({len(survivors)}): `python -m mutmut show NAME` prints each one's change.", ""]
+    lines += [f"- `{n}` ({status[n]})" for n in survivors]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sample", type=int, default=int(os.environ.get("SAMPLE") or 150),
+                    help="mutants per module, chosen with a fixed seed (0: all)")
+    ap.add_argument("--only", default=os.environ.get("ONLY") or None,
+                    help="modules whose names start with one of these (comma-separated)")
+    ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
+    args = ap.parse_args(argv)
+    # mutmut generates every mutant and maps tests to functions on its first run: a run that
+    # selects no mutant does only that, and lists them all.
+    mutmut("run", "--max-children", str(args.children), "kafkasim.no_such_module.*", quiet=True)
+    names = choose(list(results()), args.sample, args.only)
+    if not names:
+        raise SystemExit(f"mutation: no mutant in modules starting with {args.only!r}")
+    print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
+    for start in range(0, len(names), 500):  # a command line of reasonable length
+        mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
+    text = report(results(), names)
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text(text)
+    print(text)
+    print(f"(written to {REPORT.relative_to(ROOT)})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
