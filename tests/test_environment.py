@@ -4,6 +4,7 @@ comparison is what keeps environment.yml honest."""
 
 import re
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import yaml
@@ -79,3 +80,15 @@ def test_conda_python_satisfies_requires_python():
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
     conda_python = conda_requirements()["python"].lstrip("=")
     assert Version(conda_python) in SpecifierSet(requires)
+
+
+def test_floors_are_those_pyspark_needs_for_its_sql_extra():
+    """mapInPandas (sweeps, log parsing) refuses pandas and pyarrow below PySpark's own floors for
+    its `sql` extra: the project's bounds may not let an install fall below them."""
+    ours = pip_requirements()
+    for line in metadata.requires("pyspark") or []:
+        req = Requirement(line)
+        if req.marker is not None and req.marker.evaluate({"extra": "sql"}) and normalise(req.name) in ours:
+            theirs = min(Version(s.version) for s in req.specifier if s.operator == ">=")
+            floor = min(Version(s.version) for s in ours[normalise(req.name)] if s.operator == ">=")
+            assert floor >= theirs, f"{req.name}: pyproject allows {floor}, PySpark's sql extra needs {theirs}"
