@@ -47,7 +47,9 @@ def only(line, origin=ORIGIN):
 
 
 def check(event, **expected):
-    for key, value in expected.items():
+    """The event has the `expected` fields, and (unless given) the coordinator as source and the
+    time of STAMP, which every line of these tests carries."""
+    for key, value in {"source": "coordinator", "time": T, **expected}.items():
         assert event[key] == value, (key, event)
 
 
