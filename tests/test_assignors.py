@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafkasim.core.errors import ConfigError
+
 from kafkasim.client.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Subscription, assign, assignor_name,
                                 member_order, rebalance_protocols)
 
@@ -858,3 +860,33 @@ def test_large_group_smoke():
         assert fully_balanced(assign(assignor, ppt, equal))
     unequal = {m: S(tuple(rng.sample(topics, rng.randint(5, 30)))) for m in members}
     check_valid_and_balanced(ppt, unequal, assign("sticky", ppt, unequal))
+
+
+# -- mutation survivors: behaviours no test pinned down (make mutation) ---------------------------
+@pytest.mark.parametrize("assignor", ["range", "roundrobin"])
+def test_a_topic_nobody_subscribes_to_does_not_stop_the_topics_after_it(assignor):
+    """Topic "a" sorts first and has no subscriber: the assignor skips it and still assigns "b"."""
+    subs = {"m-1": Subscription(("b",)), "m-2": Subscription(("b",))}
+    got = assign(assignor, {"a": 2, "b": 2}, subs)
+    assert got == {"m-1": [("b", 0)], "m-2": [("b", 1)]}
+
+
+def test_member_ids_sort_in_javas_utf16_order():
+    """Java's String.compareTo compares UTF-16 units: U+1F600 (surrogates D83D DE00) sorts before
+    U+FFFD, where Python's code-point order puts it after. Range gives the first member in Java's
+    order the first partitions."""
+    first, second = "c-\U0001F600", "c-\uFFFD"
+    subs = {second: Subscription(("t",)), first: Subscription(("t",))}
+    assert member_order(subs) == [first, second]
+    assert assign("range", {"t": 2}, subs) == {second: [("t", 1)], first: [("t", 0)]}
+
+
+def test_a_subscription_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match=r"^subscription of member 'm-1' must be a Subscription, got tuple$"):
+        assign("range", {"t": 1}, {"m-1": ("t",)})
+
+
+def test_an_unknown_assignor_without_a_near_name_gets_no_hint():
+    with pytest.raises(ConfigError) as e:
+        assignor_name("zzzzzzzz")
+    assert str(e.value).endswith("such as org.apache.kafka.clients.consumer.RangeAssignor.")
