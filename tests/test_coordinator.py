@@ -483,3 +483,42 @@ def test_heartbeat_batch_matches_single_heartbeats():
     rejoin = {ids[0]: Errors.REBALANCE_IN_PROGRESS, ids[1]: Errors.REBALANCE_IN_PROGRESS, **ghost}
     assert out == [ghost] * 2 + [rejoin] * 6
     assert (members, state) == (ids[:2], "PreparingRebalance")
+
+
+def test_one_members_life_row_by_row():
+    """A member's whole life at the coordinator, every row exact (mutation survivors changed a row's
+    kind, source, member or reason, or the request and timer counts, and passed): the KIP-394 join
+    (MEMBER_ID_REQUIRED, then the join with the given id), generation 1 with the member as leader,
+    its assignment, one heartbeat at 0 ms, then silence until the session (10 s) expires: removed,
+    a rebalance with nobody left, and the group Empty at generation 2 (GroupCoordinator: a join
+    phase that ends without members moves to Empty with the next generation)."""
+    sim, coord = new_coordinator()
+    j = two_step_join(coord)
+    sim.advance(0)
+    m = j.member_id
+    assert re.fullmatch(r"consumer-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", m)
+    sync = coord.sync_group("g", m, 1, {m: b"a"})
+    coord.heartbeat("g", m, 1)
+    sim.advance(SESSION + 1)
+    assert repr(sync) == "SyncGroupResponse(done=True, error=Errors.NONE, assignment=b'a')"
+    assert coord.stats == {"requests": 4, "timer_events": 2}  # 2 joins, sync, heartbeat; join phase, session
+    added = f"Adding new member {m} with group instance id None; client reason: not provided"
+    assert [(r[0], r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], r[11]) for r in sim.events.rows] == [
+        (0, "coordinator", "g", "consumer", "JoinGroup", 0, None, None, None, "Empty"),
+        (0, "coordinator", "g", m, "PendingMemberAdded", 0, None, None, None, "Empty"),
+        (0, "coordinator", "g", m, "JoinGroupResponse", 0, "MEMBER_ID_REQUIRED", "consumer", None, "Empty"),
+        (0, "coordinator", "g", m, "JoinGroup", 0, None, None, None, "Empty"),
+        (0, "coordinator", "g", m, "MemberAdded", 0, None, "dynamic", None, "Empty"),
+        (0, "coordinator", "g", None, "RebalanceStarted", 0, None, added, None, "PreparingRebalance"),
+        (0, "coordinator", "g", m, "GenerationStabilized", 1, None, "range", 1, "CompletingRebalance"),
+        (0, "coordinator", "g", m, "JoinGroupResponse", 1, "NONE", None, None, "CompletingRebalance"),
+        (0, "coordinator", "g", m, "SyncGroup", 1, None, None, None, "CompletingRebalance"),
+        (0, "coordinator", "g", m, "AssignmentReceived", 1, None, None, 1, "CompletingRebalance"),
+        (0, "coordinator", "g", m, "SyncGroupResponse", 1, "NONE", None, None, "CompletingRebalance"),
+        (0, "coordinator", "g", m, "GroupStable", 1, None, None, 1, "Stable"),
+        (0, "coordinator", "g", m, "Heartbeat", 1, "NONE", None, None, "Stable"),
+        (10_000, "coordinator", "g", m, "MemberRemoved", 1, None, "session_timeout", None, "Stable"),
+        (10_000, "coordinator", "g", None, "RebalanceStarted", 1, None,
+         f"removing member {m} on heartbeat expiration", None, "PreparingRebalance"),
+        (10_000, "coordinator", "g", None, "GroupEmpty", 2, None, None, None, "Empty"),
+    ]
