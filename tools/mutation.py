@@ -110,7 +110,11 @@ def main(argv=None) -> int:
     print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
     for start in range(0, len(names), 500):  # a command line of reasonable length
         mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
-    text = report(results(), names)
+    status = results()
+    if not any(status.get(n, "not checked") != "not checked" for n in names):
+        raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
+                         "unmutated first)")
+    text = report(status, names)
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(text)
     print(text)
