@@ -35,3 +35,16 @@ def local_path(path: str, what: str) -> str:
                               f"file system every node mounts (a {m.group(1)}: URI cannot be used)")
         path = re.sub(r"^//(localhost)?(?=/)", "", m.group(2))
     return os.path.abspath(path)
+
+
+def write_parquet_atomically(table, path: str) -> str:
+    """Write a Parquet file under a hidden temporary name, then rename it: a reader sees the whole
+    file or none of it, and Spark and pyarrow never read hidden names (a killed run's leftovers,
+    which the next sweep or parse removes)."""
+    import pyarrow.parquet as pq
+
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return path

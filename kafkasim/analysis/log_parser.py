@@ -88,7 +88,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
-from kafkasim.analysis import output_folders
+from kafkasim.analysis import output_folders, write_parquet_atomically
 from kafkasim.coordinator.broker_log import START_TIME
 from kafkasim.coordinator.classic.coordinator import POLL_TIMEOUT_PREFIX  # the client's reason for a KIP-62 poll-timeout LeaveGroup
 from kafkasim.core.events import FIELDS
@@ -1661,10 +1661,5 @@ def fresh_output(out: str) -> None:
 def write_part(result: ParseResult, out: str, index: int) -> None:
     """`out/events/part-<index>.parquet` and `out/unparsed/part-<index>.parquet`, each written under a
     hidden name and renamed: never read half-written, and a retried task rewrites the same bytes."""
-    import pyarrow.parquet as pq
-
     for folder, table in (("events", result.events_table()), ("unparsed", result.unparsed_table())):
-        target = os.path.join(out, folder, f"part-{index:05d}.parquet")
-        tmp = os.path.join(out, folder, f".part-{index:05d}.parquet.tmp-{os.getpid()}")
-        pq.write_table(table, tmp)
-        os.replace(tmp, target)
+        write_parquet_atomically(table, os.path.join(out, folder, f"part-{index:05d}.parquet"))

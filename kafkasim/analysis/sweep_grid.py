@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import kafkasim.core.faults as faults_module
-from kafkasim.analysis import output_folders
+from kafkasim.analysis import output_folders, write_parquet_atomically
 from kafkasim.core.config import BROKER_CONFIGS, CONSUMER_CONFIGS
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import REMOVAL_REASONS, to_arrow
@@ -371,25 +371,12 @@ def partition_dir(params: dict) -> str:
     return "/".join(f"{k}={_UNSAFE.sub(lambda m: f'%{ord(m.group()):02X}', text(v))}" for k, v in params.items())
 
 
-def _write_atomically(table, path: str) -> str:
-    """Write a Parquet file under a hidden temporary name, then rename it: a reader sees the whole
-    file or none of it, and Spark and pyarrow never read hidden names (a killed run's leftovers,
-    which `open_sweep_folder` removes)."""
-    import pyarrow.parquet as pq
-
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
-    return path
-
-
 def write_events(result, run: RunSpec, root: str) -> str:
     """Write one run's events to `root/<partition dirs>/<run_id>.parquet` (atomically: a retried
     task rewrites the same file with the same bytes). Returns the path."""
     folder = os.path.join(root, partition_dir(run.params))
     os.makedirs(folder, exist_ok=True)
-    return _write_atomically(events_table(result, run.run_id), os.path.join(folder, f"{run.run_id}.parquet"))
+    return write_parquet_atomically(events_table(result, run.run_id), os.path.join(folder, f"{run.run_id}.parquet"))
 
 
 # -- a sweep folder: runs committed one by one -------------------------------------------------------
@@ -421,7 +408,8 @@ def commit_run(run: RunSpec, out: str) -> dict:
     folder = os.path.join(out, "summaries", partition_dir(run.params))
     os.makedirs(folder, exist_ok=True)
     table = pa.Table.from_pylist([row], schema=summary_schema())
-    _write_atomically(table, os.path.join(folder, f"{'run' if result is not None else 'failed'}-{run.run_id}.parquet"))
+    name = f"{'run' if result is not None else 'failed'}-{run.run_id}.parquet"
+    write_parquet_atomically(table, os.path.join(folder, name))
     if result is not None:  # a retried run that succeeds replaces its failure
         try:
             os.remove(os.path.join(folder, f"failed-{run.run_id}.parquet"))
@@ -477,7 +465,7 @@ def compact_summaries(out: str) -> None:
                 if row["error"] is None or rows.get(row["run_id"], row)["error"] is not None:
                     rows[row["run_id"]] = row
         table = pa.Table.from_pylist([rows[k] for k in sorted(rows)], schema=summary_schema())
-        _write_atomically(table, os.path.join(folder, COMPACT_FILE))
+        write_parquet_atomically(table, os.path.join(folder, COMPACT_FILE))
         for name in names:
             if name != COMPACT_FILE:
                 os.remove(os.path.join(folder, name))
