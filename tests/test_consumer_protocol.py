@@ -803,3 +803,36 @@ def test_a_thousand_members_join_and_heartbeat_quickly():
     assert groups.group_state("g") == "Stable" and groups.stats["assignments"] == 1000
     sizes = [sum(map(len, groups.assigned_partitions("g", f"m{i:04d}").values())) for i in range(1000)]
     assert sorted(set(sizes)) == [0, 1] and sum(sizes) == 100
+
+
+# The version switches, one row per release around each boundary. Expected values come from the
+# Jira fix versions named in `ProtocolRules`/`Rules` (KAFKA-19233, KAFKA-19891/19899, KAFKA-18688,
+# KAFKA-19974, KAFKA-19449, KAFKA-19431), not from the code under test.
+#   version   rejoin0 regex  extra  keeps  own_pending  unsub
+RULES_TABLE = [
+    ("3.7",    False, False, False, False, False, False),
+    ("4.0",    False, False, False, False, False, False),
+    ("4.0.1",  False, False, False, False, False, False),
+    ("4.0.2",  False, False, False, False, True,  False),
+    ("4.0.9",  False, False, False, False, True,  False),
+    ("4.1",    False, False, True,  False, False, False),
+    ("4.1.1",  False, False, True,  False, False, False),
+    ("4.1.2",  False, True,  True,  False, True,  False),
+    ("4.2",    True,  True,  True,  True,  True,  True),
+    ("4.2.0",  True,  True,  True,  True,  True,  True),
+    ("5.0",    True,  True,  True,  True,  True,  True),
+]
+
+
+@pytest.mark.parametrize("version, rejoin0, regex, extra, keeps, own_pending, unsub", RULES_TABLE)
+def test_protocol_rules_by_version(version, rejoin0, regex, extra, keeps, own_pending, unsub):
+    from kafkasim.coordinator.modern.consumer import ProtocolRules, Rules
+
+    rules = ProtocolRules.for_version(version)
+    assert (rules.rejoin_with_epoch_zero, rules.bump_on_regex_clear, rules.uniform_stable_extra) == (
+        rejoin0, regex, extra)
+    assert rules.reconciliation == Rules(unrevoked_keeps_epoch=keeps, own_pending_not_unreleased=own_pending,
+                                         revoke_unsubscribed_now=unsub)
+    # Two-part versions are padded with zeros: "4.1" is 4.1.0.
+    assert rules.version == tuple(int(p) for p in (version + ".0.0").split("."))[:3]
+    assert Rules() == Rules(False, False, False)
