@@ -338,6 +338,10 @@ def test_metadata_hash_stand_in():
     h = metadata_hash({"foo": 6, "bar": 3})
     assert h == metadata_hash({"bar": 3, "foo": 6}) and -2**63 <= h < 2**63
     assert len({h, metadata_hash({"foo": 7, "bar": 3}), metadata_hash({"foo": 6})}) == 3
+    # The values a run prints are part of its byte-identical log: pinned, a negative one included
+    # (the hash is a signed Java long, as Kafka prints it).
+    assert (h, metadata_hash({"foo": 7, "bar": 3}), metadata_hash({"a": 1})) == (
+        6607439453771773656, -3872077527390157181, -3637318169027460351)
 
 
 def test_regexes_in_java_hash_map_order():
@@ -351,6 +355,12 @@ def test_regexes_in_java_hash_map_order():
     keys = [f"t{i}.*" for i in range(1, 14)]
     assert java_hash_map_order(keys, 13) == ["t5.*", "t12.*", "t4.*", "t11.*", "t7.*", "t6.*", "t13.*", "t1.*",
                                              "t3.*", "t2.*", "t9.*", "t8.*", "t10.*"]
+    # A power-of-two capacity is kept as is (16 buckets, not 32), and a small map that grows three
+    # times (4 -> 8 -> 16 -> 32 buckets at 0.75 load) ends with 32 buckets.
+    assert java_hash_map_order(["a", "b", "c", "q", "Q", "aa", "zz", "topic-17"], 16) == [
+        "aa", "zz", "a", "q", "Q", "b", "c", "topic-17"]
+    assert java_hash_map_order([f"t{i}" for i in range(14)], 3) == [
+        "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t12", "t11", "t13", "t0", "t1", "t2", "t3"]
 
 
 @pytest.mark.parametrize("version,reason", [
@@ -455,3 +465,58 @@ def test_no_consumer_group_lines_in_early_access():
     _cg_join(coord, "m1")
     coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
     assert coord.group_epoch("g") == 2 and coord.broker_log == []
+
+
+OLD_LINE = "[2026-01-01 00:00:01,234] INFO [GroupCoordinator 0]: {} (kafka.coordinator.group.GroupCoordinator)"
+NEW_LINE = ("[2026-01-01 00:00:01,234] INFO [GroupCoordinator id=0 topic=__consumer_offsets partition=3] {} "
+            "(org.apache.kafka.coordinator.group.GroupMetadataManager)")
+
+
+@pytest.mark.parametrize("version, reason, line", [
+    ("2.1", "why", None),  # no such line before 2.2 (KIP-345's pending members)
+    ("2.2", "why", OLD_LINE.format("Pending member m-1 is leaving group g.")),
+    ("2.8", "why", OLD_LINE.format("Pending member m-1 is leaving group g.")),
+    ("3.0", "why", OLD_LINE.format("Pending member with memberId=m-1 has left group g through explicit "
+                                   "`LeaveGroup` request")),
+    ("3.1", "why", OLD_LINE.format("Pending member with memberId=m-1 has left group g through explicit "
+                                   "`LeaveGroup` request")),
+    ("3.2", "why", OLD_LINE.format("Pending member with memberId=m-1 has left group g through explicit "
+                                   "`LeaveGroup` request; client reason: why")),  # KIP-800
+    ("3.9", None, OLD_LINE.format("Pending member with memberId=m-1 has left group g through explicit "
+                                  "`LeaveGroup` request; client reason: not provided")),
+    ("4.0", "why", NEW_LINE.format("[Group g] Pending member m-1 has left group through explicit `LeaveGroup` "
+                                   "request; client reason: why")),
+    ("4.0", None, NEW_LINE.format("[Group g] Pending member m-1 has left group through explicit `LeaveGroup` "
+                                  "request; client reason: not provided")),
+])
+def test_pending_member_left_by_version(version, reason, line):
+    """`GroupCoordinator.scala` (2.2-3.9, KIP-800's client reason from 3.2) and
+    `GroupMetadataManager.java` (4.x) when a pending member sends LeaveGroup."""
+    log = BrokerLog(version)
+    log.pending_member_left(1234, "g", "m-1", reason)
+    assert log.lines == ([] if line is None else [line])
+
+
+@pytest.mark.parametrize("version, line", [
+    ("2.2", None),  # static membership (KIP-345) from 2.3
+    ("2.3", "Static member i-1 with unknown member id rejoins, assigning new member id m-2, while old member m-1 "
+            "will be removed."),
+    ("2.4", "Static member i-1 with unknown member id rejoins, assigning new member id m-2, while old member m-1 "
+            "will be removed."),
+    ("2.5", "Static member i-1 of group g with unknown member id rejoins, assigning new member id m-2, while old "
+            "member id m-1 will be removed."),
+    ("2.8", "Static member i-1 of group g with unknown member id rejoins, assigning new member id m-2, while old "
+            "member id m-1 will be removed."),
+])
+def test_static_member_replaced_by_version(version, line):
+    log = BrokerLog(version)
+    log.static_member_added(1234, "g", "Stable", "i-1", "m-2", "m-1")
+    assert log.lines == ([] if line is None else [OLD_LINE.format(line)])
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("3.1", "Updating metadata for static member m-1 with instance id i-1"),
+    ("3.2", "Updating metadata for static member m-1 with instance id i-1; client reason: why"),
+])
+def test_static_update_reason_carries_the_client_reason_from_3_2(version, expected):
+    assert BrokerLog(version).reason_static_update("m-1", "i-1", "why") == expected
