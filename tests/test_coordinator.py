@@ -522,3 +522,103 @@ def test_one_members_life_row_by_row():
          f"removing member {m} on heartbeat expiration", None, "PreparingRebalance"),
         (10_000, "coordinator", "g", None, "GroupEmpty", 2, None, None, None, "Empty"),
     ]
+
+
+# -- rows and answers no other test pinned (make mutation) -----------------------------------------
+def _rows_after(sim, n):
+    return [tuple(r) for r in sim.events.rows[n:]]
+
+
+def test_leave_group_answers_through_its_callback():
+    sim, coord, ids, _ = stable_group(2)
+    got = []
+    resp = coord.leave_group("g", [ids[1]], callback=got.append)
+    assert got == [resp] and resp.member_errors == [Errors.NONE]
+    assert repr(resp) == "LeaveGroupResponse(done=True, error=Errors.NONE, member_errors=[Errors.NONE])"
+    assert repr(coord.heartbeat("g", ids[1], 1)) == "HeartbeatResponse(done=True, error=Errors.UNKNOWN_MEMBER_ID)"
+
+
+def test_batch_heartbeats_row_by_row_and_counted_once_each():
+    """`heartbeat_batch` on a Stable group: one row per member, in order, an unknown id answered
+    UNKNOWN_MEMBER_ID among them; three requests counted; a heartbeat whose deadline is later
+    than the armed expiry check leaves that check where it is (`_reset_session`)."""
+    sim, coord, ids, _ = stable_group(3, record_heartbeats=True)
+    sim.advance(1000)
+    member = coord.groups["g"].members[ids[0]]
+    armed, requests, n = member.timer, coord.stats["requests"], len(sim.events.rows)
+    assert coord.heartbeat_batch("g", [ids[0], ids[1], "ghost", ids[2]], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    assert _rows_after(sim, n) == [
+        (1000, "coordinator", "g", ids[0], "Heartbeat", 1, None, None, "NONE", None, None, "Stable"),
+        (1000, "coordinator", "g", ids[1], "Heartbeat", 1, None, None, "NONE", None, None, "Stable"),
+        (1000, "coordinator", "g", "ghost", "Heartbeat", 1, None, None, "UNKNOWN_MEMBER_ID", None, None, "Stable"),
+        (1000, "coordinator", "g", ids[2], "Heartbeat", 1, None, None, "NONE", None, None, "Stable")]
+    assert coord.stats["requests"] == requests + 4
+    assert member.timer is armed and member.deadline == 1000 + SESSION
+
+
+def test_a_coordinator_initiated_rebalance_says_so():
+    sim, coord, ids, _ = stable_group(2)
+    n = len(sim.events.rows)
+    coord.prepare_rebalance("g")
+    assert _rows_after(sim, n) == [(0, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
+                                    "coordinator-initiated rebalance", None, "PreparingRebalance")]
+    with pytest.raises(KeyError, match="unknown group 'nope'"):
+        coord.prepare_rebalance("nope")
+
+
+def test_deleted_and_unloaded_groups_die_with_their_reason():
+    sim, coord = new_coordinator()
+    for group in ("a", "b"):
+        coord.commit_offsets(group, "", -1, {("t", 0): 1})
+    n = len(sim.events.rows)
+    assert coord.delete_groups(["a", "zz"]) == {"a": Errors.NONE, "zz": Errors.GROUP_ID_NOT_FOUND}
+    coord.unload_group("b")
+    dead = [r for r in _rows_after(sim, n) if r[4] == "GroupDead"]
+    assert dead == [(0, "coordinator", "a", None, "GroupDead", 0, None, None, None, "deleted", None, "Dead"),
+                    (0, "coordinator", "b", None, "GroupDead", 0, None, None, None, "unloaded", None, "Dead")]
+
+
+def test_a_join_refused_before_any_group_logic_still_names_the_requester():
+    sim, coord = new_coordinator()
+    resp = join(coord, "", client_id="c")
+    assert sim.events.rows == [(0, "coordinator", "", "c", "JoinGroupResponse", None, None, None, "INVALID_GROUP_ID",
+                                None, None, None)]
+    assert repr(resp) == ("JoinGroupResponse(done=True, error=Errors.INVALID_GROUP_ID, member_id='', "
+                          "generation_id=-1, leader_id='', protocol_name=None, members=[])")
+
+
+def test_a_static_member_changing_the_groups_protocol_names_its_new_id():
+    """`updateStaticMemberAndRebalance`: a Stable group whose selected protocol changes with the
+    static member's rejoin rebalances "because static member <new id> ... joined with change of
+    protocol" (the new member id, not the replaced one)."""
+    sim, coord = new_coordinator(kafka_version="3.7")
+    first = join(coord, instance="i-1", client_id="c1")
+    sim.advance(0)
+    coord.sync_group("g", first.member_id, 1, {first.member_id: b"a"})
+    n = len(sim.events.rows)
+    again = join(coord, instance="i-1", client_id="c1", protocols=(("roundrobin", b""), ("range", b"")), reason="why")
+    new = again.member_id
+    assert new != first.member_id and again.protocol_name == "roundrobin"
+    assert _rows_after(sim, n)[:3] == [
+        (0, "coordinator", "g", "c1", "JoinGroup", 1, None, None, None, "why", None, "Stable"),
+        (0, "coordinator", "g", new, "MemberReplaced", 1, None, None, None, first.member_id, None, "Stable"),
+        (0, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
+         f"Group's selectedProtocol will change because static member {new} with instance id i-1 joined with "
+         f"change of protocol; client reason: why", None, "PreparingRebalance")]
+
+
+def test_a_member_no_longer_awaiting_join_is_counted_out():
+    """`MemberMetadata.awaitingJoinCallback` set to null (a parked JoinGroup answered) leaves the
+    group's count of members awaiting a join (`GroupMetadata.numMembersAwaitingJoin`)."""
+    from kafkasim.coordinator.classic.group import Group, Member
+
+    sim, coord = new_coordinator()
+    group = Group("g")
+    waiting = join(coord, "other", client_id="c")
+    member = Member("m", None, "c", 10_000, 60_000, "consumer", [("range", b"")])
+    group.add(member, waiting)
+    assert group.num_awaiting_join == 1
+    group.update_member(member, [("range", b"")], 60_000, 10_000, waiting)  # still waiting: no change
+    assert group.num_awaiting_join == 1
+    group.update_member(member, [("range", b"")], 60_000, 10_000, None)
+    assert group.num_awaiting_join == 0 and member.awaiting_join is None
