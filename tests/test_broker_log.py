@@ -520,3 +520,45 @@ def test_static_member_replaced_by_version(version, line):
 ])
 def test_static_update_reason_carries_the_client_reason_from_3_2(version, expected):
     assert BrokerLog(version).reason_static_update("m-1", "i-1", "why") == expected
+
+
+@pytest.mark.parametrize("version, line", [
+    ("2.8", "Member[group.instance.id None, member.id m-1] in group g has left, removing it from the group"),
+    ("3.0", "Member MemberMetadata(m-1) has left group g through explicit `LeaveGroup` request"),
+    ("3.2", "Member MemberMetadata(m-1) has left group g through explicit `LeaveGroup`; client reason: why"),
+])
+def test_member_left_wording_changes_at_3_0_and_3_2(version, line):
+    log = BrokerLog(version)
+    log.member_left(1234, "g", "m-1", None, "why", "MemberMetadata(m-1)")
+    assert log.lines == [OLD_LINE.format(line)]
+
+
+@pytest.mark.parametrize("version, written", [("0.11.0.0", False), ("0.11.0.1", True), ("1.0", True)])
+def test_member_failed_is_info_from_0_11_0_1(version, written):
+    """`onMemberFailure`'s "has failed" line is INFO from 0.11.0.1 (DEBUG or TRACE before)."""
+    log = BrokerLog(version)
+    log.member_failed(1234, "g", "m-1")
+    assert log.lines == ([OLD_LINE.format("Member m-1 in group g has failed, removing it from the group")]
+                         if written else [])
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("2.6", "Updating metadata for member m-1"),
+    ("2.7", "leader m-1 re-joining group during Stable"),
+    ("3.0", "Leader m-1 re-joining group during Stable"),
+    ("3.2", "Leader m-1 re-joining group during Stable; client reason: why"),
+])
+def test_leader_rejoin_reason_by_version(version, expected):
+    assert BrokerLog(version).reason_rejoin("m-1", "Stable", leader=True, metadata_changed=False,
+                                            client_reason="why") == expected
+
+
+def test_the_epoch_bump_line_prints_the_groups_metadata_hash_from_4_1():
+    log = BrokerLog("4.1")
+    log.group_epoch_bumped(1234, "g", 5, {"foo": 6})
+    assert log.lines == [NEW_LINE.format("[GroupId g] Bumped group epoch to 5 with metadata hash 1231248764596688917.")]
+
+
+def test_a_conversion_to_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="^to must be 'consumer' or 'classic', got 'share'$"):
+        BrokerLog("4.0").consumer_group_converted(0, "g", "share")

@@ -622,3 +622,26 @@ def test_a_member_no_longer_awaiting_join_is_counted_out():
     assert group.num_awaiting_join == 1
     group.update_member(member, [("range", b"")], 60_000, 10_000, None)
     assert group.num_awaiting_join == 0 and member.awaiting_join is None
+
+
+def test_after_unloading_a_sync_gets_not_coordinator():
+    sim, coord, ids, _ = stable_group(2)
+    coord.unload_group("g")
+    n = len(sim.events.rows)
+    assert coord.sync_group("g", ids[0], 1).error is Errors.NOT_COORDINATOR
+    assert _rows_after(sim, n) == [(0, "coordinator", "g", ids[0], "SyncGroupResponse", 1, None, None,
+                                    "NOT_COORDINATOR", None, None, None)]
+
+
+def test_the_leaders_rejoin_carries_its_client_reason_and_removals_keep_theirs():
+    """A Stable group's leader rejoining forces a rebalance, with the client's reason (KIP-800, 3.2+);
+    members the coordinator removes keep the reason the consumer reads back (`removal_reason`)."""
+    sim, coord, ids, leader = stable_group(2, kafka_version="3.7")
+    n = len(sim.events.rows)
+    join(coord, "g", leader, reason="why")
+    assert _rows_after(sim, n)[1] == (0, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
+                                      f"Leader {leader} re-joining group during Stable; client reason: why", None,
+                                      "PreparingRebalance")
+    assert coord.removal_reason == {}
+    sim.advance(SESSION)  # the follower never rejoins; the leader, parked in its JoinGroup, is kept alive
+    assert coord.removal_reason == {next(m for m in ids if m != leader): "session_timeout"}

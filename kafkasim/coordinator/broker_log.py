@@ -260,7 +260,7 @@ class BrokerLog:
                     description: str) -> None:
         """`description` is the MemberMetadata toString that 3.x embeds in the line."""
         if self.new_coordinator:
-            self._write(ms, group, "", f"[Group {group}] Member {member} has left group through explicit "
+            self._write_new(ms, group, f"[Group {group}] Member {member} has left group through explicit "
                                        f"`LeaveGroup` request; client reason: {client_reason or 'not provided'}")
         elif self.version >= (3, 0):
             self._write(ms, group, f"Member {description} has left group {group} through explicit `LeaveGroup`"
@@ -307,7 +307,7 @@ class BrokerLog:
 
     def dynamic_member_added(self, ms: int, group: str, state: str, member: str) -> None:
         if self.new_coordinator:
-            self._write(ms, group, "", f"Dynamic member with unknown member id joins group {group} in state {state}. "
+            self._write_new(ms, group, f"Dynamic member with unknown member id joins group {group} in state {state}. "
                                        f"Created a new member id {member} and added the member to the group.")
         elif self.version >= (2, 5):
             self._write(ms, group, f"Dynamic Member with unknown member id joins group {group} in {state} state. "

@@ -411,7 +411,7 @@ class ClassicGroupCoordinator:
             if leader or not member.matches(protocols):  # the leader's JoinGroup always forces a rebalance
                 self._update_member_and_rebalance(
                     group, member, protocols, rebalance_timeout_ms, session_timeout_ms, resp,
-                    self.log.reason_rejoin(member_id, state, leader=leader and member.matches(protocols),
+                    self.log.reason_rejoin(member_id, state, leader=leader,
                                            metadata_changed=not member.matches(protocols), client_reason=reason))
             else:
                 self._fill_join(group, member, resp, with_members=False)

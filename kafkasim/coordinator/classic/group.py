@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 from kafkasim.core.engine import Timer
@@ -178,8 +179,6 @@ class Group:
         """Each member votes for its first protocol that every member supports; most votes wins."""
         count = len(self.members)
         candidates = {n for n, c in self.supported_protocols.items() if c == count}
-        votes: dict[str, int] = {}
-        for member in self.members.values():
-            vote = next(name for name, _ in member.protocols if name in candidates)
-            votes[vote] = votes.get(vote, 0) + 1
-        return max(votes, key=votes.get)  # ties: first voted (Kafka: hash-map order)
+        votes = Counter(next(name for name, _ in member.protocols if name in candidates)
+                        for member in self.members.values())
+        return votes.most_common(1)[0][0]  # ties: first voted (Kafka: hash-map order)
