@@ -7,9 +7,12 @@ GroupCoordinator.scala and GroupMetadataManager.java (docs/broker-log-parser.md)
 """
 
 import gzip
+import os
+import re
 from collections import Counter
 from datetime import datetime
 
+import pyarrow.parquet as pq
 import pytest
 
 from coordinator_helpers import join, stable_group, two_step_join
@@ -17,8 +20,9 @@ from kafkasim import Scenario, simulate
 from kafkasim import faults as F
 from kafkasim.core.config import KAFKA_VERSIONS
 from kafkasim.core.events import FIELDS
-from kafkasim.analysis.log_parser import (ROW_FIELDS, chunk_plan, count_newlines, expand_paths, parse_chunk,
-                                 parse_file, parse_lines)
+from kafkasim.analysis import log_parser as lp
+from kafkasim.analysis.log_parser import (ROW_FIELDS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths,
+                                          fresh_output, parse_chunk, parse_file, parse_lines, write_part)
 
 ORIGIN = datetime(2024, 3, 5, 20, 0, 0)
 LINE = ROW_FIELDS.index("line")
@@ -238,6 +242,41 @@ def test_static_rejoin_of_2_3_has_no_group_in_the_line():
     check(ev, kind="MemberReplaced", group=None, member=M1, reason=M2)
 
 
+# `_TEMPLATES` is built once, when the module is imported; these tests call the builder factories
+# (and `_cg`) again, inside the test, and check what the builder made reads from a matched line.
+@pytest.mark.parametrize("make,key,index,message,expected", [
+    (lambda: lp._added(), "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
+     f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "static", "Stable")),
+    (lambda: lp._added(), "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
+     f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "dynamic", "Stable")),
+    (lambda: lp._added(False), "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
+     f"PreparingRebalance state. Adding to the group now", ("MemberAdded", M1, "dynamic", "PreparingRebalance")),
+    (lambda: lp._removed("session_timeout"), "Member", 0, f"Member {M1} in group my-group has failed",
+     ("MemberRemoved", M1, "session_timeout", None)),
+    (lambda: lp._removed("leave_group"), "Member", 1, f"Member {M1} in group my-group has left, removing it from the "
+     f"group", ("MemberRemoved", M1, "leave_group", None)),
+    (lambda: lp._cg_refused_as("upgrade_unsupported_version"), "Cannot", 2, "Cannot upgrade classic group my-group to "
+     "consumer group: Unsupported version 4.", ("GroupConversionRefused", None, "upgrade_unsupported_version", None)),
+    (lambda: lp._cg_refused_as("downgrade_malformed_protocol"), "Cannot", 4, "Cannot downgrade the consumer group "
+     "my-group: fail to parse the Consumer Protocol consumer", ("GroupConversionRefused", None,
+                                                                 "downgrade_malformed_protocol", None)),
+])
+def test_the_builder_factories_make_the_event_of_their_wording(make, key, index, message, expected):
+    match = lp._TEMPLATES[key][1][index].full.fullmatch(message)
+    kind, member, reason, state = expected
+    (row,) = make()(match, T, lp._Ctx("coordinator", False))
+    assert dict(zip(FIELDS, row)) == {"time": T, "source": "coordinator", "group": "my-group", "member": member,
+                                      "kind": kind, "generation": None, "topic": None, "partition": None,
+                                      "error": None, "reason": reason, "value": None, "state": state}
+
+
+def test_a_consumer_group_pattern_reads_the_group_id_up_to_the_words_that_follow_it():
+    pattern = re.compile(lp._cg(r"Bumped group epoch to " + lp._N))
+    assert pattern.fullmatch("[GroupId my-group] Bumped group epoch to 8").groupdict() == {"g": "my-group", "n": "8"}
+    assert pattern.fullmatch("[GroupId my] group] Bumped group epoch to 8").groupdict() == {"g": "my] group", "n": "8"}
+    assert pattern.fullmatch("[GroupId my-group] Bumped group epoch to x") is None
+
+
 @pytest.mark.parametrize("message,prefix", [
     ("Startup complete.", "[GroupCoordinator 1]: "),
     ("Elected as the group coordinator for partition 12 in epoch 3", "[GroupCoordinator 1]: "),
@@ -299,6 +338,21 @@ def test_docker_partial_entries_are_joined():
     assert [e["member"] for e in evs] == [M1] and result.unparsed == []
 
 
+def test_docker_entries_after_a_joined_one_are_read_on_their_own_line():
+    """A partial entry is joined up to the entry whose "log" ends in a newline; the next entry is a
+    record of its own, kept aside (if unparsed) with its message without that newline."""
+    line, bad = kafka_line(BARE), kafka_line("Preparing to explode group g")
+    lines = [f'{{"log":"{line[:90]}","stream":"stdout","time":"2024-03-05T20:21:14Z"}}',
+             f'{{"log":"{line[90:]}\\n","stream":"stdout","time":"2024-03-05T20:21:14Z"}}',
+             f'{{"log":"{bad}\\n","stream":"stdout","time":"2024-03-05T20:21:14Z"}}']
+    evs, result = events(lines)
+    assert [(e["time"], e["kind"], e["group"], e["member"], e["reason"]) for e in evs] == [
+        (T, "MemberRemoved", "my-group", M1, "session_timeout")]
+    assert [r[LINE] for r in result.rows] == [1]
+    assert result.unparsed == [("<lines>", 3, "unrecognised wording", bad)]
+    assert result.counts["lines"] == 3 and result.counts["coordinator"] == 2
+
+
 # -- wrapped, truncated and malformed --------------------------------------------------------------
 LONG = kafka_line(f"Preparing to rebalance group my-group in state PreparingRebalance with old generation 12 "
                   f"(__consumer_offsets-12) (reason: Adding new member {M1} with group instance id None; client "
@@ -346,6 +400,52 @@ def test_every_cut_of_a_line_is_either_salvaged_correctly_or_kept_aside():
                     elif g is not None:
                         assert g == w, (name, line[:cut])
     assert salvaged > 100
+
+
+def test_a_line_that_begins_with_a_time_of_day_is_never_a_continuation():
+    """With log4j's ABSOLUTE layout (a time of day, no date) the line after a cut record is a record
+    of its own: the cut one keeps its salvaged events, its reason marked as cut."""
+    cut = (f"20:21:14,681 INFO [GroupCoordinator 1]: Preparing to rebalance group my-group in state PreparingRebalance "
+           f"with old generation 4 (__consumer_offsets-12) (reason: removing member {M1} on heartbeat")
+    other = "20:21:15,000 INFO [ReplicaManager broker=1] Shrinking ISR (kafka.server.ReplicaManager)"
+    result = parse_lines([cut, other], origin=ORIGIN)
+    (ev,) = [dict(zip(ROW_FIELDS, r)) for r in result.rows]
+    check(ev, kind="RebalanceStarted", group="my-group", member=None, generation=4, state="PreparingRebalance",
+          reason=f"removing member {M1} on heartbeat…", line=1, time_inferred=True)
+    assert result.unparsed == [("<lines>", 1, "truncated, kept RebalanceStarted with a cut reason", cut)]
+    assert result.counts["joined"] == 0 and result.counts["other"] == 1
+
+
+def test_a_record_without_its_logger_name_is_joined_only_when_it_does_not_read_whole():
+    """A layout without `(%c)`: a record cut by a wrap is joined with the line after it (no logger
+    name ends either); one that reads whole on its own is not, and the line after it (a stack
+    frame) stays another logger's."""
+    head = "2024-03-05 20:21:14,681 INFO [GroupCoordinator 1]: "
+    evs, result = events([f"{head}Member {M1} in group my-group has", "failed, removing it from the group"])
+    (ev,) = evs
+    check(ev, kind="MemberRemoved", group="my-group", member=M1, reason="session_timeout", generation=None, state=None)
+    assert result.unparsed == [] and result.counts["joined"] == 1 and result.counts["other"] == 0
+    reason = f"removing member {M1} on heartbeat expiration"
+    evs, result = events([f"{head}Preparing to rebalance group my-group in state PreparingRebalance with old "
+                          f"generation 4 (__consumer_offsets-12) (reason: {reason})",
+                          "\tat kafka.coordinator.group.GroupCoordinator.onGroupUnloaded(GroupCoordinator.scala:1021)"])
+    (ev,) = evs
+    check(ev, kind="RebalanceStarted", group="my-group", generation=4, reason=reason, state="PreparingRebalance")
+    assert result.unparsed == [] and result.counts["joined"] == 0 and result.counts["other"] == 1
+
+
+def test_the_reason_of_a_cut_line_begins_at_its_first_reason_marker():
+    """The client's reason is free text, and may hold "(reason: " itself."""
+    reason = (f"Updating metadata for member {M1} during Stable; client reason: rebalance failed (reason: session "
+              f"timed out)")
+    line = kafka_line(f"Preparing to rebalance group my-group in state PreparingRebalance with old generation 4 "
+                      f"(__consumer_offsets-12) (reason: {reason})")
+    cut = line[:line.index(" timed out")] + "..."
+    evs, result = events(cut)
+    (ev,) = evs
+    check(ev, kind="RebalanceStarted", group="my-group", generation=4, state="PreparingRebalance",
+          reason=f"Updating metadata for member {M1} during Stable; client reason: rebalance failed (reason: session…")
+    assert result.unparsed == [("<lines>", 1, "truncated, kept RebalanceStarted with a cut reason", cut)]
 
 
 def test_an_ellipsis_marks_a_cut_line():
@@ -405,6 +505,59 @@ def test_chunks_read_exactly_what_the_whole_file_reads(tmp_path):
         for p, start, end in chunk_plan([str(path)], chunk_bytes=size):
             rows += parse_chunk(p, start, end, count_newlines(p, 0, start)).rows
         assert rows == whole.rows, size
+
+
+def test_a_record_wrapped_over_the_end_of_a_chunk_takes_its_continuations_from_the_next(tmp_path):
+    """A record wrapped over 4 lines (the most joined), its first line the last of a chunk: that
+    chunk reads the 3 continuation lines past its end and yields the record's events."""
+    a, c = 100, LONG.index("provided)")
+    pieces = [LONG[:a], LONG[a:(a + c) // 2], LONG[(a + c) // 2:c], LONG[c:]]
+    path = tmp_path / "server.log"
+    path.write_text("\n".join(pieces) + "\n")
+    boundary = len(pieces[0]) + 1
+    first, second = parse_chunk(str(path), 0, boundary, 0, ORIGIN), parse_chunk(str(path), boundary,
+                                                                                  path.stat().st_size, 1, ORIGIN)
+    reason = f"Adding new member {M1} with group instance id None; client reason: not provided"
+    assert [r[:len(FIELDS)] + (r[LINE],) for r in first.rows] == [
+        (T, "coordinator", "my-group", M1, "MemberAdded", 12, None, None, None, "dynamic", None, None, 1),
+        (T, "coordinator", "my-group", None, "RebalanceStarted", 12, None, None, None, reason, None,
+         "PreparingRebalance", 1)]
+    assert first.unparsed == [] and first.counts["joined"] == 1
+    assert second.rows == [] and second.unparsed == []
+    whole = parse_file(str(path), ORIGIN)
+    assert first.rows == whole.rows
+    # The chunks' counts add up to the whole file's: 4 lines, none of another logger. The second
+    # chunk sees the 3 continuations as other loggers' lines; the first takes them off its own.
+    assert (first.counts["lines"], first.counts["other"], second.counts["lines"], second.counts["other"]) == (
+        1, -3, 3, 3)
+    assert (whole.counts["lines"], whole.counts["other"]) == (4, 0)
+
+
+def test_tables_and_parquet_parts_name_their_columns(tmp_path):
+    """events_table has the columns of ROW_FIELDS, unparsed_table those of UNPARSED_FIELDS, and
+    write_part writes each as out/events/part-<index>.parquet and out/unparsed/part-<index>.parquet."""
+    bad = kafka_line("Preparing to explode group g")
+    result = parse_lines([kafka_line(BARE), bad], file="server.log", origin=ORIGIN)
+    event = {"time": T, "source": "coordinator", "group": "my-group", "member": M1, "kind": "MemberRemoved",
+             "generation": None, "topic": None, "partition": None, "error": None, "reason": "session_timeout",
+             "value": None, "state": None, "file": "server.log", "line": 1, "seq": 1_000_000, "time_inferred": False}
+    kept = {"file": "server.log", "line": 2, "problem": "unrecognised wording", "text": bad}
+    assert result.events_table().column_names == list(ROW_FIELDS)
+    assert result.unparsed_table().column_names == list(UNPARSED_FIELDS)
+    assert result.events_table().to_pylist() == [event] and result.unparsed_table().to_pylist() == [kept]
+    out = str(tmp_path / "out")
+    fresh_output(out)
+    write_part(result, out, 7)
+    assert sorted(os.listdir(out)) == ["events", "unparsed"]
+    assert os.listdir(os.path.join(out, "events")) == os.listdir(os.path.join(out, "unparsed")) == ["part-00007.parquet"]
+    assert pq.read_table(os.path.join(out, "events", "part-00007.parquet")).to_pylist() == [event]
+    assert pq.read_table(os.path.join(out, "unparsed", "part-00007.parquet")).to_pylist() == [kept]
+
+
+def test_lines_given_without_a_file_name_are_named_lines():
+    bad = kafka_line("Preparing to explode group g")
+    result = parse_lines([bad])
+    assert result.files == ["<lines>"] and result.unparsed == [("<lines>", 1, "unrecognised wording", bad)]
 
 
 def test_rotated_and_compressed_files(tmp_path):

@@ -342,6 +342,20 @@ def test_a_line_longer_than_the_limit_is_read_up_to_it():
     assert [(e["kind"], e["generation"], e["reason"]) for e in evs] == [("TargetAssignmentComputed", 8, "uniform")]
 
 
+def test_cri_parts_past_the_line_limit_are_dropped():
+    """A record that Kubernetes split into CRI parts of more than MAX_LINE_CHARS in all is read up to
+    the part that passes the limit: the rest is dropped (its lines still consumed), and the record,
+    cut, is kept aside."""
+    half = "m" * (MAX_LINE_CHARS // 2)
+    first = f"2024-03-05T20:21:14.690Z stdout P {STAMP} INFO [GroupCoordinator 1]: Member {half}"
+    last = f"2024-03-05T20:21:14.690Z stdout F {half} in group my-group has failed, removing it from the group ({GRP})"
+    evs, result = rows([first, last])
+    assert evs == []
+    assert result.unparsed == [("<lines>", 1, "truncated or unrecognised wording",
+                                f"{first[:MAX_KEPT_CHARS]}… ({len(first):,} characters)")]
+    assert result.counts["lines"] == 2 and result.counts["coordinator"] == 1 and result.counts["other"] == 0
+
+
 def test_a_file_of_one_endless_line_is_read_in_bounded_memory(tmp_path):
     path = tmp_path / "server.log"
     with open(path, "wb") as f:
@@ -445,6 +459,20 @@ def test_an_unreadable_file_is_reported(tmp_path, monkeypatch):
     assert chunk_plan([str(path)]) == [(str(path), 0, 0)] and count_newlines(str(path), 0, 10) == 0
 
 
+def test_a_fault_of_the_parser_while_reading_a_file_is_that_files_problem(tmp_path, monkeypatch):
+    path = tmp_path / "server.log"
+    path.write_text(kafka_line(BARE) + "\n")
+
+    def broken(parser, f):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(lp, "_parse_open_file", broken)
+    result = parse_file(str(path), ORIGIN)
+    assert result.unparsed == [(str(path), 0, "not read (RuntimeError: a bug)", "")]
+    assert result.file_problems == [(str(path), 0, "not read (RuntimeError: a bug)")]
+    assert result.files == [str(path)] and result.rows == [] and result.counts == {"unparsed": 1, "unreadable": 1}
+
+
 def test_the_spark_path_is_total_too(spark, tmp_path):
     from kafkasim.analysis import spark as ks
 
@@ -473,6 +501,13 @@ def test_a_record_without_a_date_takes_the_time_of_the_line_before_it():
 def test_a_record_whose_date_was_cut_keeps_its_time_of_day():
     evs, _ = rows([kafka_line(BARE, "[2024-03-05 23:59:59,000]"), f"00:00:01,500] INFO [GroupCoordinator 1]: {BARE} ({GRP})"])
     assert [(e["time"], e["time_inferred"]) for e in evs] == [(4 * 3600_000 - 1000, False), (4 * 3600_000 + 1500, True)]
+
+
+def test_the_last_millisecond_of_a_day_is_a_possible_time_of_day():
+    evs, result = rows([kafka_line(BARE, "[2024-03-05 23:58:00,000]"),
+                        f"23:59:59,999 INFO [GroupCoordinator 1]: {BARE} ({GRP})"])
+    assert [(e["time"], e["time_inferred"]) for e in evs] == [(4 * 3600_000 - 120_000, False), (4 * 3600_000 - 1, True)]
+    assert result.unparsed == []
 
 
 def test_records_before_the_first_date_take_the_next_one():
@@ -542,6 +577,26 @@ def test_fused_records_of_every_kind():
     assert result.unparsed == []
 
 
+def test_a_fused_record_begins_right_after_the_logger_name_before_it():
+    """Also after a record whose message is empty: what comes between the logger name and the next
+    record (a space) is the next record's, as its text in ``unparsed`` shows."""
+    second = kafka_line("Preparing to explode group g", "[2024-03-05 20:21:15,000]")
+    for first, kinds in ((kafka_line(BARE), ["MemberRemoved"]), (kafka_line(""), [])):
+        evs, result = rows([first + " " + second])
+        assert [(e["kind"], e["time"], e["line"]) for e in evs] == [(kind, T, 1) for kind in kinds]
+        assert result.unparsed == [("<lines>", 1, "unrecognised wording", " " + second)]
+        assert result.counts["split"] == 1 and result.counts["coordinator"] == 2
+
+
+def test_a_fused_record_without_a_date_or_a_logger_name_is_split_before_its_level():
+    """A layout without `(%c)`, the second record's date lost in the paste: the first record ends
+    before the level word of the second, which takes the first one's time."""
+    evs, result = rows([f"2024-03-05 20:21:14,681 INFO [GroupCoordinator 1]: {BARE} INFO [GroupCoordinator 1]: {BARE}"])
+    assert [(e["kind"], e["member"], e["reason"], e["time"], e["time_inferred"]) for e in evs] == [
+        ("MemberRemoved", M1, "session_timeout", T, False), ("MemberRemoved", M1, "session_timeout", T, True)]
+    assert result.unparsed == [] and result.counts["split"] == 1
+
+
 @pytest.mark.parametrize("frame", [lambda x: f"│{x}│", lambda x: f"│ {x}      │", lambda x: f"┃ {x} ┃",
                                    lambda x: f"║{x}║", lambda x: f"  12 │ {x}", lambda x: f"{x}   │",
                                    lambda x: f"│ {x.replace(' (reason', ' │ │ (reason')} │"])
@@ -580,6 +635,17 @@ def test_frames_on_lines_joined_with_their_continuation_by_a_paste():
     assert [e["reason"] for e in evs] == [REASON]
 
 
+def test_a_frame_that_cut_a_word_is_joined_without_its_spaces():
+    """A frame with spaces around it (wider than the left border's padding) reads as a space first;
+    the join without one is tried too, and kept when only it reads whole."""
+    line = kafka_line(REBALANCE)
+    k = line.index("generation") + 5
+    (ev,), result = rows([f"│{line[:k]} │ {line[k:]}│"])
+    assert [ev[f] for f in FIELDS] == [T, "coordinator", "my-group", None, "RebalanceStarted", 4, None, None, None,
+                                       REASON, None, "PreparingRebalance"]
+    assert result.unparsed == []
+
+
 # -- every example of docs/log-reader.md ------------------------------------------------------------
 def _doc_examples() -> list[tuple[str, list[str]]]:
     """(title, lines) of every ```log block of the page, with the kinds its `reads as` line names."""
@@ -605,3 +671,28 @@ def test_a_whole_paste_may_be_given_as_one_string():
     assert [(r[4], r[COL["line"]], r[COL["time_inferred"]]) for r in result.rows] == [("MemberRemoved", 2, True),
                                                                                       ("MemberRemoved", 3, False)]
     assert result.counts["lines"] == 3
+
+
+def test_a_line_past_the_limit_is_kept_aside_even_when_its_wording_is_not_read():
+    """Scanned-regexes lines are read as no event; one cut at MAX_LINE_CHARS is still reported, with
+    the limit it passed (what was past it is unknown)."""
+    regexes = ", ".join(f"orders-{i}-.*" for i in range(120_000))
+    line = kafka_line(f"[GroupId my-group] Scanned 42 topics to refresh regular expressions [{regexes}] in 1ms.",
+                      prefix="[GroupCoordinator id=1 topic=__consumer_offsets partition=1] ",
+                      logger="org.apache.kafka.coordinator.group.GroupMetadataManager")
+    assert len(line) > MAX_LINE_CHARS
+    evs, result = rows([line])
+    assert evs == [] and result.counts["ignored"] == 0
+    assert result.unparsed == [("<lines>", 1, f"a line of more than {MAX_LINE_CHARS:,} characters, read up to there",
+                                f"{line[:MAX_KEPT_CHARS]}… ({MAX_LINE_CHARS:,} characters)")]  # the part read
+
+
+def test_a_time_reads_the_same_alone_and_after_a_line_of_the_same_second():
+    """The fast path for a second already read takes three ASCII digits of milliseconds after a
+    space-separated date, as the full pattern does; other heads are read by the pattern either way."""
+    for head, ms in [("[2024-03-05 20:21:14,+12]", 0), ("[2024-03-05 20:21:14,1_2]", 100),
+                     ("[2024-03-05X20:21:14,681]", 681)]:
+        later = kafka_line(BARE).replace(STAMP, head)
+        alone, after = rows([later]), rows([kafka_line(BARE), later])
+        assert [e["time"] for e in alone[0]] == [T - 681 + ms]
+        assert [e["time"] for e in after[0]] == [T, T - 681 + ms]

@@ -190,11 +190,12 @@ def _ev(t, kind, group, member=None, generation=None, reason=None, value=None, s
 
 def _int(text):
     """A number of the line; past 18 digits (which `int` may refuse to convert, and no Arrow column
-    holds) it is infinite, so that the range check of `LogParser._emit` leaves the field empty."""
+    holds) it is infinite, whatever its sign, so that the range check of `LogParser._emit` leaves the
+    field empty (and `_number` names it "of more than 18 digits")."""
     if text is None:
         return None
     if len(text) > 19:
-        return -_INF if text[0] == "-" else _INF
+        return _INF
     return int(text)
 
 
@@ -630,7 +631,7 @@ def _offset(zone: str) -> timedelta | None:
 
 
 def _number(x) -> str:
-    return "of more than 18 digits" if x in (_INF, -_INF) or x != x else f"{x:,}" if isinstance(x, int) else f"{x:g}"
+    return "of more than 18 digits" if x == _INF else f"{x:,}" if isinstance(x, int) else f"{x:g}"  # _INF: see `_int`
 
 
 def _in_range(event: tuple) -> tuple[tuple, str]:
@@ -831,7 +832,7 @@ class LogParser:
         self._pushed: list[str] = []
         self._owned_done = False
         n = first_line - 1
-        other = physical = 0
+        other = physical = borrowed = 0
         it, pushed = self._it, self._pushed
         last_other = None
         while True:  # the hot loop: most lines of a server.log are other loggers'
@@ -856,11 +857,15 @@ class LogParser:
                 result.unparsed.append((self.file, n, f"not read ({type(exc).__name__}: {exc})"[:300], _kept(line)))
             last_other = None
             n += used
-            physical += used
+            physical += self._taken
+            borrowed += used - self._taken
         if self._pending:
             self._settle(None)
+        # Continuation lines taken from the next chunk are counted there, as other loggers' lines
+        # (the next chunk cannot know they continue a record): they are taken off this chunk's
+        # "other", so that the counts of a file's chunks add up to those of the whole file.
         counts["lines"] += physical
-        counts["other"] += other
+        counts["other"] += other - borrowed
         counts["unparsed"] = len(result.unparsed)
         counts["events"] = len(result.rows)
         return result
@@ -1045,7 +1050,11 @@ class LogParser:
 
     @staticmethod
     def _outcome(kind, complete, payload, note, when, split):
-        """An outcome without events: its own time only (it is a neighbour for the records around it)."""
+        """An outcome without events: its own time only (it is a neighbour for the records around it).
+        A line cut at MAX_LINE_CHARS (the only note an ignored line can carry) is kept aside even when
+        its wording is one not read: what was past the limit is unknown."""
+        if kind == _IGNORED and note is not None:
+            kind, payload, note = _UNPARSED, note, None
         problem = payload if note is None or kind != _UNPARSED else f"{payload}; {note}"
         return (kind, complete, problem, None, when if when.__class__ is int else when[0], False, None, split, False)
 
@@ -1058,14 +1067,14 @@ class LogParser:
         # The fast way: a head that ends as Kafka's own layout does, `[2024-03-05 20:21:14,681] INFO `
         # (behind a container's prefix or not), with a second already read by the pattern below. No
         # other date can follow it in the 5 or 6 characters left, so it is the last one of the head.
+        # Its milliseconds must be three ASCII digits, as the pattern reads them (`int` would also
+        # take "+12", "1_2" or other scripts' digits).
         i = size - 31 if head[size - 31:size - 30] == "[" else size - 32
-        if i >= 0 and head[i] == "[" and head[i + 24:i + 26] == "] " and head[i + 20] == ",":
+        if i >= 0 and head[i] == "[" and head[i + 24:i + 26] == "] " and head[i + 20] == "," and head[i + 11] == " ":
             base = self._seconds.get((head[i + 1:i + 11], head[i + 12:i + 20], None))
-            if base.__class__ is int:
-                try:
-                    return base + int(head[i + 21:i + 24])
-                except ValueError:  # not three digits: read by the pattern below
-                    pass
+            ms = head[i + 21:i + 24]
+            if base.__class__ is int and ms.isascii() and ms.isdigit():
+                return base + int(ms)
         m = _WHEN.match(head, size - _HEAD_WINDOW if size > _HEAD_WINDOW else 0)
         if m is None:
             return _NO_TIME
@@ -1619,7 +1628,7 @@ def _parse_range(parser: LogParser, f, start: int, end: int, newlines_before: in
             data += _rest_of_line(f, _LINE_BYTES)  # the last line that begins before `end`, read to its end
     except OSError as exc:
         return parser.failed(_why(parser.file, exc), newlines_before)
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode(errors="replace")  # UTF-8
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -1632,7 +1641,7 @@ def _parse_range(parser: LogParser, f, start: int, end: int, newlines_before: in
                 return
             if not raw:
                 return
-            yield raw.decode("utf-8", errors="replace")
+            yield raw.decode(errors="replace")  # UTF-8
 
     return parser.parse(lines, first_line, lookahead())
 
