@@ -865,10 +865,12 @@ def test_large_group_smoke():
 # -- mutation survivors: behaviours no test pinned down (make mutation) ---------------------------
 @pytest.mark.parametrize("assignor", ["range", "roundrobin"])
 def test_a_topic_nobody_subscribes_to_does_not_stop_the_topics_after_it(assignor):
-    """Topic "a" sorts first and has no subscriber: the assignor skips it and still assigns "b"."""
+    """Topic "a" sorts first and has no subscriber: the assignor skips it and still assigns "b".
+    `assign` drops "a" before the assignor runs, so the table entry is also called with it."""
     subs = {"m-1": Subscription(("b",)), "m-2": Subscription(("b",))}
-    got = assign(assignor, {"a": 2, "b": 2}, subs)
-    assert got == {"m-1": [("b", 0)], "m-2": [("b", 1)]}
+    expected = {"m-1": [("b", 0)], "m-2": [("b", 1)]}
+    assert assign(assignor, {"a": 2, "b": 2}, subs) == expected
+    assert ASSIGNORS[assignor]({"a": 2, "b": 2}, subs, (3, 9)) == expected
 
 
 def test_member_ids_sort_in_javas_utf16_order():
@@ -890,3 +892,30 @@ def test_an_unknown_assignor_without_a_near_name_gets_no_hint():
     with pytest.raises(ConfigError) as e:
         assignor_name("zzzzzzzz")
     assert str(e.value).endswith("such as org.apache.kafka.clients.consumer.RangeAssignor.")
+
+
+@pytest.mark.parametrize("count", [-1, True, 2.0, "3"])
+def test_a_partition_count_that_is_not_an_int_of_at_least_0_is_named(count):
+    with pytest.raises(ValueError) as e:
+        assign("range", {"t": count}, {"m-1": Subscription(("t",))})
+    assert str(e.value) == f"partition count of topic 't' must be an int >= 0, got {count!r}"
+
+
+def test_owned_partitions_given_as_lists_are_stored_as_tuples():
+    """Subscription turns `owned` into a tuple of (topic, int) pairs, so a claim written as a list
+    (as JSON gives it) still counts: C0 keeps t0-1, C1 gets t0-0 (path 1, minQuota 1, by hand)."""
+    c0 = S(("t0",), [["t0", 1]], 1)
+    assert c0.owned == (("t0", 1),)
+    assert c0 == S(("t0",), (("t0", 1),), 1)
+    assert assign("sticky", {"t0": 2}, {"C0": c0, "C1": S(("t0",))}) == {"C0": [("t0", 1)], "C1": [("t0", 0)]}
+
+
+def test_sticky_general_path_keeps_moving_from_the_same_holder_before_the_next_topic():
+    """Path 2 (C's subscription differs): A owns all of t1 and t2, B nothing. Balancing takes t1
+    first (topics by subscriber count, then name) and keeps taking from A, still the most loaded
+    holder, until A and B have 4 each: B gets all of t1 and t2 stays with A (worked out by hand
+    from the module docstring). Leaving A out after one move would hand B 1 of t1 and 3 of t2."""
+    owned = tuple(parts("t1", 0, 1, 2, 3) + parts("t2", 0, 1, 2, 3))
+    subs = {"A": S(("t1", "t2"), owned, 1), "B": S(("t1", "t2")), "C": S(("t3",))}
+    got = assign("sticky", {"t1": 4, "t2": 4, "t3": 1}, subs)
+    assert as_sets(got) == {"A": set(parts("t2", 0, 1, 2, 3)), "B": set(parts("t1", 0, 1, 2, 3)), "C": {("t3", 0)}}

@@ -232,7 +232,7 @@ def _roundrobin(ppt: dict[str, int], subs: Mapping[str, Subscription], _v: tuple
             j = bisect.bisect_left(idx, cursor)   # first subscriber at or after the cursor, wrapping
             i = idx[j] if j < len(idx) else idx[0]
             result[order[i]].append((t, p))
-            cursor = i + 1 if i + 1 < len(order) else 0
+            cursor = i + 1   # past the last member: bisect finds no one and wraps to idx[0]
     return result
 
 
@@ -322,16 +322,15 @@ def _constrained(ppt: dict[str, int], members: list[str], valid: dict[str, list[
     # Step 2: round robin over the under-minQuota members, then the exactly-minQuota ones.
     transferring: dict[TopicPartition, str] = {}
     pos = 0   # the position of Java's iterator over `under`
+    # Java's IllegalStateException checks ("No more unfilled consumers to be assigned.", and after
+    # the loop the count of members over minQuota and each member reaching minQuota) cannot fire:
+    # the quotas add up to exactly the number of partitions, so they are left out.
     for tp in unassigned:
-        from_under = True
         if pos < len(under):
             m = under[pos]
             pos += 1
         elif not under:
-            if not exact:
-                raise AssertionError("sticky assignor: no more unfilled members to assign to (a bug)")
             m = exact.popleft()
-            from_under = False
         else:
             m = under[0]
             pos = 1
@@ -340,14 +339,10 @@ def _constrained(ppt: dict[str, int], members: list[str], valid: dict[str, list[
         revoker = maybe_revoked.get(tp)
         if (revoker is not None and revoker != m) or tp in multiply:
             transferring[tp] = m
-        if len(lst) == min_quota and from_under:
+        if len(lst) == min_quota:   # only an `under` member: one from `exact` now has minQuota + 1
             pos -= 1
             del under[pos]        # unfilledConsumerIter.remove()
             exact.append(m)
-        elif len(lst) == max_quota:
-            current_over += 1
-    if under and (current_over != expected_over or any(len(assignment[m]) != min_quota for m in under)):
-        raise AssertionError("sticky assignor: a member did not reach minQuota (a bug)")
     return assignment, transferring
 
 

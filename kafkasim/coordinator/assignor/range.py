@@ -49,9 +49,9 @@ class RangeAssignor:
     @staticmethod
     def sorted_members(spec: GroupSpec) -> list[str]:
         """Static members first by instance id, then dynamic members by member id (Java string order)."""
-        def key(member_id: str) -> tuple[int, bytes]:
+        def key(member_id: str) -> tuple[bool, bytes]:
             instance = spec.instance_id(member_id)
-            return (0, java_order(instance)) if instance is not None else (1, java_order(member_id))
+            return (False, java_order(instance)) if instance is not None else (True, java_order(member_id))
         return sorted(spec.member_ids, key=key)
 
     def __repr__(self) -> str:

@@ -145,7 +145,7 @@ def _fill(result: dict[str, Assignment], unfilled: list[tuple[str, int]], pool: 
     at = 0
     for member_id, quota in unfilled:
         if at >= len(pool):
-            break
+            return   # the pool is used up: nothing is left unassigned
         taken = pool[at:at + quota]
         at += len(taken)
         grown: dict[str, set[int]] = {t: set(ps) for t, ps in result[member_id].items()}
