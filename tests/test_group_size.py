@@ -50,6 +50,27 @@ def test_kip_vs_shipped_table():
     assert old.loc["default", "Kafka 2.1"] == "(none)" and old.loc["error", "Kafka 2.1"] == "(none)"
 
 
+KIP_389_DRAFT_COLUMN = ["group.max.size", "1,000,000", "not stated", "GROUP_MAX_SIZE_REACHED = 77",
+                        "handleJoinGroup and handleSyncGroup", "fails (fatal)", "120 MB per group (120 B x 1,000,000)"]
+
+
+@pytest.mark.parametrize("version, shipped", [
+    ("2.1", ["(absent before 2.2)", "(none)", "-", "(none)", "nothing: groups grow without limit", "-", "-"]),
+    ("2.2", ["group.max.size", "2,147,483,647", "[1, 2147483647] (atLeast(1), int)",
+             "GROUP_MAX_SIZE_REACHED = 81 (77 went to STALE_BROKER_EPOCH)", "JoinGroup only (acceptJoiningMember)",
+             "fatal: poll() throws GroupMaxSizeReachedException", "unbounded in practice"]),
+])
+def test_kip_vs_shipped_table_row_by_row(version, shipped):
+    """KIP-389's draft against the release: the config from 2.2 (KafkaConfig.GroupMaxSizeProp, default
+    Int.MaxValue, atLeast(1)), error code 81 (77 was taken by KIP-380's STALE_BROKER_EPOCH), checked
+    in JoinGroup only, fatal in the consumer."""
+    table = kip_vs_shipped(version)
+    assert table.columns.tolist() == ["aspect", "KIP-389 draft", f"Kafka {version}"]
+    assert table.values.tolist() == [list(row) for row in zip(
+        ["config", "default", "valid range", "error", "checked on", "consumer on the error", "memory at the default"],
+        KIP_389_DRAFT_COLUMN, shipped)]
+
+
 # -- bad input -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("value, words", [
     (0, "Value must be at least 1"), (-5, "Value must be at least 1"), (1.5, "32-bit integer"),
@@ -145,8 +166,43 @@ def test_storm_is_deterministic():
     assert a.broker_log == b.broker_log
 
 
+def test_a_short_storm_sample_by_sample():
+    """One join a second for 3 s: joins at 0, 1 and 2 s (none at the end), samples at 0 to 3 s
+    inclusive, each member 173 B (a 3.7 client: range + cooperative-sticky), the group held in
+    PreparingRebalance by the initial rebalance delay; the broker log names each new member."""
+    storm = JoinStorm(kafka_version="3.7", joins_per_s=1, duration_ms=3_000, sample_ms=1_000,
+                      session_timeout_ms=6_000, rebalance_timeout_ms=10_000)
+    assert (storm.consumer_config["session.timeout.ms"], storm.consumer_config["max.poll.interval.ms"]) == (
+        6_000, 10_000)
+    run = storm.run()
+    assert run.samples.values.tolist() == [[0, 1, 0, 173, "PreparingRebalance"], [1000, 2, 0, 346, "PreparingRebalance"],
+                                           [2000, 3, 0, 519, "PreparingRebalance"], [3000, 3, 0, 519, "PreparingRebalance"]]
+    assert (run.joins, run.accepted, run.rejected) == (3, 3, 0)
+    assert [line[:25] for line in run.broker_log if "Dynamic member" in line] == [
+        "[2026-01-01 00:00:00,000]", "[2026-01-01 00:00:01,000]", "[2026-01-01 00:00:02,000]"]
+    assert "Preparing to rebalance group workbook-group in state PreparingRebalance with old generation 0 " \
+           "(__consumer_offsets-24)" in run.broker_log[1]
+
+
+def test_group_bytes_count_pending_member_ids():
+    """A 2.2+ member that got MEMBER_ID_REQUIRED and has not come back is only its id (40 B here)."""
+    from kafkasim.coordinator.group_size import group_bytes
+
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="3.7")
+    first = coord.join_group("g", "", session_timeout_ms=10_000, rebalance_timeout_ms=60_000,
+                             protocols=[("range", b"")], client_id="c-1")
+    assert first.error is Errors.MEMBER_ID_REQUIRED and len(first.member_id) == 40
+    assert group_bytes(coord.groups["g"]) == 40 and group_bytes(None) == 0
+
+
+@pytest.mark.parametrize("name", ["duration_ms", "sample_ms"])
+def test_the_smallest_storm_times_are_one_millisecond(name):
+    assert getattr(JoinStorm(**{name: 1}), name) == 1
+
+
 def test_storm_grid_labels_each_storm():
     grid = storm_grid([100, None], [5, 10], duration_ms=30_000, sample_ms=10_000)
+    assert grid.index.tolist() == list(range(4 * 4))  # 4 storms of 4 samples (0, 10, 20, 30 s), numbered anew
     assert sorted(grid["group_max_size"].unique()) == [100, INT_MAX]
     assert sorted(grid["joins_per_s"].unique()) == [5.0, 10.0]
     assert grid.groupby(["group_max_size", "joins_per_s"])["members"].max().loc[(100, 10.0)] == 100

@@ -233,9 +233,8 @@ def _run_storm(storm: JoinStorm) -> StormRun:
             sim.schedule(storm.interval_ms, join)
 
     def sample() -> None:
-        group = coord.groups.get(storm.group_id)
-        samples.append((sim.now, len(group.members) if group else 0, len(group.pending_join) if group else 0,
-                        group_bytes(group), group.state if group else None))
+        group = coord.groups[storm.group_id]  # created by the join at 0, which runs first
+        samples.append((sim.now, len(group.members), len(group.pending_join), group_bytes(group), group.state))
         if sim.now + storm.sample_ms <= storm.duration_ms:
             sim.schedule(storm.sample_ms, sample)
 
