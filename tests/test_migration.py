@@ -373,3 +373,72 @@ def test_the_log_parser_reads_every_migration_line_back(policy, to, start):
     assert result.unparsed == []
     parsed = [(r[0], r[9]) for r in result.rows if r[4] in ("GroupConverted", "GroupConversionRefused")]
     assert parsed == conversions(run) and parsed
+
+
+# -- the rows of classic requests to a consumer group (GroupCoordinator's classic side) -------------
+CLASSIC_KINDS = ("JoinGroup", "JoinGroupResponse", "SyncGroupResponse", "Heartbeat", "LeaveGroup")
+
+
+def test_a_classic_members_requests_to_a_consumer_group_row_by_row():
+    """Each classic request to a consumer group is written as the classic coordinator writes it:
+    the request (JoinGroup with the client's reason, LeaveGroup), the answer with its error, the
+    group epoch as generation unless the answer has one, the requester (client id) as reason when
+    the answer names another member, and the consumer group's state."""
+    g = Group(record_heartbeats=True)
+    g.cg_join("m1")
+    n = len(g.sim.events.rows)
+    first = g.coord.join_group("g", "", None, 10000, 60000, "consumer", [("range", subscription())],
+                               client_id="c1", reason="why")
+    m = first.member_id
+    joined = g.join(m, client="c1", protocols=("range",))
+    g.sync(m, 2)
+    assert (g.heartbeat(m, 2), g.heartbeat(m, 99)) == (Errors.NONE, Errors.ILLEGAL_GENERATION)
+    g.coord.leave_group("g", [(m, None)], reason="bye")
+    assert (first.error, joined.error, joined.generation_id) == (Errors.MEMBER_ID_REQUIRED, Errors.NONE, 2)
+    rows = [tuple(r) for r in g.sim.events.rows[n:] if r[4] in CLASSIC_KINDS]
+    assert rows == [
+        (0, "coordinator", "g", "c1", "JoinGroup", 1, None, None, None, "why", None, "Stable"),
+        (0, "coordinator", "g", m, "JoinGroupResponse", 1, None, None, "MEMBER_ID_REQUIRED", "c1", None, "Stable"),
+        (0, "coordinator", "g", m, "JoinGroup", 1, None, None, None, None, None, "Stable"),
+        (0, "coordinator", "g", m, "JoinGroupResponse", 2, None, None, "NONE", None, None, "Reconciling"),
+        (0, "coordinator", "g", m, "SyncGroupResponse", 2, None, None, "NONE", None, None, "Reconciling"),
+        (0, "coordinator", "g", m, "Heartbeat", 2, None, None, "NONE", None, None, "Reconciling"),
+        (0, "coordinator", "g", m, "Heartbeat", 99, None, None, "ILLEGAL_GENERATION", None, None, "Reconciling"),
+        (0, "coordinator", "g", m, "LeaveGroup", 2, None, None, None, "bye", None, "Reconciling")]
+
+
+def test_classic_heartbeats_to_a_consumer_group_write_a_row_only_when_failed_unless_recorded():
+    g = Group(record_heartbeats=False)
+    g.cg_join("m1")
+    m = g.join(g.join(client="c1").member_id, client="c1").member_id
+    n = len(g.sim.events.rows)
+    assert (g.heartbeat(m, 2), g.heartbeat(m, 7)) == (Errors.NONE, Errors.ILLEGAL_GENERATION)
+    assert [(r[3], r[4], r[5], r[8]) for r in g.sim.events.rows[n:]] == [(m, "Heartbeat", 7, "ILLEGAL_GENERATION")]
+
+
+def test_a_classic_member_in_a_consumer_group_keeps_what_it_joined_with():
+    """`classicGroupJoinToConsumerGroup` keeps the classic member's session timeout (JoinGroup's
+    default here: 45 s, the consumer's default) and client id; SyncGroup checks its instance id (an
+    unknown static member is UNKNOWN_MEMBER_ID); the consumer groups get the broker's session timeout."""
+    g = Group(group_consumer_session_timeout_ms=20000)
+    g.cg_join("m1")
+    joined = g.coord.join_group("g", "", "i-1", protocols=[("range", subscription())], client_id="c9")
+    classic = g.coord.consumer_groups.member("g", joined.member_id).classic
+    assert (classic.session_timeout_ms, classic.client_id) == (45000, "c9")
+    assert g.coord.sync_group("g", joined.member_id, 2, None, "i-2").error is Errors.UNKNOWN_MEMBER_ID
+    assert g.coord.sync_group("g", joined.member_id, 2, None, "i-1").error is Errors.NONE
+    assert g.coord.consumer_groups.session_timeout_ms == 20000
+
+
+def test_consumer_protocol_methods_are_the_managers():
+    """GroupCoordinator forwards the consumer protocol's methods to its ConsumerGroupManager (built
+    here, in the test, because mutation testing switches code on only after import)."""
+    from kafkasim.coordinator.group_coordinator import _consumer_protocol
+    from kafkasim.coordinator.modern.consumer import ConsumerGroupManager
+
+    g = Group()
+    g.cg_join("m1")
+    epoch = _consumer_protocol("group_epoch")
+    assert (epoch.__name__, epoch.__doc__, epoch.__wrapped__) == (
+        "group_epoch", ConsumerGroupManager.group_epoch.__doc__, ConsumerGroupManager.group_epoch)
+    assert epoch(g.coord, "g") == 1 and _consumer_protocol("member_ids")(g.coord, "g") == ["m1"]
