@@ -836,3 +836,33 @@ def test_protocol_rules_by_version(version, rejoin0, regex, extra, keeps, own_pe
     # Two-part versions are padded with zeros: "4.1" is 4.1.0.
     assert rules.version == tuple(int(p) for p in (version + ".0.0").split("."))[:3]
     assert Rules() == Rules(False, False, False)
+
+
+def test_protocol_rules_of_a_version_given_as_a_tuple():
+    from kafkasim.coordinator.modern.consumer import ProtocolRules
+
+    assert ProtocolRules.for_version((4,)).version == (4, 0, 0)
+    assert ProtocolRules.for_version((4, 1)) == ProtocolRules.for_version("4.1.0")
+    assert ProtocolRules.for_version((4, 1, 2, 7)).version == (4, 1, 2)
+
+
+def test_a_heartbeat_response_and_an_api_error_read_as_kafkas():
+    """An error response shows only its error and message (ConsumerGroupHeartbeatResponse.json's
+    defaults for the rest); an ApiError's text is the error name and its message, Kafka's default
+    message unless the handler gave one."""
+    from kafkasim.coordinator.modern.consumer import ApiError, ConsumerGroupHeartbeatResponse
+
+    ok = ConsumerGroupHeartbeatResponse(member_id="m1", member_epoch=3, heartbeat_interval_ms=5000,
+                                        assignment={"foo": [0]})
+    assert repr(ok) == ("ConsumerGroupHeartbeatResponse(error=Errors.NONE, member_id='m1', member_epoch=3, "
+                        "heartbeat_interval_ms=5000, assignment={'foo': [0]})")
+    failed = ConsumerGroupHeartbeatResponse(Errors.FENCED_MEMBER_EPOCH, "The member epoch is fenced.")
+    assert repr(failed) == ("ConsumerGroupHeartbeatResponse(error=Errors.FENCED_MEMBER_EPOCH, "
+                            "error_message='The member epoch is fenced.')")
+    assert failed.done and (failed.member_id, failed.member_epoch, failed.assignment) == (None, 0, None)
+    given = ApiError(Errors.UNKNOWN_MEMBER_ID, "Member m9 is not a member of group g.")
+    assert str(given) == "UNKNOWN_MEMBER_ID: Member m9 is not a member of group g."
+    assert given.message == "Member m9 is not a member of group g."
+    default = ApiError(Errors.UNKNOWN_MEMBER_ID)
+    assert str(default) == "UNKNOWN_MEMBER_ID: The coordinator is not aware of this member."  # Errors.java
+    assert default.message == "The coordinator is not aware of this member."
