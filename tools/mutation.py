@@ -181,7 +181,9 @@ def main(argv=None) -> int:
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
                          "unmutated first)")
-    text = report(status, names, equivalents(status))
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True, capture_output=True).stdout
+    text = (f"Mutation testing of commit {commit.strip() or '(unknown)'}: {args.sample or 'every'} mutant(s) per "
+            f"module{f' of {args.only}' if args.only else ''}.\n\n" + report(status, names, equivalents(status)))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(text)
     print(text)
