@@ -1044,3 +1044,55 @@ def test_a_failed_heartbeat_leaves_a_join_in_the_log_as_in_kafka():
     assert parsed == [("MemberJoined", "m1", None, None, None), ("GroupEpochBumped", None, 1, "new_group", None),
                       ("ConsumerGroupHeartbeat", None, None, None, "UNKNOWN_SERVER_ERROR")]
     assert [(r[4], r[3], r[8]) for r in sim.events.rows] == [("ConsumerGroupHeartbeat", "m1", "UNKNOWN_SERVER_ERROR")]
+
+
+def test_every_join_and_every_split_of_a_file_is_counted():
+    """Two wrapped records in one read: `joined` counts both; two fused lines: `split` counts each cut."""
+    head = "2024-03-05 20:21:14,681 INFO [GroupCoordinator 1]: "
+    wrapped = [f"{head}Member {M1} in group my-group has", "failed, removing it from the group"] * 2
+    evs, result = events(wrapped)
+    assert [e["kind"] for e in evs] == ["MemberRemoved"] * 2 and result.counts["joined"] == 2
+    fused = kafka_line(BARE) + " " + kafka_line(BARE)
+    evs, result = events([fused, fused])
+    assert [r[LINE] for r in result.rows] == [1, 1, 2, 2] and result.counts["split"] == 2
+
+
+def test_results_extend_with_the_files_they_have_not_named_yet():
+    from kafkasim.analysis.log_parser import ParseResult
+
+    a, b = ParseResult(files=["a.log"]), ParseResult(files=["a.log", "b.log"])
+    a.extend(b)
+    assert a.files == ["a.log", "b.log"]
+
+
+def test_fresh_output_names_up_to_three_foreign_files_and_reads_only_the_out_folder(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    (out / "events").mkdir(parents=True)
+    (out / "events" / "part-00000.parquet").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)  # the working folder holds a file kafkasim did not write: never looked at
+    (tmp_path / "notes.txt").write_text("mine")
+    fresh_output(str(out))
+    for name in ("a.csv", "b.csv", "c.csv", "d.csv"):
+        (out / "events" / name).write_text("")
+    with pytest.raises(ValueError, match=r"holds files kafkasim did not write \(a\.csv, b\.csv, c\.csv\); "
+                                         r"choose another --out folder$"):
+        fresh_output(str(out))
+
+
+def test_a_lone_surrogate_in_a_kept_line_is_replaced_in_the_table():
+    line = kafka_line("Preparing to explode group g\ud800")
+    result = parse_lines([line], origin=ORIGIN)
+    assert result.unparsed == [("<lines>", 1, "unrecognised wording", line)]
+    assert result.unparsed_table().to_pylist() == [
+        {"file": "<lines>", "line": 1, "problem": "unrecognised wording", "text": line.replace("\ud800", "?")}]
+
+
+@pytest.mark.parametrize("generation, named", [
+    ("1234567890123456789", "1,234,567,890,123,456,789"),  # 19 characters: read, then out of an int's range
+    ("12345678901234567890", "of more than 18 digits"),     # 20: not even read as a number
+])
+def test_a_generation_no_column_holds_is_left_empty_and_named(generation, named):
+    line = kafka_line(f"Preparing to rebalance group my-group with old generation {generation} (__consumer_offsets-12)")
+    (ev,), result = events([line])
+    check(ev, kind="RebalanceStarted", group="my-group", generation=None, state="PreparingRebalance")
+    assert result.unparsed == [("<lines>", 1, f"generation {named} out of range (a 32-bit integer): left empty", line)]

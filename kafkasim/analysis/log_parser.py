@@ -841,7 +841,6 @@ class LogParser:
             else:
                 line = next(it, None)
                 if line is None:
-                    self._owned_done = True
                     break
             n += 1
             physical += 1
