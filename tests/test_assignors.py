@@ -919,3 +919,34 @@ def test_sticky_general_path_keeps_moving_from_the_same_holder_before_the_next_t
     subs = {"A": S(("t1", "t2"), owned, 1), "B": S(("t1", "t2")), "C": S(("t3",))}
     got = assign("sticky", {"t1": 4, "t2": 4, "t3": 1}, subs)
     assert as_sets(got) == {"A": set(parts("t2", 0, 1, 2, 3)), "B": set(parts("t1", 0, 1, 2, 3)), "C": {("t3", 0)}}
+
+
+def test_a_case_variant_name_is_suggested_first_and_at_most_three_close_names():
+    with pytest.raises(ConfigError, match=r"Did you mean 'StickyAssignor' or 'sticky'\?$"):
+        assignor_name("stickyASSIGNOR")   # the case-insensitive match first, then difflib's
+    with pytest.raises(ConfigError, match=r"Did you mean 'org\.apache\.kafka\.clients\.consumer\.RangeAssignor' or "
+                                          r"'org\.apache\.kafka\.clients\.consumer\.StickyAssignor' or "
+                                          r"'org\.apache\.kafka\.clients\.consumer\.RoundRobinAssignor'\?$"):
+        assignor_name("org.apache.kafka.clients.consumer.Assignor")
+
+
+def test_sticky_keeps_at_most_the_quota_when_partitions_divide_evenly():
+    """4 partitions, 2 members: minQuota = maxQuota = 2, so a member that owned 3 keeps its first 2."""
+    got = assign("sticky", {"t": 4}, {"a": Subscription(("t",), (("t", 0), ("t", 1), ("t", 2))),
+                                      "b": Subscription(("t",))})
+    assert got == {"a": [("t", 0), ("t", 1)], "b": [("t", 2), ("t", 3)]}
+
+
+def test_a_claim_on_a_partition_past_the_topics_end_is_dropped():
+    """t has partitions 0-2: a's claim on t-3 is not valid, so a keeps t-0 only (minQuota 1), the
+    unfilled b takes t-1, then a (first of the members at minQuota) the extra t-2."""
+    got = assign("sticky", {"t": 3}, {"a": Subscription(("t",), (("t", 0), ("t", 3))), "b": Subscription(("t",))})
+    assert got == {"a": [("t", 0), ("t", 2)], "b": [("t", 1)]}
+
+
+def test_the_general_sticky_path_leaves_a_topic_nobody_subscribes_to():
+    """Called directly (as `assign` never does: it drops unsubscribed topics first), the
+    general path assigns nothing of a topic without subscribers."""
+    got = ASSIGNORS["sticky"]({"a": 2, "b": 2, "z": 3}, {"m1": Subscription(("a", "b")), "m2": Subscription(("a",))},
+                              (3, 7))
+    assert got == {"m1": [("b", 0), ("b", 1)], "m2": [("a", 0), ("a", 1)]}

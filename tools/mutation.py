@@ -3,6 +3,7 @@
     make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
     make mutation SAMPLE=0                 # every mutant (hours on two cores)
     make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
+    .venv/bin/python tools/mutation.py --report-only ...   # the report again, from the last results
 
 mutmut copies the package into `mutants/`, puts one small change at a time into it (a `<` for a
 `<=`, a constant off by one, a call's argument dropped, ...) and runs the tests that execute the
@@ -167,16 +168,20 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=os.environ.get("ONLY") or None,
                     help="modules whose names start with one of these (comma-separated)")
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
+    ap.add_argument("--report-only", action="store_true",
+                    help="write the report from the last run's results (after editing the equivalent mutants)")
     args = ap.parse_args(argv)
-    # mutmut generates every mutant and maps tests to functions on its first run: a run that
-    # selects no mutant does only that, and lists them all.
-    mutmut("run", "--max-children", str(args.children), "kafkasim.no_such_module.*", quiet=True)
+    if not args.report_only:
+        # mutmut generates every mutant and maps tests to functions on its first run: a run that
+        # selects no mutant does only that, and lists them all.
+        mutmut("run", "--max-children", str(args.children), "kafkasim.no_such_module.*", quiet=True)
     names = choose(list(results()), args.sample, args.only)
     if not names:
         raise SystemExit(f"mutation: no mutant in modules starting with {args.only!r}")
-    print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
-    for start in range(0, len(names), 500):  # a command line of reasonable length
-        mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
+    if not args.report_only:
+        print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
+        for start in range(0, len(names), 500):  # a command line of reasonable length
+            mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
     status = results()
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "

@@ -357,20 +357,20 @@ def _general(ppt: dict[str, int], subs: Mapping[str, Subscription], members: lis
                 subscribers[t].append(m)
     current: dict[str, dict[TopicPartition, None]] = {m: {} for m in members}   # ordered sets
     held: dict[tuple[str, str], list[TopicPartition]] = {}   # (member, topic) -> partitions, move candidates last
-    owner: dict[TopicPartition, str] = {}
+    kept: set[TopicPartition] = set()   # claims kept; every other partition is free
     for m in members:
         topics = set(subs[m].topics)
         for tp in valid[m]:
             if tp[0] in topics:   # a claim on a topic the member no longer subscribes to is revoked
                 current[m][tp] = None
-                owner[tp] = m
+                kept.add(tp)
                 held.setdefault((m, tp[0]), []).append(tp)
     count = {m: len(current[m]) for m in members}
     topic_order = sorted(ppt, key=lambda t: (len(subscribers[t]), _jkey(t)))
 
     # Free partitions, topic by topic, each to the least-loaded subscriber (ties by member id).
     for t in topic_order:
-        free = [(t, p) for p in range(ppt[t]) if (t, p) not in owner]
+        free = [(t, p) for p in range(ppt[t]) if (t, p) not in kept]
         if not free or not subscribers[t]:
             continue
         heap = [(count[m], mkey[m], m) for m in subscribers[t]]
@@ -378,7 +378,6 @@ def _general(ppt: dict[str, int], subs: Mapping[str, Subscription], members: lis
         for tp in free:
             c, k, m = heap[0]
             current[m][tp] = None
-            owner[tp] = m
             held.setdefault((m, t), []).append(tp)
             count[m] = c + 1
             heapq.heapreplace(heap, (c + 1, k, m))
@@ -410,7 +409,6 @@ def _general(ppt: dict[str, int], subs: Mapping[str, Subscription], members: lis
                 tp = held[(o, t)].pop()
                 del current[o][tp]
                 current[s][tp] = None
-                owner[tp] = s
                 held.setdefault((s, t), []).append(tp)
                 count[o] -= 1
                 count[s] += 1
