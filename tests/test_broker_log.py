@@ -562,3 +562,13 @@ def test_the_epoch_bump_line_prints_the_groups_metadata_hash_from_4_1():
 def test_a_conversion_to_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="^to must be 'consumer' or 'classic', got 'share'$"):
         BrokerLog("4.0").consumer_group_converted(0, "g", "share")
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("2.8", "removing member m-1 on LeaveGroup"),
+    ("3.0", "Removing member m-1 on LeaveGroup"),
+    ("3.2", "Removing member m-1 on LeaveGroup; client reason: why"),
+    ("4.0", "explicit `LeaveGroup` request for (m-1) members."),
+])
+def test_leave_group_rebalance_reason_by_version(version, expected):
+    assert BrokerLog(version).reason_leave_group("m-1", "why") == expected

@@ -645,3 +645,64 @@ def test_the_leaders_rejoin_carries_its_client_reason_and_removals_keep_theirs()
     assert coord.removal_reason == {}
     sim.advance(SESSION)  # the follower never rejoins; the leader, parked in its JoinGroup, is kept alive
     assert coord.removal_reason == {next(m for m in ids if m != leader): "session_timeout"}
+
+
+def test_a_replaced_static_member_expires_a_session_after_its_replacement():
+    """The new member id of a static member inherits the session, restarted at the rejoin (1 s):
+    silent, it is removed at 11 s, and the group, empty, moves to generation 2."""
+    sim, coord = new_coordinator(kafka_version="3.7")
+    first = join(coord, instance="i-1", client_id="c1")
+    sim.advance(0)
+    coord.sync_group("g", first.member_id, 1, {first.member_id: b"a"})
+    sim.advance(1000)
+    new = join(coord, instance="i-1", client_id="c1").member_id
+    n = len(sim.events.rows)
+    sim.advance(SESSION + 1000)
+    assert _rows_after(sim, n) == [
+        (11000, "coordinator", "g", new, "MemberRemoved", 1, None, None, None, "session_timeout", None, "Stable"),
+        (11000, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
+         f"removing member {new} on heartbeat expiration", None, "PreparingRebalance"),
+        (11000, "coordinator", "g", None, "GroupEmpty", 2, None, None, None, None, None, "Empty")]
+
+
+def test_batch_heartbeats_to_an_unknown_group_and_offset_commits_answer_per_member():
+    sim, coord = new_coordinator(record_heartbeats=True)
+    assert coord.heartbeat_batch("nope", ["m"], 1) == {"m": Errors.UNKNOWN_MEMBER_ID}
+    assert sim.events.rows == [(0, "coordinator", "nope", "m", "Heartbeat", 1, None, None, "UNKNOWN_MEMBER_ID",
+                                None, None, None)]
+    sim, coord, ids, _ = stable_group(2)
+    assert repr(coord.commit_offsets("g", ids[0], 1, {("t", 0): 5})) == (
+        "OffsetCommitResponse(done=True, error=Errors.NONE, partition_errors={('t', 0): Errors.NONE})")
+
+
+def test_a_leave_group_row_names_each_leaving_member_and_a_deleted_group_drops_its_offsets():
+    sim, coord, ids, _ = stable_group(2)
+    n = len(sim.events.rows)
+    coord.leave_group("g", [ids[0], ids[1]], reason="bye")
+    assert [(r[3], r[4], r[9]) for r in _rows_after(sim, n) if r[4] == "LeaveGroup"] == [
+        (ids[0], "LeaveGroup", "bye"), (ids[1], "LeaveGroup", "bye")]
+    sim.advance(0)
+    coord.commit_offsets("g", "", -1, {("t", 0): 5})
+    assert coord.group_state("g") == "Empty" and coord.committed("g") == {("t", 0): 5}
+    assert coord.delete_groups(["g"]) == {"g": Errors.NONE} and coord.committed("g") == {}
+
+
+def test_the_sync_timer_removes_a_member_that_never_synced():
+    """DelayedSync (2.8+): armed when the join completes (0 ms) for the rebalance timeout (60 s). The
+    follower heartbeats every 5 s but never sends SyncGroup: at 60 s it is removed and the group
+    rebalances. Two timer events at 60 s: the sync timer and the lazy session check armed at 50 s."""
+    sim, coord = new_coordinator()
+    a, b = two_step_join(coord), two_step_join(coord)
+    sim.advance(0)
+    coord.sync_group("g", a.member_id, 1, {a.member_id: b"x", b.member_id: b"y"})
+    for t in range(5000, REBALANCE, 5000):
+        sim.advance(t - sim.now)
+        assert coord.heartbeat_batch("g", [a.member_id, b.member_id], 1) == {}
+    sim.advance(REBALANCE - 1 - sim.now)
+    before, n = coord.stats["timer_events"], len(sim.events.rows)
+    sim.advance(1)
+    assert coord.stats["timer_events"] == before + 2
+    assert _rows_after(sim, n) == [
+        (60000, "coordinator", "g", b.member_id, "MemberRemoved", 1, None, None, None, "sync_timeout", None, "Stable"),
+        (60000, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
+         f"Removing Set({b.member_id}) on pending sync request expiration", None, "PreparingRebalance")]
