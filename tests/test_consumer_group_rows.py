@@ -226,7 +226,10 @@ def test_a_malformed_embedded_protocol_refuses_the_upgrade():
     g.coord.join_group("g", first, None, 10000, 60000, "consumer", bad, client_id="a")
     g.sim.advance(0)
     assert g.coord.group_state("g") == "CompletingRebalance"
-    assert g.cg_join("m1").error is Errors.GROUP_ID_NOT_FOUND
+    answer = g.cg_join("m1")
+    assert (answer.error, answer.error_message) == (
+        Errors.GROUP_ID_NOT_FOUND,
+        "Cannot upgrade classic group g to consumer group because the embedded consumer protocol is malformed.")
     assert [r[5:] for r in rows(g.sim, "GroupConversionRefused")] == [("upgrade_malformed_protocol",
                                                                        "CompletingRebalance")]
     assert g.log()[-1].startswith("Cannot upgrade classic group g to consumer group because the embedded consumer "

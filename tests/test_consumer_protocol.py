@@ -191,6 +191,8 @@ def test_unknown_group_and_unknown_member():
     sim, groups = manager()
     r = hb(groups, "m1", 3)
     assert r.error is Errors.GROUP_ID_NOT_FOUND and r.error_message == "Consumer group g not found."
+    r = hb(groups, "m1", -1)  # a leave goes through `consumerGroup(groupId)`, which words it otherwise
+    assert r.error is Errors.GROUP_ID_NOT_FOUND and r.error_message == "Group g not found."
     join(groups, "m1")
     r = hb(groups, "m9", 1)
     assert r.error is Errors.UNKNOWN_MEMBER_ID and r.error_message == "Member m9 is not a member of group g."

@@ -27,6 +27,7 @@ May import: `kafkasim.core`, `kafkasim.coordinator.classic`, `kafkasim.coordinat
 
 from __future__ import annotations
 
+from kafkasim.coordinator.broker_log import CONVERSION_REFUSALS
 from kafkasim.coordinator.classic.coordinator import ClassicGroupCoordinator
 from kafkasim.coordinator.classic.group import EMPTY, Group, Member
 from kafkasim.coordinator.modern.consumer import ApiError, ConsumerGroupManager
@@ -80,7 +81,10 @@ class Migration:
             except ValueError as e:
                 cause, detail = "upgrade_malformed_protocol", str(e)
         self._refused(group.group_id, cause, detail, group.generation_id)
-        raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group.group_id} is not a consumer group.")
+        # The answer says what the log says, without the parser's detail (`validateOnlineUpgrade`,
+        # `convertToConsumerGroup` at 4.0.0-4.2.0-rc1: GroupIdNotFoundException with that text).
+        message = CONVERSION_REFUSALS[cause][1].replace(": {error}", "")
+        raise ApiError(Errors.GROUP_ID_NOT_FOUND, message.format(group=group.group_id))
 
     # == consumer -> classic ====================================================================
     def downgrade(self, group: ConsumerGroup, leaving: list[ConsumerGroupMember], reason: str) -> bool:

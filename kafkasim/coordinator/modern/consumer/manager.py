@@ -544,8 +544,8 @@ class ConsumerGroupManager(ClassicMembers):
         """`consumerGroupLeave`: -1 removes the member; -2 (static) keeps it, and its partitions,
         until it comes back or its session expires, without bumping the epoch."""
         group = self.groups.get(group_id)
-        if group is None:
-            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+        if group is None:  # `consumerGroup(groupId)`, not the heartbeat's `getOrMaybeCreateConsumerGroup`
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         if instance_id is None:
             member = group.members.get(member_id)
             if member is None:
