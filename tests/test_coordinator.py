@@ -706,3 +706,17 @@ def test_the_sync_timer_removes_a_member_that_never_synced():
         (60000, "coordinator", "g", b.member_id, "MemberRemoved", 1, None, None, None, "sync_timeout", None, "Stable"),
         (60000, "coordinator", "g", None, "RebalanceStarted", 1, None, None, None,
          f"Removing Set({b.member_id}) on pending sync request expiration", None, "PreparingRebalance")]
+
+
+def test_a_member_describes_itself_as_scalas_member_metadata():
+    """`MemberMetadata.toString`, which 3.x's LeaveGroup line embeds."""
+    from kafkasim.coordinator.classic.group import Member
+
+    dynamic = Member("m-1", None, "c-1", 10000, 60000, "consumer", [("range", b""), ("cooperative-sticky", b"")])
+    static = Member("m-2", "i-1", "c-2", 45000, 300000, "consumer", [("range", b"")])
+    assert dynamic.describe() == (
+        "MemberMetadata(memberId=m-1, groupInstanceId=None, clientId=c-1, clientHost=/127.0.0.1, "
+        "sessionTimeoutMs=10000, rebalanceTimeoutMs=60000, supportedProtocols=List(range, cooperative-sticky))")
+    assert static.describe() == (
+        "MemberMetadata(memberId=m-2, groupInstanceId=Some(i-1), clientId=c-2, clientHost=/127.0.0.1, "
+        "sessionTimeoutMs=45000, rebalanceTimeoutMs=300000, supportedProtocols=List(range))")

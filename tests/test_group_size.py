@@ -297,3 +297,39 @@ def test_group_max_size_is_an_explorer_setting():
     assert "GROUP_MAX_SIZE_REACHED, code 81" in explorer.error.value
     explorer.set("group.max.size", 5)
     assert "GROUP_MAX_SIZE_REACHED" not in explorer.error.value
+
+
+def test_a_capped_storm_sample_by_sample():
+    """group.max.size 2, no initial delay, one join a second, 5 s rebalance and 6 s session timeouts
+    (a 3.1 broker and client). 0 s: the first member's join completes generation 1 at once. 1 s and
+    2 s: two more join, the group waits for the first (which never rejoins) until its rebalance
+    timeout; meanwhile 3-5 s are refused (two members already await the join). 6 s: the first one's
+    session ends, generation 2 of two members completes; nobody syncs, so the joins of 6-10 s are
+    refused too, and at 11 s (5 s later) both are removed on pending sync expiration; the join at 11 s
+    starts generation 3 alone."""
+    storm = JoinStorm(kafka_version="3.1", group_max_size=2, joins_per_s=1, duration_ms=12_000, sample_ms=1_000,
+                      session_timeout_ms=6000, rebalance_timeout_ms=5000, broker={"group.initial.rebalance.delay.ms": 0})
+    run = storm.run()
+    members = [1, 2, 3, 3, 3, 3, 2, 2, 2, 2, 2, 1, 1]
+    states = ["PreparingRebalance"] * 6 + ["CompletingRebalance"] * 5 + ["PreparingRebalance", "CompletingRebalance"]
+    assert run.samples.values.tolist() == [[t * 1000, n, 0, 173 * n, s] for t, (n, s) in enumerate(zip(members, states))]
+    assert (run.joins, run.accepted, run.rejected) == (12, 4, 8)
+    assert run.removals() == {"session_timeout": 1, "sync_timeout": 2}
+    preparing = [line for line in run.broker_log if "Preparing to rebalance" in line]
+    assert preparing[0].endswith("with group instance id None) (kafka.coordinator.group.GroupCoordinator)")  # 3.1
+    grid = storm_grid([2], [1], kafka_version="3.1", duration_ms=12_000, sample_ms=1_000, session_timeout_ms=6000,
+                      rebalance_timeout_ms=5000, broker={"group.initial.rebalance.delay.ms": 0})
+    assert set(grid["rejected"]) == {8} and set(grid["peak_members"]) == {3}
+
+
+@pytest.mark.parametrize("rate, ok", [(1000, True), (1000.5, False), (0.001, True), (0, False)])
+def test_join_rates_up_to_a_thousand_a_second(rate, ok):
+    if ok:
+        assert JoinStorm(joins_per_s=rate).joins_per_s == rate
+    else:
+        with pytest.raises(ConfigError, match=r"joins_per_s must be a number in \(0, 1000\]"):
+            JoinStorm(joins_per_s=rate)
+
+
+def test_the_default_group_max_size_is_that_of_3_7():
+    assert group_max_size_default() == 2**31 - 1 == group_max_size_default("3.7")
