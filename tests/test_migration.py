@@ -442,3 +442,21 @@ def test_consumer_protocol_methods_are_the_managers():
     assert (epoch.__name__, epoch.__doc__, epoch.__wrapped__) == (
         "group_epoch", ConsumerGroupManager.group_epoch.__doc__, ConsumerGroupManager.group_epoch)
     assert epoch(g.coord, "g") == 1 and _consumer_protocol("member_ids")(g.coord, "g") == ["m1"]
+
+
+def test_a_classic_group_that_never_completed_a_generation_cannot_be_upgraded():
+    """`ConsumerGroup.fromClassicGroup` reads the group's protocol name with `Optional.get()`: before
+    its first generation a classic group has none, the NoSuchElementException escapes
+    `convertToConsumerGroup`, and the heartbeat fails (UNKNOWN_SERVER_ERROR); the group stays classic
+    and its member's join goes on."""
+    g = Group(group_initial_rebalance_delay_ms=3000)
+    a = g.join(client="a").member_id
+    joining = g.join(a)
+    assert g.coord.group_state("g") == "PreparingRebalance" and not joining.done
+    lines = len(g.log())
+    r = g.cg_join("m1")
+    assert (r.error, r.error_message) == (
+        Errors.UNKNOWN_SERVER_ERROR, "The server experienced an unexpected error when processing the request.")
+    assert g.coord.group_type("g") == "classic" and len(g.log()) == lines
+    g.sim.advance(3000)
+    assert joining.done and joining.error is Errors.NONE and joining.generation_id == 1

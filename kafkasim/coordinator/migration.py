@@ -75,6 +75,11 @@ class Migration:
             cause = "upgrade_not_consumer_protocol"
         elif len(group.members) > self.consumer.max_size:
             cause = "upgrade_group_too_large"
+        elif group.protocol_name is None:
+            # `ConsumerGroup.fromClassicGroup` reads `protocolName().get()`: a group that never completed
+            # a generation has none, and the NoSuchElementException escapes `convertToConsumerGroup`
+            # (4.0.0-4.2.0-rc1): the request fails, nothing is logged or converted.
+            raise ApiError(Errors.UNKNOWN_SERVER_ERROR)
         else:
             try:
                 return [_consumer_member(group, m) for m in group.members.values()]
@@ -137,8 +142,7 @@ class Migration:
 def _consumer_member(group: Group, member: Member) -> ConsumerGroupMember:
     """A classic member as a member of the new consumer group: STABLE at the generation, its last
     classic assignment both assigned and target, its subscription read from its JoinGroup."""
-    name = group.protocol_name or member.protocols[0][0]
-    topics, _ = decode_subscription(member.metadata(name))
+    topics, _ = decode_subscription(member.metadata(group.protocol_name))
     assigned = {t: frozenset(ps) for t, ps in decode_assignment(member.assignment).items() if ps}
     gen = group.generation_id
     return ConsumerGroupMember(
