@@ -475,3 +475,75 @@ def test_api_error_and_response_text():
                                                assignment={"foo": [0]})) == \
         ("ConsumerGroupHeartbeatResponse(error=Errors.NONE, member_id='m', member_epoch=2, "
          "heartbeat_interval_ms=5000, assignment={'foo': [0]})")
+
+
+def test_a_static_classic_member_under_a_new_id_is_logged_as_a_replacement():
+    """`getOrMaybeSubscribeStaticConsumerGroupMember(useClassicProtocol=true)` with a known instance id
+    and a new member id: "re-joins the consumer group using the classic protocol", naming both ids."""
+    g = Group()
+    g.cg_join("m1")
+    first = g.coord.join_group("g", "", "i-1", 10000, 60000, "consumer", [("range", subscription())], client_id="c1")
+    again = g.coord.join_group("g", "", "i-1", 10000, 60000, "consumer", [("range", subscription())], client_id="c1")
+    assert again.error is Errors.NONE and again.member_id != first.member_id
+    assert g.log()[-1] == (f"[GroupId g] Static member with instance id i-1 re-joins the consumer group using the "
+                           f"classic protocol. Created a new member {again.member_id} to replace the existing member "
+                           f"{first.member_id}.")
+    assert g.coord.consumer_groups.member_ids("g") == ["m1", again.member_id]
+
+
+def test_classic_requests_count_one_each_and_answer_as_kafka_fills_them():
+    """One request per JoinGroup and SyncGroup; SyncGroup without a protocol name (before v5) is answered
+    with the member's first protocol; a refused one carries no assignment; a refused JoinGroup of an
+    unknown member names no member; the manager's answer names the member it is for."""
+    g = Group()
+    g.cg_join("m1")
+    groups = g.coord.consumer_groups
+    before = groups.stats["requests"]
+    joined = g.coord.join_group("g", "", "i-1", 10000, 60000, "consumer",
+                                [("range", subscription()), ("roundrobin", subscription())], client_id="c1")
+    synced = g.coord.sync_group("g", joined.member_id, joined.generation_id, None, "i-1")
+    assert groups.stats["requests"] == before + 2
+    assert (synced.error, synced.protocol_name, synced.assignment) == (Errors.NONE, "range", b"[]")
+    answer = groups.classic_sync("g", joined.member_id, joined.generation_id, "i-1")
+    assert (answer.member_id, answer.generation_id, answer.protocol_name) == (joined.member_id, 2, "range")
+    refused = g.coord.sync_group("g", "nobody", 2)
+    assert (refused.error, refused.assignment) == (Errors.UNKNOWN_MEMBER_ID, b"")
+    other = g.coord.join_group("g", "", None, 10000, 60000, "other", [("range", subscription())], client_id="c2")
+    assert (other.error, other.member_id) == (Errors.INCONSISTENT_GROUP_PROTOCOL, "")
+    assert groups.classic_join("g", "", None, 10000, 60000, "other", [("range", subscription())], "uuid-1",
+                               client_id="c2").member_id == ""
+
+
+def test_a_full_group_takes_back_its_own_classic_member():
+    """group.consumer.max.size counts members other than the one joining (`throwIfConsumerGroupIsFull`):
+    at the limit a new classic member is refused, a known one rejoins."""
+    g = Group(group_consumer_max_size=2)
+    g.cg_join("m1")
+    first = g.coord.join_group("g", "", "i-1", 10000, 60000, "consumer", [("range", subscription())], client_id="c1")
+    assert first.error is Errors.NONE
+    again = g.coord.join_group("g", first.member_id, "i-1", 10000, 60000, "consumer", [("range", subscription())],
+                               client_id="c1")
+    assert (again.error, again.member_id) == (Errors.NONE, first.member_id)
+    third = g.coord.join_group("g", "", "i-3", 10000, 60000, "consumer", [("range", subscription())], client_id="c3")
+    assert third.error is Errors.GROUP_MAX_SIZE_REACHED
+
+
+def test_the_join_timeout_of_a_classic_member_runs_from_its_first_rebalance_in_progress():
+    """`throwIfRebalanceInProgress` arms the join timeout only if absent
+    (`scheduleConsumerGroupJoinTimeoutIfAbsent`): a classic member (20 s rebalance timeout) told at
+    1 s that the group moved on, and again every 4 s, is fenced at 21 s however often it heartbeats."""
+    g = Group()
+    g.cg_join("m1")
+    m = g.join(client="c1", rebalance_ms=20000).member_id
+    joined = g.join(m, client="c1", rebalance_ms=20000)
+    assert g.sync(m, joined.generation_id).error is Errors.NONE
+    g.sim.advance(500)
+    g.cg_join("m2")  # the group epoch moves on
+    n = len(g.sim.events.rows)
+    for t in range(1000, 25000, 4000):
+        g.sim.advance(t - g.sim.now)
+        if g.coord.consumer_groups.has_group("g") and m in g.coord.consumer_groups.member_ids("g"):
+            assert g.heartbeat(m, joined.generation_id) is Errors.REBALANCE_IN_PROGRESS
+    assert [r[:6] + r[8:10] for r in g.sim.events.rows[n:] if r[3] == m and r[4] in ("MemberFenced", "MemberRemoved")
+            ] == [(21000, "coordinator", "g", m, "MemberFenced", 3, None, "join_timeout"),
+                  (21000, "coordinator", "g", m, "MemberRemoved", 3, None, "rebalance_timeout")]
