@@ -232,8 +232,9 @@ def test_a_malformed_embedded_protocol_refuses_the_upgrade():
         "Cannot upgrade classic group g to consumer group because the embedded consumer protocol is malformed.")
     assert [r[5:] for r in rows(g.sim, "GroupConversionRefused")] == [("upgrade_malformed_protocol",
                                                                        "CompletingRebalance")]
-    assert g.log()[-1].startswith("Cannot upgrade classic group g to consumer group because the embedded consumer "
-                                  "protocol is malformed: ")
+    assert g.log()[-1] == ("Cannot upgrade classic group g to consumer group because the embedded consumer "
+                           "protocol is malformed: cannot read the consumer subscription b'\\x00': Expecting value: "
+                           "line 1 column 1 (char 0).")
 
 
 # == CurrentAssignmentBuilder: a changed subscription (4.2) ====================================
@@ -547,3 +548,52 @@ def test_the_join_timeout_of_a_classic_member_runs_from_its_first_rebalance_in_p
     assert [r[:6] + r[8:10] for r in g.sim.events.rows[n:] if r[3] == m and r[4] in ("MemberFenced", "MemberRemoved")
             ] == [(21000, "coordinator", "g", m, "MemberFenced", 3, None, "join_timeout"),
                   (21000, "coordinator", "g", m, "MemberRemoved", 3, None, "rebalance_timeout")]
+
+
+def test_a_steady_heartbeat_writes_a_row_only_when_it_fails_unless_recorded():
+    sim, groups = manager(record_heartbeats=False)
+    join(groups, "m1")
+    n = len(sim.events.rows)
+    assert (hb(groups, "m1", 1).error, hb(groups, "m1", 7).error) == (Errors.NONE, Errors.FENCED_MEMBER_EPOCH)
+    assert sim.events.rows[n:] == [(0, "coordinator", "g", "m1", "ConsumerGroupHeartbeat", 1, None, None,
+                                    "FENCED_MEMBER_EPOCH", None, 7.0, "Stable")]
+
+
+def test_a_deleted_group_says_which_state_it_left():
+    sim, groups = manager()
+    join(groups, "m1")
+    sim.advance(100_000)  # the member's session (45 s) ends: Empty
+    n = len(sim.events.rows)
+    assert groups.delete_group("g") is Errors.NONE
+    assert sim.events.rows[n:] == [(100000, "coordinator", "g", None, "StateChanged", 2, None, None, None, "Empty",
+                                    None, "Dead")]
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"topics": {"foo": 0}}, "Invalid value 0 for configuration partitions of topic foo: Value must be at least 1 "
+                             "(valid range: [1, 2147483647])"),
+    ({"group_consumer_max_size": 2**31}, "Invalid value 2147483648 for configuration group.consumer.max.size: "
+                                         "Value must be no more than 2147483647 (valid range: [1, 2147483647])"),
+])
+def test_topic_sizes_and_the_group_size_are_ints_of_at_least_one(config, message):
+    from kafkasim import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        manager(**config)
+    assert str(e.value) == message
+
+
+def test_a_fenced_static_member_is_logged_with_its_instance_id():
+    """`throwIfStaticMemberIsUnknown`/`throwIfInstanceIdIsFenced`: a heartbeat at epoch > 0 for an
+    instance id another member holds is FENCED_INSTANCE_ID, logged with both ids (4.x wording)."""
+    from kafkasim import GroupCoordinator, Simulation
+
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.0", topics={"foo": 2})
+    coord.consumer_group_heartbeat("g", member_id="a", member_epoch=0, instance_id="i-1", rebalance_timeout_ms=60000,
+                                   subscribed_topic_names=["foo"], owned_partitions={})
+    r = coord.consumer_group_heartbeat("g", member_id="b", member_epoch=1, instance_id="i-1")
+    assert (r.error, r.error_message) == (Errors.FENCED_INSTANCE_ID,
+                                          "Static member b with instance id i-1 was fenced by member a.")
+    assert coord.broker_log[-1].split("] ", 2)[-1] == (
+        "[GroupId g] Static member b with instance id i-1 is fenced by existing member a. "
+        "(org.apache.kafka.coordinator.group.GroupMetadataManager)")

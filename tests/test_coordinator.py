@@ -720,3 +720,22 @@ def test_a_member_describes_itself_as_scalas_member_metadata():
     assert static.describe() == (
         "MemberMetadata(memberId=m-2, groupInstanceId=Some(i-1), clientId=c-2, clientHost=/127.0.0.1, "
         "sessionTimeoutMs=45000, rebalanceTimeoutMs=300000, supportedProtocols=List(range))")
+
+
+def test_removing_a_member_forgets_it_everywhere():
+    """`GroupMetadata.remove`: the member's protocols, its awaiting-join count, its static instance
+    id, its pending sync and the leadership (to the next member) all go with it."""
+    from kafkasim.coordinator.classic.group import Group, Member
+
+    sim, coord = new_coordinator()
+    group = Group("g")
+    parked = [join(coord, "other", client_id=f"c{i}") for i in range(3)]
+    for i, name in enumerate(("a", "b", "c")):
+        group.add(Member(name, f"i-{name}", f"c{i}", 10000, 60000, "consumer", [("range", b"")]), parked[i])
+    group.leader_id = "a"
+    group.pending_sync.update({"a", "b"})
+    assert group.num_awaiting_join == 3 and group.static_members == {"i-a": "a", "i-b": "b", "i-c": "c"}
+    assert group.remove("a").member_id == "a"
+    assert (group.num_awaiting_join, group.leader_id, group.pending_sync) == (2, "b", {"b"})
+    assert group.static_members == {"i-b": "b", "i-c": "c"} and group.supported_protocols["range"] == 2
+    assert group.remove("nobody") is None and group.num_awaiting_join == 2

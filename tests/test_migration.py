@@ -460,3 +460,32 @@ def test_a_classic_group_that_never_completed_a_generation_cannot_be_upgraded():
     assert g.coord.group_type("g") == "classic" and len(g.log()) == lines
     g.sim.advance(3000)
     assert joining.done and joining.error is Errors.NONE and joining.generation_id == 1
+
+
+def test_conversions_at_exactly_the_size_limit_keep_static_members_static():
+    """`validateOnlineUpgrade` refuses only a group larger than group.consumer.max.size (2 classic
+    members into a limit of 2 are upgraded; the next consumer is then GROUP_MAX_SIZE_REACHED), and
+    the downgrade only one larger than group.max.size; both keep each member's instance id."""
+    g = Group(group_consumer_max_size=2)
+    ids = {}
+    for client, instance in (("a", "i-a"), ("b", "i-b")):
+        ids[instance] = g.coord.join_group("g", "", instance, 10000, 60000, "consumer", [("range", subscription())],
+                                           client_id=client).member_id
+    g.sim.advance(0)
+    assert g.sync(ids["i-a"], 1, {}).error is Errors.NONE and g.sync(ids["i-b"], 1).error is Errors.NONE
+    r = g.cg_join("m1")
+    assert (r.error, r.error_message) == (Errors.GROUP_MAX_SIZE_REACHED,
+                                          "The consumer group has reached its maximum capacity of 2 members.")
+    assert g.coord.group_type("g") == "consumer"
+    assert {i: g.coord.consumer_groups.member("g", m).instance_id for i, m in ids.items()} == {"i-a": "i-a",
+                                                                                               "i-b": "i-b"}
+    g = Group(group_max_size=2)
+    g.cg_join("m1")
+    ids = {instance: g.coord.join_group("g", "", instance, 10000, 60000, "consumer", [("range", subscription())],
+                                        client_id=client).member_id for client, instance in (("a", "i-a"), ("b", "i-b"))}
+    assert g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1).error is Errors.NONE
+    assert g.coord.group_type("g") == "classic" and g.log()[-1] == \
+        "[GroupId g] Converted the consumer group to a classic group."
+    assert g.coord.groups["g"].static_members == ids
+    assert {m.member_id: m.instance_id for m in g.coord.groups["g"].members.values()} == {
+        m: i for i, m in ids.items()}
