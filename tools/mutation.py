@@ -127,7 +127,7 @@ def report(status: dict[str, str], names: list[str], equivalent: dict[str, str] 
     lines += [f"- `{n}` ({status[n]})" for n in survivors]
     listed = [n for n in names if n in equivalent]
     lines += ["", f"Equivalent ({len(listed)}, `tools/equivalent_mutants.toml`):", ""]
-    lines += [f"- `{n}`: {equivalent[n]}" for n in listed]
+    lines += [f"- `{n}`: {' '.join(equivalent[n].split())}" for n in listed]
     return "\n".join(lines) + "\n"
 
 
