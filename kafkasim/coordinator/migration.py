@@ -15,14 +15,16 @@ A group id holds one kind of group at a time:
 - online downgrade (policy `downgrade` or `bidirectional`): when the last members that speak the
   consumer protocol leave or are fenced, the classic members left become a classic group, Stable
   at generation = the group epoch, each holding its target assignment, and a rebalance starts.
-A refused upgrade answers GROUP_ID_NOT_FOUND; a refused downgrade leaves the consumer group as
-it is. Offsets belong to the group id and survive every conversion.
+A refused upgrade answers GROUP_ID_NOT_FOUND with the reason it logs (UNKNOWN_SERVER_ERROR for a
+group that never completed a generation, as Kafka's fails); a refused downgrade leaves the consumer
+group as it is. Offsets belong to the group id and survive every conversion.
 
 Simplified: a static classic member replacing the last consumer-protocol member does not
 downgrade the group (Kafka's `validateOnlineDowngradeWithReplacedMemberId`); conversions cannot
 fail half-way (Kafka rolls back when the write to `__consumer_offsets` fails).
 
-May import: `kafkasim.core`, `kafkasim.coordinator.classic`, `kafkasim.coordinator.modern`.
+May import: `kafkasim.core`, `kafkasim.coordinator.classic`, `kafkasim.coordinator.modern`,
+`kafkasim.coordinator.broker_log` (the refusals' wording).
 """
 
 from __future__ import annotations
