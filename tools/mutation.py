@@ -110,17 +110,17 @@ def report(status: dict[str, str], names: list[str], equivalent: dict[str, str] 
         per[module_of(name)]["equivalent" if name in equivalent else status.get(name, "not checked")] += 1
     lines = ["| module | checked | killed | survived | equivalent | kill ratio | target |",
              "|---|---:|---:|---:|---:|---:|---|"]
-    total = Counter()
-    for module, counts in sorted(per.items()):
-        row = Counter(checked=sum(n for s, n in counts.items() if s != "not checked"),
-                      killed=sum(counts[s] for s in KILLED), equivalent=counts["equivalent"])
-        total.update(row)
+    rows = {module: Counter(checked=sum(n for s, n in counts.items() if s != "not checked"),
+                            killed=sum(counts[s] for s in KILLED), equivalent=counts["equivalent"])
+            for module, counts in sorted(per.items())}
+    for module, row in rows.items():
         lines.append(f"| {module} | {_cells(row)} | {_target(module, row)} |")
+    total = sum(rows.values(), Counter())
     if total["checked"]:
         lines.append(f"| all | {_cells(total)} | |")
     lines += ["", "| part | checked | killed | survived | equivalent | kill ratio | target |",
               "|---|---:|---:|---:|---:|---:|---|"]
-    for area, row in _areas(per).items():
+    for area, row in _areas(rows).items():
         lines.append(f"| {area} | {_cells(row)} | {_target(area, row, always=True)} |")
     survivors = [n for n in names if status.get(n) not in (*KILLED, "not checked") and n not in equivalent]
     lines += ["", f"Survivors ({len(survivors)}): `python -m mutmut show NAME` prints each one's change.", ""]
@@ -131,14 +131,13 @@ def report(status: dict[str, str], names: list[str], equivalent: dict[str, str] 
     return "\n".join(lines) + "\n"
 
 
-def _areas(per: dict[str, Counter]) -> dict[str, Counter]:
-    """The counts of each targeted part (`AREAS`), summed over its modules."""
+def _areas(rows: dict[str, Counter]) -> dict[str, Counter]:
+    """The module rows of each targeted part (`AREAS`), summed."""
     areas = {area: Counter() for area in AREAS}
-    for module, counts in per.items():
+    for module, row in rows.items():
         area = next((a for a, prefixes in AREAS.items() if module.startswith(prefixes)), None)
         if area:
-            areas[area].update(checked=sum(n for s, n in counts.items() if s != "not checked"),
-                               killed=sum(counts[s] for s in KILLED), equivalent=counts["equivalent"])
+            areas[area].update(row)
     return {area: row for area, row in areas.items() if row["checked"]}
 
 
