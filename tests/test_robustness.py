@@ -101,24 +101,25 @@ def test_max_events_is_a_limit_of_the_caller():
 
 
 # -- a clock that stops moving -----------------------------------------------------------------
-class Spinner:
-    name = "c-9"
+class Repeater:
+    """Schedules itself again `delay_ms` later, for ever: at 0 ms a clock that stops moving, at 1 ms
+    a run that never ends by itself."""
 
-    def __init__(self, sim):
-        self.sim, self.runs = sim, 0
+    def __init__(self, sim, delay_ms, name):
+        self.sim, self.delay_ms, self.name, self.runs = sim, delay_ms, name, 0
 
     def tick(self):
         self.runs += 1
-        self.sim.schedule(0, self.tick)
+        self.sim.schedule(self.delay_ms, self.tick)
 
 
 def test_a_timer_that_fires_again_at_once_is_stopped_at_the_budget_and_named():
     sim = Simulation(0)
     sim.max_events_per_instant = 500
-    spinner = Spinner(sim)
+    spinner = Repeater(sim, 0, "c-9")
     sim.at(40, spinner.tick)
     with pytest.raises(SimulationStalled, match=r"stuck at 40 ms: more than 500 events ran at this one millisecond, "
-                                                r"the last Spinner.tick of c-9"):
+                                                r"the last Repeater.tick of c-9"):
         sim.run()
     assert spinner.runs == 500 and sim.now == 40
 
@@ -185,26 +186,13 @@ def test_a_run_bounds_events_per_simulated_second_by_its_members_and_a_1_ms_hear
     assert len(heartbeats) > 1_000  # a heartbeat per millisecond or so per member, well under the bound
 
 
-class Ticker:
-    """Schedules itself again a millisecond later, for ever: a run that never ends by itself."""
-
-    name = "c-7"
-
-    def __init__(self, sim):
-        self.sim, self.runs = sim, 0
-
-    def tick(self):
-        self.runs += 1
-        self.sim.schedule(1, self.tick)
-
-
 def test_a_run_past_its_event_bound_is_stopped_and_named():
     sim = Simulation(0)
     sim.max_events = 5_000
-    ticker = Ticker(sim)
+    ticker = Repeater(sim, 1, "c-7")
     sim.at(0, ticker.tick)
     with pytest.raises(TooManyEvents, match=r"ran its 5,000 events \(Simulation.max_events\) by 5,000 ms, the last "
-                                            r"Ticker.tick of c-7"):
+                                            r"Repeater.tick of c-7"):
         sim.run()
     # Checked as the clock enters a simulated second: the ticks at 0 .. 4,999 ms ran, the next is refused.
     assert ticker.runs == 5_000 and sim.now == 4_999
@@ -215,7 +203,7 @@ def test_the_event_bound_counts_every_call_of_a_simulation():
     advancing a second at a time, the 5,001st tick is refused in the fifth call."""
     sim = Simulation(0)
     sim.max_events = 5_000
-    ticker = Ticker(sim)
+    ticker = Repeater(sim, 1, "c-7")
     sim.at(0, ticker.tick)
     for _ in range(4):
         sim.advance(1_000)  # 0 .. 4,000 ms: 4,001 ticks

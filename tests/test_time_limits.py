@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafkasim.core.engine import Simulation, TooManyEvents
-from test_robustness import Ticker
+from test_robustness import Repeater
 
 pytest_plugins = ["pytester"]
 
@@ -57,10 +57,10 @@ def test_every_test_here_has_a_time_limit(pytestconfig):
 
 def test_a_runaway_simulation_stops_at_the_tests_event_bound(bounded_simulations):
     sim = Simulation(0)
-    ticker = Ticker(sim)
+    ticker = Repeater(sim, 1, "c-7")
     sim.at(0, ticker.tick)
     start = time.monotonic()
     with pytest.raises(TooManyEvents, match=rf"ran its {bounded_simulations:,} events \(Simulation.max_events\) "
-                                            r"by [\d,]+ ms, the last Ticker.tick of c-7"):
+                                            r"by [\d,]+ ms, the last Repeater.tick of c-7"):
         sim.run()
     assert ticker.runs == bounded_simulations and time.monotonic() - start < 30
