@@ -4,6 +4,8 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
 * Solutions: a code cell tagged ``solution`` is folded, input and output, behind a "Show solution"
   toggle (myst-nb's ``hide-cell``, whatever other ``hide-*`` tag it has). The cell was executed like
   every other, and its output usually gives the answer away, so both stay hidden until clicked.
+* Claims: a code cell tagged ``claim`` computes a sentence of the chapter from its run and checks
+  it (``kafkasim.viz.claims``); the page shows the sentence only (myst-nb's ``remove-input``).
 * Wide outputs: a code cell whose output is an Altair chart or a widget (an explorer) gets the
   theme's ``full-width`` tag, which lets it use the right margin too: most charts, legends
   included, are wider than the text column of a 1280-pixel screen, and a reader would otherwise
@@ -27,6 +29,7 @@ SOLUTION_TAG = "solution"
 SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
 ALTAIR_OUTPUT = 'id="altair-viz-'  # the div of every chart Altair's HTML renderer writes
 WIDGET_OUTPUT = "application/vnd.jupyter.widget-view+json"
+CLAIM_TAG = "claim"  # kafkasim.viz.claims.CLAIM_TAG
 WIDE_TAG = "full-width"  # sphinx-book-theme: the cell may extend into the right margin
 
 
@@ -46,6 +49,8 @@ def tag_cells(app, docname: str, source: list[str]) -> None:
         if SOLUTION_TAG in tags:
             tags = [t for t in tags if not t.startswith("hide-")] + ["hide-cell"]
             meta.setdefault("mystnb", {}).update(SOLUTION_PROMPTS)
+        if CLAIM_TAG in tags and "remove-input" not in tags:
+            tags = tags + ["remove-input"]
         if _is_wide(cell) and WIDE_TAG not in tags:
             tags = tags + [WIDE_TAG]
         if tags:
