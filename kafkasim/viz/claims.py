@@ -81,10 +81,12 @@ class Spread:
         return len(self.values)
 
     def __format__(self, spec: str) -> str:
-        """``f"{s:.0f}"`` -> "12 (9 to 15 over 5 seeds)"; a single value or no spread: "12 (every seed)"."""
-        if self.low == self.high:
-            return f"{self.low:{spec}} (all {self.n} seeds)"
-        return f"{self.median:{spec}} (median; {self.low:{spec}} to {self.high:{spec}} over {self.n} seeds)"
+        """``f"{s:.0f}"`` -> "12 (median; 9 to 15 over 5 seeds)"; "12 (all 5 seeds)" when every seed
+        gives the same figure at the precision shown (no "73.0 to 73.0")."""
+        low, high = format(self.low, spec), format(self.high, spec)
+        if low == high:
+            return f"{low} (all {self.n} seeds)"
+        return f"{self.median:{spec}} (median; {low} to {high} over {self.n} seeds)"
 
     def __str__(self) -> str:
         return format(self, "g")
