@@ -831,8 +831,6 @@ RULES_TABLE = [
     ("4.1.2",  False, True,  True,  False, True,  False),
     ("4.2",    True,  True,  True,  True,  True,  True),
     ("4.2.0",  True,  True,  True,  True,  True,  True),
-    ("4.3",    True,  True,  True,  True,  True,  True),
-    ("4.4",    True,  True,  True,  True,  True,  True),
 ]
 
 

@@ -497,6 +497,78 @@ def test_static_members_rejoin_with_new_server_assignor(version):
 
 
 # ======================================================================================
+# apache/kafka#21325 (4.3): revoking unsubscribed topics also moves the previous member epoch
+# ======================================================================================
+
+
+@pytest.mark.parametrize("version, previous", [(V42, 9), (V43, 10)])
+def test_stable_to_stable_with_assignment_topics_no_longer_in_subscription(version, previous):
+    """CurrentAssignmentBuilderTest.testStableToStableWithAssignmentTopicsNoLongerInSubscription(10, 10, 10, true) @ v8.3.0.
+
+    The builder alone, as Kafka's test drives it: a member STABLE at 10 (previous 9), target
+    epoch 10, holds topic1 1-3 and topic2 4-6, has just changed its subscription to topic2 and
+    owns topic2 4-6. It stays STABLE at 10 with topic2 4-6, and from 4.3 its previous epoch
+    becomes 10 ("updated in all cases tested here, including the case where assigned partitions
+    are removed due to a subscription change"). v8.2.0's `updateCurrentAssignment` left it at 9
+    (its test started the member at previous = epoch, so it could not tell).
+    """
+    from kafkasim.coordinator.modern.consumer import ConsumerGroupMember, ProtocolRules, Reconciler
+
+    m = ConsumerGroupMember("member", subscribed_topic_names=frozenset({"topic2"}), member_epoch=10,
+                            previous_member_epoch=9, assigned={"topic1": frozenset({1, 2, 3}),
+                                                               "topic2": frozenset({4, 5, 6})})
+    target = {"topic1": frozenset({1, 2, 3}), "topic2": frozenset({4, 5, 6})}
+    new = Reconciler(m, 10, target, lambda t, p: None, {"topic2": frozenset({4, 5, 6})},
+                     ProtocolRules.for_version(version).reconciliation, frozenset({"topic2"}), True).build()
+    assert (new.state, new.member_epoch, new.previous_member_epoch) == ("STABLE", 10, previous)
+    assert new.assigned == {"topic2": frozenset({4, 5, 6})} and new.pending_revocation == {}
+
+
+def test_unsubscribing_while_the_target_is_postponed_moves_the_previous_epoch():
+    """The same case reached through the coordinator, which 4.3's assignment interval makes
+    possible (derived from the test above and `maybeUpdateTargetAssignment` at v8.3.0): the
+    subscription change bumps the group epoch to 12 but the interval postpones epoch 12's target,
+    so the member reconciles towards epoch 11's with its new subscription: STABLE at 11 with
+    topic2 only, previous epoch 11, so a retry at its old previous epoch 10 is fenced."""
+    h = Harness({"topic1": 10, "topic2": 10}, version=V43)
+    both = {"topic1": [1, 2, 3], "topic2": [4, 5, 6]}
+    h.load(group_epoch=11, target_epoch=10, members={"member": member(10, 9, assigned=both, topics=["topic1", "topic2"],
+                                                                      rebalance_timeout_ms=5000)},
+           target={"member": both})
+    h.assignor.prepare_group_assignment({"member": both})
+    expect_response(h.heartbeat("member", 10, owned_partitions=both), "member", 11, None)  # target 11, at once
+    r = h.heartbeat("member", 11, subscribed_topic_names=["topic2"], owned_partitions={"topic2": [4, 5, 6]})
+    expect_response(r, "member", 11, {"topic2": [4, 5, 6]})
+    assert (h.coord.group_epoch(GROUP), h.coord.target_assignment_epoch(GROUP)) == (12, 11)
+    assert h.heartbeat("member", 10, owned_partitions={"topic2": [4, 5, 6]}).error is Errors.FENCED_MEMBER_EPOCH
+
+
+#: The 4.3+ switches of `ProtocolRules`, one row per release around each boundary; expected values
+#: from the tags each change first appears at (v8.3.0, v8.3.1, the 4.4 head), not from the code.
+#:   version  epoch1 epochs classic full   migr   assignor empty  prev
+RULES_43 = [
+    ("4.2",   0, False, False, False, False, False, False, False),
+    ("4.2.9", 0, False, False, False, False, False, False, False),
+    ("4.3",   1, True,  True,  False, False, False, False, True),
+    ("4.3.0", 1, True,  True,  False, False, False, False, True),
+    ("4.3.1", 1, True,  True,  True,  True,  False, False, True),
+    ("4.4",   1, True,  True,  True,  True,  True,  True,  True),
+]
+
+
+@pytest.mark.parametrize("version, epoch1, epochs_, classic_, full, migration, assignor, empty, prev", RULES_43)
+def test_protocol_rules_of_4_3_and_4_4(version, epoch1, epochs_, classic_, full, migration, assignor, empty, prev):
+    from kafkasim.coordinator.modern.consumer import ProtocolRules
+
+    r = ProtocolRules.for_version(version)
+    assert (r.initial_group_epoch, r.assignment_epochs, r.classic_follows_target_epoch, r.static_rejoin_when_full,
+            r.classic_join_needs_migration, r.bump_on_assignor_change, r.empty_group_catches_up,
+            r.reconciliation.unsubscribe_moves_previous_epoch) == (
+        epoch1, epochs_, classic_, full, migration, assignor, empty, prev)
+    assert (r.rejoin_with_epoch_zero, r.bump_on_regex_clear, r.uniform_stable_extra) == (True, True, True)
+
+
+# ======================================================================================
 # The version table, read at the tags
 # ======================================================================================
 

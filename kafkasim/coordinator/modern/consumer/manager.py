@@ -1,6 +1,7 @@
 """The coordinator side of the consumer rebalance protocol (KIP-848): `ConsumerGroupHeartbeat`.
 
-Kafka source (tags 4.0.0, 4.1.1, 4.2.0-rc1): `group-coordinator/src/main/java/org/apache/kafka/
+Kafka source (tags 4.0.0, 4.1.1, 4.2.0-rc1; Confluent's v8.3.0 = 4.3.0, v8.3.1 = 4.3.1 and the 4.4
+branch head for the 4.3 / 4.4 changes): `group-coordinator/src/main/java/org/apache/kafka/
 coordinator/group/GroupMetadataManager.java` (request handling, timers, leaving, fencing, static
 membership, regex subscriptions), `modern/consumer/ConsumerGroup.java`, `ConsumerGroupMember.java`,
 `CurrentAssignmentBuilder.java`, `modern/TargetAssignmentBuilder.java`, and the assignors in
@@ -27,7 +28,8 @@ MemberJoined          a new member; reason "static" for a member with an instanc
 MemberReplaced        a static member rejoined with a new member id; reason = the old member id
 MemberLeftTemporarily a static member left with epoch -2 (it keeps its partitions)
 GroupEpochBumped      value = the new group epoch; reason: new_group, member_joined,
-                      subscription_changed, metadata_changed, member_removed or regex_resolved
+                      subscription_changed, metadata_changed, member_removed, regex_resolved or
+                      assignor_changed (4.4, KAFKA-20434)
 TargetAssignmentComputed  reason = the assignor; value = members whose target changed
 MemberEpochBumped     value = the member's new epoch; reason = its member state
 MemberStateChanged    the member state changed at the same epoch; reason = the new member state
@@ -58,8 +60,13 @@ UNRELEASED_INSTANCE_ID, `group.consumer.max.size`, server assignor choice (most 
 the first configured), regex subscriptions with Kafka's asynchronous resolution (at the same
 simulated millisecond, after the response; a new regex waits for the 10 s minimum between
 refreshes), lazy metadata refresh (a partition change is noticed at the next heartbeat of any
-member), the 4.0 / 4.1 / 4.2 differences (`rules.ProtocolRules`), and optionally the 4.3
-assignment interval (KIP-1263, off by default as in 4.0-4.2).
+member), the 4.0 to 4.4 differences (`rules.ProtocolRules`), among them 4.3's assignment
+interval (KIP-1263: `group.consumer.assignment.interval.ms`, 1000 ms by default from 4.3, absent
+before; a target postponed by it is computed by the next heartbeat of any member once the
+interval has passed, members reconciling towards the previous target meanwhile), 4.3's start at
+epoch 1 (KAFKA-20268) and per-partition assignment epochs (KIP-1251), 4.3.1's static rejoin into a
+full group (KAFKA-20601), 4.4's epoch bump on a change of preferred assignor (KAFKA-20434) and
+catch-up of an emptied group's target epoch (KAFKA-20442).
 
 Simplified, and what it costs a learner:
 - no `__consumer_offsets` writes: a heartbeat is atomic and instantaneous (no append linger of
@@ -74,7 +81,13 @@ Simplified, and what it costs a learner:
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
   enforced (they only bound the broker default and per-group overrides); per-group dynamic
-  configs are not modelled.
+  configs (`consumer.assignment.interval.ms`, 4.3) and dynamic broker configs are not modelled;
+- 4.3's assignment offload switch is not modelled: at v8.3.0 `group.consumer.assignor.offload.enable`
+  is no config (KAFKA-20339 removed it for 4.3; `consumerGroupAssignorOffloadEnable()` returns the
+  constant true) and at the 4.4 head an internal one (KAFKA-20930), and in both nothing on the
+  heartbeat path reads it: the target is computed inline, as here;
+- a restored group (`load_consumer_group`) has no assignment timestamp: its next target is computed
+  at once whatever the interval (Kafka restores the timestamp from its record).
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordinator.modern.consumer`.
 """

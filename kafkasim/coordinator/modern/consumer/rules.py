@@ -75,6 +75,7 @@ class ProtocolRules:
                 unrevoked_keeps_epoch=since_42,
                 own_pending_not_unreleased=since_42 or (4, 0, 2) <= v < (4, 1, 0) or (4, 1, 2) <= v,
                 revoke_unsubscribed_now=since_42,
+                unsubscribe_moves_previous_epoch=since_43,
             ),
             initial_group_epoch=1 if since_43 else 0,
             assignment_epochs=since_43,
