@@ -462,6 +462,47 @@ def test_classic_member_join_to_consumer_group_with_disabled_migration_policy(ve
         assert not any(line in text for text in h.coord.broker_log)
 
 
+@pytest.mark.parametrize("version", [V43, V431])
+def test_classic_static_member_join_to_consumer_group_with_disabled_migration_policy(version):
+    """GroupMetadataManagerTest.testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy(isStatic=true) @ v8.3.1.
+
+    The group holds a static classic member and a static consumer-protocol member. Under
+    policy disabled, from 4.3.1, a new static classic member, the classic member rejoining
+    under its instance id, and a classic member taking the consumer member's instance id are
+    all refused with INCONSISTENT_GROUP_PROTOCOL. At v8.3.0 the new static member simply joins.
+    """
+    h = Harness({}, version=version, group_consumer_migration_policy="disabled")
+    h.load(group="group-id", group_epoch=10, target_epoch=10, members={
+        "classic-member": {**member(10, 10, topics=[], instance_id="classic-instance-id"), "classic": classic([])},
+        "consumer-member": member(10, 10, topics=[], instance_id="consumer-instance-id")}, target={})
+    protocols = (("range", encode({"topics": [], "generation": -1, "owned": []})),)
+    errors = [h.coord.join_group("group-id", "", instance, protocols=protocols).error
+              for instance in ("new-instance-id", "classic-instance-id", "consumer-instance-id")]
+    if version == V431:
+        assert errors == [Errors.INCONSISTENT_GROUP_PROTOCOL] * 3
+    else:
+        assert errors[0] is NONE
+
+
+@pytest.mark.parametrize("version, error", [(V43, Errors.GROUP_MAX_SIZE_REACHED), (V431, NONE)])
+def test_static_member_can_rejoin_consumer_group_with_classic_protocol_when_group_is_full(version, error):
+    """GroupMetadataManagerTest.testStaticMemberCanRejoinConsumerGroupWithClassicProtocolWhenGroupIsFull @ v8.3.1
+    (and testNewStaticMemberClassicGroupJoinThrowsGroupMaxSizeReachedExceptionWhenConsumerGroupIsFull).
+
+    group.consumer.max.size = 1, its one member a static classic member: a JoinGroup with the
+    same instance id under a new member id is accepted from 4.3.1 (KAFKA-20601), refused with
+    GROUP_MAX_SIZE_REACHED at v8.3.0; another instance id is refused in both.
+    """
+    h = Harness({"foo": 1}, version=version, group_consumer_max_size=1)
+    h.load(group_epoch=10, target_epoch=10, members={"old-member-id": {
+        **member(10, 9, assigned={"foo": [0]}, topics=["foo"], instance_id="instance-id", rebalance_timeout_ms=5000),
+        "classic": classic(["foo"], [("foo", 0)])}}, target={"old-member-id": {"foo": [0]}})
+    protocols = (("range", encode({"topics": ["foo"], "generation": -1, "owned": []})),)
+    assert h.coord.join_group(GROUP, "", "instance-id", protocols=protocols).error is error
+    assert h.coord.join_group(GROUP, "", "other-instance-id", protocols=protocols).error is \
+        Errors.GROUP_MAX_SIZE_REACHED
+
+
 # ======================================================================================
 # 4.4: KAFKA-20434 (a change of the preferred assignor bumps the group epoch)
 # ======================================================================================
