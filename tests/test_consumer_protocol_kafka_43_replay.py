@@ -220,6 +220,26 @@ def test_group_coordinator_config_assignment_interval():
         broker_config("4.2", {names[1]: 0})
 
 
+@pytest.mark.parametrize("version, unknown, not_assignor", [
+    ("4.3", r"^Class foo cannot be found \(", "^org.apache.kafka.clients.consumer.RangeAssignor is not an instance of "),
+    ("4.4", r"^Invalid value foo for configuration group.consumer.assignors: Class cannot be found \(",
+     "^Invalid value org.apache.kafka.clients.consumer.RangeAssignor for configuration group.consumer.assignors: "
+     "Class is not an instance of "),
+])
+def test_invalid_consumer_configs_assignors(version, unknown, not_assignor):
+    """GroupCoordinatorConfigTest.testInvalidConsumerConfigs @ v8.3.0 and 4.4: an unknown
+    group.consumer.assignors class is "Class foo cannot be found" at v8.3.0 and, from 4.4
+    (KAFKA-20843), "Invalid value foo for configuration group.consumer.assignors: Class cannot be
+    found"; a class that is no server assignor (Kafka's test uses java.lang.Object, here the
+    client's RangeAssignor, a class kafkasim knows exists) likewise. kafkasim adds which
+    assignors exist in parentheses."""
+    with pytest.raises(ConfigError, match=unknown):
+        broker_config(version, {"group.consumer.assignors": ["foo"]})
+    with pytest.raises(ConfigError, match=not_assignor + "org.apache.kafka.coordinator.group.api.assignor."
+                                                         "ConsumerGroupPartitionAssignor$"):
+        broker_config(version, {"group.consumer.assignors": ["org.apache.kafka.clients.consumer.RangeAssignor"]})
+
+
 # ======================================================================================
 # KAFKA-20272 (4.3): classic members inside a consumer group follow the target epoch
 # ======================================================================================

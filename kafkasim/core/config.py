@@ -599,13 +599,18 @@ def _check_server_assignors(spec: ConfigSpec, value: list[str], vt: tuple) -> li
     for item in value:
         name = item if vt >= _v("4.0") and item in SERVER_ASSIGNORS else _SERVER_ASSIGNOR_CLASSES.get(item)
         if name is None:
+            # 4.4 words both refusals as ConfigException(name, value, message) (KAFKA-20843).
+            invalid = f"Invalid value {item} for configuration {spec.name}: " if vt >= _v("4.4") else ""
             if _ASSIGNOR_ALIASES.get(item) and "." in item:  # a client-side assignor class: it exists
-                raise ConfigError(f"{item} is not an instance of {_by_version(_SERVER_ASSIGNOR_INTERFACE, vt)}")
+                iface = _by_version(_SERVER_ASSIGNOR_INTERFACE, vt)
+                raise ConfigError(f"{invalid}Class is not an instance of {iface}" if invalid else
+                                  f"{item} is not an instance of {iface}")
             classes = ", ".join(SERVER_ASSIGNORS.values())
             hint = (f"the server assignors are uniform and range, by name or Java class: {classes}"
                     if vt >= _v("4.0") else
                     f"3.7 - 3.9 name the server assignors by Java class: {classes}; uniform and range from 4.0")
-            raise ConfigError(f"Class {item} cannot be found ({hint})")
+            raise ConfigError(f"{invalid}Class cannot be found ({hint})" if invalid else
+                              f"Class {item} cannot be found ({hint})")
         out.append(name)
     return out
 
@@ -760,7 +765,8 @@ _BROKER = [
           _GROUP_CONSUMER_HISTORY + "; Kafka's default is the class names "
           "org.apache.kafka.coordinator.group.assignor.UniformAssignor, ...RangeAssignor in 3.7 - 3.9 and the "
           "names uniform, range from 4.0, which also accepts names (apache/kafka#18832); from 4.2 a repeated "
-          "entry is dropped and an empty list refused (KIP-1161, KAFKA-19112)",
+          "entry is dropped and an empty list refused (KIP-1161, KAFKA-19112); from 4.4 an unknown class is "
+          "refused as a ConfigException naming this config (KAFKA-20843)",
           check=_check_server_assignors, added_by="KIP-848, KAFKA-16036"),
     _spec("group.consumer.assignment.interval.ms", "int", [("4.3", 1000)],
           "Least time between two target-assignment computations of a consumer group (KIP-1263): a change "
