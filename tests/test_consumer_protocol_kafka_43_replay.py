@@ -221,7 +221,8 @@ def test_group_coordinator_config_assignment_interval():
 
 
 @pytest.mark.parametrize("version, unknown, not_assignor", [
-    ("4.3", r"^Class foo cannot be found \(", "^org.apache.kafka.clients.consumer.RangeAssignor is not an instance of "),
+    ("4.3", r"^Class foo cannot be found \(",
+     "^org.apache.kafka.clients.consumer.RangeAssignor is not an instance of "),
     ("4.4", r"^Invalid value foo for configuration group.consumer.assignors: Class cannot be found \(",
      "^Invalid value org.apache.kafka.clients.consumer.RangeAssignor for configuration group.consumer.assignors: "
      "Class is not an instance of "),
@@ -458,7 +459,8 @@ def test_static_member_rejoin_with_unreleased_instance_id_fails_when_consumer_gr
 
 @pytest.mark.parametrize("version", [V43, V431])
 def test_classic_member_join_to_consumer_group_with_disabled_migration_policy(version):
-    """GroupMetadataManagerTest.testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy(isStatic=false) @ v8.3.1.
+    """GroupMetadataManagerTest.testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy(isStatic=false)
+    @ v8.3.1.
 
     Under group.consumer.migration.policy=disabled a consumer group holding a classic member
     refuses a new classic member and the existing one rejoining: INCONSISTENT_GROUP_PROTOCOL,
@@ -564,7 +566,8 @@ def test_static_members_rejoin_with_new_server_assignor(version):
 
 @pytest.mark.parametrize("version, previous", [(V42, 9), (V43, 10)])
 def test_stable_to_stable_with_assignment_topics_no_longer_in_subscription(version, previous):
-    """CurrentAssignmentBuilderTest.testStableToStableWithAssignmentTopicsNoLongerInSubscription(10, 10, 10, true) @ v8.3.0.
+    """CurrentAssignmentBuilderTest.testStableToStableWithAssignmentTopicsNoLongerInSubscription(10, 10, 10, true)
+    @ v8.3.0.
 
     The builder alone, as Kafka's test drives it: a member STABLE at 10 (previous 9), target
     epoch 10, holds topic1 1-3 and topic2 4-6, has just changed its subscription to topic2 and

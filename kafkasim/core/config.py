@@ -50,7 +50,8 @@ from kafkasim.core.errors import ConfigError, check_range, range_text, unknown_n
 __all__ = [
     "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
     "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "SERVER_ASSIGNORS", "normalize_version", "parse_version",
-    "version_tuple", "check_exists", "consumer_config", "broker_config", "broker_config_warnings", "zookeeper_consumer_config", "java_hash_set_order",
+    "version_tuple", "check_exists", "consumer_config", "broker_config", "broker_config_warnings",
+    "zookeeper_consumer_config", "java_hash_set_order",
     "generated_client_id",
 ]
 
@@ -493,8 +494,8 @@ _CONSUMER = [
           "added in 3.7 (KIP-848, KAFKA-15679); the default is still classic in 4.0 to 4.4, where the "
           "consumer protocol is generally available; KIP-1274 plans consumer as the default in 5.0 and the "
           "classic protocol's removal from KafkaConsumer in 6.0 (the timeline in "
-          "docs/operations/consumer-rebalance-protocol.md at 4.4; no release read here has either)", choices=("classic", "consumer"), case_insensitive=True,
-          added_by="KIP-848, KAFKA-15679"),
+          "docs/operations/consumer-rebalance-protocol.md at 4.4; no release read here has either)",
+          choices=("classic", "consumer"), case_insensitive=True, added_by="KIP-848, KAFKA-15679"),
     _spec("group.remote.assignor", "string", [("3.7", None)],
           "Server-side assignor the member asks for under group.protocol=consumer (the broker answers "
           "UNSUPPORTED_ASSIGNOR for one it does not have). None: the broker's default, the first of "
