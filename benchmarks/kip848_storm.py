@@ -104,8 +104,8 @@ def run_consumer(n: int, version: str) -> dict:
               "clients_own_what_they_are_assigned": all(owned[m] == per_member[m] for m in ids),
               "no_errors": errors[0] == 0, "one_bump_per_join": group_epoch == first_epoch + n}
     return _row("consumer", version, n, wall, stats["requests"], stats["timer_events"], stable[0] if stable else None,
-                checks, cpu_s=round(cpu, 4), interval_ms=coord.consumer_groups.assignment_interval_ms, assignments=stats["assignments"],
-                group_epoch=group_epoch)
+                checks, cpu_s=round(cpu, 4), interval_ms=coord.consumer_groups.assignment_interval_ms,
+                assignments=stats["assignments"], group_epoch=group_epoch)
 
 
 def run_classic(n: int, version: str = "4.2") -> dict:
@@ -156,7 +156,8 @@ def _row(protocol, version, n, wall, requests, timers, stable_ms, checks, **extr
     return {"benchmark": NAME, "protocol": protocol, "version": version, "n": n, "wall_s": round(wall, 4),
             "requests": requests, "timer_events": timers, "events": events,
             "events_per_s": round(events / wall) if wall > 0 else None, "peak_rss_mb": round(_rss_mb(), 1),
-            "stable_at_ms": stable_ms, "checks": checks, "ok": all(checks.values()), **extra}
+            "stable_at_ms": stable_ms, "checks": checks, "ok": all(checks.values()),
+            "load_avg": round(os.getloadavg()[0], 1), **extra}
 
 
 def run_one(protocol: str, n: int, version: str = "4.2") -> dict:
@@ -165,20 +166,23 @@ def run_one(protocol: str, n: int, version: str = "4.2") -> dict:
 
 def chapter_default(repeat: int = 15) -> dict:
     """Chapter 11's scenario (`Scenario(kafka_version="4.0", consumer={"group.protocol": "consumer"})`)
-    and the same under the classic protocol: simulate() wall time, median of `repeat`."""
+    and the same under the classic protocol: simulate() wall and CPU time, medians of `repeat`."""
     sys.path.insert(0, ROOT)
     from kafkasim import Scenario, simulate
 
-    out = {}
+    out, cpu = {}, {}
     for protocol in ("consumer", "classic"):
         scenario = Scenario(kafka_version="4.0", consumer={"group.protocol": protocol})
-        times = []
+        walls, cpus = [], []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             simulate(scenario)
-            times.append(time.perf_counter() - t0)
-        out[protocol] = round(statistics.median(times) * 1000, 1)
-    return {"benchmark": NAME, "case": "chapter-default", "median_ms": out, "ok": out["consumer"] < 50}
+            walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+        out[protocol] = round(statistics.median(walls) * 1000, 1)
+        cpu[protocol] = round(statistics.median(cpus) * 1000, 1)
+    return {"benchmark": NAME, "case": "chapter-default", "median_ms": out, "median_cpu_ms": cpu,
+            "ok": out["consumer"] < 50, "load_avg": round(os.getloadavg()[0], 1)}
 
 
 def run_suite(*, quick=False, repeat=1, python=None, log=print):
@@ -197,9 +201,12 @@ def run_suite(*, quick=False, repeat=1, python=None, log=print):
 
 
 def report(rows, info, repeat):
+    loads = [r["load_avg"] for r in rows if "load_avg" in r]
+    load = (f" The machine was shared: load average {min(loads)} to {max(loads)} at the end of the runs."
+            if loads else "")
     lines = [f"Measured {info['date']} on {info['cpus']} cores ({info['cpu_model']}), Python {info['python']}, "
              f"{info['os']}. Each measurement in a fresh process (median of {repeat} below N = 100,000); CPU s is the "
-             f"process's own CPU time, which other load on the machine does not inflate as it does wall s.", "",
+             f"process's own CPU time, which other load on the machine does not inflate as it does wall s.{load}", "",
              "| protocol | Kafka defaults | N | wall s | CPU s | events (requests + timers) | events/s | peak RSS MB "
              "| stable at (simulated) | group epoch | target assignments | checks |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -210,24 +217,36 @@ def report(rows, info, repeat):
             f"{r['version']} (every join)" if r["interval_ms"] == 0 else \
             f"{r['version']} (interval {r['interval_ms']} ms)"
         lines.append(f"| {r['protocol']} | {rule} | {r['n']:,} | {r['wall_s']:,.2f} | {r.get('cpu_s', 0):,.2f} "
-                     f"| {r['events']:,} "
-                     f"| {r['events_per_s']:,} | {r['peak_rss_mb']:,.0f} | {r['stable_at_ms']:,} ms "
-                     f"| {r.get('group_epoch', '–')} | {r.get('assignments', '–')} | {'ok' if r['ok'] else 'FAILED'} |")
+                     f"| {r['events']:,} | {r['events_per_s']:,} | {r['peak_rss_mb']:,.0f} | {r['stable_at_ms']:,} ms "
+                     f"| {r.get('group_epoch', '–')} | {r.get('assignments', '–')} "
+                     f"| {'ok' if r['ok'] else 'FAILED'} |")
     chapter = next((r for r in rows if r.get("case") == "chapter-default"), None)
     if chapter:
+        wall, cpu = chapter["median_ms"], chapter.get("median_cpu_ms", {})
         lines += ["", f"Chapter 11's default scenario (`Scenario(kafka_version=\"4.0\", consumer="
                       f"{{\"group.protocol\": ...}})`), `simulate()` median of 15: consumer protocol "
-                      f"{chapter['median_ms']['consumer']} ms, classic {chapter['median_ms']['classic']} ms "
-                      f"(target under 50 ms: {'met' if chapter['ok'] else 'NOT met'})."]
+                      f"{wall['consumer']} ms ({cpu.get('consumer', '–')} ms CPU), classic {wall['classic']} ms "
+                      f"({cpu.get('classic', '–')} ms CPU) (target under 50 ms: "
+                      f"{_verdict(wall['consumer'], cpu.get('consumer'), 50)})."]
     big = [r for r in rows if r.get("n") == TARGET["n"] and r.get("protocol") == "consumer"]
     if big:
         r = big[0]
-        met = r["wall_s"] < TARGET["wall_s"] and r["peak_rss_mb"] < TARGET["rss_mb"]
-        lines.append(f"N = 100,000 under the consumer protocol: {r['wall_s']:.1f} s ({r.get('cpu_s', 0):.1f} s CPU) and "
-                     f"{r['peak_rss_mb']:.0f} MB "
-                     f"(target under 10 s and 2 GB: {'met' if met else 'NOT met'}, with Kafka {r['version']}'s "
-                     f"defaults).")
+        memory = r["peak_rss_mb"] < TARGET["rss_mb"]
+        lines.append(f"N = 100,000 under the consumer protocol, with Kafka {r['version']}'s defaults: "
+                     f"{r['wall_s']:.1f} s "
+                     f"({r.get('cpu_s', 0):.1f} s CPU) and {r['peak_rss_mb']:.0f} MB (target under 10 s: "
+                     f"{_verdict(r['wall_s'], r.get('cpu_s'), TARGET['wall_s'])}; under 2 GB: "
+                     f"{'met' if memory else 'NOT met'}).")
     return "\n".join(lines) + "\n"
+
+
+def _verdict(wall: float, cpu: float | None, target: float) -> str:
+    """Whether a time target is met, on wall time and, when that fails, on the run's own CPU time."""
+    if wall < target:
+        return "met"
+    if cpu is not None and cpu < target:
+        return "met on CPU time, not on wall time on the loaded machine"
+    return "NOT met"
 
 
 def main(argv=None):

@@ -34,9 +34,18 @@ def test_the_classic_storm_until_stable():
 
 
 def test_the_report_says_whether_the_targets_are_met():
-    rows = [kip848_storm.run_one("consumer", N, "4.3"), kip848_storm.run_one("consumer", N, "4.2"), {"case": "chapter-default", "benchmark": "kip848_storm",
-                                                       "median_ms": {"consumer": 31.0, "classic": 26.0}, "ok": True}]
-    text = kip848_storm.report(rows, {"date": "today", "cpus": 2, "cpu_model": "x", "python": "3.11", "os": "L"}, 1)
+    rows = [kip848_storm.run_one("consumer", N, "4.3"), kip848_storm.run_one("consumer", N, "4.2"), {
+        "case": "chapter-default", "benchmark": "kip848_storm", "median_ms": {"consumer": 31.0, "classic": 26.0},
+        "median_cpu_ms": {"consumer": 30.0, "classic": 25.5}, "ok": True, "load_avg": 1.5}]
+    info = {"date": "today", "cpus": 2, "cpu_model": "x", "python": "3.11", "os": "L"}
+    text = kip848_storm.report(rows, info, 1)
     assert f"| consumer | 4.3 (interval 1000 ms) | {N} |" in text and f"| consumer | 4.2 (every join) | {N} |" in text
     assert f"| {N + 1} | 2 | ok |" in text and f"| {N} | {N} | ok |" in text
-    assert "consumer protocol 31.0 ms, classic 26.0 ms (target under 50 ms: met)" in text
+    assert ("consumer protocol 31.0 ms (30.0 ms CPU), classic 26.0 ms (25.5 ms CPU) (target under 50 ms: met)"
+            in text)
+    assert "The machine was shared: load average " in text
+    rows[-1]["median_ms"]["consumer"] = 220.0  # a loaded machine: wall over target, own CPU time under it
+    assert "(target under 50 ms: met on CPU time, not on wall time on the loaded machine)" in \
+        kip848_storm.report(rows, info, 1)
+    rows[-1]["median_cpu_ms"]["consumer"] = 60.0
+    assert "(target under 50 ms: NOT met)" in kip848_storm.report(rows, info, 1)
