@@ -112,14 +112,15 @@ def test_normalize_version():
     assert version_tuple("3.0.0") == version_tuple("3.0") == (3,)
     assert normalize_version("4.0.1") == "4.0" and normalize_version("4.1.1") == "4.1"
     assert normalize_version("4.2.0") == "4.2" and version_tuple("4.0.0") == (4,)
-    assert KAFKA_VERSIONS[-4:] == ("3.9", "4.0", "4.1", "4.2")
+    assert normalize_version("4.3.1") == "4.3" and normalize_version("4.4.0") == "4.4"
+    assert KAFKA_VERSIONS[-6:] == ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
 
 
-@pytest.mark.parametrize("bad", ["0.10", "4.3", "5.0", "2.9", "banana", "3", ""])
+@pytest.mark.parametrize("bad", ["0.10", "4.5", "5.0", "9.9", "2.9", "banana", "3", ""])
 def test_unsupported_versions_name_the_supported_ones(bad):
     with pytest.raises(ConfigError, match="0.9, 0.10.0, 0.10.1") as err:
         consumer_config(bad)
-    assert "3.7" in str(err.value) and "3.8, 3.9, 4.0, 4.1, 4.2" in str(err.value)
+    assert "3.7" in str(err.value) and "3.8, 3.9, 4.0, 4.1, 4.2, 4.3, 4.4" in str(err.value)
 
 
 def test_kafka_08_points_to_the_zookeeper_consumer():

@@ -731,16 +731,25 @@ def test_the_steady_heartbeat_shortcut_answers_as_the_full_path_does():
 
 
 def test_assignment_interval_of_kafka_4_3_batches_joins():
-    sim, groups = manager(group_consumer_assignment_interval_ms=1000)
-    join(groups, "m1")  # no target yet: computed at once
+    """4.3 (KIP-1263): the group starts at epoch 1 (KAFKA-20268); the first join computes epoch 2's
+    target at once, the next joins only bump the epoch and reconcile towards epoch 2's target."""
+    sim, groups = manager(group_consumer_assignment_interval_ms=1000, kafka_version="4.3")
+    join(groups, "m1")  # no target computed yet: computed at once
     for mid in ("m2", "m3"):
         r = join(groups, mid)
-        assert (r.member_epoch, r.assignment) == (1, {})  # the previous target epoch
+        assert (r.member_epoch, r.assignment) == (2, {})  # the previous target epoch
     assert (groups.group_epoch("g"), groups.target_assignment_epoch("g"), groups.group_state("g")) == (
-        3, 1, "Assigning")
+        4, 2, "Assigning")
     sim.advance(1000)
-    r = hb(groups, "m3", 1)
-    assert (r.member_epoch, groups.target_assignment_epoch("g"), groups.stats["assignments"]) == (3, 3, 2)
+    r = hb(groups, "m3", 2)
+    assert (r.member_epoch, groups.target_assignment_epoch("g"), groups.stats["assignments"]) == (4, 4, 2)
+
+
+def test_assignment_interval_does_not_exist_before_kafka_4_3():
+    with pytest.raises(ConfigError, match="'group.consumer.assignment.interval.ms' does not exist in Kafka 4.2: it "
+                                          r"was added in Kafka 4.3 \(KIP-1263, KAFKA-20300\)"):
+        manager(group_consumer_assignment_interval_ms=1000, kafka_version="4.2")
+    assert manager(group_consumer_assignment_interval_ms=0, kafka_version="4.2")[1].assignment_interval_ms == 0
 
 
 def test_arm_loaded_timers_also_arms_rebalance_timers_of_revoking_members():
@@ -822,7 +831,6 @@ RULES_TABLE = [
     ("4.1.2",  False, True,  True,  False, True,  False),
     ("4.2",    True,  True,  True,  True,  True,  True),
     ("4.2.0",  True,  True,  True,  True,  True,  True),
-    ("5.0",    True,  True,  True,  True,  True,  True),
 ]
 
 

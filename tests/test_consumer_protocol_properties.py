@@ -40,7 +40,7 @@ from hypothesis import given, settings, strategies as st
 
 from kafkasim import Errors, GroupCoordinator, Simulation
 
-KAFKA_VERSIONS = ("4.0.0", "4.1.0", "4.2.0")  # the coordinator rules differ between them
+KAFKA_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.3.1", "4.4.0")  # the coordinator rules differ between them
 GROUP = "g"
 TOPICS = {"foo": 4, "bar": 2}
 MAX_PARTITIONS = 6

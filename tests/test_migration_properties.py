@@ -33,7 +33,7 @@ def migrations(draw):
         faults.append(F.Pause(draw(st.sampled_from(MEMBERS)), draw(st.integers(10, 150)) * 1000,
                               duration_ms=draw(st.integers(1, 60)) * 1000))
     classic = {"partition.assignment.strategy": draw(st.sampled_from([["range"], ["cooperative-sticky"]]))}
-    return Scenario(kafka_version=draw(st.sampled_from(["4.0", "4.1", "4.2"])), members=len(MEMBERS),
+    return Scenario(kafka_version=draw(st.sampled_from(["4.0", "4.1", "4.2", "4.3", "4.4"])), members=len(MEMBERS),
                     topics={"orders": draw(st.integers(2, 8))}, duration_ms=200_000, drain_ms=120_000,
                     seed=draw(st.integers(0, 1000)), static_membership=draw(st.booleans()),
                     consumer={"group.protocol": start, **(classic if start == "classic" else {})},

@@ -445,6 +445,11 @@ class BrokerLog:
                                    f"group. Created a new member id {member} and requesting the member to rejoin with "
                                    f"this id.")
 
+    def classic_join_refused(self, ms: int, group: str, message: str) -> None:
+        """4.3.1+ (KAFKA-20640): a classic JoinGroup to a consumer group under migration policy disabled
+        (`throwIfClassicMemberCannotJoinConsumerGroup` at v8.3.1, INFO; the message is the error's)."""
+        self._write_new(ms, group, message)
+
     def classic_member_left_consumer_group(self, ms: int, group: str, member: str, instance_id: str | None,
                                            client_reason: str | None) -> None:
         """A classic LeaveGroup to a consumer group (`classicGroupLeaveToConsumerGroup`)."""
@@ -496,6 +501,7 @@ CONSUMER_GROUP_EVENTS: dict[str, Callable[[BrokerLog, int, str, "str | None", Ma
     "conversion_refused": lambda log, ms, g, m, d: log.consumer_group_conversion_refused(ms, g, d["cause"],
                                                                                         d.get("error", "")),
     "classic_member_id_required": lambda log, ms, g, m, d: log.classic_member_id_required(ms, g, m),
+    "classic_join_refused": lambda log, ms, g, m, d: log.classic_join_refused(ms, g, d["message"]),
     "classic_member_left": lambda log, ms, g, m, d: log.classic_member_left_consumer_group(
         ms, g, m, d.get("instance_id"), d.get("client_reason")),
 }

@@ -44,7 +44,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
     `topics` are the cluster's topics ({name: partitions}) that consumer groups subscribe to; the
     `group_consumer_*` arguments are Kafka's `group.consumer.*` broker configs (None: 4.x defaults).
     `group_consumer_assignment_interval_ms` is 4.3's KIP-1263 minimum time between two target
-    computations of a group; 0, the only behaviour of 4.0-4.2, recomputes on every epoch bump.
+    computations of a group (None: the version's default, 1000 ms from 4.3), within
+    `group_consumer_min/max_assignment_interval_ms` (0 and 15000 by default); 0, the only behaviour of
+    4.0-4.2 (where the configs do not exist), recomputes on every epoch bump.
+    `kafka_version` must be a version kafkasim models (`KAFKA_VERSIONS`, or a release of one such
+    line): anything else is refused as `Scenario` refuses it (`normalize_version`).
     `group_consumer_migration_policy` says which online conversions between the two kinds of
     group are made (`kafkasim.coordinator.migration`); JoinGroup, SyncGroup, Heartbeat,
     LeaveGroup and OffsetCommit to a consumer group are answered by it, for its classic members.
@@ -54,7 +58,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
                  group_consumer_session_timeout_ms: int | None = None,
                  group_consumer_heartbeat_interval_ms: int | None = None,
                  group_consumer_max_size: int | None = None, group_consumer_assignors=None,
-                 group_consumer_assignment_interval_ms: int = 0,
+                 group_consumer_assignment_interval_ms: int | None = None,
+                 group_consumer_min_assignment_interval_ms: int | None = None,
+                 group_consumer_max_assignment_interval_ms: int | None = None,
                  group_consumer_migration_policy: str | None = None, **classic):
         super().__init__(sim, **classic)
         self.consumer_groups = ConsumerGroupManager(
@@ -62,6 +68,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
             group_consumer_max_size=group_consumer_max_size, group_consumer_assignors=group_consumer_assignors,
             group_consumer_assignment_interval_ms=group_consumer_assignment_interval_ms,
+            group_consumer_min_assignment_interval_ms=group_consumer_min_assignment_interval_ms,
+            group_consumer_max_assignment_interval_ms=group_consumer_max_assignment_interval_ms,
             kafka_version=self.kafka_version, record_heartbeats=self.record_heartbeats,
             log=self.log.consumer_group if self.log.new_coordinator else None)
         policy = group_consumer_migration_policy
@@ -171,12 +179,18 @@ class GroupCoordinator(ClassicGroupCoordinator):
         (OffsetCommit v9+), checked as `ConsumerGroup.validateOffsetCommit` does (4.0.0-4.2.0-rc1):
         a negative epoch commits only while the group is empty, an unknown member gets
         UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic
-        member). Offsets are kept per group id (`store_offsets`), as Kafka's
-        `OffsetMetadataManager` keeps them for either kind of group."""
+        member). From 4.3 (KIP-1251, `ConsumerGroup.createAssignmentEpochValidator` at v8.3.0) an
+        older epoch is accepted for each partition the member holds (assigned or pending
+        revocation) since an epoch no later than it: assignment epoch <= commit epoch <= member
+        epoch; one partition that fails the check fails the whole request (the validator throws
+        out of `OffsetMetadataManager.commitOffset`), with STALE_MEMBER_EPOCH (113; ILLEGAL_GENERATION,
+        22, for a classic member) on every partition, as `commitOffset`'s error response. Offsets
+        are kept per group id (`store_offsets`), as Kafka's `OffsetMetadataManager` keeps them for
+        either kind of group."""
         if not self.consumer_groups.has_group(group_id):
             return super().commit_offsets(group_id, member_id, generation_id, offsets, group_instance_id, callback)
         self.stats["requests"] += 1
-        error = self._consumer_commit_error(group_id, member_id, generation_id)
+        error = self._consumer_commit_error(group_id, member_id, generation_id, offsets)
         if error is Errors.NONE:
             self.store_offsets(group_id, offsets)
         resp = OffsetCommitResponse(callback)
@@ -186,7 +200,7 @@ class GroupCoordinator(ClassicGroupCoordinator):
         resp._complete(error)
         return resp
 
-    def _consumer_commit_error(self, group_id: str, member_id: str, member_epoch: int) -> Errors:
+    def _consumer_commit_error(self, group_id: str, member_id: str, member_epoch: int, offsets: dict) -> Errors:
         groups = self.consumer_groups
         if member_epoch < 0 and not groups.member_ids(group_id):
             return Errors.NONE  # the admin client, or a consumer without group management
@@ -196,7 +210,15 @@ class GroupCoordinator(ClassicGroupCoordinator):
             return Errors.UNKNOWN_MEMBER_ID
         if member_epoch == member.member_epoch:
             return Errors.NONE
-        return Errors.ILLEGAL_GENERATION if member.classic is not None else Errors.STALE_MEMBER_EPOCH
+        stale = Errors.ILLEGAL_GENERATION if member.classic is not None else Errors.STALE_MEMBER_EPOCH
+        if member_epoch > member.member_epoch or not groups.rules.assignment_epochs:
+            return stale
+        for partition in offsets:  # KIP-1251: per partition, against the epoch it was assigned at
+            topic, index = partition if isinstance(partition, tuple) else (None, partition)
+            epoch = member.assignment_epoch(topic, index)
+            if epoch is None or member_epoch < epoch:
+                return stale
+        return Errors.NONE
 
     consumer_group_heartbeat = _consumer_protocol("consumer_group_heartbeat")
     load_consumer_group = _consumer_protocol("load_consumer_group")

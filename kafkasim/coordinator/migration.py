@@ -52,6 +52,7 @@ class Migration:
                               f"String must be one of (case insensitive): {', '.join(p.upper() for p in POLICIES)}")
         self.classic, self.consumer, self.policy = classic, consumer, policy.lower()
         consumer.upgrade, consumer.downgrade = self.upgrade, self.downgrade
+        consumer.migration_disabled = self.policy == "disabled"
 
     # == classic -> consumer ====================================================================
     def upgrade(self, group_id: str) -> None:

@@ -24,7 +24,14 @@ A version is a release line (``"0.10.1"``, ``"3.7"``) or a release (``"3.7.1"``,
 A line stands for its first release (x.y.0); the only default that
 changed inside a line is the new consumer's ``fetch.min.bytes`` (1024 in 0.9.0.0, 1 from 0.9.0.1).
 The 4.x lines were read at Apache's tags 4.0.0, 4.1.0 (4.1.1 has the same configs) and 4.2.0-rc1
-(the last 4.2 tag available here; 4.2.0 itself was not checked). Kafka 4.0 removed configs
+(4.2.0 itself: Confluent's tag ``v8.2.0``, the same defaults), 4.3 at ``v8.3.0`` (Apache 4.3.0; 4.3.1,
+``v8.3.1``, changes no config, only coordinator behaviour, see `kafkasim.coordinator`), 4.4 at the
+head of Confluent's ``4.4`` branch (version 8.4.0-0-ccs: the mirror read here holds no final 4.4.0
+tag). Where the tags' configs live: ``GroupCoordinatorConfig.java``, ``ConsumerConfig.java``, and the
+upgrade notes in ``docs/getting-started/upgrade.md`` (the 4.3 and 4.4 trees have no
+``docs/upgrade.html``). 4.3 adds ``group.consumer.assignment.interval.ms`` and its bounds (KIP-1263)
+and deprecates ``group.coordinator.rebalance.protocols`` (KIP-1237); 4.4 changes no default of a
+config listed here. Kafka 4.0 removed configs
 (``docs/upgrade.html`` at 4.0.0: ``offsets.commit.required.acks``, ``log.message.format.version``,
 ``auto.include.jmx.reporter``, the ZooKeeper ones, ...), but none of those listed here: every config
 below exists in every 4.x line. The consumer refuses the classic protocol's configs under
@@ -43,18 +50,20 @@ from kafkasim.core.errors import ConfigError, check_range, range_text, unknown_n
 __all__ = [
     "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
     "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "SERVER_ASSIGNORS", "normalize_version", "parse_version",
-    "version_tuple", "consumer_config", "broker_config", "zookeeper_consumer_config", "java_hash_set_order",
+    "version_tuple", "check_exists", "consumer_config", "broker_config", "broker_config_warnings",
+    "zookeeper_consumer_config", "java_hash_set_order",
     "generated_client_id",
 ]
 
 
 #: Release lines with a group-coordinator consumer (0.9+). 3.9 was read at tag 3.9.0-rc3, 4.0 at 4.0.0,
-#: 4.1 at 4.1.0 and 4.2 at 4.2.0-rc1 (a release candidate: 4.2.0 itself was not checked).
+#: 4.1 at 4.1.0, 4.2 at 4.2.0-rc1 (and Confluent's v8.2.0 = 4.2.0), 4.3 at v8.3.0 (= Apache 4.3.0) and
+#: v8.3.1 (4.3.1), 4.4 at the head of Confluent's 4.4 branch (8.4.0-0-ccs; no final 4.4.0 tag was read).
 KAFKA_VERSIONS = (
     "0.9", "0.10.0", "0.10.1", "0.10.2", "0.11", "1.0", "1.1",
     "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8",
     "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
-    "4.0", "4.1", "4.2",
+    "4.0", "4.1", "4.2", "4.3", "4.4",
 )
 #: The one release of the ZooKeeper consumer that `zookeeper_consumer_config` models.
 ZOOKEEPER_CONSUMER_VERSION = "0.8.2"
@@ -482,9 +491,11 @@ _CONSUMER = [
           "\"\" since 0.9; generated name with the group id from 2.4"),
     _spec("group.protocol", "string", [("3.7", "classic")],
           "Rebalance protocol: classic (JoinGroup/SyncGroup) or consumer (KIP-848, broker-side assignment).",
-          "added in 3.7 (KIP-848, KAFKA-15679); the default is still classic in 4.0, 4.1 and 4.2, where the "
-          "consumer protocol is generally available", choices=("classic", "consumer"), case_insensitive=True,
-          added_by="KIP-848, KAFKA-15679"),
+          "added in 3.7 (KIP-848, KAFKA-15679); the default is still classic in 4.0 to 4.4, where the "
+          "consumer protocol is generally available; KIP-1274 plans consumer as the default in 5.0 and the "
+          "classic protocol's removal from KafkaConsumer in 6.0 (the timeline in "
+          "docs/operations/consumer-rebalance-protocol.md at 4.4; no release read here has either)",
+          choices=("classic", "consumer"), case_insensitive=True, added_by="KIP-848, KAFKA-15679"),
     _spec("group.remote.assignor", "string", [("3.7", None)],
           "Server-side assignor the member asks for under group.protocol=consumer (the broker answers "
           "UNSUPPORTED_ASSIGNOR for one it does not have). None: the broker's default, the first of "
@@ -589,13 +600,18 @@ def _check_server_assignors(spec: ConfigSpec, value: list[str], vt: tuple) -> li
     for item in value:
         name = item if vt >= _v("4.0") and item in SERVER_ASSIGNORS else _SERVER_ASSIGNOR_CLASSES.get(item)
         if name is None:
+            # 4.4 words both refusals as ConfigException(name, value, message) (KAFKA-20843).
+            invalid = f"Invalid value {item} for configuration {spec.name}: " if vt >= _v("4.4") else ""
             if _ASSIGNOR_ALIASES.get(item) and "." in item:  # a client-side assignor class: it exists
-                raise ConfigError(f"{item} is not an instance of {_by_version(_SERVER_ASSIGNOR_INTERFACE, vt)}")
+                iface = _by_version(_SERVER_ASSIGNOR_INTERFACE, vt)
+                raise ConfigError(f"{invalid}Class is not an instance of {iface}" if invalid else
+                                  f"{item} is not an instance of {iface}")
             classes = ", ".join(SERVER_ASSIGNORS.values())
             hint = (f"the server assignors are uniform and range, by name or Java class: {classes}"
                     if vt >= _v("4.0") else
                     f"3.7 - 3.9 name the server assignors by Java class: {classes}; uniform and range from 4.0")
-            raise ConfigError(f"Class {item} cannot be found ({hint})")
+            raise ConfigError(f"{invalid}Class cannot be found ({hint})" if invalid else
+                              f"Class {item} cannot be found ({hint})")
         out.append(name)
     return out
 
@@ -615,6 +631,10 @@ def _check_group_coordinator(cfg: dict, vt: tuple) -> None:
              (max_s, ge, min_s), (session, ge, min_s), (session, le, max_s)]
     if vt >= _v("4.0"):
         rules.append((hb, "less than", session))  # KAFKA-17618
+    if vt >= _v("4.3"):  # KIP-1263 (KAFKA-20300)
+        interval = "group.consumer.assignment.interval.ms"
+        min_i, max_i = "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms"
+        rules += [(max_i, ge, min_i), (interval, ge, min_i), (interval, le, max_i)]
     compare = {ge: lambda a, b: a >= b, le: lambda a, b: a <= b, "less than": lambda a, b: a < b}
     for a, relation, b in rules:
         if not compare[relation](cfg[a], cfg[b]):
@@ -705,7 +725,10 @@ _BROKER = [
           "upgrade to 4.0 is finalized); classic,consumer,streams in 4.1 (KAFKA-19173); valid entries consumer, "
           "classic (3.7), + unknown (3.8), + share (3.9), consumer, classic, share (4.0), + streams (4.1); "
           "without classic the broker refuses to start; from 4.2 a repeated entry is dropped and an empty list "
-          "refused (KIP-1161, KAFKA-19112)", check=_check_rebalance_protocols, added_by="KIP-848, KAFKA-16036"),
+          "refused (KIP-1161, KAFKA-19112); deprecated in 4.3 (KIP-1237, KAFKA-19740: same default, the broker "
+          "WARNs when it is set, see broker_config_warnings; to be removed in 5.0, where the feature versions "
+          "group.version, streams.version and share.version decide)", check=_check_rebalance_protocols,
+          added_by="KIP-848, KAFKA-16036"),
     _spec("group.consumer.session.timeout.ms", "int", [("3.7", 45000)],
           "Session timeout of consumer-protocol members (KIP-848): the coordinator fences a member it has "
           "not heard from for this long. The client's session.timeout.ms does not apply to them.",
@@ -743,13 +766,32 @@ _BROKER = [
           _GROUP_CONSUMER_HISTORY + "; Kafka's default is the class names "
           "org.apache.kafka.coordinator.group.assignor.UniformAssignor, ...RangeAssignor in 3.7 - 3.9 and the "
           "names uniform, range from 4.0, which also accepts names (apache/kafka#18832); from 4.2 a repeated "
-          "entry is dropped and an empty list refused (KIP-1161, KAFKA-19112)",
+          "entry is dropped and an empty list refused (KIP-1161, KAFKA-19112); from 4.4 an unknown class is "
+          "refused as a ConfigException naming this config (KAFKA-20843)",
           check=_check_server_assignors, added_by="KIP-848, KAFKA-16036"),
+    _spec("group.consumer.assignment.interval.ms", "int", [("4.3", 1000)],
+          "Least time between two target-assignment computations of a consumer group (KIP-1263): a change "
+          "within it bumps the group epoch at once, and the next heartbeat of any member once the interval "
+          "has passed computes the target; members reconcile towards the previous target meanwhile. 0 "
+          "computes on every epoch bump, the only behaviour before 4.3.",
+          "added in 4.3 (KIP-1263, KAFKA-20300), default 1000 (the upgrade notes: \"previously had an "
+          "effective value of 0\"); atLeast(0); must lie within [group.consumer.min.assignment.interval.ms, "
+          "group.consumer.max.assignment.interval.ms]; also a dynamic broker config and a per-group config "
+          "(consumer.assignment.interval.ms), neither modelled", low=0, added_by="KIP-1263, KAFKA-20300"),
+    _spec("group.consumer.min.assignment.interval.ms", "int", [("4.3", 0)],
+          "Lowest group.consumer.assignment.interval.ms, for the broker and for a group's "
+          "consumer.assignment.interval.ms override.", "added in 4.3 (KIP-1263, KAFKA-20300); atLeast(0)",
+          low=0, added_by="KIP-1263, KAFKA-20300"),
+    _spec("group.consumer.max.assignment.interval.ms", "int", [("4.3", 15000)],
+          "Highest group.consumer.assignment.interval.ms, for the broker and for a group's "
+          "consumer.assignment.interval.ms override.", "added in 4.3 (KIP-1263, KAFKA-20300); atLeast(0)",
+          low=0, added_by="KIP-1263, KAFKA-20300"),
     _spec("group.consumer.migration.policy", "string", [("3.8", "disabled"), ("4.0", "bidirectional")],
           "Which online conversions of a non-empty group between the classic and the consumer protocol the "
           "coordinator makes: bidirectional, upgrade (classic to consumer), downgrade or disabled.",
           "added in 3.8 (KIP-848, KAFKA-16294) with default disabled; bidirectional from 4.0 "
-          "(apache/kafka#17295)", choices=("bidirectional", "upgrade", "downgrade", "disabled"),
+          "(apache/kafka#17295); from 4.3.1 disabled also refuses a classic member's JoinGroup to a non-empty "
+          "consumer group (KAFKA-20640)", choices=("bidirectional", "upgrade", "downgrade", "disabled"),
           case_insensitive=True, added_by="KIP-848, KAFKA-16294"),
 ]
 BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
@@ -863,6 +905,14 @@ def _check_zookeeper(cfg: dict, vt: tuple, overrides: Mapping) -> None:
 
 
 # -- resolution -------------------------------------------------------------------------------
+def check_exists(kind: str, spec: ConfigSpec, kafka_version) -> None:
+    """ConfigError, naming the version that added it, when `spec` does not exist yet in `kafka_version`."""
+    if not spec.exists_in(kafka_version):
+        raise ConfigError(f"{kind[0].upper() + kind[1:]} config {spec.name!r} does not exist in Kafka "
+                          f"{normalize_version(kafka_version)}: it was added in Kafka {spec.added}"
+                          + (f" ({spec.added_by})" if spec.added_by else ""))
+
+
 def _resolve(kind: str, specs: Mapping[str, ConfigSpec], version, line: str, overrides, rules) -> dict:
     if overrides is None:
         overrides = {}
@@ -873,10 +923,7 @@ def _resolve(kind: str, specs: Mapping[str, ConfigSpec], version, line: str, ove
     for name in overrides:
         if name not in specs:
             raise unknown_name(kind, name, specs)
-        spec = specs[name]
-        if not spec.exists_in(vt):
-            raise ConfigError(f"{kind[0].upper() + kind[1:]} config {name!r} does not exist in Kafka {line}: "
-                              f"it was added in Kafka {spec.added}" + (f" ({spec.added_by})" if spec.added_by else ""))
+        check_exists(kind, specs[name], line)
     cfg = {name: spec.default(vt) for name, spec in specs.items()}
     for name, value in overrides.items():
         cfg[name] = specs[name].validate(value, vt)
@@ -925,12 +972,40 @@ def broker_config(kafka_version: str, overrides: Mapping[str, Any] | None = None
     Cross-field rules: queued.max.request.bytes, if > 0, must be >= socket.request.max.bytes; before
     0.10.1 replica.fetch.max.bytes >= message.max.bytes; from 3.7 the KIP-848 ones, as
     GroupCoordinatorConfig checks them (each group.consumer heartbeat interval and session timeout within
-    its min and max, from 4.0 the interval below the session timeout), classic among
+    its min and max, from 4.0 the interval below the session timeout, from 4.3 the assignment interval within
+    its min and max, KIP-1263), classic among
     group.coordinator.rebalance.protocols, and a group.consumer.assignors list the coordinator can key
     by name (not empty, no name twice).
     """
     line = normalize_version(kafka_version)
     return _resolve("broker", BROKER_CONFIGS, kafka_version, line, overrides, _check_broker)
+
+
+def broker_config_warnings(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> list[str]:
+    """The WARN lines a broker of `kafka_version` logs about `overrides` at startup (after
+    `broker_config` accepted them): from 4.3, setting the deprecated group.coordinator.rebalance.protocols
+    (KIP-1237, KAFKA-19740), worded as ``KafkaConfig.groupCoordinatorRebalanceProtocols`` at v8.3.0."""
+    cfg = broker_config(kafka_version, overrides)
+    name = "group.coordinator.rebalance.protocols"
+    if _v(kafka_version) < _v("4.3") or not overrides or name not in overrides:
+        return []
+    protocols = {p.upper() for p in cfg[name]}
+    warnings = []
+    if "SHARE" in protocols:
+        warnings.append(f"'SHARE' in `{name}` is deprecated. Share groups are controlled by the 'share.version' "
+                        "feature. This config will be removed in Kafka 5.0.")
+    default = [p.upper() for p in BROKER_CONFIGS[name].default(kafka_version)]
+    missing = [p for p in default if p not in protocols]  # Scala's Set difference; printed in default order here
+    if missing:
+        warnings.append(f"The config `{name}` is deprecated and will be removed in Kafka 5.0. The following "
+                        f"protocol(s) are currently disabled: {', '.join(missing)}. In Kafka 5.0, all protocols will "
+                        "always be enabled and controlled solely by feature versions (group.version, streams.version, "
+                        "share.version) via kafka-features.sh. Please remove the configuration, which will restore "
+                        "all protocols to the default enabled state, to prepare for the upgrade.")
+    else:
+        warnings.append(f"The config `{name}` is deprecated and will be removed in Kafka 5.0. Please remove the "
+                        "configuration to prepare for the upgrade.")
+    return warnings
 
 
 def zookeeper_consumer_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import uuid
 from typing import Callable, Iterable
 
 from kafkasim.coordinator.broker_log import BrokerLog
-from kafkasim.core.config import BROKER_CONFIGS
+from kafkasim.core.config import BROKER_CONFIGS, normalize_version
 from kafkasim.core.java import INT_MAX
 from kafkasim.core.engine import Simulation, Timer
 from kafkasim.core.errors import ConfigError, Errors, check_range
@@ -131,6 +131,7 @@ class ClassicGroupCoordinator:
                  group_min_session_timeout_ms: int | None = None, group_max_session_timeout_ms: int | None = None,
                  group_max_size: int | None = None, broker_id: int = 0, kafka_version: str = "3.7",
                  record_heartbeats: bool = True):
+        normalize_version(kafka_version)  # a version kafkasim does not model: refused as Scenario refuses it
         # BROKER_CONFIGS' default in that version (None: the config does not exist yet).
         defaults = {name: BROKER_CONFIGS[name].default(kafka_version) for name in GROUP_CONFIGS}
         self.sim = sim

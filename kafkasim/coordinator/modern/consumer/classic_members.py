@@ -1,7 +1,8 @@
 """Classic members inside a consumer group (KIP-848 online migration): the JoinGroup, SyncGroup,
 Heartbeat and LeaveGroup of consumers that still speak the classic protocol, answered by a
 consumer group, as `GroupMetadataManager.classicGroup{Join,Sync,Heartbeat,Leave}ToConsumerGroup`
-do (tags 4.0.0, 4.1.1, 4.2.0-rc1; `group-coordinator/src/main/java/org/apache/kafka/coordinator/
+do (tags 4.0.0, 4.1.1, 4.2.0-rc1, and Confluent's v8.3.0 / v8.3.1 = Apache 4.3.0 / 4.3.1 for the
+changes named below; `group-coordinator/src/main/java/org/apache/kafka/coordinator/
 group/GroupMetadataManager.java`).
 
 A classic member is a consumer-group member like any other (same epochs, target assignment and
@@ -13,6 +14,12 @@ member list, so nobody acts as leader. SyncGroup hands it its current assigned p
 Heartbeat answers REBALANCE_IN_PROGRESS whenever rejoining would move it on, which is how the
 broker drives a classic client through the reconciliation: an eager client revokes everything
 at each such rejoin, a cooperative one only what it must give up.
+
+From 4.3 (KAFKA-20272) Heartbeat and SyncGroup compare the member's epoch with the target
+assignment epoch, not the group epoch: while `group.consumer.assignment.interval.ms` postpones a
+target, a classic member is not sent to rejoin for nothing. From 4.3.1 (KAFKA-20640) a JoinGroup
+is refused with INCONSISTENT_GROUP_PROTOCOL under `group.consumer.migration.policy=disabled`, and a
+static member the group knows may rejoin a full group (KAFKA-20601).
 
 Timers: the member's classic session timer (re-armed by JoinGroup and Heartbeat), a sync timer
 after each JoinGroup response and a join timer after each REBALANCE_IN_PROGRESS, both of the
@@ -66,7 +73,8 @@ class ClassicMembers:
         unknown = not member_id
         member_id = member_id or new_member_id
         try:
-            self._check_size(group, member_id)
+            self._check_classic_join_allowed(group)
+            self._check_size(group, member_id, instance_id)
             if not group.supports_classic_protocols(protocol_type, (name for name, _ in protocols)):
                 raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
             if unknown and instance_id is None and require_known_member_id:
@@ -76,6 +84,14 @@ class ClassicMembers:
                                       protocols, client_id)
         except ApiError as e:
             return ClassicAnswer(e.error, member_id="" if unknown else member_id)
+
+    def _check_classic_join_allowed(self, group: ConsumerGroup) -> None:
+        """`throwIfClassicMemberCannotJoinConsumerGroup` (4.3.1+, KAFKA-20640)."""
+        if self.rules.classic_join_needs_migration and self.migration_disabled:
+            message = (f"Cannot join the consumer group {group.group_id} with the classic protocol because the "
+                       "group migration is disabled.")
+            self._emit_log("classic_join_refused", group.group_id, None, message=message)
+            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL, message)
 
     def _classic_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None, session_timeout_ms: int,
                       rebalance_timeout_ms: int, protocols: tuple, client_id: str) -> ClassicAnswer:
@@ -140,9 +156,14 @@ class ClassicMembers:
                              protocol_name=protocol_name or member.classic.protocol_names[0],
                              assignment=encode_assignment(member.assigned))
 
+    def _classic_target_epoch(self, group: ConsumerGroup) -> int:
+        """The epoch a classic member must reach: the target epoch from 4.3 (KAFKA-20272), the group
+        epoch before."""
+        return group.assignment_epoch if self.rules.classic_follows_target_epoch else group.group_epoch
+
     def _throw_if_rebalance_in_progress(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
         """`throwIfRebalanceInProgress`: the group moved on and the member has nothing to revoke."""
-        if group.group_epoch > member.member_epoch and member.state != UNREVOKED_PARTITIONS:
+        if self._classic_target_epoch(group) > member.member_epoch and member.state != UNREVOKED_PARTITIONS:
             self._arm_classic_timer(group, "join", member, if_absent=True)
             raise ApiError(Errors.REBALANCE_IN_PROGRESS)
 
@@ -158,7 +179,7 @@ class ClassicMembers:
         except ApiError as e:
             return e.error
         self._touch_session(group, member_id, member.classic.session_timeout_ms)
-        if member.member_epoch < group.group_epoch or member.state == UNREVOKED_PARTITIONS or \
+        if member.member_epoch < self._classic_target_epoch(group) or member.state == UNREVOKED_PARTITIONS or \
                 (member.state == UNRELEASED_PARTITIONS and self._missing_partitions_free(group, member)):
             self._arm_classic_timer(group, "join", member, if_absent=True)
             return Errors.REBALANCE_IN_PROGRESS

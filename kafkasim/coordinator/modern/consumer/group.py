@@ -2,7 +2,8 @@
 
 Kafka source: `group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/consumer/`
 `ConsumerGroup.java` and `ConsumerGroupMember.java`, `modern/ModernGroup.java`,
-`modern/MemberState.java` (tags 4.0.0 to 4.2.0-rc1).
+`modern/MemberState.java` (tags 4.0.0 to 4.2.0-rc1; Confluent's v8.3.0 = Apache 4.3.0 for the initial
+epoch, KAFKA-20268, and the partitions' assignment epochs, KIP-1251).
 
 The group state is computed, never transitioned (`ConsumerGroup.maybeUpdateGroupState`): no
 members -> Empty; group epoch ahead of the target assignment epoch -> Assigning; some member not
@@ -71,14 +72,14 @@ class ConsumerGroupMember:
 
     __slots__ = ("member_id", "instance_id", "rack_id", "rebalance_timeout_ms", "server_assignor",
                  "subscribed_topic_names", "subscribed_topic_regex", "member_epoch", "previous_member_epoch",
-                 "state", "assigned", "pending_revocation", "classic")
+                 "state", "assigned", "pending_revocation", "classic", "epochs")
 
     def __init__(self, member_id: str, *, instance_id: str | None = None, rack_id: str | None = None,
                  rebalance_timeout_ms: int = -1, server_assignor: str | None = None,
                  subscribed_topic_names: frozenset = frozenset(), subscribed_topic_regex: str = "",
                  member_epoch: int = 0, previous_member_epoch: int = -1, state: str = STABLE,
                  assigned: Assignment = EMPTY, pending_revocation: Assignment = EMPTY,
-                 classic: ClassicMember | None = None):
+                 classic: ClassicMember | None = None, epochs: Mapping[tuple[str, int], int] | None = None):
         self.member_id = member_id
         self.instance_id = instance_id
         self.rack_id = rack_id
@@ -92,6 +93,9 @@ class ConsumerGroupMember:
         self.assigned = assigned
         self.pending_revocation = pending_revocation
         self.classic = classic          # None: the member speaks the consumer protocol
+        #: KIP-1251 (4.3): (topic, partition) -> the epoch it was assigned at, for every partition assigned
+        #: or pending revocation; None: not tracked (before 4.3), each counts as assigned at the member epoch.
+        self.epochs = epochs
 
     def evolve(self, **changes) -> "ConsumerGroupMember":
         """A copy with `changes` applied (Kafka's `ConsumerGroupMember.Builder`)."""
@@ -105,6 +109,17 @@ class ConsumerGroupMember:
     def same_as(self, other: "ConsumerGroupMember") -> bool:
         """Field-by-field equality (Kafka's `equals`), cheap when maps are shared."""
         return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def assignment_epoch(self, topic: str, partition: int) -> int | None:
+        """`ConsumerGroupMember.assignmentEpoch`, then `pendingRevocationEpoch` (4.3, KIP-1251): the epoch
+        the member got the partition at; None when it neither holds it nor is revoking it. Untracked
+        epochs read as the member epoch (not below 0), as `Utils.assignmentFromTopicPartitions` reads a
+        record without them."""
+        if partition not in self.assigned.get(topic, ()) and partition not in self.pending_revocation.get(topic, ()):
+            return None
+        if self.epochs is not None and (topic, partition) in self.epochs:
+            return self.epochs[(topic, partition)]
+        return max(self.member_epoch, 0)
 
     def is_reconciled_to(self, epoch: int) -> bool:
         """`ModernGroupMember.isReconciledTo`: STABLE at that epoch."""
@@ -138,10 +153,12 @@ class ConsumerGroup:
                  "metadata_expired", "stable_at_epoch", "state", "session_deadline", "session_timer",
                  "rebalance_timer", "last_assignment_ms", "classic_timer", "num_classic")
 
-    def __init__(self, group_id: str):
+    def __init__(self, group_id: str, epoch: int = 0):
+        """A new group at group and target epoch `epoch`: 0 before 4.3, 1 from 4.3 (KAFKA-20268,
+        `ModernGroup` and `TargetAssignmentMetadata.INITIAL`: an empty target at epoch 1)."""
         self.group_id = group_id
-        self.group_epoch = 0
-        self.assignment_epoch = 0
+        self.group_epoch = epoch
+        self.assignment_epoch = epoch
         self.members: dict[str, ConsumerGroupMember] = {}
         self.static_members: dict[str, str] = {}          # instance id -> member id
         self.target: dict[str, Assignment] = {}            # member id -> target assignment

@@ -1,6 +1,7 @@
 """The coordinator side of the consumer rebalance protocol (KIP-848): `ConsumerGroupHeartbeat`.
 
-Kafka source (tags 4.0.0, 4.1.1, 4.2.0-rc1): `group-coordinator/src/main/java/org/apache/kafka/
+Kafka source (tags 4.0.0, 4.1.1, 4.2.0-rc1; Confluent's v8.3.0 = 4.3.0, v8.3.1 = 4.3.1 and the 4.4
+branch head for the 4.3 / 4.4 changes): `group-coordinator/src/main/java/org/apache/kafka/
 coordinator/group/GroupMetadataManager.java` (request handling, timers, leaving, fencing, static
 membership, regex subscriptions), `modern/consumer/ConsumerGroup.java`, `ConsumerGroupMember.java`,
 `CurrentAssignmentBuilder.java`, `modern/TargetAssignmentBuilder.java`, and the assignors in
@@ -27,7 +28,8 @@ MemberJoined          a new member; reason "static" for a member with an instanc
 MemberReplaced        a static member rejoined with a new member id; reason = the old member id
 MemberLeftTemporarily a static member left with epoch -2 (it keeps its partitions)
 GroupEpochBumped      value = the new group epoch; reason: new_group, member_joined,
-                      subscription_changed, metadata_changed, member_removed or regex_resolved
+                      subscription_changed, metadata_changed, member_removed, regex_resolved or
+                      assignor_changed (4.4, KAFKA-20434)
 TargetAssignmentComputed  reason = the assignor; value = members whose target changed
 MemberEpochBumped     value = the member's new epoch; reason = its member state
 MemberStateChanged    the member state changed at the same epoch; reason = the new member state
@@ -58,8 +60,13 @@ UNRELEASED_INSTANCE_ID, `group.consumer.max.size`, server assignor choice (most 
 the first configured), regex subscriptions with Kafka's asynchronous resolution (at the same
 simulated millisecond, after the response; a new regex waits for the 10 s minimum between
 refreshes), lazy metadata refresh (a partition change is noticed at the next heartbeat of any
-member), the 4.0 / 4.1 / 4.2 differences (`rules.ProtocolRules`), and optionally the 4.3
-assignment interval (KIP-1263, off by default as in 4.0-4.2).
+member), the 4.0 to 4.4 differences (`rules.ProtocolRules`), among them 4.3's assignment
+interval (KIP-1263: `group.consumer.assignment.interval.ms`, 1000 ms by default from 4.3, absent
+before; a target postponed by it is computed by the next heartbeat of any member once the
+interval has passed, members reconciling towards the previous target meanwhile), 4.3's start at
+epoch 1 (KAFKA-20268) and per-partition assignment epochs (KIP-1251), 4.3.1's static rejoin into a
+full group (KAFKA-20601), 4.4's epoch bump on a change of preferred assignor (KAFKA-20434) and
+catch-up of an emptied group's target epoch (KAFKA-20442).
 
 Simplified, and what it costs a learner:
 - no `__consumer_offsets` writes: a heartbeat is atomic and instantaneous (no append linger of
@@ -74,7 +81,13 @@ Simplified, and what it costs a learner:
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
   enforced (they only bound the broker default and per-group overrides); per-group dynamic
-  configs are not modelled.
+  configs (`consumer.assignment.interval.ms`, 4.3) and dynamic broker configs are not modelled;
+- 4.3's assignment offload switch is not modelled: at v8.3.0 `group.consumer.assignor.offload.enable`
+  is no config (KAFKA-20339 removed it for 4.3; `consumerGroupAssignorOffloadEnable()` returns the
+  constant true) and at the 4.4 head an internal one (KAFKA-20930), and in both nothing on the
+  heartbeat path reads it: the target is computed inline, as here;
+- a restored group (`load_consumer_group`) has no assignment timestamp: its next target is computed
+  at once whatever the interval (Kafka restores the timestamp from its record).
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordinator.modern.consumer`.
 """
@@ -89,11 +102,12 @@ from kafkasim.coordinator.assignor import GroupSpec, PartitionAssignorException,
 from kafkasim.coordinator.assignor.spec import EMPTY
 from kafkasim.coordinator.modern.consumer.classic_members import ClassicMembers
 from kafkasim.coordinator.modern.consumer.group import (
-    DEAD, MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ConsumerGroup, ConsumerGroupMember, as_lists)
+    DEAD, MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
+    as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
 from kafkasim.coordinator.modern.consumer.responses import ApiError, ConsumerGroupHeartbeatResponse
 from kafkasim.coordinator.modern.consumer.rules import ProtocolRules
-from kafkasim.core.config import BROKER_CONFIGS
+from kafkasim.core.config import BROKER_CONFIGS, broker_config, check_exists
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, Errors, check_range
 from kafkasim.core.java import INT_MAX
@@ -123,7 +137,9 @@ class ConsumerGroupManager(ClassicMembers):
                  group_consumer_heartbeat_interval_ms: int | None = None,
                  group_consumer_max_size: int | None = None,
                  group_consumer_assignors: Iterable[Any] | None = None,
-                 group_consumer_assignment_interval_ms: int = 0,
+                 group_consumer_assignment_interval_ms: int | None = None,
+                 group_consumer_min_assignment_interval_ms: int | None = None,
+                 group_consumer_max_assignment_interval_ms: int | None = None,
                  kafka_version: str = "4.0", record_heartbeats: bool = True, log: LogHook | None = None):
         self.sim = sim
         self.rules = ProtocolRules.for_version(kafka_version)
@@ -137,8 +153,9 @@ class ConsumerGroupManager(ClassicMembers):
                               f"{session}={self.session_timeout_ms})")
         self.max_size = check_range("group.consumer.max.size", _or(
             group_consumer_max_size, _broker_default("group.consumer.max.size", kafka_version)), 1, INT_MAX)
-        self.assignment_interval_ms = check_range("group.consumer.assignment.interval.ms",
-                                                  group_consumer_assignment_interval_ms, 0, INT_MAX)
+        self.assignment_interval_ms = _assignment_interval(kafka_version, group_consumer_assignment_interval_ms,
+                                                           group_consumer_min_assignment_interval_ms,
+                                                           group_consumer_max_assignment_interval_ms)
         self.assignors = server_assignors(group_consumer_assignors, self.rules.uniform_stable_extra)
         self.default_assignor = next(iter(self.assignors))
         self.topics: dict[str, int] = {}
@@ -159,6 +176,9 @@ class ConsumerGroupManager(ClassicMembers):
         #: Set by the coordinator front: called with a group id that a joining member names and no
         #: consumer group holds; converts a classic group of that id, or raises ApiError.
         self.upgrade: Callable[[str], None] | None = None
+        #: Set by the coordinator front: group.consumer.migration.policy is "disabled" (4.3.1 then
+        #: refuses classic members' JoinGroup, KAFKA-20640).
+        self.migration_disabled = False
 
     # == the request ==========================================================================
     def consumer_group_heartbeat(self, group_id: str, member_id: str = "", member_epoch: int = 0,
@@ -268,8 +288,8 @@ class ConsumerGroupManager(ClassicMembers):
         if created:
             if epoch != 0:
                 raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
-            group = ConsumerGroup(group_id)
-        self._check_size(group, member_id)
+            group = ConsumerGroup(group_id, self.rules.initial_group_epoch)
+        self._check_size(group, member_id, instance_id)
         member, replaced = self._lookup_member(group, member_id, epoch, instance_id, owned)
         if epoch == 0:
             self._log_join(group, member_id, instance_id, replaced)
@@ -293,7 +313,10 @@ class ConsumerGroupManager(ClassicMembers):
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
         is_new = member.member_id not in group.members and replaced is None
         plan = _Plan(group, member, updated, replaced)
-        self._plan_epoch(plan, group.group_epoch == 0 or names_changed or regex_bump, is_new)
+        # A new group moved off epoch 0 at once before 4.3; from 4.3 it starts at 1 (KAFKA-20268).
+        new_group = group.group_epoch == 0 and not self.rules.initial_group_epoch
+        assignor_changed = self.rules.bump_on_assignor_change and self._assignor_changed(plan)  # KAFKA-20434
+        self._plan_epoch(plan, new_group or names_changed or regex_bump, is_new, assignor_changed)
         self._plan_target(plan)                       # may raise: nothing is stored yet
         self._commit(plan, created, is_new)
         return self._reconcile(plan, owned, names_changed or regex_changed)
@@ -309,8 +332,11 @@ class ConsumerGroupManager(ClassicMembers):
             self._emit_log("static_member_joined" if instance_id else "member_joined", group.group_id, member_id,
                            instance_id=instance_id, protocol="consumer")
 
-    def _check_size(self, group: ConsumerGroup, member_id: str) -> None:
-        """`throwIfConsumerGroupIsFull`: only members already in the group may heartbeat into a full one."""
+    def _check_size(self, group: ConsumerGroup, member_id: str, instance_id: str | None = None) -> None:
+        """`throwIfConsumerGroupIsFull`: only members already in the group may heartbeat into a full one;
+        from 4.3.1 also a static member whose instance id the group knows (KAFKA-20601)."""
+        if self.rules.static_rejoin_when_full and instance_id is not None and instance_id in group.static_members:
+            return
         if len(group.members) >= self.max_size and member_id not in group.members:
             raise ApiError(Errors.GROUP_MAX_SIZE_REACHED,
                            f"The consumer group has reached its maximum capacity of {self.max_size} members.")
@@ -377,18 +403,20 @@ class ConsumerGroupManager(ClassicMembers):
         return True, bool(old) and self.rules.bump_on_regex_clear, False
 
     # -- planning: everything a heartbeat would change, before anything changes -----------------
-    def _plan_epoch(self, plan: "_Plan", bump: bool, is_new: bool) -> None:
+    def _plan_epoch(self, plan: "_Plan", bump: bool, is_new: bool, assignor_changed: bool = False) -> None:
         """Steps 1-2 of the heartbeat: the subscription metadata and the group epoch."""
         group = plan.group
         subscription_changed = bump
-        if bump or group.metadata_expired:
+        if bump or assignor_changed or group.metadata_expired:
             plan.metadata = self._metadata(group.subscribed_topics(plan.name_counts(), plan.regex_counts()))
             bump = bump or plan.metadata != group.subscription_metadata
-        if bump:
+        if bump or assignor_changed:
             plan.group_epoch = group.group_epoch + 1
-            plan.bump_reason = ("new_group" if group.group_epoch == 0 else
-                                "metadata_changed" if not subscription_changed else
-                                "member_joined" if is_new else "subscription_changed")
+            new = group.group_epoch == 0 or (group.group_epoch == self.rules.initial_group_epoch and not group.members)
+            plan.bump_reason = ("new_group" if new else
+                                "member_joined" if subscription_changed and is_new else
+                                "subscription_changed" if subscription_changed else
+                                "assignor_changed" if assignor_changed else "metadata_changed")
             # logged when computed (`updateSubscriptionMetadata`), even if the assignor then fails
             self._emit_log("group_epoch_bumped", group.group_id, None, epoch=plan.group_epoch, metadata=plan.metadata)
 
@@ -403,8 +431,18 @@ class ConsumerGroupManager(ClassicMembers):
             plan.target_epoch = group.assignment_epoch
             plan.target = group.target_of(updated.member_id, updated.instance_id)
 
+    def _assignor_changed(self, plan: "_Plan") -> bool:
+        """`hasPreferredServerAssignorChanged` (4.4): the group's preferred assignor, the default when
+        no member names one, differs once this member's change is applied."""
+        group, default = plan.group, self.default_assignor
+        before = group.preferred_assignor(group.assignor_counts, self.assignors) or default
+        return before != (group.preferred_assignor(plan.assignor_counts(), self.assignors) or default)
+
     def _may_assign(self, group: ConsumerGroup) -> bool:
-        """4.3 (KIP-1263): at most one computation per `group.consumer.assignment.interval.ms`."""
+        """`canComputeNextTargetAssignment` (4.3, KIP-1263): at once when the group has no computed
+        target yet (Kafka: assignment timestamp 0) or the interval is 0, else once
+        `group.consumer.assignment.interval.ms` has passed since the last computation. Nothing
+        is scheduled: the next heartbeat of any member after that computes it."""
         interval, last = self.assignment_interval_ms, group.last_assignment_ms
         return interval == 0 or last is None or self.sim.now >= last + interval
 
@@ -514,6 +552,8 @@ class ConsumerGroupManager(ClassicMembers):
                          subscribed, changed).build()
         if new is member:
             return member
+        if self.rules.assignment_epochs:
+            new = new.evolve(epochs=_carried_epochs(member, new))
         group.put_member(new)
         self._record_reconciliation(group, member, new)
         if new.state == UNREVOKED_PARTITIONS:
@@ -556,7 +596,9 @@ class ConsumerGroupManager(ClassicMembers):
         member = self._static_member(group, member_id, instance_id)
         if epoch == -2:
             self._emit_log("static_member_left_temporarily", group_id, member_id, instance_id=instance_id)
-            group.put_member(member.evolve(member_epoch=-2, pending_revocation=EMPTY))
+            # 4.3 (KIP-1251): its partitions count as assigned from epoch 0 to whoever takes its place.
+            epochs = {tp: 0 for tp in _partitions(member.assigned)} if self.rules.assignment_epochs else None
+            group.put_member(member.evolve(member_epoch=-2, pending_revocation=EMPTY, epochs=epochs))
             self._event(group, "MemberLeftTemporarily", member.member_id, value=-2)
             self._sync_state(group)
             return ConsumerGroupHeartbeatResponse(member_id=member.member_id, member_epoch=-2)
@@ -596,6 +638,10 @@ class ConsumerGroupManager(ClassicMembers):
         self._event(group, "GroupEpochBumped", reason="member_removed", value=group.group_epoch)
         self._emit_log("group_epoch_bumped", group.group_id, None, epoch=group.group_epoch,
                        metadata=group.subscription_metadata)
+        if not group.members and self.rules.empty_group_catches_up:
+            # 4.4 (KAFKA-20442): the empty group's target epoch catches up, with timestamp 0, "to mimic
+            # the behavior of a new group so that the assignment interval does not delay" the next one.
+            group.assignment_epoch, group.last_assignment_ms = group.group_epoch, None
         self._sync_state(group)
 
     def _cancel_member_timers(self, group: ConsumerGroup, member_id: str) -> None:
@@ -750,8 +796,11 @@ class ConsumerGroupManager(ClassicMembers):
 
         `members` maps member ids to `member_epoch`, `previous_member_epoch`, `state`, `assigned`,
         `pending_revocation`, `subscribed_topic_names`, `subscribed_topic_regex`,
-        `rebalance_timeout_ms`, `instance_id`, `rack_id`, `server_assignor` (Kafka's
-        `ConsumerGroupMember.Builder` defaults for the rest). `subscription_metadata` (the stored
+        `rebalance_timeout_ms`, `instance_id`, `rack_id`, `server_assignor`, `assignment_epochs`
+        (`{topic: {partition: epoch}}`, 4.3's KIP-1251; absent: the member epoch, as Kafka reads a
+        record without them) and `classic` (a classic member: `session_timeout_ms`, `protocols` as
+        `[(name, embedded-protocol bytes)]`, `client_id`); Kafka's `ConsumerGroupMember.Builder`
+        defaults for the rest. `subscription_metadata` (the stored
         `{topic: partitions}`) defaults to the cluster's current topics, and regexes are resolved
         against them unless `resolved_regexes` is given. The first heartbeat re-reads the
         metadata, as after a real load. Restored members get no session timer until their first
@@ -951,6 +1000,24 @@ def _or(value, default):
     return default if value is None else value
 
 
+_INTERVAL_CONFIGS = ("group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
+                     "group.consumer.max.assignment.interval.ms")
+
+
+def _assignment_interval(kafka_version: str, interval: int | None, low: int | None, high: int | None) -> int:
+    """`group.consumer.assignment.interval.ms` (KIP-1263), checked against its bounds as
+    `GroupCoordinatorConfig` checks them (`broker_config`'s wording). Before 4.3 the configs do not
+    exist: 0 (the only behaviour then) is accepted, anything else refused."""
+    given = {name: value for name, value in zip(_INTERVAL_CONFIGS, (interval, low, high)) if value is not None}
+    spec = BROKER_CONFIGS[_INTERVAL_CONFIGS[0]]
+    if not spec.exists_in(kafka_version):
+        for name, value in given.items():
+            if name != _INTERVAL_CONFIGS[0] or value != 0:
+                check_exists("broker", BROKER_CONFIGS[name], kafka_version)
+        return 0
+    return broker_config(kafka_version, given)[_INTERVAL_CONFIGS[0]]
+
+
 def _delta(counts: Counter, remove: Iterable, add: Iterable) -> Counter:
     remove, add = tuple(remove), tuple(add)
     if remove == add:
@@ -961,6 +1028,21 @@ def _delta(counts: Counter, remove: Iterable, add: Iterable) -> Counter:
     for key in add:
         out[key] += 1
     return +out
+
+
+def _partitions(assignment: Assignment) -> Iterable[tuple[str, int]]:
+    return ((t, p) for t, ps in assignment.items() for p in ps)
+
+
+def _carried_epochs(old: ConsumerGroupMember, new: ConsumerGroupMember) -> dict[tuple[str, int], int]:
+    """KIP-1251 (`CurrentAssignmentBuilder` at 4.3): a partition the member already held keeps its
+    assignment epoch; a newly assigned one gets the target epoch, the member's new epoch."""
+    epochs = {}
+    for assignment in (new.assigned, new.pending_revocation):
+        for tp in _partitions(assignment):
+            epoch = old.assignment_epoch(*tp)
+            epochs[tp] = new.member_epoch if epoch is None else epoch
+    return epochs
 
 
 def _topic_names(names: Iterable[str]) -> frozenset:
@@ -1031,7 +1113,7 @@ def _compile_regex(regex: str) -> None:
 
 _MEMBER_FIELDS = {"member_epoch", "previous_member_epoch", "state", "assigned", "pending_revocation",
                   "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "instance_id",
-                  "rack_id", "server_assignor"}
+                  "rack_id", "server_assignor", "assignment_epochs", "classic"}
 
 
 def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroupMember:
@@ -1046,13 +1128,21 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroup
     def assignment(key: str) -> dict[str, frozenset]:
         return {t: frozenset(ps) for t, ps in (fields.get(key) or {}).items() if ps}
 
+    epochs = fields.get("assignment_epochs")
+    if epochs is not None:
+        epochs = {(t, int(p)): e for t, parts in epochs.items() for p, e in parts.items()}
+    classic = fields.get("classic")
+    if classic is not None:
+        classic = ClassicMember(classic["session_timeout_ms"], tuple(classic["protocols"]),
+                                classic.get("client_id", "consumer"))
     return ConsumerGroupMember(
         member_id, instance_id=fields.get("instance_id"), rack_id=fields.get("rack_id"),
         rebalance_timeout_ms=fields.get("rebalance_timeout_ms", -1), server_assignor=fields.get("server_assignor"),
         subscribed_topic_names=_topic_names(fields.get("subscribed_topic_names") or ()),
         subscribed_topic_regex=fields.get("subscribed_topic_regex") or "",
         member_epoch=fields.get("member_epoch", 0), previous_member_epoch=fields.get("previous_member_epoch", -1),
-        state=state, assigned=assignment("assigned"), pending_revocation=assignment("pending_revocation"))
+        state=state, assigned=assignment("assigned"), pending_revocation=assignment("pending_revocation"),
+        epochs=epochs, classic=classic)
 
 
 __all__ = ["ConsumerGroupManager", "REGEX_REFRESH_MIN_INTERVAL_MS"]

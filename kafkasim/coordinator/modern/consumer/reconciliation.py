@@ -2,7 +2,7 @@
 heartbeat at a time (Kafka's `CurrentAssignmentBuilder`).
 
 Kafka source: `group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/consumer/
-CurrentAssignmentBuilder.java` (4.0.0; the 4.2.0-rc1 changes are behind `Rules` flags).
+CurrentAssignmentBuilder.java` (4.0.0; the 4.2.0-rc1 and v8.3.0 = 4.3.0 changes are behind `Rules` flags).
 
 Two rules make the protocol safe without a stop-the-world barrier:
 
@@ -43,12 +43,16 @@ class Rules:
     - `own_pending_not_unreleased` (KAFKA-19449, 4.2, 4.0.2, 4.1.2): a partition this member has
       pending revocation and that comes back in its target is re-granted at once;
     - `revoke_unsubscribed_now` (KAFKA-19431, 4.2): partitions of topics the member no longer
-      subscribes to are revoked in the heartbeat that changes the subscription.
+      subscribes to are revoked in the heartbeat that changes the subscription;
+    - `unsubscribe_moves_previous_epoch` (4.3, apache/kafka#21325 "Update previous member epoch when
+      members unsubscribe from topic"): that revocation also sets the previous member epoch to the
+      current one (`updateCurrentAssignment` calls `updateMemberEpoch(memberEpoch)` at v8.3.0).
     """
 
     unrevoked_keeps_epoch: bool = False
     own_pending_not_unreleased: bool = False
     revoke_unsubscribed_now: bool = False
+    unsubscribe_moves_previous_epoch: bool = False
 
 
 def owns_any(owned: Owned | None, partitions: Assignment) -> bool:
@@ -143,9 +147,11 @@ class Reconciler:
         pending = dict(member.pending_revocation)
         for topic, parts in dropped.items():
             pending[topic] = pending.get(topic, _NONE) | parts
+        previous = member.member_epoch if self.rules.unsubscribe_moves_previous_epoch else member.previous_member_epoch
         if owns_any(self.owned, pending):
-            return member.evolve(state=UNREVOKED_PARTITIONS, assigned=assigned, pending_revocation=pending)
-        return member.evolve(assigned=assigned)  # already dropped by the client
+            return member.evolve(state=UNREVOKED_PARTITIONS, assigned=assigned, pending_revocation=pending,
+                                 previous_member_epoch=previous)
+        return member.evolve(assigned=assigned, previous_member_epoch=previous)  # already dropped by the client
 
     def _result(self, state: str, epoch: int, assigned: dict, pending: dict) -> ConsumerGroupMember:
         member = self.member
