@@ -441,6 +441,69 @@ def test_release_acquired_records_with_another_member():
     assert sp.delivery_complete_count == 9
 
 
+@pytest.mark.parametrize("version, state", [("4.0", "ARCHIVED"), ("4.1", "AVAILABLE"), ("4.2", "ARCHIVED")])
+def test_max_delivery_count_limit_after_release_acquired_records(version, state):
+    """testMaxDeliveryCountLimitExceededForRecordsSubsetAfterReleaseAcquiredRecords (4.0.0; 4.2.0
+    as ...NotExceeded... with the same outcome) and testMaxDeliveryCountLimitNotExceededForRecords
+    SubsetAfterReleaseAcquiredRecords (4.1.1): limit 2, 10-14 on their second delivery, the session
+    closes: archived in 4.0 and 4.2, AVAILABLE in 4.1 (DECREASE skips the limit check)."""
+    sp = build(version, max_delivery_count=2)
+    fetch(sp, 0, 10)
+    fetch(sp, 10, 5)
+    sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE")])
+    fetch(sp, 10, 5)
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 0
+    assert sp.cached_batches() == [(0, 9), (10, 14)] and sp.split_batches() == []
+    assert sp.state(10) == state and sp.delivery_count(10) == (1 if version == "4.1" else 2)
+    assert sp.delivery_complete_count == (0 if version == "4.1" else 5)
+
+
+def test_release_acquired_records_after_different_acknowledges_4_1():
+    """testReleaseAcquiredRecordsAfterDifferentAcknowledges (4.1.1): only the record still held
+    (7) comes back decremented, to 0; 5-6 were released by RELEASE and keep 1."""
+    sp = build("4.1")
+    fetch(sp, 5, 5)
+    sp.acknowledge(MEMBER_ID, [(5, 6, "RELEASE")])
+    sp.acknowledge(MEMBER_ID, [(8, 9, "ACCEPT")])
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 5
+    assert offsets(sp, 5, 9) == {5: ("AVAILABLE", 1, ""), 6: ("AVAILABLE", 1, ""), 7: ("AVAILABLE", 0, ""),
+                                 8: ("ACKNOWLEDGED", 1, ""), 9: ("ACKNOWLEDGED", 1, "")}
+
+
+def test_acquire_with_max_in_flight_records_and_release_last_offset():
+    """testAcquireWithMaxInFlightRecordsAndReleaseLastOffset (4.2.0): at the limit, a released
+    offset inside the range is still served (`lastOffsetAndMaxRecordsToAcquire` trims to SPEO)."""
+    sp = build(max_in_flight_records=20)
+    log = [(10, 14), (15, 24), (25, 29), (30, 32)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=0, log_batches=log) == [AR(10, 29, 1)]
+    assert sp.next_fetch_offset == 30
+    assert sp.acknowledge(MEMBER_ID, [(15, 19, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 15
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=log) == [AR(15, 19, 2)]
+    assert sp.next_fetch_offset == 30
+    assert sp.acknowledge(MEMBER_ID, [(29, 29, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 29
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=29, log_batches=log) == [AR(29, 29, 2)]
+    assert sp.next_fetch_offset == 30
+
+
+def test_multiple_member_acquire_in_different_acquire_modes():
+    """testMultipleMemberAcquireInDifferentAcquireModes (4.2.0): member-2 takes 2 records in
+    record_limit mode, member-3 the other released ones and a new batch."""
+    sp = build()
+    log = [(10, 14), (15, 29), (30, 44)]
+    assert sp.acquire(MEMBER_ID, 10, fetch_offset=5, log_batches=log) == [AR(10, 29, 1)]
+    sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE"), (15, 20, "ACCEPT"), (21, 22, "RELEASE"), (23, 28, "ACCEPT")])
+    got = sp.acquire("member-2", 2, fetch_offset=5, log_batches=log, acquire_mode="record_limit")
+    assert got == [AR(10, 11, 2)]
+    assert sp.next_fetch_offset == 12
+    got = sp.acquire("member-3", 10, fetch_offset=5, log_batches=log)
+    assert got == [AR(12, 14, 2), AR(21, 22, 2), AR(30, 44, 1)]
+    assert sp.next_fetch_offset == 45
+
+
 # -- initialization from the persisted state and throttled redelivery --------------------------------
 def test_maybe_initialize_state_batches_with_gap_at_beginning():
     """testMaybeInitializeStateBatchesWithGapAtBeginning (4.2.0): SPSO 10, first batch 15: the gap
@@ -481,6 +544,38 @@ def test_acquire_records_halves_batch_size_on_each_failure_until_single_record_o
         assert again() == [AR(15 + i, 15 + i, 7)]
     assert again() == [AR(20, 24, 6)]
     assert again() == [AR(25, 34, 5)]
+
+
+def test_throttle_records_when_pending_deliveries_exist():
+    """testThrottleRecordsWhenPendingDeliveriesExist (4.2.0): limit 5, threshold 3; the batch at
+    count 3 goes out whole only because it is the first throttled one; then 26-30 is halved."""
+    sp = build()
+    sp.load_state(5, [(15, 19, "AVAILABLE", 2), (20, 22, "ARCHIVED", 3), (26, 30, "AVAILABLE", 3)])
+    assert (len(sp.cached_batches()), sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (3, 5, 30, 5)
+    log = [(7, 19), (20, 27)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=log) == [AR(7, 14, 1), AR(15, 19, 3), AR(23, 25, 1)]
+    assert sp.next_fetch_offset == 26
+    assert sp.cached_batches() == [(7, 14), (15, 19), (20, 22), (23, 25), (26, 30)]
+    assert [sp.state(o) for o in (7, 15, 20, 23, 26)] == ["ACQUIRED", "ACQUIRED", "ARCHIVED", "ACQUIRED", "AVAILABLE"]
+    assert sp.end_offset == 30 and sp.delivery_complete_count == 3
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=26, log_batches=log) == [AR(26, 27, 4)]
+
+
+def test_last_attempt_record_isolation_with_mixed_delivery_count():
+    """testLastAttemptRecordIsolationWithMixedDeliveryCount (4.2.0): 17 at count 4 (= limit - 1)
+    is delivered alone, after 15-16."""
+    sp = build()
+    sp.load_state(15, [(15, 34, "AVAILABLE", 2)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (15, 34, 15)
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=[(15, 34)]) == [AR(15, 34, 3)]
+    sp.acknowledge(MEMBER_ID, [(17, 17, "RELEASE"), (20, 20, "RELEASE")])
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=[(15, 34)]) == [AR(17, 17, 4), AR(20, 20, 4)]
+    assert sp.acknowledge(MEMBER_ID, [(15, 34, "RELEASE")]) is Errors.NONE
+    assert sp.cached_batches() == [(15, 34)]
+    assert offsets(sp, 15, 18) == {15: ("AVAILABLE", 3, ""), 16: ("AVAILABLE", 3, ""), 17: ("AVAILABLE", 4, ""),
+                                   18: ("AVAILABLE", 3, "")}
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=[(15, 34)]) == [AR(15, 16, 4)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=[(15, 34)]) == [AR(17, 17, 5)]
 
 
 def test_no_throttling_before_4_2():
