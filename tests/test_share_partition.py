@@ -406,6 +406,35 @@ def test_group_lock_duration_is_read_when_a_lock_is_armed():
     assert [t.time for t in sp.lock_timers()] == [15000, 60000]
 
 
+def test_group_delivery_limit_and_record_locks_from_4_3():
+    """4.3's `maxDeliveryCount()` / `maxInFlightRecords()` read the group's
+    `share.delivery.count.limit` and `share.partition.max.record.locks` (KIP-1240); 4.2 ignores them."""
+    config = {"share.delivery.count.limit": 2, "share.partition.max.record.locks": 10}
+    for version, state, can in (("4.3", "ARCHIVED", False), ("4.2", "AVAILABLE", True)):
+        sp = SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version=version, group_config=lambda: config)
+        fetch(sp, 0, 5)
+        sp.acknowledge(MEMBER_ID, [(0, 4, "RELEASE")])
+        fetch(sp, 0, 5)
+        sp.acknowledge(MEMBER_ID, [(0, 1, "RELEASE")])
+        assert sp.state(0) == state, version
+        fetch(sp, 5, 10)
+        assert sp.can_acquire_records() is can, version
+
+
+def test_jump_gives_the_same_outcome_as_advance():
+    """`sim.jump(ms)` (Kafka's MockTimer) and `sim.advance(ms)` expire the same locks the same way."""
+    outcomes = []
+    for move in ("advance", "jump"):
+        sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+        fetch(sp, 0, 10)
+        getattr(sp.sim, move)(WAIT_MS)
+        fetch(sp, 0, 5)
+        getattr(sp.sim, move)(WAIT_MS)
+        outcomes.append((offsets(sp, 0, 9), sp.start_offset, sp.next_fetch_offset, dict(sp.stats)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1:] == (5, 5, {"write_share_group_state": 6, "timer_events": 6})
+
+
 # -- release ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("version, count", [("4.0", 1), ("4.1", 0), ("4.2", 1)])
 def test_release_single_record_batch(version, count):
