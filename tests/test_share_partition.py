@@ -622,6 +622,24 @@ def test_load_state_rejects_what_is_never_persisted():
         build().load_state(0, [(0, 4, "AVAILABLE", 1), (3, 6, "AVAILABLE", 1)])
 
 
+def test_leader_failover_from_the_persisted_state():
+    """A new leader reads what WriteShareGroupState wrote (ACQUIRED never is): 5-6, delivered
+    twice, come back AVAILABLE with their last written count 1; 7-9 were never written and are
+    fetched as new. The start offset written is the one before the write's own SPSO move."""
+    sp = build()
+    fetch(sp, 0, 10)
+    sp.acknowledge(MEMBER_ID, [(5, 6, "RELEASE")])
+    sp.acquire("member-2", None, fetch_offset=5, log_batches=[(5, 9)])
+    assert offsets(sp, 5, 6) == {5: ("ACQUIRED", 2, "member-2"), 6: ("ACQUIRED", 2, "member-2")}
+    sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")])
+    assert sp.start_offset == 5
+    assert sp.persisted_state() == (0, [(0, 4, "ACKNOWLEDGED", 1), (5, 6, "AVAILABLE", 1)])
+    leader = SharePartition(sp.sim, "test-group", "test-topic", 0, max_in_flight_records=200)
+    leader.load_state(*sp.persisted_state())
+    assert (leader.start_offset, leader.end_offset, leader.next_fetch_offset) == (5, 6, 5)
+    assert leader.acquire("member-3", None, fetch_offset=5, log_batches=[(5, 9)]) == [AR(5, 6, 2), AR(7, 9, 1)]
+
+
 # -- construction -----------------------------------------------------------------------------------
 def test_defaults_per_version_and_bad_input():
     """`group.share.partition.max.record.locks` 200 in 4.0, 2000 from 4.1; limits are plain ints >= 1."""

@@ -18,14 +18,15 @@ the share group, so that one coordinator front serves every kind of group (as Ka
 
 Landed: `SharePartition` (acquire, acknowledge with ACCEPT/RELEASE/REJECT/GAP/RENEW, release_all,
 lock expiry as simulation timers, delivery counts and the limit, the in-flight cap, throttled
-redelivery, record_limit mode, load_state) per Kafka 4.0, 4.1, 4.2 and 4.3's per-group limits;
-the `simple` assignor is in `kafkasim.coordinator.assignor.simple`.
+redelivery, record_limit mode, load_state, persisted_state for a leader failover) per Kafka 4.0,
+4.1, 4.2 and 4.3's per-group limits; the `simple` assignor is in `kafkasim.coordinator.assignor.simple`.
 
 Still to come (the coordinator step): the share-group heartbeat (`ShareGroupHeartbeat`,
 `GroupMetadataManager.shareGroupHeartbeat`), the group and member records (`ShareGroup.java`,
 `ShareGroupMember.java`), share-state initialization, `GroupCoordinator.share_partition(...)`
 (made on first use, SPSO from `share.auto.offset.reset`), the group configs through
-`set_group_config`, `persisted_state()` for a leader failover, and 4.4's dead-letter queue (KIP-1191).
+`set_group_config`, the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
+dead-letter queue (KIP-1191).
 
 May import: `kafkasim.core`.
 """

@@ -128,6 +128,8 @@ class SharePartition:
         self._find_next = False             # `findNextFetchOffset`
         self._gap: list[int] | None = None  # `GapWindow` [endOffset, gapStartOffset] (4.2+)
         self.stats = {"write_share_group_state": 0, "timer_events": 0}
+        self._persisted_start = 0
+        self._persisted: dict[int, tuple[str, int]] = {}  # offset -> (state, count) as last written
 
     # -- limits, read when used -----------------------------------------------------------------
     def _override(self, name: str, default):
@@ -184,7 +186,7 @@ class SharePartition:
         floor = self._floor(first)
         if floor is None:
             return
-        changed = False
+        written: list[tuple[int, int, InFlightState]] = []
         limit = self.max_delivery()
         for batch in self._range(floor.first, last):
             if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
@@ -196,11 +198,11 @@ class SharePartition:
                     continue
                 state.try_update(ARCHIVED if lst < self._start else AVAILABLE, NO_OP, limit, EMPTY_MEMBER_ID)
                 state.cancel_timer()
-                changed = True
+                written.append((f, lst, state))
                 if state.state != ARCHIVED:
                     self._find_next = True
-        if changed:
-            self.stats["write_share_group_state"] += 1
+        if written:
+            self._write(written)
             self._update_cached_state_and_offsets()
 
     def lock_timers(self) -> list[Timer]:
@@ -310,9 +312,11 @@ class SharePartition:
                 gap_start = previous + 1
             previous = last
             batches.append(InFlightBatch(first, last, InFlightState(state, count)))
-        self._start = start_offset
+        self._start = self._persisted_start = start_offset
         for batch in batches:
             self._put(batch)
+            for offset in range(batch.first, batch.last + 1):
+                self._persisted[offset] = (batch.batch_state.state, batch.batch_state.delivery_count)
         if self._cache:
             self._find_next = True
             self._end = batches[-1].last
@@ -518,7 +522,7 @@ class SharePartition:
     def acknowledge(self, member_id: str, batches: Sequence[tuple[int, int, Any]]) -> Errors:
         """`SharePartition.acknowledge`: `[(first, last, type or [type per offset])]`. The first
         failing batch fails the call and every change of the call is rolled back."""
-        changes: list[tuple[InFlightState, tuple]] = []
+        changes: list[tuple[int, int, InFlightState, tuple]] = []
         try:
             for entry in batches:
                 first, last, types = _checked_ack_batch(entry, self.rules.renew)
@@ -526,7 +530,7 @@ class SharePartition:
                     continue
                 self._acknowledge_batch(member_id, first, last, types, changes)
         except _Failed as failed:
-            for state, snapshot in reversed(changes):
+            for _, _, state, snapshot in reversed(changes):
                 state.state, state.member_id = snapshot[0], snapshot[2]  # the count is not reverted
                 if state.state == AVAILABLE:
                     self._find_next = True
@@ -535,7 +539,7 @@ class SharePartition:
         return Errors.NONE
 
     def _acknowledge_batch(self, member_id: str, first: int, last: int, types: list[str],
-                           changes: list[tuple[InFlightState, tuple]]) -> None:
+                           changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
         for batch in self._ack_sub_map(first, last):
             if batch.last < self._start:
                 continue
@@ -584,7 +588,7 @@ class SharePartition:
         return sub
 
     def _apply(self, kind: str, member_id: str, first: int, last: int, state: InFlightState,
-               changes: list[tuple[InFlightState, tuple]]) -> None:
+               changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
         if kind == "RENEW":  # a fresh full lock; nothing changes, nothing is written
             if self.rules.group_limits and not self._override("share.renew.acknowledge.enable", True):
                 raise _Failed(Errors.INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled for the group.")
@@ -594,14 +598,14 @@ class SharePartition:
         snapshot = state.snapshot()
         if not state.try_update(ACK_TYPE_TO_RECORD_STATE[kind], NO_OP, self.max_delivery(), EMPTY_MEMBER_ID):
             raise _Failed(Errors.INVALID_RECORD_STATE, "Unable to acknowledge records for the batch")
-        changes.append((state, snapshot))
+        changes.append((first, last, state, snapshot))
 
-    def _commit(self, changes: list[tuple[InFlightState, tuple]]) -> None:
+    def _commit(self, changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
         """The write succeeded (`completeStateTransition(true)`): locks cancelled, SPSO moved."""
         if not changes:
             return
-        self.stats["write_share_group_state"] += 1
-        for state, _ in changes:
+        self._write([(first, last, state) for first, last, state, _ in changes])
+        for _, _, state, _ in changes:
             state.cancel_timer()
             if state.state == AVAILABLE:
                 self._find_next = True
@@ -614,7 +618,7 @@ class SharePartition:
         and 4.2+, decremented in 4.1."""
         ops = DECREASE if self.rules.release_decrements else NO_OP
         limit = self.max_delivery()
-        changes: list[tuple[InFlightState, tuple]] = []
+        changes: list[tuple[int, int, InFlightState, tuple]] = []
         for batch in self._batches():
             if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
                     batch.batch_state.member_id == member_id and batch.first < self._start <= batch.last:
@@ -627,9 +631,34 @@ class SharePartition:
                 if state.state == ACQUIRED:
                     snapshot = state.snapshot()
                     state.try_update(ARCHIVED if last < self._start else AVAILABLE, ops, limit, EMPTY_MEMBER_ID)
-                    changes.append((state, snapshot))
+                    changes.append((first, last, state, snapshot))
         self._commit(changes)
         return Errors.NONE
+
+    # -- the share coordinator's copy --------------------------------------------------------------
+    def _write(self, written: Sequence[tuple[int, int, InFlightState]]) -> None:
+        """One WriteShareGroupState: the start offset of the moment and the changed records."""
+        self.stats["write_share_group_state"] += 1
+        self._persisted_start = self._start
+        for first, last, state in written:
+            for offset in range(first, last + 1):
+                self._persisted[offset] = (state.state, state.delivery_count)
+        for offset in [o for o in self._persisted if o < self._persisted_start]:
+            del self._persisted[offset]
+
+    def persisted_state(self) -> tuple[int, list[tuple[int, int, str, int]]]:
+        """What the share coordinator holds (`__share_group_state`): the start offset and state
+        batches as last written. ACQUIRED is never written, so a new leader built with
+        `SharePartition(...).load_state(*old.persisted_state())` sees records that were ACQUIRED
+        at the failover as their last persisted state, or not at all (fetched again as new)."""
+        batches: list[tuple[int, int, str, int]] = []
+        for offset in sorted(self._persisted):
+            state, count = self._persisted[offset]
+            if batches and batches[-1][1] == offset - 1 and batches[-1][2:] == (state, count):
+                batches[-1] = (batches[-1][0], offset, state, count)
+            else:
+                batches.append((offset, offset, state, count))
+        return self._persisted_start, batches
 
     # -- SPSO -------------------------------------------------------------------------------------
     def _can_move_start_offset(self) -> bool:
