@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
-from kafkasim.coordinator.assignor.spec import HOMOGENEOUS, Assignment, GroupSpec, PartitionAssignorException
+from kafkasim.coordinator.assignor.spec import Assignment, GroupSpec, PartitionAssignorException
 from kafkasim.core.config import version_tuple
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import java_string_hash
@@ -94,18 +94,16 @@ def _assign(gen: str, members: dict[str, list[str]], topics: dict[str, int],
     first = next(iter(members.values()))
     homogeneous = all(set(ts) == set(first) for ts in members.values())
 
+    initialized = None if assignable is None or gen == "all" else {t: set(ps) for t, ps in assignable.items()}
+
     def targets(subscribed: Sequence[str]) -> list[TP]:
-        allowed: Callable[[str, int], bool] = (
-            (lambda t, p: True) if assignable is None or gen == "all"
-            else (lambda t, p: p in set(assignable.get(t, ()))))
-        return [(t, p) for t in subscribed for p in range(topics[t]) if allowed(t, p)]
+        """`computeTargetPartitions`: the (assignable, 4.1+) partitions of the topics, in order."""
+        return [(t, p) for t in subscribed for p in range(topics[t])
+                if initialized is None or p in initialized.get(t, ())]
 
     old = {m: {(t, p) for t, ps in current.get(m, {}).items() for p in ps} for m in members}
     if gen == "all":
-        result = {m: set(targets(ts)) for m, ts in members.items() if ts}
-        if homogeneous and not first:
-            result = {}
-        return _plain(result, order=None)
+        return _plain({m: set(targets(ts)) for m, ts in members.items() if ts}, order=None)
     if gen == "hash":
         result = _hash_homogeneous(members, first, targets(first), old) if homogeneous \
             else _hash_heterogeneous(members, targets, old)
@@ -283,4 +281,4 @@ def _sharing(members: dict[str, list[str]], homogeneous: bool, first: list[str],
 
 
 __all__ = ["SimpleAssignor", "simple_share_assign", "member_hash_assignment", "round_robin_with_count",
-           "quotas", "generation", "PartitionAssignorException", "HOMOGENEOUS"]
+           "quotas", "generation", "PartitionAssignorException"]

@@ -471,9 +471,7 @@ class SharePartition:
 
     def _should_throttle(self, batch: InFlightBatch, first: int, last: int) -> bool:
         """`shouldThrottleRecordsDelivery` (4.2): an AVAILABLE record at the throttle threshold."""
-        counts = [s.delivery_count for f, _, s in batch.states(first, last) if s.state == AVAILABLE]
-        if batch.offset_state is None:
-            counts = [batch.batch_state.delivery_count] if batch.batch_state.state == AVAILABLE else []
+        counts = [s.delivery_count for _, _, s in batch.states(first, last) if s.state == AVAILABLE]
         return max(counts, default=0) >= self.throttle_limit()
 
     def _acquire_subset(self, member_id: str, record_limit: bool, max_records: int, first: int, last: int,
