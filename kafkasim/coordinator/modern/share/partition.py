@@ -74,15 +74,18 @@ class SharePartitionRules:
     throttle: bool                 # 4.2+: throttled redelivery (KAFKA-17541 part 2)
     record_limit: bool             # 4.2+: `share.acquire.mode=record_limit` (KIP-1206)
     renew: bool                    # 4.2+: RENEW acknowledgements (KIP-1222)
-    gap_window: bool               # 4.2+: gaps in the persisted state are fetched (`GapWindow`)
+    gap_window: bool               # 4.1+: gaps in the persisted state are fetched (`InitialReadGapOffset`,
+                                   # `GapWindow` in 4.2)
+    start_adjust: bool             # 4.2+: a fetch below SPSO with nothing cached starts at SPSO
+    gap_bounds: bool               # 4.2+: the gap start never moves back, nor past the window's end
     group_limits: bool             # 4.3+: per-group delivery limit, record locks, RENEW switch (KIP-1240)
 
     @classmethod
     def for_version(cls, kafka_version) -> "SharePartitionRules":
         v = share_version(kafka_version)
         return cls(split_new_batches=v >= (4, 1), release_decrements=v == (4, 1), cap_in_acquisition=v >= (4, 2),
-                   throttle=v >= (4, 2), record_limit=v >= (4, 2), renew=v >= (4, 2), gap_window=v >= (4, 2),
-                   group_limits=v >= (4, 3))
+                   throttle=v >= (4, 2), record_limit=v >= (4, 2), renew=v >= (4, 2), gap_window=v >= (4, 1),
+                   start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3))
 
 
 class _Failed(Exception):
@@ -126,7 +129,7 @@ class SharePartition:
         self._start = 0
         self._end = 0
         self._find_next = False             # `findNextFetchOffset`
-        self._gap: list[int] | None = None  # `GapWindow` [endOffset, gapStartOffset] (4.2+)
+        self._gap: list[int] | None = None  # `GapWindow` [endOffset, gapStartOffset] (4.1+)
         self.stats = {"write_share_group_state": 0, "timer_events": 0}
         self._persisted_start = 0
         self._persisted: dict[int, tuple[str, int]] = {}  # offset -> (state, count) as last written
@@ -240,7 +243,7 @@ class SharePartition:
             if self._gap_active():
                 if batch.first > gap_start:
                     return gap_start
-                gap_start = max(batch.last + 1, gap_start)
+                gap_start = max(batch.last + 1, gap_start) if self.rules.gap_bounds else batch.last + 1
             for first, _, state in batch.states():
                 if state.state == AVAILABLE:
                     return first
@@ -356,7 +359,7 @@ class SharePartition:
         base = first_base
         floor = self._floor(base)
         if floor is None:
-            if base < self._start and self.rules.gap_window:
+            if base < self._start and self.rules.start_adjust:
                 base = self._start
         elif floor.last >= base:
             base = floor.first
@@ -364,6 +367,23 @@ class SharePartition:
         if not sub:
             return self._acquire_new(member_id, batches, record_limit, base, last_to_acquire, batch_size,
                                      max_to_acquire)[0]
+        result, acquired, max_to_acquire = self._acquire_cached(member_id, batches, record_limit, sub, base,
+                                                                last_to_acquire, batch_size, max_to_acquire)
+        if acquired < max_to_acquire and sub[-1].last < last_to_acquire:
+            records, _ = self._acquire_new(member_id, batches, record_limit, sub[-1].last + 1, last_to_acquire,
+                                           batch_size, max_to_acquire - acquired)
+            result += records
+        if result:
+            self._update_gap_start(result[-1].last_offset + 1)
+        return result
+
+    def _acquire_cached(self, member_id: str, batches: list[tuple[int, int]], record_limit: bool,
+                        sub: list[InFlightBatch], base: int, last_to_acquire: int, batch_size: int,
+                        max_to_acquire: int) -> tuple[list[AcquiredRecords], int, int]:
+        """The overlap loop of `acquire`: cached batches (and, 4.1+, the persisted state's gaps
+        between them) in offset order. Returns the records, their number and the limit left
+        (0 once throttling stops the acquisition)."""
+        first_base = batches[0][0]
         result: list[AcquiredRecords] = []
         acquired = 0
         gap_start = base
@@ -404,13 +424,7 @@ class SharePartition:
             state.timer = self._arm(member_id, batch.first, batch.last)
             result.append(AcquiredRecords(batch.first, batch.last, state.delivery_count))
             acquired += batch.last - batch.first + 1
-        if acquired < max_to_acquire and sub[-1].last < last_to_acquire:
-            records, _ = self._acquire_new(member_id, batches, record_limit, sub[-1].last + 1, last_to_acquire,
-                                           batch_size, max_to_acquire - acquired)
-            result += records
-        if result:
-            self._update_gap_start(result[-1].last_offset + 1)
-        return result
+        return result, acquired, max_to_acquire
 
     def _last_offset_and_max_records(self, fetch_offset: int, max_records: int, last_offset: int) -> tuple[int, int]:
         """`lastOffsetAndMaxRecordsToAcquire` (4.2): the in-flight cap inside one acquisition."""
@@ -509,9 +523,9 @@ class SharePartition:
         return acquired
 
     def _update_gap_start(self, offset: int) -> None:
-        """`maybeUpdatePersisterGapWindowStartOffset`."""
+        """`maybeUpdatePersisterGapWindowStartOffset` (4.2; `maybeUpdateReadGapFetchOffset` in 4.1)."""
         if self._gap is not None:
-            if self._gap[0] == self._end and offset <= self._gap[0]:
+            if self._gap[0] == self._end and (offset <= self._gap[0] or not self.rules.gap_bounds):
                 self._gap[1] = offset
             else:
                 self._gap = None
