@@ -545,6 +545,16 @@ def test_maybe_initialize_state_batches_with_gap_at_beginning():
     assert sp.delivery_complete_count == 16
 
 
+@pytest.mark.parametrize("version, next_fetch", [("4.0", 31), ("4.1", 10), ("4.2", 10)])
+def test_gap_at_beginning_per_version(version, next_fetch):
+    """Read from `nextFetchOffset()` at each tag (no Kafka test asserts the 4.0 case): 4.0.0 has
+    no gap window, so with 15-30 terminal the next fetch starts after them and 10-14 are never
+    delivered; 4.1.1 (`InitialReadGapOffset`) and 4.2.0 (`GapWindow`) fetch the gap first."""
+    sp = build(version)
+    sp.load_state(10, [(15, 20, "ACKNOWLEDGED", 2), (21, 30, "ARCHIVED", 3)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 30, next_fetch)
+
+
 def test_acquire_gap_at_beginning_and_records_fetched_from_gap():
     """testAcquireGapAtBeginningAndRecordsFetchedFromGap (4.2.0): 11-15 from the gap 11-20."""
     sp = build()
