@@ -667,7 +667,7 @@ def test_defaults_per_version_and_bad_input():
 # -- properties ---------------------------------------------------------------------------------------
 MEMBERS = ("m1", "m2", "m3")
 step = st.one_of(
-    st.tuples(st.just("acquire"), st.sampled_from(MEMBERS), st.integers(1, 30), st.integers(1, 12)),
+    st.tuples(st.just("acquire"), st.sampled_from(MEMBERS), st.integers(1, 30), st.integers(1, 12), st.booleans()),
     st.tuples(st.just("ack"), st.sampled_from(MEMBERS), st.integers(0, 60), st.integers(0, 8),
               st.sampled_from(["ACCEPT", "RELEASE", "REJECT", "GAP", "RENEW"])),
     st.tuples(st.just("advance"), st.integers(1, 80)),
@@ -676,7 +676,8 @@ step = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(version=st.sampled_from(["4.0", "4.1", "4.2"]), limit=st.integers(2, 4), steps=st.lists(step, max_size=40))
+@given(version=st.sampled_from(["4.0", "4.1", "4.2", "4.3"]), limit=st.integers(2, 4),
+       steps=st.lists(step, max_size=40))
 def test_invariants_over_random_sequences(version, limit, steps):
     """No record held by two members, counts never above the limit, nothing acknowledged twice,
     SPSO <= every cached offset that is not terminal, and SPSO never moves back."""
@@ -687,11 +688,14 @@ def test_invariants_over_random_sequences(version, limit, steps):
     last_start = 0
     for action in steps:
         if action[0] == "acquire":
-            _, member, size, max_records = action
+            _, member, size, max_records, record_limit = action
             start = sp.next_fetch_offset
             produced = max(produced, start + size)
             before = {o: sp.state(o) for o in range(start, produced)}
-            got = sp.acquire(member, max_records, log_batches=[(start, produced - 1)])
+            mode = "record_limit" if record_limit and version >= "4.2" else "batch_optimized"
+            got = sp.acquire(member, max_records, log_batches=[(start, produced - 1)], acquire_mode=mode)
+            if mode == "record_limit":
+                assert sum(last - first + 1 for first, last, _ in got) <= max_records
             acquisitions += len(got)
             for first, last, count in got:
                 assert 1 <= count <= limit
