@@ -232,3 +232,21 @@ def test_simple_assignor_on_a_group_spec():
     assert SimpleAssignor("4.2").name == "simple" and HETEROGENEOUS == "HETEROGENEOUS"
     with pytest.raises(ConfigError, match="4.0 or later"):
         SimpleAssignor("3.9")
+
+
+@settings(max_examples=80, deadline=None)
+@given(subscriptions=st.lists(st.sets(st.sampled_from(["T1", "T2", "T3"]), min_size=1), min_size=1, max_size=8),
+       counts=st.tuples(st.integers(1, 5), st.integers(1, 5), st.integers(1, 5)))
+def test_4_2_heterogeneous_properties(subscriptions, counts):
+    """Heterogeneous 4.2 (`SimpleHeterogeneousAssignmentBuilder`): per topic, every partition is
+    held, only by subscribers, none by more than ceil(subscribers / partitions)."""
+    topics = dict(zip(["T1", "T2", "T3"], counts))
+    members = {f"m{i}": sorted(s) for i, s in enumerate(subscriptions)}
+    got = simple_share_assign("4.2", members, topics)
+    for topic, n in topics.items():
+        subscribers = [m for m, ts in members.items() if topic in ts]
+        holders = {p: [m for m in got if p in got[m].get(topic, [])] for p in range(n)}
+        assert all(set(hs) <= set(subscribers) for hs in holders.values())
+        if subscribers:
+            sharing = math.ceil(len(subscribers) / n)
+            assert all(1 <= len(hs) <= sharing for hs in holders.values()), (topic, holders)
