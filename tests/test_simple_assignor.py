@@ -232,6 +232,7 @@ def test_simple_assignor_on_a_group_spec():
     assert SimpleAssignor("4.2").name == "simple" and HETEROGENEOUS == "HETEROGENEOUS"
     with pytest.raises(ConfigError, match="4.0 or later"):
         SimpleAssignor("3.9")
+    assert SimpleAssignor("4.3").generation == "sharing"  # 4.3's builders are 4.2's
 
 
 @settings(max_examples=80, deadline=None)

@@ -30,7 +30,7 @@ import math
 from typing import Callable, Mapping, Sequence
 
 from kafkasim.coordinator.assignor.spec import Assignment, GroupSpec, PartitionAssignorException
-from kafkasim.core.config import version_tuple
+from kafkasim.core.config import parse_version, version_tuple
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import java_string_hash
 
@@ -39,12 +39,24 @@ TP = tuple[str, int]
 Plain = dict[str, dict[str, list[int]]]
 
 
+#: Release lines modelled for share groups before `kafkasim.core.config` lists them (Kafka 4.3, 4.4).
+SHARE_LINES_AHEAD = ((4, 3), (4, 4))
+
+
+def share_version(kafka_version) -> tuple[int, int]:
+    """(major, minor) of a version with share groups (KIP-932, 4.0+); ConfigError otherwise."""
+    v = parse_version(kafka_version)
+    major_minor = (v + (0,))[:2]
+    if major_minor not in SHARE_LINES_AHEAD:
+        version_tuple(kafka_version)  # ConfigError naming the supported versions
+    if major_minor < (4, 0):
+        raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {kafka_version!r}")
+    return major_minor
+
+
 def generation(kafka_version) -> str:
     """Which algorithm a version runs: "all" (4.0), "hash" (4.1) or "sharing" (4.2+)."""
-    v = version_tuple(kafka_version)
-    if v < (4,):
-        raise ConfigError(f"share groups (and the simple assignor) need kafka_version 4.0 or later, "
-                          f"got {kafka_version!r}")
+    v = share_version(kafka_version)
     return "all" if v < (4, 1) else "hash" if v < (4, 2) else "sharing"
 
 
@@ -281,4 +293,4 @@ def _sharing(members: dict[str, list[str]], homogeneous: bool, first: list[str],
 
 
 __all__ = ["SimpleAssignor", "simple_share_assign", "member_hash_assignment", "round_robin_with_count",
-           "quotas", "generation", "PartitionAssignorException"]
+           "quotas", "generation", "share_version", "SHARE_LINES_AHEAD", "PartitionAssignorException"]

@@ -28,11 +28,12 @@ Still to come (the coordinator step): the share-group heartbeat (`ShareGroupHear
 `set_group_config`, the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
 dead-letter queue (KIP-1191).
 
-May import: `kafkasim.core`.
+May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
 """
 
+from kafkasim.coordinator.assignor.simple import share_version
 from kafkasim.coordinator.modern.share.partition import (
-    ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules, share_version)
+    ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules)
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
 

@@ -13,7 +13,8 @@ validation is); there is no log, so `acquire` takes the log batches a read retur
 (`maybeArchiveStaleBatches`), transactions (`read_committed`), log-start-offset movement and the
 fetch lock are not modelled.
 
-May import: `kafkasim.core`.
+May import: `kafkasim.core`, `kafkasim.coordinator.assignor` (the version check it shares with
+the simple assignor).
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from kafkasim.core.config import parse_version
-from kafkasim.core.engine import Simulation, Timer
-from kafkasim.core.errors import ConfigError, Errors, check_int
-from kafkasim.core.java import INT_MAX
+from kafkasim.coordinator.assignor.simple import share_version
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, DECREASE, EMPTY_MEMBER_ID, INCREASE, NO_OP, TERMINAL,
     InFlightBatch, InFlightState)
+from kafkasim.core.engine import Simulation, Timer
+from kafkasim.core.errors import ConfigError, Errors, check_int
+from kafkasim.core.java import INT_MAX
 
 #: `AcknowledgeType` ids (`clients/.../consumer/AcknowledgeType.java`); GAP is 0 on the wire.
 ACKNOWLEDGE_TYPES = {"GAP": 0, "ACCEPT": 1, "RELEASE": 2, "REJECT": 3, "RENEW": 4}
@@ -53,15 +54,6 @@ class AcquiredRecords(NamedTuple):
     first_offset: int
     last_offset: int
     delivery_count: int
-
-
-def share_version(kafka_version) -> tuple[int, int]:
-    """(major, minor) of a version that has share groups; ConfigError below 4.0."""
-    v = parse_version(kafka_version)
-    major_minor = (v + (0,))[:2]
-    if major_minor < (4, 0):
-        raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {kafka_version!r}")
-    return major_minor
 
 
 @dataclass(frozen=True)
