@@ -48,6 +48,9 @@ def test_the_import_contracts_hold():
     # the classic protocol reaching into the consumer protocol: only the front joins them
     ("coordinator/classic/coordinator.py", "import kafkasim.coordinator.modern.consumer.manager",
      "kafkasim.coordinator.classic.coordinator -> kafkasim.coordinator.modern.consumer.manager"),
+    # share groups reaching into the consumer protocol: what both need lives in modern/
+    ("coordinator/modern/share/partition.py", "import kafkasim.coordinator.modern.consumer.manager",
+     "kafkasim.coordinator.modern.share.partition -> kafkasim.coordinator.modern.consumer.manager"),
     # the spark module reaching up into the command line
     ("analysis/spark.py", "import kafkasim.analysis.cli", "kafkasim.analysis.spark -> kafkasim.analysis.cli"),
 ])

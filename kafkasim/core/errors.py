@@ -81,6 +81,8 @@ class Errors(Enum):
                             "UnsupportedAssignorException")
     STALE_MEMBER_EPOCH = (113, "The member epoch is stale. The member must retry after receiving its updated member "
                                "epoch via the ConsumerGroupHeartbeat API.", "StaleMemberEpochException")
+    INVALID_RECORD_STATE = (121, "The record state is invalid. The acknowledgement of delivery could not be "
+                                 "completed.", "InvalidRecordStateException")
     INVALID_REGULAR_EXPRESSION = (128, "The regular expression is not valid.", "InvalidRegularExpression")
 
     @classmethod

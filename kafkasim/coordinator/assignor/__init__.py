@@ -7,6 +7,8 @@ Not to be confused with `kafkasim.client.assignors` (the classic protocol's clie
 
 - `uniform` (`UniformAssignor`, the default): balance, then stickiness to the previous target;
 - `range` (`RangeAssignor`): co-partitioned contiguous ranges, static members first;
+- `simple` (`SimpleAssignor`, KIP-932): share groups' only assignor, where a partition may go to
+  several members (`simple_share_assign` is its pure form);
 - a learner's own object with `name` and `assign(members, topics)` (`PluggableAssignor`).
 
 `group.consumer.assignors` lists them; the first is the default (`GroupCoordinatorConfig`, 4.0+
@@ -20,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kafkasim.coordinator.assignor.range import RangeAssignor
+from kafkasim.coordinator.assignor.simple import SimpleAssignor, simple_share_assign
 from kafkasim.coordinator.assignor.spec import (
     HETEROGENEOUS, HOMOGENEOUS, GroupSpec, PartitionAssignorException, PluggableAssignor)
 from kafkasim.coordinator.assignor.uniform import UniformAssignor
@@ -75,6 +78,6 @@ def server_assignors(entries: Iterable[Any] | None, stable_extra: bool = True) -
     return resolved
 
 
-__all__ = ["UniformAssignor", "RangeAssignor", "PluggableAssignor", "GroupSpec", "PartitionAssignorException",
+__all__ = ["UniformAssignor", "RangeAssignor", "SimpleAssignor", "simple_share_assign", "PluggableAssignor", "GroupSpec", "PartitionAssignorException",
            "HOMOGENEOUS", "HETEROGENEOUS", "DEFAULT_ASSIGNORS", "ASSIGNORS_CONFIG", "builtin_assignor",
            "server_assignors"]

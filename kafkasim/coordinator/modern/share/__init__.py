@@ -1,0 +1,42 @@
+"""Share groups (KIP-932, "Queues for Kafka") on the coordinator: the share-partition state.
+
+Kafka keeps `SharePartition` on the partition leader (`core/src/main/java/kafka/server/share/
+SharePartition.java`, package `kafka.server.share`) and persists it through the share
+coordinator (`share-coordinator/.../ShareCoordinatorShard.java`); kafkasim keeps it here, beside
+the share group, so that one coordinator front serves every kind of group (as Kafka 4's
+`GroupMetadataManager` does for the groups themselves).
+
+    from kafkasim import Simulation
+    from kafkasim.coordinator.modern.share import SharePartition
+    sim = Simulation(seed=0)
+    sp = SharePartition(sim, "g", "foo", 0, kafka_version="4.2")
+    sp.acquire("m1", 500, log_batches=[(0, 99), (100, 149)])
+        # [AcquiredRecords(first_offset=0, last_offset=149, delivery_count=1)]
+    sp.acknowledge("m1", [(0, 99, "ACCEPT"), (100, 149, "RELEASE")])   # Errors.NONE
+    sp.start_offset, sp.next_fetch_offset                               # 100, 100
+    sim.advance(30001)                                                  # locks expire
+
+Landed: `SharePartition` (acquire, acknowledge with ACCEPT/RELEASE/REJECT/GAP/RENEW, release_all,
+lock expiry as simulation timers, delivery counts and the limit, the in-flight cap, throttled
+redelivery, record_limit mode, load_state, persisted_state for a leader failover) per Kafka 4.0,
+4.1, 4.2 and 4.3's per-group limits; the `simple` assignor is in `kafkasim.coordinator.assignor.simple`.
+
+Still to come (the coordinator step): the share-group heartbeat (`ShareGroupHeartbeat`,
+`GroupMetadataManager.shareGroupHeartbeat`), the group and member records (`ShareGroup.java`,
+`ShareGroupMember.java`), share-state initialization, `GroupCoordinator.share_partition(...)`
+(made on first use, SPSO from `share.auto.offset.reset`), the group configs through
+`set_group_config`, the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
+dead-letter queue (KIP-1191).
+
+May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
+"""
+
+from kafkasim.coordinator.assignor.simple import share_version
+from kafkasim.coordinator.modern.share.partition import (
+    ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules)
+from kafkasim.coordinator.modern.share.state import (
+    ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
+
+__all__ = ["SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
+           "InFlightState", "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "EMPTY_MEMBER_ID",
+           "RECORD_STATE_IDS", "ACKNOWLEDGE_TYPES", "ACK_TYPE_TO_RECORD_STATE"]

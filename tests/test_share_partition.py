@@ -1,0 +1,735 @@
+"""The share partition (KIP-932) replays Kafka's `SharePartitionTest` scenario by scenario.
+
+Each replay names its Kafka test method and tag; offsets, states, counts, errors and times are
+the ones Kafka's test asserts (`core/src/test/java/kafka/server/share/SharePartitionTest.java`).
+Kafka's `memoryRecords(start, n)` (4.2 argument order) is one log batch `(start, start + n - 1)`;
+`mockTimer.advanceClock(ms)` is `sim.advance(ms)`; `sharePartition.timer().size()` is
+`len(sp.lock_timers())`; a mocked `writeShareGroupState` call count is
+`sp.stats["write_share_group_state"]`. A property test then checks the invariants over random
+acquire/acknowledge/expire/release sequences.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kafkasim import Errors, Simulation
+from kafkasim.core.errors import ConfigError
+from kafkasim.coordinator.modern.share import AcquiredRecords as AR
+from kafkasim.coordinator.modern.share import SharePartition
+
+MEMBER_ID = "member-1"
+LOCK_MS = 100            # ACQUISITION_LOCK_TIMEOUT_MS
+WAIT_MS = 120            # DEFAULT_MAX_WAIT_ACQUISITION_LOCK_TIMEOUT_MS
+
+
+def build(version: str = "4.2", **kw) -> SharePartition:
+    """`SharePartitionBuilder.builder().withState(ACTIVE).build()`: 200 in flight, limit 5."""
+    kw.setdefault("max_in_flight_records", 200)
+    kw.setdefault("max_delivery_count", 5)
+    kw.setdefault("default_record_lock_duration_ms", 30000)
+    return SharePartition(Simulation(seed=0), "test-group", "test-topic", 0, kafka_version=version, **kw)
+
+
+def fetch(sp: SharePartition, start: int, n: int, member: str = MEMBER_ID, **kw) -> list[AR]:
+    """`fetchAcquiredRecords(sharePartition, memoryRecords(start, n), ...)`: fetch offset = start."""
+    kw.setdefault("fetch_offset", start)
+    return sp.acquire(member, kw.pop("max_records", None), log_batches=[(start, start + n - 1)], **kw)
+
+
+def offsets(sp: SharePartition, low: int, high: int) -> dict[int, tuple]:
+    """`cachedState().get(k).offsetState()` as {offset: (state, delivery count, member)}."""
+    return {o: (sp.state(o), sp.delivery_count(o), sp.owner(o)) for o in range(low, high + 1)}
+
+
+# -- acquisition ------------------------------------------------------------------------------------
+def test_acquire_with_max_fetch_records():
+    """testAcquireWithMaxFetchRecords (4.2.0; same at 4.0.0): MaxRecords is a soft limit, a whole
+    log batch is taken: 10 asked, 0-24 fetched, 5-24 acquired."""
+    sp = build()
+    assert fetch(sp, 0, 5, max_records=10, fetch_offset=0) == [AR(0, 4, 1)]
+    assert sp.next_fetch_offset == 5
+    assert sp.cached_batches() == [(0, 4)]
+    assert offsets(sp, 0, 0) == {0: ("ACQUIRED", 1, MEMBER_ID)}
+    assert fetch(sp, 0, 25, max_records=10, fetch_offset=0) == [AR(5, 24, 1)]
+    assert sp.next_fetch_offset == 25
+    assert sp.cached_batches() == [(0, 4), (5, 24)]
+    assert sp.split_batches() == []
+
+
+def test_acquire_with_batch_size_and_multiple_batches():
+    """testAcquireWithBatchSizeAndMultipleBatches (4.2.0): BatchSize 5 cuts at log batches; the gap
+    7-9 joins the first chunk."""
+    sp = build()
+    got = sp.acquire(MEMBER_ID, 100, fetch_offset=0, batch_size=5,
+                     log_batches=[(2, 6), (10, 14), (15, 21), (22, 27)])
+    assert got == [AR(2, 9, 1), AR(10, 14, 1), AR(15, 21, 1), AR(22, 27, 1)]
+    assert sp.next_fetch_offset == 28
+    assert sp.cached_batches() == [(2, 9), (10, 14), (15, 21), (22, 27)]
+    assert all(sp.state(o) == "ACQUIRED" and sp.owner(o) == MEMBER_ID for o in (2, 10, 15, 22))
+
+
+def test_batch_size_does_not_cut_in_4_0():
+    """4.0.0's `acquireNewBatchRecords` has no BatchSize: one AcquiredRecords for the whole read."""
+    sp = build("4.0")
+    got = sp.acquire(MEMBER_ID, 100, fetch_offset=0, batch_size=5,
+                     log_batches=[(2, 6), (10, 14), (15, 21), (22, 27)])
+    assert got == [AR(2, 27, 1)]
+    assert sp.cached_batches() == [(2, 27)]
+
+
+def test_acquire_with_max_in_flight_records_and_try_acquire_new_batch():
+    """testAcquireWithMaxInFlightRecordsAndTryAcquireNewBatch (4.2.0): limit 20 with 10 in flight
+    takes 10-24 (rounded up to the batch end); at the limit nothing more."""
+    sp = build(max_in_flight_records=20)
+    assert fetch(sp, 0, 10, max_records=500, fetch_offset=0) == [AR(0, 9, 1)]
+    assert sp.next_fetch_offset == 10
+    got = sp.acquire(MEMBER_ID, 500, fetch_offset=0, log_batches=[(10, 14), (15, 24), (25, 29), (30, 31)])
+    assert got == [AR(10, 24, 1)]
+    assert sp.next_fetch_offset == 25
+    assert fetch(sp, 25, 10, max_records=500, fetch_offset=25) == []
+    assert sp.next_fetch_offset == 25
+    assert not sp.can_acquire_records()
+
+
+def test_in_flight_cap_is_not_applied_inside_one_acquisition_before_4_2():
+    """4.1.1's `acquire` has no `lastOffsetAndMaxRecordsToAcquire`: the same read takes 10-31."""
+    sp = build("4.1", max_in_flight_records=20)
+    fetch(sp, 0, 10, max_records=500, fetch_offset=0)
+    got = sp.acquire(MEMBER_ID, 500, fetch_offset=0, log_batches=[(10, 14), (15, 24), (25, 29), (30, 31)])
+    assert got == [AR(10, 31, 1)]
+    assert sp.end_offset == 31
+
+
+def test_acquire_with_empty_fetch_records():
+    """testAcquireWithEmptyFetchRecords (4.2.0): nothing fetched, nothing acquired."""
+    sp = build()
+    assert sp.acquire(MEMBER_ID, None, log_batches=[]) == []
+    assert sp.next_fetch_offset == 0
+    assert sp.cached_batches() == []
+
+
+def test_next_fetch_offset_with_multiple_consumers():
+    """testNextFetchOffsetWithMultipleConsumers (4.2.0): released records go out again first."""
+    sp = build(max_in_flight_records=100)
+    fetch(sp, 0, 3, fetch_offset=0)
+    assert sp.next_fetch_offset == 3
+    assert sp.acknowledge(MEMBER_ID, [(0, 2, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 0
+    assert sp.delivery_complete_count == 0
+    fetch(sp, 3, 2, member="member-2", fetch_offset=3)
+    assert sp.next_fetch_offset == 0
+    fetch(sp, 0, 3, fetch_offset=0)
+    assert sp.next_fetch_offset == 5
+    assert sp.acknowledge("member-2", [(3, 4, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 3
+    assert sp.delivery_complete_count == 0
+
+
+def test_acquire_released_record():
+    """testAcquireReleasedRecord (4.2.0): releasing 12-13 splits 10-14; a refetch gets 12-13, count 2."""
+    sp = build()
+    assert fetch(sp, 10, 5) == [AR(10, 14, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(12, 13, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 12
+    assert sp.cached_batches() == [(10, 14)] and sp.split_batches() == [(10, 14)]
+    assert offsets(sp, 10, 14) == {10: ("ACQUIRED", 1, MEMBER_ID), 11: ("ACQUIRED", 1, MEMBER_ID),
+                                   12: ("AVAILABLE", 1, ""), 13: ("AVAILABLE", 1, ""),
+                                   14: ("ACQUIRED", 1, MEMBER_ID)}
+    assert fetch(sp, 10, 5) == [AR(12, 13, 2)]
+    assert sp.next_fetch_offset == 15
+    assert sp.delivery_complete_count == 0
+
+
+def test_acquire_single_batch_in_record_limit_mode():
+    """testAcquireSingleBatchInRecordLimitMode (4.2.0): record_limit takes exactly MaxRecords; the
+    rest of the batch stays AVAILABLE for member-2."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    got = sp.acquire(MEMBER_ID, 5, fetch_offset=0, batch_size=2, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(0, 4, 1)]
+    assert sp.next_fetch_offset == 5
+    assert sp.cached_batches() == [(0, 9)] and sp.split_batches() == [(0, 9)]
+    assert [sp.state(o) for o in (0, 4, 5, 9)] == ["ACQUIRED", "ACQUIRED", "AVAILABLE", "AVAILABLE"]
+    assert sp.owner(0) == MEMBER_ID
+    got = sp.acquire("member-2", 5, fetch_offset=0, batch_size=2, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 9, 1)]
+    assert sp.next_fetch_offset == 10
+    assert (sp.state(5), sp.owner(5), sp.state(9), sp.owner(9)) == ("ACQUIRED", "member-2", "ACQUIRED", "member-2")
+
+
+def test_record_limit_mode_is_4_2():
+    """`share.acquire.mode` (KIP-1206) arrived in 4.2: record_limit earlier is a config error."""
+    with pytest.raises(ConfigError, match="share.acquire.mode.*batch_optimized"):
+        build("4.1").acquire(MEMBER_ID, 5, log_batches=[(0, 9)], acquire_mode="record_limit")
+
+
+# -- acknowledgement --------------------------------------------------------------------------------
+def test_acknowledge_multiple_record_batch_with_gap_offsets():
+    """testAcknowledgeMultipleRecordBatchWithGapOffsets (4.2.0): per-offset types, GAP archives."""
+    sp = build()
+    assert fetch(sp, 5, 2) == [AR(5, 6, 1)]
+    assert sp.next_fetch_offset == 7
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=10, log_batches=[(10, 18)]) == [AR(10, 18, 1)]
+    assert sp.next_fetch_offset == 19
+    kinds = ["RELEASE"] * 5 + ["GAP"] * 3 + ["ACCEPT"]
+    assert sp.acknowledge(MEMBER_ID, [(5, 6, "RELEASE"), (10, 18, kinds)]) is Errors.NONE
+    assert sp.next_fetch_offset == 5
+    assert sp.cached_batches() == [(5, 6), (10, 18)] and sp.split_batches() == [(10, 18)]
+    assert sp.state(5) == "AVAILABLE"
+    assert offsets(sp, 10, 18) == {**{o: ("AVAILABLE", 1, "") for o in range(10, 15)},
+                                   **{o: ("ARCHIVED", 1, "") for o in range(15, 18)}, 18: ("ACKNOWLEDGED", 1, "")}
+    assert sp.delivery_complete_count == 4
+
+
+def test_acknowledge_out_of_range_cached_data():
+    """testAcknowledgeOutOfRangeCachedData (4.2.0): empty cache -> INVALID_RECORD_STATE; past the
+    cached offsets -> INVALID_REQUEST."""
+    sp = build()
+    assert sp.acknowledge(MEMBER_ID, [(0, 15, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert len(fetch(sp, 5, 5)) == 1
+    assert sp.cached_batches() == [(5, 9)]
+    assert sp.acknowledge(MEMBER_ID, [(20, 25, "REJECT")]) is Errors.INVALID_REQUEST
+    assert sp.delivery_complete_count == 0
+    assert Errors.INVALID_RECORD_STATE.code == 121
+
+
+def test_acknowledge_with_another_member():
+    """testAcknowledgeWithAnotherMember (4.2.0): only the owner may acknowledge."""
+    sp = build()
+    fetch(sp, 5, 5)
+    assert sp.acknowledge("member-2", [(5, 9, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert offsets(sp, 5, 5) == {5: ("ACQUIRED", 1, MEMBER_ID)}
+
+
+def test_acknowledge_when_offset_not_acquired():
+    """testAcknowledgeWhenOffsetNotAcquired (4.2.0): a released batch, then a subset acknowledged twice."""
+    sp = build()
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    assert sp.delivery_complete_count == 0
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "ACCEPT")]) is Errors.INVALID_RECORD_STATE
+    assert len(fetch(sp, 5, 5)) == 1
+    assert sp.acknowledge(MEMBER_ID, [(6, 8, "REJECT")]) is Errors.NONE
+    assert sp.delivery_complete_count == 3
+    assert sp.acknowledge(MEMBER_ID, [(6, 8, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.delivery_complete_count == 3
+
+
+def test_acknowledge_rollback_with_full_batch_error():
+    """testAcknowledgeRollbackWithFullBatchError (4.2.0): the fourth batch fails, the first three roll back."""
+    sp = build()
+    for start in (5, 10, 15):
+        assert len(fetch(sp, start, 5)) == 1
+    writes = sp.stats["write_share_group_state"]
+    got = sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE"), (10, 14, "ACCEPT"), (15, 19, "ACCEPT"), (15, 19, "ACCEPT")])
+    assert got is Errors.INVALID_RECORD_STATE
+    assert sp.cached_batches() == [(5, 9), (10, 14), (15, 19)]
+    assert [sp.state(o) for o in (5, 10, 15)] == ["ACQUIRED"] * 3
+    assert sp.delivery_complete_count == 0
+    assert sp.stats["write_share_group_state"] == writes
+    assert len(sp.lock_timers()) == 3  # the locks still run
+
+
+def test_invalid_acknowledge_type_in_batch_acknowledgement():
+    """testInvalidAcknowledgeTypeInBatchAcknowledgement (4.2.0): type 5 -> INVALID_REQUEST; RENEW
+    (type 4) does not exist before 4.2 either."""
+    sp = build()
+    fetch(sp, 1, 10)
+    assert sp.acknowledge(MEMBER_ID, [(1, 10, "BOGUS")]) is Errors.INVALID_REQUEST
+    old = build("4.1")
+    fetch(old, 1, 10)
+    assert old.acknowledge(MEMBER_ID, [(1, 10, "RENEW")]) is Errors.INVALID_REQUEST
+
+
+def test_number_of_write_calls_on_updates():
+    """testNumberOfWriteCallsOnUpdates (4.2.0): one write for the ACCEPT, none for a release of nothing."""
+    sp = build()
+    fetch(sp, 2, 5)
+    sp.acknowledge(MEMBER_ID, [(2, 6, "ACCEPT")])
+    assert sp.stats["write_share_group_state"] == 1
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.stats["write_share_group_state"] == 1
+
+
+# -- SPSO and the in-flight limit -----------------------------------------------------------------
+@pytest.mark.parametrize("kind, start", [("ACCEPT", 90), ("REJECT", 90), ("RELEASE", 0)])
+def test_can_acquire_records_after_acknowledgement(kind, start):
+    """testCanAcquireRecordsAfter{Accept,Archive,Release}Acknowledgement (4.2.0): 250 in flight of
+    200; ACCEPT or REJECT of 0-89 moves SPSO to 90, RELEASE does not move it."""
+    sp = build()
+    fetch(sp, 0, 150)
+    assert sp.can_acquire_records() and (sp.start_offset, sp.end_offset) == (0, 149)
+    fetch(sp, 150, 100)
+    assert not sp.can_acquire_records() and (sp.start_offset, sp.end_offset) == (0, 249)
+    sp.acknowledge(MEMBER_ID, [(0, 89, kind)])
+    assert (sp.start_offset, sp.end_offset) == (start, 249)
+    assert sp.can_acquire_records()
+
+
+def test_maybe_update_cached_state_when_acknowledgements_in_between():
+    """testMaybeUpdateCachedStateWhenAcknowledgementsInBetween (4.2.0): REJECT 10-14 while 0-9 are
+    held leaves SPSO at 0; the in-flight range still fills the limit."""
+    sp = build(max_in_flight_records=20)
+    fetch(sp, 0, 15)
+    assert sp.can_acquire_records()
+    fetch(sp, 15, 15)
+    assert not sp.can_acquire_records()
+    sp.acknowledge(MEMBER_ID, [(10, 14, "REJECT")])
+    assert (sp.state(9), sp.state(10)) == ("ACQUIRED", "ARCHIVED")
+    assert offsets(sp, 15, 15) == {15: ("ACQUIRED", 1, MEMBER_ID)} and (15, 29) not in sp.split_batches()
+    assert not sp.can_acquire_records()
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (0, 29, 30)
+    assert sp.delivery_complete_count == 5
+
+
+def test_max_delivery_count_limit_exceeded_for_record_batch():
+    """testMaxDeliveryCountLimitExceededForRecordBatch (4.2.0): limit 2, the second RELEASE archives
+    the batch and the cache empties: SPSO = SPEO = 15."""
+    sp = build(max_delivery_count=2)
+    fetch(sp, 5, 10)
+    sp.acknowledge(MEMBER_ID, [(5, 14, "RELEASE")])
+    fetch(sp, 5, 10)
+    sp.acknowledge(MEMBER_ID, [(5, 14, "RELEASE")])
+    assert (sp.next_fetch_offset, sp.start_offset, sp.end_offset) == (15, 15, 15)
+    assert sp.cached_batches() == []
+
+
+# -- acquisition locks ------------------------------------------------------------------------------
+def test_acquisition_lock_timeout_cause_max_delivery_count_exceed():
+    """testAcquisitionLockTimeoutCauseMaxDeliveryCountExceed (4.2.0): lock 100 ms, limit 2; the
+    second expiry archives 10-19."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+    fetch(sp, 0, 10)
+    fetch(sp, 10, 10)
+    assert [t.time for t in sp.lock_timers()] == [100, 100]
+    sp.sim.advance(WAIT_MS)
+    assert sp.lock_timers() == [] and sp.next_fetch_offset == 0
+    assert offsets(sp, 10, 10) == {10: ("AVAILABLE", 1, "")}
+    assert sp.delivery_complete_count == 0
+    fetch(sp, 10, 10)
+    assert offsets(sp, 10, 10) == {10: ("ACQUIRED", 2, MEMBER_ID)}
+    assert [t.time for t in sp.lock_timers()] == [WAIT_MS + LOCK_MS]
+    sp.sim.advance(WAIT_MS)
+    assert sp.lock_timers() == [] and sp.next_fetch_offset == 0
+    assert offsets(sp, 10, 10) == {10: ("ARCHIVED", 2, "")}
+    assert sp.delivery_complete_count == 10
+    assert sp.stats == {"write_share_group_state": 3, "timer_events": 3}
+
+
+def test_acquisition_lock_timeout_cause_spso_move_forward():
+    """testAcquisitionLockTimeoutCauseSPSOMoveForward (4.2.0): 0-4 re-acquired (split, one lock per
+    offset) expire at the limit: archived, SPSO 5, the batch stays."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+    fetch(sp, 0, 10)
+    assert len(sp.lock_timers()) == 1
+    sp.sim.advance(WAIT_MS)
+    assert sp.lock_timers() == [] and sp.next_fetch_offset == 0
+    assert offsets(sp, 0, 0) == {0: ("AVAILABLE", 1, "")}
+    fetch(sp, 0, 5)
+    assert sp.split_batches() == [(0, 9)]
+    assert [t.time for t in sp.lock_timers()] == [WAIT_MS + LOCK_MS] * 5
+    sp.sim.advance(WAIT_MS)
+    assert sp.lock_timers() == [] and sp.next_fetch_offset == 5
+    assert offsets(sp, 0, 9) == {**{o: ("ARCHIVED", 2, "") for o in range(5)},
+                                 **{o: ("AVAILABLE", 1, "") for o in range(5, 10)}}
+    assert sp.start_offset == 5 and sp.cached_batches() == [(0, 9)]
+    assert sp.delivery_complete_count == 0
+
+
+def test_acknowledge_after_acquisition_lock_timeout():
+    """testAcknowledgeAfterAcquisitionLockTimeout (4.2.0): after expiry ACCEPT and REJECT fail
+    with INVALID_RECORD_STATE."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    fetch(sp, 5, 5)
+    assert len(sp.lock_timers()) == 1
+    sp.sim.advance(WAIT_MS)
+    assert sp.lock_timers() == [] and sp.next_fetch_offset == 5 and sp.state(5) == "AVAILABLE"
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "ACCEPT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.lock_timers() == [] and sp.delivery_complete_count == 0
+
+
+def test_lock_expires_at_its_exact_deadline():
+    """`AcquisitionLockTimerTask` fires at acquisition + lock duration: held at 99 ms, free at 100 ms."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    fetch(sp, 0, 5)
+    sp.sim.advance(LOCK_MS - 1)
+    assert sp.state(0) == "ACQUIRED"
+    sp.sim.advance(1)
+    assert sp.state(0) == "AVAILABLE" and sp.sim.now == LOCK_MS
+
+
+def test_renew_acknowledge_with_complete_batch_ack():
+    """testRenewAcknowledgeWithCompleteBatchAck (4.2.0, KIP-1222): RENEW replaces the lock, writes
+    nothing; the fresh lock expires and that is one write."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+    assert fetch(sp, 0, 1) == [AR(0, 0, 1)]
+    original = sp.lock_timers()[0]
+    sp.sim.advance(40)
+    assert sp.acknowledge(MEMBER_ID, [(0, 0, "RENEW")]) is Errors.NONE
+    assert original.cancelled
+    assert [t.time for t in sp.lock_timers()] == [40 + LOCK_MS]
+    assert sp.state(0) == "ACQUIRED" and sp.stats["write_share_group_state"] == 0
+    sp.sim.advance(LOCK_MS + 1)
+    assert sp.state(0) == "AVAILABLE" and sp.lock_timers() == []
+    assert sp.stats["write_share_group_state"] == 1
+
+
+def test_renew_acknowledge_on_expired_batch():
+    """testRenewAcknowledgeOnExpiredBatch (4.2.0): RENEW after expiry -> INVALID_RECORD_STATE."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+    fetch(sp, 0, 1)
+    sp.sim.advance(LOCK_MS + 1)
+    assert sp.acknowledge(MEMBER_ID, [(0, 0, "RENEW")]) is Errors.INVALID_RECORD_STATE
+    assert sp.lock_timers() == [] and sp.state(0) == "AVAILABLE"
+    assert sp.stats["write_share_group_state"] == 1
+
+
+def test_renew_can_be_switched_off_per_group_in_4_3():
+    """4.3's `share.renew.acknowledge.enable=false` (KIP-1240): "Renewing acquisition locks is not
+    enabled for the group." (INVALID_RECORD_STATE)."""
+    sp = SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version="4.3",
+                        group_config=lambda: {"share.renew.acknowledge.enable": False})
+    fetch(sp, 0, 1)
+    assert sp.acknowledge(MEMBER_ID, [(0, 0, "RENEW")]) is Errors.INVALID_RECORD_STATE
+
+
+def test_group_lock_duration_is_read_when_a_lock_is_armed():
+    """`recordLockDurationMsOrDefault`: the group's `share.record.lock.duration.ms` at arming time."""
+    config = {"share.record.lock.duration.ms": 15000}
+    sp = SharePartition(Simulation(seed=0), "g", "t", 0, group_config=lambda: config)
+    fetch(sp, 0, 1)
+    config["share.record.lock.duration.ms"] = 60000
+    fetch(sp, 1, 1)
+    assert [t.time for t in sp.lock_timers()] == [15000, 60000]
+
+
+def test_group_delivery_limit_and_record_locks_from_4_3():
+    """4.3's `maxDeliveryCount()` / `maxInFlightRecords()` read the group's
+    `share.delivery.count.limit` and `share.partition.max.record.locks` (KIP-1240); 4.2 ignores them."""
+    config = {"share.delivery.count.limit": 2, "share.partition.max.record.locks": 10}
+    for version, state, can in (("4.3", "ARCHIVED", False), ("4.2", "AVAILABLE", True)):
+        sp = SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version=version, group_config=lambda: config)
+        fetch(sp, 0, 5)
+        sp.acknowledge(MEMBER_ID, [(0, 4, "RELEASE")])
+        fetch(sp, 0, 5)
+        sp.acknowledge(MEMBER_ID, [(0, 1, "RELEASE")])
+        assert sp.state(0) == state, version
+        fetch(sp, 5, 10)
+        assert sp.can_acquire_records() is can, version
+
+
+def test_jump_gives_the_same_outcome_as_advance():
+    """`sim.jump(ms)` (Kafka's MockTimer) and `sim.advance(ms)` expire the same locks the same way."""
+    outcomes = []
+    for move in ("advance", "jump"):
+        sp = build(default_record_lock_duration_ms=LOCK_MS, max_delivery_count=2)
+        fetch(sp, 0, 10)
+        getattr(sp.sim, move)(WAIT_MS)
+        fetch(sp, 0, 5)
+        getattr(sp.sim, move)(WAIT_MS)
+        outcomes.append((offsets(sp, 0, 9), sp.start_offset, sp.next_fetch_offset, dict(sp.stats)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1:] == (5, 5, {"write_share_group_state": 6, "timer_events": 6})
+
+
+# -- release ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version, count", [("4.0", 1), ("4.1", 0), ("4.2", 1)])
+def test_release_single_record_batch(version, count):
+    """testReleaseSingleRecordBatch (4.0.0, 4.1.1, 4.2.0): a session release keeps the count in 4.0
+    and 4.2 and decrements it in 4.1 (KAFKA-17541 part 1, reverted by KAFKA-19972)."""
+    sp = build(version)
+    fetch(sp, 0, 1)
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 0
+    assert sp.cached_batches() == [(0, 0)]
+    assert offsets(sp, 0, 0) == {0: ("AVAILABLE", count, "")}
+    assert sp.delivery_complete_count == 0
+    assert sp.lock_timers() == [] and sp.stats["write_share_group_state"] == 1
+
+
+def test_release_acquired_records_with_another_member():
+    """testReleaseAcquiredRecordsWithAnotherMember (4.2.0): each member releases only its own records."""
+    sp = build()
+    sp.acquire("member-2", None, fetch_offset=5, log_batches=[(5, 5)])
+    sp.acquire(MEMBER_ID, None, fetch_offset=10, log_batches=[(10, 20)])
+    kinds = ["ACCEPT", "ACCEPT", "GAP", "GAP", "ACCEPT", "GAP", "ACCEPT", "GAP", "ACCEPT"]
+    assert sp.acknowledge(MEMBER_ID, [(10, 18, kinds)]) is Errors.NONE
+    assert sp.delivery_complete_count == 9
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 19
+    assert sp.state(5) == "ACQUIRED"
+    terminal = {o: ("ACKNOWLEDGED" if k == "ACCEPT" else "ARCHIVED", 1, "") for o, k in zip(range(10, 19), kinds)}
+    assert offsets(sp, 10, 20) == {**terminal, 19: ("AVAILABLE", 1, ""), 20: ("AVAILABLE", 1, "")}
+    assert sp.release_all("member-2") is Errors.NONE
+    assert sp.next_fetch_offset == 5
+    assert offsets(sp, 5, 5) == {5: ("AVAILABLE", 1, "")}
+    assert offsets(sp, 10, 20) == {**terminal, 19: ("AVAILABLE", 1, ""), 20: ("AVAILABLE", 1, "")}
+    assert sp.delivery_complete_count == 9
+
+
+@pytest.mark.parametrize("version, state", [("4.0", "ARCHIVED"), ("4.1", "AVAILABLE"), ("4.2", "ARCHIVED")])
+def test_max_delivery_count_limit_after_release_acquired_records(version, state):
+    """testMaxDeliveryCountLimitExceededForRecordsSubsetAfterReleaseAcquiredRecords (4.0.0; 4.2.0
+    as ...NotExceeded... with the same outcome) and testMaxDeliveryCountLimitNotExceededForRecords
+    SubsetAfterReleaseAcquiredRecords (4.1.1): limit 2, 10-14 on their second delivery, the session
+    closes: archived in 4.0 and 4.2, AVAILABLE in 4.1 (DECREASE skips the limit check)."""
+    sp = build(version, max_delivery_count=2)
+    fetch(sp, 0, 10)
+    fetch(sp, 10, 5)
+    sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE")])
+    fetch(sp, 10, 5)
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 0
+    assert sp.cached_batches() == [(0, 9), (10, 14)] and sp.split_batches() == []
+    assert sp.state(10) == state and sp.delivery_count(10) == (1 if version == "4.1" else 2)
+    assert sp.delivery_complete_count == (0 if version == "4.1" else 5)
+
+
+def test_release_acquired_records_after_different_acknowledges_4_1():
+    """testReleaseAcquiredRecordsAfterDifferentAcknowledges (4.1.1): only the record still held
+    (7) comes back decremented, to 0; 5-6 were released by RELEASE and keep 1."""
+    sp = build("4.1")
+    fetch(sp, 5, 5)
+    sp.acknowledge(MEMBER_ID, [(5, 6, "RELEASE")])
+    sp.acknowledge(MEMBER_ID, [(8, 9, "ACCEPT")])
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert sp.next_fetch_offset == 5
+    assert offsets(sp, 5, 9) == {5: ("AVAILABLE", 1, ""), 6: ("AVAILABLE", 1, ""), 7: ("AVAILABLE", 0, ""),
+                                 8: ("ACKNOWLEDGED", 1, ""), 9: ("ACKNOWLEDGED", 1, "")}
+
+
+def test_acquire_with_max_in_flight_records_and_release_last_offset():
+    """testAcquireWithMaxInFlightRecordsAndReleaseLastOffset (4.2.0): at the limit, a released
+    offset inside the range is still served (`lastOffsetAndMaxRecordsToAcquire` trims to SPEO)."""
+    sp = build(max_in_flight_records=20)
+    log = [(10, 14), (15, 24), (25, 29), (30, 32)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=0, log_batches=log) == [AR(10, 29, 1)]
+    assert sp.next_fetch_offset == 30
+    assert sp.acknowledge(MEMBER_ID, [(15, 19, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 15
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=log) == [AR(15, 19, 2)]
+    assert sp.next_fetch_offset == 30
+    assert sp.acknowledge(MEMBER_ID, [(29, 29, "RELEASE")]) is Errors.NONE
+    assert sp.next_fetch_offset == 29
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=29, log_batches=log) == [AR(29, 29, 2)]
+    assert sp.next_fetch_offset == 30
+
+
+def test_multiple_member_acquire_in_different_acquire_modes():
+    """testMultipleMemberAcquireInDifferentAcquireModes (4.2.0): member-2 takes 2 records in
+    record_limit mode, member-3 the other released ones and a new batch."""
+    sp = build()
+    log = [(10, 14), (15, 29), (30, 44)]
+    assert sp.acquire(MEMBER_ID, 10, fetch_offset=5, log_batches=log) == [AR(10, 29, 1)]
+    sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE"), (15, 20, "ACCEPT"), (21, 22, "RELEASE"), (23, 28, "ACCEPT")])
+    got = sp.acquire("member-2", 2, fetch_offset=5, log_batches=log, acquire_mode="record_limit")
+    assert got == [AR(10, 11, 2)]
+    assert sp.next_fetch_offset == 12
+    got = sp.acquire("member-3", 10, fetch_offset=5, log_batches=log)
+    assert got == [AR(12, 14, 2), AR(21, 22, 2), AR(30, 44, 1)]
+    assert sp.next_fetch_offset == 45
+
+
+# -- initialization from the persisted state and throttled redelivery --------------------------------
+def test_maybe_initialize_state_batches_with_gap_at_beginning():
+    """testMaybeInitializeStateBatchesWithGapAtBeginning (4.2.0): SPSO 10, first batch 15: the gap
+    10-14 is fetched first."""
+    sp = build()
+    sp.load_state(10, [(15, 20, "ACKNOWLEDGED", 2), (21, 30, "ARCHIVED", 3)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 30, 10)
+    assert sp.cached_batches() == [(15, 20), (21, 30)]
+    assert offsets(sp, 15, 15) == {15: ("ACKNOWLEDGED", 2, "")} and offsets(sp, 21, 21) == {21: ("ARCHIVED", 3, "")}
+    assert sp.delivery_complete_count == 16
+
+
+@pytest.mark.parametrize("version, next_fetch", [("4.0", 31), ("4.1", 10), ("4.2", 10)])
+def test_gap_at_beginning_per_version(version, next_fetch):
+    """Read from `nextFetchOffset()` at each tag (no Kafka test asserts the 4.0 case): 4.0.0 has
+    no gap window, so with 15-30 terminal the next fetch starts after them and 10-14 are never
+    delivered; 4.1.1 (`InitialReadGapOffset`) and 4.2.0 (`GapWindow`) fetch the gap first."""
+    sp = build(version)
+    sp.load_state(10, [(15, 20, "ACKNOWLEDGED", 2), (21, 30, "ARCHIVED", 3)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 30, next_fetch)
+
+
+def test_acquire_gap_at_beginning_and_records_fetched_from_gap():
+    """testAcquireGapAtBeginningAndRecordsFetchedFromGap (4.2.0): 11-15 from the gap 11-20."""
+    sp = build()
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert sp.delivery_complete_count == 20
+    assert fetch(sp, 11, 5) == [AR(11, 15, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (11, 40, 16)
+    assert sp.delivery_complete_count == 20
+
+
+def test_acquire_records_halves_batch_size_on_each_failure_until_single_record_on_last_attempt():
+    """testAcquireRecordsHalvesBatchSizeOnEachFailureUntilSingleRecordOnLastAttempt (4.2.0,
+    KAFKA-17541): limit 7, threshold 4; a 20-record batch at count 4 goes out 10, 5, then one by one."""
+    sp = build(max_delivery_count=7, default_record_lock_duration_ms=WAIT_MS)
+    sp.load_state(5, [(15, 34, "AVAILABLE", 4)])
+    assert (len(sp.cached_batches()), sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (1, 5, 34, 5)
+
+    def again():
+        return sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=[(15, 34)])
+
+    assert again() == [AR(15, 24, 5)]
+    sp.sim.advance(WAIT_MS + 1)
+    assert again() == [AR(15, 19, 6)]
+    sp.sim.advance(WAIT_MS + 1)
+    for i in range(5):
+        assert again() == [AR(15 + i, 15 + i, 7)]
+    assert again() == [AR(20, 24, 6)]
+    assert again() == [AR(25, 34, 5)]
+
+
+def test_throttle_records_when_pending_deliveries_exist():
+    """testThrottleRecordsWhenPendingDeliveriesExist (4.2.0): limit 5, threshold 3; the batch at
+    count 3 goes out whole only because it is the first throttled one; then 26-30 is halved."""
+    sp = build()
+    sp.load_state(5, [(15, 19, "AVAILABLE", 2), (20, 22, "ARCHIVED", 3), (26, 30, "AVAILABLE", 3)])
+    assert (len(sp.cached_batches()), sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (3, 5, 30, 5)
+    log = [(7, 19), (20, 27)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=log) == [AR(7, 14, 1), AR(15, 19, 3), AR(23, 25, 1)]
+    assert sp.next_fetch_offset == 26
+    assert sp.cached_batches() == [(7, 14), (15, 19), (20, 22), (23, 25), (26, 30)]
+    assert [sp.state(o) for o in (7, 15, 20, 23, 26)] == ["ACQUIRED", "ACQUIRED", "ARCHIVED", "ACQUIRED", "AVAILABLE"]
+    assert sp.end_offset == 30 and sp.delivery_complete_count == 3
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=26, log_batches=log) == [AR(26, 27, 4)]
+
+
+def test_last_attempt_record_isolation_with_mixed_delivery_count():
+    """testLastAttemptRecordIsolationWithMixedDeliveryCount (4.2.0): 17 at count 4 (= limit - 1)
+    is delivered alone, after 15-16."""
+    sp = build()
+    sp.load_state(15, [(15, 34, "AVAILABLE", 2)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (15, 34, 15)
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=[(15, 34)]) == [AR(15, 34, 3)]
+    sp.acknowledge(MEMBER_ID, [(17, 17, "RELEASE"), (20, 20, "RELEASE")])
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=[(15, 34)]) == [AR(17, 17, 4), AR(20, 20, 4)]
+    assert sp.acknowledge(MEMBER_ID, [(15, 34, "RELEASE")]) is Errors.NONE
+    assert sp.cached_batches() == [(15, 34)]
+    assert offsets(sp, 15, 18) == {15: ("AVAILABLE", 3, ""), 16: ("AVAILABLE", 3, ""), 17: ("AVAILABLE", 4, ""),
+                                   18: ("AVAILABLE", 3, "")}
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=[(15, 34)]) == [AR(15, 16, 4)]
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=5, log_batches=[(15, 34)]) == [AR(17, 17, 5)]
+
+
+def test_no_throttling_before_4_2():
+    """4.1.1 has no throttling: the same persisted batch goes out whole."""
+    sp = build("4.1", max_delivery_count=7, default_record_lock_duration_ms=WAIT_MS)
+    sp.load_state(5, [(15, 34, "AVAILABLE", 4)])
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=15, log_batches=[(15, 34)]) == [AR(15, 34, 5)]
+
+
+def test_load_state_rejects_what_is_never_persisted():
+    """ACQUIRED is never written to `__share_group_state`; overlapping batches are invalid."""
+    with pytest.raises(ConfigError, match="ACQUIRED is never written"):
+        build().load_state(0, [(0, 4, "ACQUIRED", 1)])
+    with pytest.raises(ConfigError, match="overlaps"):
+        build().load_state(0, [(0, 4, "AVAILABLE", 1), (3, 6, "AVAILABLE", 1)])
+
+
+def test_leader_failover_from_the_persisted_state():
+    """A new leader reads what WriteShareGroupState wrote (ACQUIRED never is): 5-6, delivered
+    twice, come back AVAILABLE with their last written count 1; 7-9 were never written and are
+    fetched as new. The start offset written is the one before the write's own SPSO move."""
+    sp = build()
+    fetch(sp, 0, 10)
+    sp.acknowledge(MEMBER_ID, [(5, 6, "RELEASE")])
+    sp.acquire("member-2", None, fetch_offset=5, log_batches=[(5, 9)])
+    assert offsets(sp, 5, 6) == {5: ("ACQUIRED", 2, "member-2"), 6: ("ACQUIRED", 2, "member-2")}
+    sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")])
+    assert sp.start_offset == 5
+    assert sp.persisted_state() == (0, [(0, 4, "ACKNOWLEDGED", 1), (5, 6, "AVAILABLE", 1)])
+    leader = SharePartition(sp.sim, "test-group", "test-topic", 0, max_in_flight_records=200)
+    leader.load_state(*sp.persisted_state())
+    assert (leader.start_offset, leader.end_offset, leader.next_fetch_offset) == (5, 6, 5)
+    assert leader.acquire("member-3", None, fetch_offset=5, log_batches=[(5, 9)]) == [AR(5, 6, 2), AR(7, 9, 1)]
+
+
+# -- construction -----------------------------------------------------------------------------------
+def test_defaults_per_version_and_bad_input():
+    """`group.share.partition.max.record.locks` 200 in 4.0, 2000 from 4.1; limits are plain ints >= 1."""
+    assert SharePartition(Simulation(), "g", "t", 0, kafka_version="4.0").max_in_flight_records == 200
+    sp = SharePartition(Simulation(), "g", "t", 0, kafka_version="4.1")
+    assert (sp.max_in_flight_records, sp.max_delivery_count, sp.default_record_lock_duration_ms) == (2000, 5, 30000)
+    with pytest.raises(ConfigError, match="max_in_flight_records must be an integer >= 1, got 0"):
+        SharePartition(Simulation(), "g", "t", 0, max_in_flight_records=0)
+    with pytest.raises(ConfigError, match="4.0 or later"):
+        SharePartition(Simulation(), "g", "t", 0, kafka_version="3.9")
+    with pytest.raises(ConfigError, match="ascending"):
+        build().acquire(MEMBER_ID, 5, log_batches=[(5, 9), (0, 4)])
+
+
+# -- properties ---------------------------------------------------------------------------------------
+MEMBERS = ("m1", "m2", "m3")
+step = st.one_of(
+    st.tuples(st.just("acquire"), st.sampled_from(MEMBERS), st.integers(1, 30), st.integers(1, 12), st.booleans()),
+    st.tuples(st.just("ack"), st.sampled_from(MEMBERS), st.integers(0, 60), st.integers(0, 8),
+              st.sampled_from(["ACCEPT", "RELEASE", "REJECT", "GAP", "RENEW"])),
+    st.tuples(st.just("advance"), st.integers(1, 80)),
+    st.tuples(st.just("release"), st.sampled_from(MEMBERS)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(version=st.sampled_from(["4.0", "4.1", "4.2", "4.3"]), limit=st.integers(2, 4),
+       steps=st.lists(step, max_size=40))
+def test_invariants_over_random_sequences(version, limit, steps):
+    """No record held by two members, counts never above the limit, nothing acknowledged twice,
+    SPSO <= every cached offset that is not terminal, and SPSO never moves back."""
+    sp = SharePartition(Simulation(seed=1), "g", "t", 0, kafka_version=version, max_in_flight_records=40,
+                        max_delivery_count=limit, default_record_lock_duration_ms=50)
+    produced = acquisitions = 0
+    terminal: set[int] = set()
+    last_start = 0
+    for action in steps:
+        if action[0] == "acquire":
+            _, member, size, max_records, record_limit = action
+            start = sp.next_fetch_offset
+            produced = max(produced, start + size)
+            before = {o: sp.state(o) for o in range(start, produced)}
+            mode = "record_limit" if record_limit and version >= "4.2" else "batch_optimized"
+            got = sp.acquire(member, max_records, log_batches=[(start, produced - 1)], acquire_mode=mode)
+            if mode == "record_limit":
+                assert sum(last - first + 1 for first, last, _ in got) <= max_records
+            acquisitions += len(got)
+            for first, last, count in got:
+                assert 1 <= count <= limit
+                for o in range(first, last + 1):
+                    assert before[o] in (None, "AVAILABLE"), f"offset {o} was {before[o]}: taken twice"
+                    assert sp.owner(o) == member and sp.state(o) == "ACQUIRED" and o not in terminal
+        elif action[0] == "ack":
+            _, member, first, length, kind = action
+            before = {o: sp.state(o) for o in range(first, first + length + 1)}
+            error = sp.acknowledge(member, [(first, first + length, kind)])
+            if error is Errors.NONE:
+                for o, state in before.items():
+                    if o >= sp.start_offset and state is not None and kind != "RENEW":
+                        assert state == "ACQUIRED"
+            else:
+                assert {o: sp.state(o) for o in before} == before  # rolled back
+        elif action[0] == "advance":
+            sp.sim.advance(action[1])
+        else:
+            sp.release_all(action[1])
+        for first, last in sp.cached_batches():
+            for o in range(first, last + 1):
+                state, count, owner = sp.state(o), sp.delivery_count(o), sp.owner(o)
+                assert 0 <= count <= limit
+                assert (owner != "") == (state == "ACQUIRED")
+                if state in ("ACKNOWLEDGED", "ARCHIVED"):
+                    terminal.add(o)
+                else:
+                    assert o not in terminal, f"offset {o} left a terminal state"
+                    assert o >= sp.start_offset
+        assert sp.start_offset >= last_start
+        last_start = sp.start_offset
+        assert sp.start_offset <= sp.end_offset + 1
+        batches = sp.cached_batches()
+        assert all(f <= lst < nxt for (f, lst), (nxt, _) in zip(batches, batches[1:] + [(10**9, 0)]))
+    if any(a[0] == "acquire" for a in steps[:1]):
+        assert acquisitions > 0  # the first fetch of a fresh partition always gets records

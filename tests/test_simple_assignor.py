@@ -1,0 +1,253 @@
+"""The `simple` share-group assignor (KIP-932) replays Kafka's `SimpleAssignorTest` per version.
+
+Kafka's tests: `group-coordinator/src/test/java/org/apache/kafka/coordinator/group/assignor/`
+`SimpleAssignorTest.java` at 4.0.0, 4.1.1 and 4.2.0. Members A, B, C hash to 65, 66, 67
+(`String.hashCode`); topic sets are `LinkedHashSet`s in the order written, which is the order
+of the lists here. Each replay names its Java test and tag.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kafkasim.coordinator.assignor import (
+    HETEROGENEOUS, HOMOGENEOUS, GroupSpec, PartitionAssignorException, SimpleAssignor, simple_share_assign)
+from kafkasim.coordinator.assignor.simple import member_hash_assignment, quotas, round_robin_with_count
+from kafkasim.core.errors import ConfigError
+
+TOPICS = {"T1": 3, "T2": 3, "T3": 2}
+
+
+def every_partition_assigned(result, topics) -> bool:
+    """`assertEveryPartitionGetsAssignment`: each partition of `topics` is held by someone."""
+    held = {(t, p) for a in result.values() for t, ps in a.items() for p in ps}
+    return held == {(t, p) for t, n in topics.items() for p in range(n)}
+
+
+# -- 4.0: every partition to every member ---------------------------------------------------------
+def test_4_0_two_members_and_two_topics_homogeneous():
+    """testAssignWithTwoMembersAndTwoTopicsHomogeneous (4.0.0): both members get all 5 partitions."""
+    got = simple_share_assign("4.0", {"A": ["T1", "T3"], "B": ["T1", "T3"]}, TOPICS)
+    assert got == {"A": {"T1": [0, 1, 2], "T3": [0, 1]}, "B": {"T1": [0, 1, 2], "T3": [0, 1]}}
+
+
+def test_4_0_three_members_three_topics_heterogeneous():
+    """testAssignWithThreeMembersThreeTopicsHeterogeneous (4.0.0)."""
+    got = simple_share_assign("4.0", {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}, TOPICS)
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 1, 2]}, "B": {"T3": [0, 1]},
+                   "C": {"T2": [0, 1, 2], "T3": [0, 1]}}
+
+
+def test_4_0_one_member_no_assigned_topic_heterogeneous():
+    """testAssignWithOneMemberNoAssignedTopicHeterogeneous (4.0.0): B subscribes to nothing, absent."""
+    got = simple_share_assign("4.0", {"A": ["T1", "T2"], "B": []}, {"T1": 3, "T2": 2})
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 1]}}
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_empty_members_and_no_subscribed_topic(version):
+    """testAssignWithEmptyMembers, testAssignWithNoSubscribedTopic (all tags): an empty result (4.0)
+    or members with nothing (4.1+)."""
+    assert simple_share_assign(version, {}, TOPICS) == {}
+    got = simple_share_assign(version, {"A": [], "B": []}, TOPICS)
+    assert got == ({} if version == "4.0" else {"A": {}, "B": {}})
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_subscribed_to_non_existent_topic(version):
+    """testAssignWithSubscribedToNonExistentTopic (all tags): PartitionAssignorException."""
+    with pytest.raises(PartitionAssignorException, match="T9 which doesn't exist in the topic metadata"):
+        simple_share_assign(version, {"A": ["T9"], "B": ["T9"]}, TOPICS)
+
+
+# -- 4.1: hash, keep current, round robin ---------------------------------------------------------
+def test_4_1_member_hash_assignment():
+    """testMemberHashAssignment (4.1.1): "member1".."member4" hash to 948881623..26 and
+    "AaAaAaAa" to -540425984: over 3 partitions they land on 1, 2, 0, 1, 2."""
+    parts = [("T1", 0), ("T2", 0), ("T3", 0)]
+    got = member_hash_assignment(["member1", "member2", "member3", "member4", "AaAaAaAa"], parts)
+    assert got == {("T1", 0): ["member3"], ("T2", 0): ["member1", "member4"], ("T3", 0): ["member2", "AaAaAaAa"]}
+
+
+def test_4_1_round_robin_assignment_with_count():
+    """testRoundRobinAssignmentWithCount (4.1.1): desired 2, a member may end at 3."""
+    assignment = {"member1": {("T1", 0)}, "member2": {("T1", 0)}}
+    round_robin_with_count(["member1", "member2"], [("T2", 0), ("T3", 0), ("T4", 0)], assignment, 2)
+    assert assignment == {"member1": {("T1", 0), ("T2", 0), ("T4", 0)}, "member2": {("T1", 0), ("T3", 0)}}
+
+
+def test_4_1_round_robin_assignment_with_count_too_many_partitions():
+    """testRoundRobinAssignmentWithCountTooManyPartitions (4.1.1): "Inconsistent number of member IDs"."""
+    assignment = {"member1": {("T1", 0)}, "member2": {("T1", 0)}}
+    with pytest.raises(PartitionAssignorException, match="Inconsistent number of member IDs"):
+        round_robin_with_count(["member1", "member2"], [("T2", 0), ("T3", 0), ("T4", 0), ("T4", 1), ("T4", 2)],
+                               assignment, 2)
+
+
+def test_4_1_two_members_and_two_topics_homogeneous():
+    """testAssignWithTwoMembersAndTwoTopicsHomogeneous (4.1.1): hash T1:0 -> A, T1:1 -> B; round
+    robin T1:2, T3:1 -> A and T3:0 -> B."""
+    got = simple_share_assign("4.1", {"A": ["T1", "T3"], "B": ["T1", "T3"]}, TOPICS)
+    assert got == {"A": {"T1": [0, 2], "T3": [1]}, "B": {"T1": [1], "T3": [0]}}
+
+
+def test_4_1_two_members_with_allowed_map():
+    """testAssignWithTwoMembersAndTwoTopicsHomogeneousWithAllowedMap (4.1.1): every partition
+    initialized, same result."""
+    got = simple_share_assign("4.1", {"A": ["T1", "T3"], "B": ["T1", "T3"]}, TOPICS,
+                              assignable={"T1": [0, 1, 2], "T3": [0, 1]})
+    assert got == {"A": {"T1": [0, 2], "T3": [1]}, "B": {"T1": [1], "T3": [0]}}
+
+
+def test_4_1_three_members_three_topics_heterogeneous():
+    """testAssignWithThreeMembersThreeTopicsHeterogeneous (4.1.1): hash T2:2 -> A, T3:0 -> B,
+    T2:2 -> C; round robin per topic over its subscribers."""
+    got = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}, TOPICS)
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}, "C": {"T2": [1, 2]}}
+    assert every_partition_assigned(got, TOPICS)
+
+
+def test_4_1_three_members_heterogeneous_with_non_assignable_topic():
+    """testAssignWithThreeMembersThreeTopicsHeterogeneousWithNonAssignableTopic (4.1.1): T3 not
+    initialized: B gets nothing, C only T2:1."""
+    got = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}, TOPICS,
+                              assignable={"T1": [0, 1, 2], "T2": [0, 1, 2]})
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {}, "C": {"T2": [1]}}
+
+
+def test_4_1_current_assignment_homogeneous():
+    """testAssignWithCurrentAssignmentHomogeneous (4.1.1): A, B move to T2, T3 and C joins: hash
+    T2:0 -> A, T2:1 -> B, T3:0 -> C; round robin T3:1 -> A, T3:2 -> B."""
+    first = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T1", "T2"]}, {"T1": 3, "T2": 2})
+    assert first == {"A": {"T1": [0, 2], "T2": [1]}, "B": {"T1": [1], "T2": [0]}}
+    got = simple_share_assign("4.1", {"A": ["T2", "T3"], "B": ["T2", "T3"], "C": ["T2", "T3"]},
+                              {"T2": 2, "T3": 3}, current=first)
+    assert got == {"A": {"T2": [0], "T3": [1]}, "B": {"T2": [1], "T3": [2]}, "C": {"T3": [0]}}
+
+
+# -- 4.2: sharing and quotas ----------------------------------------------------------------------
+def test_4_2_design_example_sharing_two_partitions_among_three():
+    """KAFKA-19362 quotas: 3 members on 2 partitions: sharing 2, quotas [2, 1, 1]."""
+    assert quotas(3, 2) == (2, [2, 1, 1])
+    got = simple_share_assign("4.2", {"A": ["T1"], "B": ["T1"], "C": ["T1"]}, {"T1": 2})
+    assert got == {"A": {"T1": [0, 1]}, "B": {"T1": [0]}, "C": {"T1": [1]}}
+
+
+@pytest.mark.parametrize("members, partitions, expected", [
+    (1, 4, (1, [4])), (2, 3, (1, [2, 1])), (4, 3, (2, [2, 1, 2, 1])), (5, 4, (2, [2, 2, 1, 2, 1])),
+    (5, 2, (3, [2, 1, 1, 1, 1])), (4, 1, (4, [1, 1, 1, 1])),
+])
+def test_4_2_quotas(members, partitions, expected):
+    """`SimpleHomogeneousAssignmentBuilder`: sharing = ceil(M / P), quota i = ceil(q(i+1)) - ceil(qi)
+    with q = sharing * P / M (hand-computed, e.g. M=5, P=4: q = 1.6 -> 2, 2, 1, 2, 1)."""
+    assert quotas(members, partitions) == expected
+
+
+def test_4_2_two_members_and_two_topics_homogeneous():
+    """testAssignWithTwoMembersAndTwoTopicsHomogeneous (4.2.0): all 5 partitions assigned, quotas [3, 2]."""
+    got = simple_share_assign("4.2", {"A": ["T1", "T3"], "B": ["T1", "T3"]}, TOPICS)
+    assert every_partition_assigned(got, {"T1": 3, "T3": 2})
+    assert [sum(map(len, got[m].values())) for m in "AB"] == [3, 2]
+
+
+def test_4_2_three_members_three_topics_heterogeneous():
+    """testAssignWithThreeMembersThreeTopicsHeterogeneous (4.2.0): all 8 partitions assigned, each
+    to subscribers only."""
+    subs = {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}
+    got = simple_share_assign("4.2", subs, TOPICS)
+    assert every_partition_assigned(got, TOPICS)
+    assert all(t in subs[m] for m, a in got.items() for t in a)
+
+
+def test_4_2_current_assignment_heterogeneous():
+    """testAssignWithCurrentAssignmentHeterogeneous (4.2.0), second step: A {T1, T2, T3}, B {T3, T4};
+    all 9 partitions assigned; A keeps T1 and T2, B keeps one of its two T3 partitions."""
+    topics = {"T1": 3, "T2": 3, "T3": 2, "T4": 1}
+    current = {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}}
+    got = simple_share_assign("4.2", {"A": ["T1", "T2", "T3"], "B": ["T3", "T4"]}, topics, current=current)
+    assert every_partition_assigned(got, topics)
+    assert got["A"]["T1"] == [0, 1, 2] and set(got["A"]["T2"]) >= {0, 2}
+    assert len(got["B"]["T3"]) == 1 and got["B"]["T4"] == [0]
+
+
+@pytest.mark.parametrize("direction", ["increasing", "decreasing"])
+def test_4_2_incremental_assignment_homogeneous(direction):
+    """testIncrementalAssignment{Increasing,Decreasing}MembersHomogeneous (4.2.0): 24 partitions,
+    1 to 101 members one at a time, feeding each result back: every partition is always assigned,
+    no member holds more than its quota and no partition more than ceil(M / P) members. (A member
+    can stay below its quota when the round robin finds no short partition it lacks.)"""
+    topics = {"T1": 24}
+    sizes = range(1, 102) if direction == "increasing" else range(101, 0, -1)
+    current: dict = {}
+    for size in sizes:
+        members = {f"M{i}": ["T1"] for i in range(size)}
+        got = simple_share_assign("4.2", members, topics, current={m: current.get(m, {}) for m in members})
+        assert every_partition_assigned(got, topics), size
+        sharing, quota = quotas(size, 24)
+        assert all(len(got[m].get("T1", [])) <= q for m, q in zip(members, quota))
+        assert max(sum(p in a.get("T1", []) for a in got.values()) for p in range(24)) == sharing
+        current = got
+
+
+def test_4_2_keeps_what_the_quota_allows():
+    """Stickiness: a member above its new quota keeps quota-many of its partitions."""
+    got = simple_share_assign("4.2", {"A": ["T1"], "B": ["T1"]}, {"T1": 3}, current={"A": {"T1": [0, 1, 2]}})
+    assert len(got["A"]["T1"]) == 2 and set(got["A"]["T1"]) < {0, 1, 2}
+    assert got["B"]["T1"] == sorted({0, 1, 2} - set(got["A"]["T1"]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(size=st.integers(1, 12), partitions=st.integers(1, 9), seed=st.integers(0, 3))
+def test_4_2_balance_properties(size, partitions, seed):
+    """Homogeneous 4.2: every partition held, no member over its quota, none shared beyond ceil(M/P)."""
+    members = {f"m{(i * 7 + seed) % 50}": ["T"] for i in range(size)}
+    got = simple_share_assign("4.2", members, {"T": partitions})
+    assert every_partition_assigned(got, {"T": partitions})
+    sharing = math.ceil(len(members) / partitions)
+    assert all(sum(p in a.get("T", []) for a in got.values()) <= sharing for p in range(partitions))
+    assert [len(got[m].get("T", [])) for m in members] == quotas(len(members), partitions)[1]
+
+
+# -- the GroupSpec form -------------------------------------------------------------------------------
+class _Spec(GroupSpec):
+    """A GroupSpec with Kafka's `SubscribedTopicDescriber.assignablePartitions` (4.1+)."""
+
+    __slots__ = ("assignable",)
+
+
+def test_simple_assignor_on_a_group_spec():
+    """`SimpleAssignor("4.1").assign(spec)` gives what `simple_share_assign` gives, as frozensets."""
+    subs = {"A": frozenset({"T1", "T3"}), "B": frozenset({"T1", "T3"})}
+    spec = _Spec(["A", "B"], {"T1": 3, "T3": 2}, HOMOGENEOUS, subs.__getitem__, {}, lambda m: None,
+                 lambda m: None, {})
+    spec.assignable = lambda t: range({"T1": 3, "T3": 2}[t])
+    assert SimpleAssignor("4.1").assign(spec) == {"A": {"T1": frozenset({0, 2}), "T3": frozenset({1})},
+                                                   "B": {"T1": frozenset({1}), "T3": frozenset({0})}}
+    spec.assignable = lambda t: [0] if t == "T1" else []  # one initialized partition: both share it
+    assert SimpleAssignor("4.2").assign(spec) == {"A": {"T1": frozenset({0})}, "B": {"T1": frozenset({0})}}
+    assert SimpleAssignor("4.2").name == "simple" and HETEROGENEOUS == "HETEROGENEOUS"
+    with pytest.raises(ConfigError, match="4.0 or later"):
+        SimpleAssignor("3.9")
+    assert SimpleAssignor("4.3").generation == "sharing"  # 4.3's builders are 4.2's
+
+
+@settings(max_examples=80, deadline=None)
+@given(subscriptions=st.lists(st.sets(st.sampled_from(["T1", "T2", "T3"]), min_size=1), min_size=1, max_size=8),
+       counts=st.tuples(st.integers(1, 5), st.integers(1, 5), st.integers(1, 5)))
+def test_4_2_heterogeneous_properties(subscriptions, counts):
+    """Heterogeneous 4.2 (`SimpleHeterogeneousAssignmentBuilder`): per topic, every partition is
+    held, only by subscribers, none by more than ceil(subscribers / partitions)."""
+    topics = dict(zip(["T1", "T2", "T3"], counts))
+    members = {f"m{i}": sorted(s) for i, s in enumerate(subscriptions)}
+    got = simple_share_assign("4.2", members, topics)
+    for topic, n in topics.items():
+        subscribers = [m for m, ts in members.items() if topic in ts]
+        holders = {p: [m for m in got if p in got[m].get(topic, [])] for p in range(n)}
+        assert all(set(hs) <= set(subscribers) for hs in holders.values())
+        if subscribers:
+            sharing = math.ceil(len(subscribers) / n)
+            assert all(1 <= len(hs) <= sharing for hs in holders.values()), (topic, holders)
