@@ -30,7 +30,7 @@ import math
 from typing import Callable, Mapping, Sequence
 
 from kafkasim.coordinator.assignor.spec import Assignment, GroupSpec, PartitionAssignorException
-from kafkasim.core.config import parse_version, version_tuple
+from kafkasim.core.config import version_tuple
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import java_string_hash
 
@@ -39,19 +39,12 @@ TP = tuple[str, int]
 Plain = dict[str, dict[str, list[int]]]
 
 
-#: Release lines modelled for share groups before `kafkasim.core.config` lists them (Kafka 4.3, 4.4).
-SHARE_LINES_AHEAD = ((4, 3), (4, 4))
-
-
 def share_version(kafka_version) -> tuple[int, int]:
     """(major, minor) of a version with share groups (KIP-932, 4.0+); ConfigError otherwise."""
-    v = parse_version(kafka_version)
-    major_minor = (v + (0,))[:2]
-    if major_minor not in SHARE_LINES_AHEAD:
-        version_tuple(kafka_version)  # ConfigError naming the supported versions
-    if major_minor < (4, 0):
+    v = (version_tuple(kafka_version) + (0, 0))[:2]  # ConfigError naming the supported versions
+    if v < (4, 0):
         raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {kafka_version!r}")
-    return major_minor
+    return v
 
 
 def generation(kafka_version) -> str:
@@ -293,4 +286,4 @@ def _sharing(members: dict[str, list[str]], homogeneous: bool, first: list[str],
 
 
 __all__ = ["SimpleAssignor", "simple_share_assign", "member_hash_assignment", "round_robin_with_count",
-           "quotas", "generation", "share_version", "SHARE_LINES_AHEAD", "PartitionAssignorException"]
+           "quotas", "generation", "share_version", "PartitionAssignorException"]
