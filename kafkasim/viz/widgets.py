@@ -44,7 +44,8 @@ from kafkasim.viz import network as nv
 from kafkasim.viz import pause_resume as pv
 from kafkasim.viz.charts import resolve
 from kafkasim.viz.settings import (CLASSIC_KNOBS, CONSUMER_KNOBS, DEFAULT_CONTROLS, GROUP_PROTOCOL, KNOBS, STRATEGY,
-                                   check_names, current, protocol_of, scenario_with, version_default)
+                                   check_names, current, fit, protocol_of, retarget_faults, scenario_with,
+                                   unavailable, version_default)
 from kafkasim.viz.summary import DEFAULT_KEYS, pairs_html, summary_html
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ log = logging.getLogger(__name__)
 #: Controls whose shown value follows the chosen Kafka version until the reader moves them.
 VERSIONED = (*CONSUMER_KNOBS, STRATEGY, "rebalance.protocol")
 ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding:4px 8px;margin:4px 0;white-space:pre-wrap"
+NOTE_STYLE = "color:#555;border-left:3px solid #999;padding:2px 8px;margin:4px 0"
 
 
 class Explorer:
@@ -74,19 +76,25 @@ class Explorer:
         self.specs: list[dict] = []
         self.timings: dict[str, float] = {}
         self._touched: set[str] = set()
+        self._last: str | None = None           # the control the reader moved last (it wins a conflict)
+        self._picked_member: str | None = None  # the reader's fault.member, whatever the group size
+        self.notes: list[str] = []              # how the reader's settings were made valid (the caption)
         self._syncing = self._now = False
         self._pending = None
         self.controls = {name: self._control(name, (ranges or {}).get(name)) for name in controls}
         for name, control in self.controls.items():
             control.observe(lambda change, name=name: self._changed(name), names="value")
         self.error = widgets.HTML()
+        self.caption = widgets.HTML()
         self.summary = widgets.HTML()
         self.output = widgets.Output(layout=widgets.Layout(flex="1 1 auto"))
         grid = widgets.GridBox(list(self.controls.values()),
                                layout=widgets.Layout(grid_template_columns="repeat(2, minmax(320px, 1fr))"))
         side = widgets.VBox([widgets.HTML("<b>Key numbers</b>"), self.summary],
                             layout=widgets.Layout(min_width="300px"))
-        self.widget = widgets.VBox([grid, self.error,
+        self._update_applicability()
+        self._fit_member_options()
+        self.widget = widgets.VBox([grid, self.error, self.caption,
                                     widgets.HBox([self.output, side], layout=widgets.Layout(flex_flow="row wrap"))])
         self.refresh()
 
@@ -101,11 +109,25 @@ class Explorer:
 
     def _simulate(self, values: dict):
         """(scenario, run) for the reader's settings."""
-        scenario = scenario_with(self.base, values)
+        scenario, self.notes[len(self.notes):] = retarget_faults(scenario_with(self.base, values))
         return scenario, simulate(scenario)
 
     def _summary_html(self, run) -> str:
         return summary_html(run.summary, self.summary_keys)
+
+    def _fit(self, values: dict) -> tuple[dict, list[str]]:
+        """The settings made valid together (kafkasim.viz.settings.fit), with a note per change."""
+        if self.knobs is not KNOBS:  # another model's explorer: its own checks
+            return values, []
+        return fit(self.base, values, self._last)
+
+    def _unavailable(self, name: str) -> str | None:
+        """Why a control does not apply now ("classic only", "2.4+"), None if it does."""
+        if self.knobs is not KNOBS:
+            return None
+        if name in CLASSIC_KNOBS and self._group_protocol() == "consumer":
+            return "classic only"
+        return unavailable(name, self._version())
 
     # -- controls ---------------------------------------------------------------------------
     def _control(self, name: str, override=None) -> widgets.Widget:
@@ -115,12 +137,18 @@ class Explorer:
                       layout=widgets.Layout(width="auto"))
         if knob.kind == "int":
             low, high, step = override or (knob.low, knob.high, knob.step)
-            high = self.base.duration_ms if name == "fault.at.ms" and override is None else high
+            if name == "fault.at.ms" and override is None:  # a twelfth of the run, in whole 5 s
+                high, step = self.base.duration_ms, max(1000, round(self.base.duration_ms / 12 / 5000) * 5000)
             shown = value if value is not None else low
             return widgets.IntSlider(value=shown, min=min(low, shown), max=max(high, shown), step=step,
                                      continuous_update=False, disabled=value is None, **common)
         if knob.kind == "steps":
-            options = sorted(set(override or knob.options) | ({value} if value is not None else set()))
+            stops = knob.options
+            if isinstance(override, tuple) and len(override) == 3:  # (low, high, step): the stops in that range
+                stops = tuple(v for v in knob.options if override[0] <= v <= override[1])
+            elif override:
+                stops = tuple(override)
+            options = sorted(set(stops) | ({value} if value is not None else set()))
             return widgets.SelectionSlider(options=options, value=value if value is not None else options[0],
                                            continuous_update=False, disabled=value is None, **common)
         if knob.kind == "bool":
@@ -141,8 +169,7 @@ class Explorer:
             control.disabled = value is None
             if value is None:
                 return
-            if isinstance(control, widgets.SelectionSlider) and value not in control.options:
-                control.options = sorted({*control.options, value})
+            _offer(control, value)
             if isinstance(control, widgets.IntSlider):
                 control.max, control.min = max(control.max, value), min(control.min, value)
             control.value = value
@@ -153,13 +180,20 @@ class Explorer:
         if self._syncing:
             return
         self._touched.add(name)
+        self._last = name
         value = self.controls[name].value
         if name == "kafka.version":
             for other in VERSIONED:
-                if other in self.controls and other not in self._touched and self._applies(other):
+                if other in self.controls and other not in self._touched and self._unavailable(other) is None:
                     self._set_quietly(other, version_default(other, self.base, value))
+            self._update_applicability()
         elif name == GROUP_PROTOCOL:
             self._protocol_changed(value)
+            self._update_applicability()
+        elif name == "members":
+            self._fit_member_options()
+        elif name == "fault.member":
+            self._picked_member = value
         elif name == STRATEGY and "rebalance.protocol" in self.controls:
             self._set_quietly("rebalance.protocol", protocol_of([value], "3.7"))
             self._touched.discard("rebalance.protocol")  # the assignor now says which protocol
@@ -176,9 +210,38 @@ class Explorer:
         control = self.controls.get(GROUP_PROTOCOL)
         return control.value if control is not None else current(GROUP_PROTOCOL, self.base)
 
-    def _applies(self, name: str) -> bool:
-        """False for the classic protocol's controls under group.protocol=consumer."""
-        return name not in CLASSIC_KNOBS or self._group_protocol() != "consumer"
+    def _version(self) -> str:
+        control = self.controls.get("kafka.version")
+        return control.value if control is not None else self.base.kafka_version
+
+    def _update_applicability(self) -> None:
+        """Controls that do not apply (a classic-only config under the consumer protocol, a feature
+        the chosen Kafka version lacks) are disabled and say why in their label; the others are not."""
+        for name, control in self.controls.items():
+            reason = self._unavailable(name)
+            label = self.knobs[name].label
+            control.description = f"{label} ({reason})" if reason else label
+            if reason is not None:
+                control.disabled = True
+            elif name in self._touched:
+                control.disabled = False
+
+    def _fit_member_options(self) -> None:
+        """fault.member offers the group's members; a pick beyond the group shows its last member
+        (the run moves the fault there and the caption says so)."""
+        control = self.controls.get("fault.member")
+        if control is None or self.knobs is not KNOBS:
+            return
+        members = self.controls["members"].value if "members" in self.controls else self.base.members
+        names = [f"c-{i}" for i in range(1, members + 1)]
+        picked = self._picked_member or control.value
+        shown = picked if picked in names else names[-1]
+        self._syncing = True
+        try:
+            control.options = names
+            control.value = shown
+        finally:
+            self._syncing = False
 
     def _protocol_changed(self, protocol: str) -> None:
         """consumer: the classic-only controls go blank (their configs are cleared); classic: back
@@ -195,6 +258,7 @@ class Explorer:
         changes are debounced; code that reads `run` right after wants the new one)."""
         self._now = True
         try:
+            _offer(self.controls[name], value)
             self.controls[name].value = value
         finally:
             self._now = False
@@ -213,15 +277,29 @@ class Explorer:
         self._pending = loop.call_later(self.debounce_ms / 1000, self.refresh)
 
     def values(self) -> dict:
-        """The settings the reader changed (what is applied to the base scenario)."""
-        return {name: self.controls[name].value for name in self.controls if name in self._touched}
+        """The settings the reader changed that apply now (what is applied to the base scenario)."""
+        out = {name: self.controls[name].value for name in self.controls
+               if name in self._touched and not self.controls[name].disabled}
+        if "fault.member" in out and self._picked_member is not None:
+            out["fault.member"] = self._picked_member
+        return out
+
+    def _show_fitted(self, fitted: dict) -> None:
+        """Controls follow the values the run uses (a median raised with its p99, ...)."""
+        for name, value in fitted.items():
+            control = self.controls.get(name)
+            if control is not None and not control.disabled and control.value != value and name != "fault.member":
+                self._set_quietly(name, value)
+                self._touched.add(name)
 
     def refresh(self) -> None:
         """Simulate the current settings and redraw (errors are shown, not raised)."""
         self._pending = None
         start = time.perf_counter()
         try:
-            scenario, run = self._simulate(self.values())
+            values, self.notes = self._fit(self.values())
+            self._show_fitted(values)
+            scenario, run = self._simulate(values)
         except (ConfigError, KafkaException) as error:
             return self._show_error(str(error))
         simulated = time.perf_counter()
@@ -237,6 +315,7 @@ class Explorer:
         # Kept for benchmarks/widget_redraw.py, not shown: saved widget state must not depend on the wall clock.
         self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
         self.error.value = _fatal_errors(run)
+        self.caption.value = "".join(f"<div style='{NOTE_STYLE}'>{html.escape(note)}</div>" for note in self.notes)
         self.summary.value = self._summary_html(run)
 
     def _spec(self, fn, run) -> dict:
@@ -248,6 +327,7 @@ class Explorer:
     def _show_error(self, message: str) -> None:
         self.run, self.specs = None, []
         self.error.value = f"<div style='{ERROR_STYLE}'>{html.escape(message)}</div>"
+        self.caption.value = ""
         self.output.outputs = ()
         self.summary.value = ""
 
@@ -261,6 +341,14 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _offer(control, value) -> None:
+    """A value set from code that is not one of a slider's stops becomes one (or widens its range)."""
+    if isinstance(control, widgets.SelectionSlider) and value not in control.options:
+        control.options = sorted({*control.options, value})
+    elif isinstance(control, widgets.IntSlider):
+        control.max, control.min = max(control.max, value), min(control.min, value)
 
 
 def display_data(spec: dict) -> dict:
@@ -301,7 +389,27 @@ class NetworkExplorer(Explorer):
                                 "queued.max.requests", "producers", "max.request.size", "requests.per.s",
                                 "shuffle.on.low.memory")
         charts = [nv.CHARTS.get(c, c) if isinstance(c, str) else c for c in charts]
+        kwargs["ranges"] = {"producers": (10, 200, 10), **(kwargs.get("ranges") or {})}  # 20 stops, not 200
         super().__init__(base if base is not None else NetworkScenario(), controls, charts, **kwargs)
+
+    def _fit(self, values: dict) -> tuple[dict, list[str]]:
+        """A producer's max.request.size above socket.request.max.bytes (the broker would close the
+        connection) raises the latter to the next of its stops, and a bounded queued.max.request.bytes
+        below that (the broker refuses to start) rises to it, each with a note."""
+        out, notes = dict(values), []
+        size = out.get("max.request.size")
+        limit = out.get("socket.request.max.bytes", nv.network_current("socket.request.max.bytes", self.base))
+        if size is not None and limit is not None and size > limit:
+            stops = [v for v in nv.NETWORK_KNOBS["socket.request.max.bytes"].options if v >= size]
+            limit = out["socket.request.max.bytes"] = stops[0] if stops else size
+            notes.append(f"socket.request.max.bytes goes to {limit:,} bytes: the broker closes the connection of a "
+                         f"request larger than it, and max.request.size is {size:,}.")
+        pool = out.get("queued.max.request.bytes", nv.network_current("queued.max.request.bytes", self.base))
+        if limit is not None and pool is not None and 0 < pool < limit:
+            out["queued.max.request.bytes"] = limit
+            notes.append(f"queued.max.request.bytes goes to {limit:,} bytes: the broker refuses to start with a "
+                         "memory pool smaller than socket.request.max.bytes.")
+        return out, notes
 
     def _check_names(self, names) -> None:
         nv.check_network_names(names)
