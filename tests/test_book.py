@@ -142,6 +142,43 @@ def test_solution_cells_fold_and_chart_cells_widen():
     assert explorer["metadata"]["tags"] == ["full-width"]
 
 
+THEME = {"repository_url": "https://github.com/acme/kafkasim", "repository_branch": "main", "path_to_docs": "",
+         "launch_buttons": {"notebook_interface": "jupyterlab", "binderhub_url": "https://mybinder.org"}}
+
+
+def test_an_explorer_shows_its_picture_and_a_run_it_live_link_instead_of_dead_widgets():
+    from kafkasim import Scenario
+    from kafkasim.viz.widgets import Explorer
+
+    bundle = Explorer(Scenario(duration_ms=20_000), controls=["members"], debounce_ms=0)._repr_mimebundle_()
+    other = {"output_type": "display_data", "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "w"},
+                                                     "text/html": "<b>another widget</b>"}}
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "explorer",
+                     "outputs": [{"output_type": "display_data", "data": bundle}, other]}]}
+    source = [json.dumps(nb)]
+
+    class App(FakeApp):
+        class config:
+            html_theme_options = THEME
+
+    load_extension().static_explorers(App, "notebooks/11-consumer-protocol", source)
+    explorer, kept = json.loads(source[0])["cells"][0]["outputs"]
+    assert "application/vnd.jupyter.widget-view+json" not in explorer["data"]  # no inert controls
+    page = explorer["data"]["text/html"]
+    assert "href='https://mybinder.org/v2/gh/acme/kafkasim/main?urlpath=lab/tree/notebooks/11-consumer-protocol.ipynb'" \
+        in page and ">Run it live</a>" in page
+    assert page.count('id="altair-viz-') == 1 and "Key numbers" in page  # the first run's chart, offline on the page
+    assert kept == other  # a widget that is not an explorer is left alone
+
+
+def test_the_run_it_live_link_follows_the_repository_settings():
+    ext = load_extension()
+    assert ext.launch_url({**THEME, "path_to_docs": "book/", "repository_branch": "v2"}, "notebooks/01-x") == \
+        "https://mybinder.org/v2/gh/acme/kafkasim/v2?urlpath=lab/tree/book/notebooks/01-x.ipynb"
+    assert ext.launch_url({**THEME, "launch_buttons": {}}, "notebooks/01-x") == \
+        "https://github.com/acme/kafkasim/blob/main/notebooks/01-x.ipynb"
+
+
 @pytest.mark.parametrize("member, package, target", [
     ("package/build/vega.min.js", "vega", "vega/vega.min.js"),
     ("package/build/vega.js", "vega", None),

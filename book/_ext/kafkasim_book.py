@@ -14,6 +14,11 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
   that tells Altair's HTML output they are loaded (``kafkasim_vega_js`` in _config.yml, files from
   tools/vendor_js.py). Sphinx puts them in <head> without ``defer``, so they run before the chart's
   inline script, which then skips its CDN download. Other pages do not load vega at all.
+* Live explorers: a cell output of ``kafkasim.viz.widgets.Explorer`` carries, beside its widget
+  view, its first run as HTML (charts, notes, key numbers) with a "Run it live" link. A static
+  page has no kernel, so the widgets would look alive and do nothing: the page shows the picture,
+  and the link opens the chapter in JupyterLab on Binder (the launch URL of the repository settings
+  of _config.yml, as the launch button builds it; the repository's notebook without Binder).
 * ``{{ repository_url }}`` in a page is the repository URL of _config.yml (its one place).
 * Two fixes for a clean browser console: a script registered twice is written once (sphinx-thebe
   0.3 adds its inline config twice under Sphinx 7, and the second ``const`` is a SyntaxError), and
@@ -30,6 +35,8 @@ SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hi
 ALTAIR_OUTPUT = 'id="altair-viz-'  # the div of every chart Altair's HTML renderer writes
 WIDGET_OUTPUT = "application/vnd.jupyter.widget-view+json"
 CLAIM_TAG = "claim"  # kafkasim.viz.claims.CLAIM_TAG
+EXPLORER_MARK = 'data-kafkasim-explorer="static"'  # kafkasim.viz.widgets.STATIC_MARK
+RUN_LIVE_HREF = "#kafkasim-run-live"  # kafkasim.viz.widgets.RUN_LIVE_HREF
 WIDE_TAG = "full-width"  # sphinx-book-theme: the cell may extend into the right margin
 
 
@@ -58,6 +65,38 @@ def tag_cells(app, docname: str, source: list[str]) -> None:
     source[0] = json.dumps(notebook)
 
 
+def launch_url(theme_options: dict, docname: str) -> str:
+    """Where "Run it live" goes: the chapter in JupyterLab on Binder, built as the launch button
+    builds it (sphinx-book-theme, from the html_theme_options that jupyter-book makes of the
+    repository and launch_buttons settings); without a Binder, the repository's notebook."""
+    repo = theme_options.get("repository_url", "").rstrip("/")
+    branch = theme_options.get("repository_branch") or "main"
+    path = "/".join(p for p in (theme_options.get("path_to_docs", "").strip("/"), f"{docname}.ipynb") if p)
+    launch = theme_options.get("launch_buttons") or {}
+    binder = (launch.get("binderhub_url") or "").rstrip("/")
+    if binder and repo.startswith("https://github.com/"):
+        ui = "lab/tree" if launch.get("notebook_interface", "jupyterlab") == "jupyterlab" else "tree"
+        return f"{binder}/v2/gh/{repo.removeprefix('https://github.com/')}/{branch}?urlpath={ui}/{path}"
+    return f"{repo}/blob/{branch}/{path}"
+
+
+def static_explorers(app, docname: str, source: list[str]) -> None:
+    """source-read: an explorer's output keeps its picture and "Run it live" link, not its widget view."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb") or "data-kafkasim-explorer" not in source[0]:
+        return
+    notebook = json.loads(source[0])
+    url = launch_url(app.config.html_theme_options, docname)
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            page = data.get("text/html", "")
+            page = "".join(page) if isinstance(page, list) else page
+            if WIDGET_OUTPUT in data and EXPLORER_MARK in page:
+                del data[WIDGET_OUTPUT]
+                data["text/html"] = page.replace(RUN_LIVE_HREF, url)
+    source[0] = json.dumps(notebook)
+
+
 def page_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:
     """html-page-context: vega on pages that draw Altair charts; each script once."""
     if ALTAIR_OUTPUT in context.get("body", ""):
@@ -79,5 +118,6 @@ def setup(app):
     app.add_config_value("kafkasim_vega_js", [], "html")
     app.connect("config-inited", add_substitutions)
     app.connect("source-read", tag_cells)
+    app.connect("source-read", static_explorers)
     app.connect("html-page-context", page_scripts, priority=900)  # after other extensions
     return {"parallel_read_safe": True, "parallel_write_safe": True}

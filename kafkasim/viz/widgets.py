@@ -43,6 +43,7 @@ from kafkasim.scenario.world import Scenario, simulate
 from kafkasim.viz import network as nv
 from kafkasim.viz import pause_resume as pv
 from kafkasim.viz.charts import resolve
+from kafkasim.viz.render import html_renderer
 from kafkasim.viz.settings import (CLASSIC_KNOBS, CONSUMER_KNOBS, DEFAULT_CONTROLS, GROUP_PROTOCOL, KNOBS, STRATEGY,
                                    check_names, current, fit, protocol_of, retarget_faults, scenario_with,
                                    unavailable, version_default)
@@ -54,6 +55,10 @@ log = logging.getLogger(__name__)
 VERSIONED = (*CONSUMER_KNOBS, STRATEGY, "rebalance.protocol")
 ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding:4px 8px;margin:4px 0;white-space:pre-wrap"
 NOTE_STYLE = "color:#555;border-left:3px solid #999;padding:2px 8px;margin:4px 0"
+#: The static picture's marker and its "Run it live" link, whose href the book sets to the chapter's
+#: launch URL (book/_ext/kafkasim_book.py, from the repository settings of book/_config.yml).
+STATIC_MARK = 'data-kafkasim-explorer="static"'
+RUN_LIVE_HREF = "#kafkasim-run-live"
 
 
 class Explorer:
@@ -97,6 +102,7 @@ class Explorer:
         self.widget = widgets.VBox([grid, self.error, self.caption,
                                     widgets.HBox([self.output, side], layout=widgets.Layout(flex_flow="row wrap"))])
         self.refresh()
+        self.first_picture = self.static_html()
 
     # -- what a subclass for another model replaces (see NetworkExplorer) ----------------------
     knobs = KNOBS
@@ -339,8 +345,27 @@ class Explorer:
 
         return grid_explorer(self.base, grid, charts=charts, window=self.window, **kwargs)
 
+    def static_html(self) -> str:
+        """The explorer as a picture, for where no kernel runs it (the book's pages): the charts of
+        its current run as Altair HTML (drawn offline by the page's vendored vega), its notes and key
+        numbers, and a "Run it live" link. Its controls would look alive there and do nothing."""
+        charts = "".join(html_renderer(spec)["text/html"] for spec in self.specs)
+        return (f"<div class='kafkasim-explorer-static' {STATIC_MARK}>"
+                "<p><b>Live explorer.</b> Its controls need a running Python kernel: here is its first run, "
+                f"with the chapter's settings. <a class='kafkasim-run-live' href='{RUN_LIVE_HREF}'>Run it live</a> "
+                "to move them (the chapter opens in JupyterLab).</p>"
+                f"{self.error.value}{self.caption.value}"
+                "<div style='display:flex;flex-flow:row wrap;gap:12px'>"
+                f"<div>{charts}</div><div style='min-width:300px'><b>Key numbers</b>{self.summary.value}</div>"
+                "</div></div>")
+
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget, and its first picture as HTML for front ends without a kernel (the book shows
+        that one instead of inert widgets)."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/html"] = self.first_picture
+        return bundle
 
 
 def _offer(control, value) -> None:
