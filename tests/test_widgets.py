@@ -239,3 +239,38 @@ def test_a_consumer_protocol_base_starts_with_the_classic_controls_off():
     assert e.run.scenario.consumer == {"group.protocol": "consumer"} and e.run.scenario.members == 3
     chart = e.static({"group.protocol": ["classic", "consumer"]}).to_dict()
     assert [p["name"] for p in chart["params"]] == ["p_group_protocol"] and chart["params"][0]["value"] == "consumer"
+
+
+def test_a_config_of_the_base_that_the_chosen_version_lacks_is_left_out_and_said():
+    base = BASE.replace(consumer={"max.poll.interval.ms": 15_000})  # as chapter 10's sweep cell sets it
+    e = explorer(base=base, controls=["kafka.version", "max.poll.interval.ms"])
+    e.set("kafka.version", "0.10.0")
+    assert e.error.value == "" and e.run.scenario.consumer == {}
+    assert "max.poll.interval.ms arrived in Kafka 0.10.1: not set in 0.10.0." in e.caption.value
+    assert e.controls["max.poll.interval.ms"].description == "max.poll.interval.ms (0.10.1+)"
+
+
+def test_faults_on_members_the_group_lacks_move_to_its_last_member():
+    from kafkasim.viz.settings import retarget_faults
+
+    scenario = Scenario(members=3, faults=(faults.Pause("c-5", 10_000), faults.ScaleOut(20_000, count=2),
+                                           faults.Crash("c-5", 30_000), faults.ScaleIn(40_000, ("c-1", "c-9"))))
+    moved, notes = retarget_faults(scenario)
+    assert moved.faults == (faults.Pause("c-3", 10_000), faults.ScaleOut(20_000, count=2),
+                            faults.Crash("c-5", 30_000),  # c-5 has joined by then
+                            faults.ScaleIn(40_000, ("c-1", "c-5")))
+    assert notes == ["The Pause of c-5 hits c-3 here: the group has 3 members at 10 s.",
+                     "ScaleIn c-1, c-9 becomes ScaleIn c-1, c-5: the group has 5 members at 40 s."]
+    assert retarget_faults(moved) == (moved, [])
+
+
+def test_the_fault_member_menu_follows_the_group_size():
+    e = explorer(controls=["members", "fault.member"])
+    assert e.controls["fault.member"].options == tuple(f"c-{i}" for i in range(1, 7))
+    e.set("fault.member", "c-6")
+    e.set("members", 4)  # c-6 is gone: the menu shows the last member and the run moves the fault there
+    assert e.controls["fault.member"].options == ("c-1", "c-2", "c-3", "c-4")
+    assert e.controls["fault.member"].value == "c-4" and e.run.scenario.faults[0].member == "c-4"
+    assert "The Pause of c-6 hits c-4 here: the group has 4 members at 20 s." in e.caption.value
+    e.set("members", 8)  # back: the reader's pick again
+    assert e.controls["fault.member"].value == "c-6" and e.run.scenario.faults[0].member == "c-6"

@@ -14,11 +14,21 @@ Only the controls the reader moved are applied to the base, so a config nobody t
 follows the defaults of the chosen Kafka version (the sliders move to them when the version
 changes). Choosing ``group.protocol`` consumer (Kafka 4.0+) disables the classic protocol's
 controls (session.timeout.ms, heartbeat.interval.ms, the assignor, the rebalance protocol),
-whose configs Kafka's client refuses with it; classic brings them back at the version's
-defaults. Settings Kafka rejects show Kafka's own message instead of charts: a client-side
-config error (`ConfigError`, e.g. "Heartbeat must be set lower than the session timeout"), or a
-fatal error the coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26)), which
-is shown above the charts of the run that hit it.
+whose configs Kafka's client refuses with it, and labels them "classic only"; classic brings them
+back at the version's defaults. A control the chosen Kafka version lacks is disabled the same way
+("0.10.1+").
+
+Every stop of every control draws a run. Settings Kafka would refuse together are made valid
+(`kafkasim.viz.settings.fit`: the control not moved last follows, e.g. the heartbeat interval goes
+to a third of a shorter session timeout), and a fault on a member the group does not have moves to
+its last member (`retarget_faults`); a caption above the charts says each change. A fatal error the
+coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26) below the broker's
+group.min.session.timeout.ms) is shown above the charts of the run that hit it; a base scenario
+Kafka refuses shows Kafka's message (`ConfigError`) instead of charts.
+
+Without a kernel (the book's pages) the widgets would look alive and do nothing: the display
+bundle also carries the first run as HTML with a "Run it live" link (`static_html`), which the
+book shows instead.
 
 Redraws are debounced (`debounce_ms`, on the kernel's event loop; immediate where there is
 none, as in tests) and sliders report only when released. Built-in charts go from their spec
@@ -176,8 +186,6 @@ class Explorer:
             if value is None:
                 return
             _offer(control, value)
-            if isinstance(control, widgets.IntSlider):
-                control.max, control.min = max(control.max, value), min(control.min, value)
             control.value = value
         finally:
             self._syncing = False
