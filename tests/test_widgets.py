@@ -274,3 +274,15 @@ def test_the_fault_member_menu_follows_the_group_size():
     assert "The Pause of c-6 hits c-4 here: the group has 4 members at 20 s." in e.caption.value
     e.set("members", 8)  # back: the reader's pick again
     assert e.controls["fault.member"].value == "c-6" and e.run.scenario.faults[0].member == "c-6"
+
+
+def test_under_the_consumer_protocol_the_classic_choices_show_none():
+    e = explorer(base=V4, controls=["group.protocol", "rebalance.protocol", "partition.assignment.strategy"])
+    e.set("rebalance.protocol", "cooperative")
+    e.set("group.protocol", "consumer")
+    toggle, strategy = e.controls["rebalance.protocol"], e.controls["partition.assignment.strategy"]
+    assert (toggle.value, toggle.disabled, toggle.description) == (None, True, "rebalance protocol (classic only)")
+    assert (strategy.value, strategy.disabled) == (None, True)
+    e.set("group.protocol", "classic")  # back at the version's defaults, enabled
+    assert (toggle.value, strategy.value, toggle.disabled) == ("eager", "range", False)
+    assert toggle.description == "rebalance protocol"

@@ -172,7 +172,7 @@ class Explorer:
         options = list(override or knob.options or [f"c-{i}" for i in range(1, self.base.members + 1)])
         if value not in options and value is not None:
             options.append(value)
-        shown = options[0] if value is None else value  # None: not applicable, shown disabled
+        shown = value  # None: not applicable, shown disabled with nothing chosen
         if knob.kind == "toggle":
             return widgets.ToggleButtons(options=options, value=shown, disabled=value is None, **common)
         return widgets.Dropdown(options=options, value=shown, disabled=value is None, **common)
@@ -183,7 +183,9 @@ class Explorer:
         self._syncing = True
         try:
             control.disabled = value is None
-            if value is None:
+            if value is None:  # not applicable: a choice shows none (a slider cannot)
+                if isinstance(control, (widgets.ToggleButtons, widgets.Dropdown)):
+                    control.value = None
                 return
             _offer(control, value)
             control.value = value
