@@ -207,3 +207,36 @@ def test_altair_shim_matches_altairs_default_renderer():
     shim = vendor_js.altair_versions()
     for lib in ("vega", "vega-lite", "vega-embed"):
         assert f'maybeLoadScript("{lib}", "{shim[lib.replace("-", "") + "_version"]}")' in html
+
+
+def test_other_widgets_dead_without_a_kernel_show_what_they_showed_and_jslinked_ones_stay():
+    model = lambda name, **state: {"model_name": name, "state": state}  # noqa: E731
+    models = {
+        "box": model("VBoxModel", children=["IPY_MODEL_slider", "IPY_MODEL_out"]),
+        "slider": model("IntSliderModel", value=3, disabled=False, description="topics"),
+        "out": model("OutputModel", outputs=[
+            {"output_type": "stream", "name": "stdout", "text": "3 topics <b>\n"},
+            {"output_type": "display_data", "data": {"text/html": "<div id=\"altair-viz-7\"></div>",
+                                                     "text/plain": "chart"}}]),
+        "pair": model("VBoxModel", children=["IPY_MODEL_a", "IPY_MODEL_b"]),
+        "a": model("IntSliderModel", value=1, disabled=False), "b": model("IntTextModel", value=1, disabled=False),
+        "link": model("LinkModel", source=["IPY_MODEL_a", "value"], target=["IPY_MODEL_b", "value"]),
+    }
+    view = lambda model_id: {"output_type": "display_data", "data": {  # noqa: E731
+        "application/vnd.jupyter.widget-view+json": {"model_id": model_id}, "text/plain": "VBox()"}}
+    nb = {"metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": models}}},
+          "cells": [{"cell_type": "code", "metadata": {}, "source": "display(box)", "outputs": [view("box")]},
+                    {"cell_type": "code", "metadata": {}, "source": "pair", "outputs": [view("pair")]}]}
+    source = [json.dumps(nb)]
+
+    class App(FakeApp):
+        class config:
+            html_theme_options = THEME
+
+    load_extension().static_explorers(App, "notebooks/07-x", source)
+    dead, linked = (cell["outputs"][0] for cell in json.loads(source[0])["cells"])
+    assert list(dead["data"]) == ["text/html"]
+    page = dead["data"]["text/html"]
+    assert "<pre>3 topics &lt;b&gt;\n</pre><div id=\"altair-viz-7\"></div>" in page  # what the Output showed
+    assert "href='https://mybinder.org/v2/gh/acme/kafkasim/main?urlpath=lab/tree/notebooks/07-x.ipynb'" in page
+    assert linked == view("pair")  # jslinked: it works on the page

@@ -19,6 +19,9 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
   page has no kernel, so the widgets would look alive and do nothing: the page shows the picture,
   and the link opens the chapter in JupyterLab on Binder (the launch URL of the repository settings
   of _config.yml, as the launch button builds it; the repository's notebook without Binder).
+  Other widgets whose controls no jslink moves (``interactive_output`` and the like) get the same
+  treatment, their picture made of what their Output widgets showed when the chapter ran (the
+  notebook's saved widget state); jslinked widgets, which work without a kernel, stay.
 * ``{{ repository_url }}`` in a page is the repository URL of _config.yml (its one place).
 * Two fixes for a clean browser console: a script registered twice is written once (sphinx-thebe
   0.3 adds its inline config twice under Sphinx 7, and the second ``const`` is a SyntaxError), and
@@ -28,12 +31,15 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 SOLUTION_TAG = "solution"
 SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
 ALTAIR_OUTPUT = 'id="altair-viz-'  # the div of every chart Altair's HTML renderer writes
 WIDGET_OUTPUT = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 CLAIM_TAG = "claim"  # kafkasim.viz.claims.CLAIM_TAG
 EXPLORER_MARK = 'data-kafkasim-explorer="static"'  # kafkasim.viz.widgets.STATIC_MARK
 RUN_LIVE_HREF = "#kafkasim-run-live"  # kafkasim.viz.widgets.RUN_LIVE_HREF
@@ -80,20 +86,77 @@ def launch_url(theme_options: dict, docname: str) -> str:
     return f"{repo}/blob/{branch}/{path}"
 
 
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def _reached(models: dict, model_id: str, seen: set[str]) -> None:
+    """The widget models a view shows: the model and, through its state, its children."""
+    if model_id in seen or model_id not in models:
+        return
+    seen.add(model_id)
+    for ref in re.findall(r"IPY_MODEL_([\w-]+)", json.dumps(models[model_id].get("state", {}))):
+        _reached(models, ref, seen)
+
+
+def _dead(models: dict, ids: set[str]) -> bool:
+    """A control among them that no jslink moves and that is not disabled (tools/site_check.py's rule)."""
+    linked = {str(end[0]).removeprefix("IPY_MODEL_") for m in models.values()
+              if m.get("model_name", "").endswith("LinkModel")
+              for end in (m.get("state", {}).get("source"), m.get("state", {}).get("target")) if end}
+    for model_id in ids - linked:
+        state, name = models[model_id].get("state", {}), models[model_id].get("model_name", "")
+        if (("value" in state and "disabled" in state) or name == "ButtonModel") and not state.get("disabled"):
+            return True
+    return False
+
+
+def _shown(models: dict, ids: set[str]) -> str:
+    """What the widgets' Output models showed when the chapter ran, as HTML."""
+    parts = []
+    for model_id in sorted(ids):
+        if models[model_id].get("model_name") != "OutputModel":
+            continue
+        for output in models[model_id].get("state", {}).get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data:
+                parts.append(_text(data["text/html"]))
+            elif "image/png" in data:
+                parts.append(f"<img src='data:image/png;base64,{_text(data['image/png']).strip()}'>")
+            elif output.get("output_type") == "stream" or "text/plain" in data:
+                parts.append(f"<pre>{html.escape(_text(output.get('text') or data.get('text/plain', '')))}</pre>")
+    return "".join(parts)
+
+
+def _picture(body: str, url: str) -> str:
+    return ("<div class='kafkasim-explorer-static'><p><b>Live widgets.</b> Their controls need a running Python "
+            "kernel: here is what they showed when the chapter ran. "
+            f"<a class='kafkasim-run-live' href='{url}'>Run it live</a> to move them (the chapter opens in "
+            f"JupyterLab).</p>{body}</div>")
+
+
 def static_explorers(app, docname: str, source: list[str]) -> None:
-    """source-read: an explorer's output keeps its picture and "Run it live" link, not its widget view."""
-    if not str(app.env.doc2path(docname)).endswith(".ipynb") or "data-kafkasim-explorer" not in source[0]:
+    """source-read: a widget output whose controls would be dead without a kernel keeps its picture
+    and a "Run it live" link, not its widget view (an explorer's own picture when it has one)."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb") or WIDGET_OUTPUT not in source[0]:
         return
     notebook = json.loads(source[0])
+    models = notebook.get("metadata", {}).get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     url = launch_url(app.config.html_theme_options, docname)
     for cell in notebook.get("cells", []):
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            page = data.get("text/html", "")
-            page = "".join(page) if isinstance(page, list) else page
-            if WIDGET_OUTPUT in data and EXPLORER_MARK in page:
+            if WIDGET_OUTPUT not in data:
+                continue
+            page = _text(data.get("text/html", ""))
+            if EXPLORER_MARK in page:
                 del data[WIDGET_OUTPUT]
                 data["text/html"] = page.replace(RUN_LIVE_HREF, url)
+                continue
+            ids: set[str] = set()
+            _reached(models, data[WIDGET_OUTPUT].get("model_id", ""), ids)
+            if _dead(models, ids):
+                output["data"] = {"text/html": _picture(_shown(models, ids), url)}
     source[0] = json.dumps(notebook)
 
 
