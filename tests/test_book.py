@@ -142,6 +142,43 @@ def test_solution_cells_fold_and_chart_cells_widen():
     assert explorer["metadata"]["tags"] == ["full-width"]
 
 
+THEME = {"repository_url": "https://github.com/acme/kafkasim", "repository_branch": "main", "path_to_docs": "",
+         "launch_buttons": {"notebook_interface": "jupyterlab", "binderhub_url": "https://mybinder.org"}}
+
+
+def test_an_explorer_shows_its_picture_and_a_run_it_live_link_instead_of_dead_widgets():
+    from kafkasim import Scenario
+    from kafkasim.viz.widgets import Explorer
+
+    bundle = Explorer(Scenario(duration_ms=20_000), controls=["members"], debounce_ms=0)._repr_mimebundle_()
+    other = {"output_type": "display_data", "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "w"},
+                                                     "text/html": "<b>another widget</b>"}}
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "explorer",
+                     "outputs": [{"output_type": "display_data", "data": bundle}, other]}]}
+    source = [json.dumps(nb)]
+
+    class App(FakeApp):
+        class config:
+            html_theme_options = THEME
+
+    load_extension().static_explorers(App, "notebooks/11-consumer-protocol", source)
+    explorer, kept = json.loads(source[0])["cells"][0]["outputs"]
+    assert "application/vnd.jupyter.widget-view+json" not in explorer["data"]  # no inert controls
+    page = explorer["data"]["text/html"]
+    assert "href='https://mybinder.org/v2/gh/acme/kafkasim/main?urlpath=lab/tree/notebooks/11-consumer-protocol.ipynb'" \
+        in page and ">Run it live</a>" in page
+    assert page.count('id="altair-viz-') == 2 and "Key numbers" in page  # the first run's two charts, offline
+    assert kept == other  # a widget that is not an explorer is left alone
+
+
+def test_the_run_it_live_link_follows_the_repository_settings():
+    ext = load_extension()
+    assert ext.launch_url({**THEME, "path_to_docs": "book/", "repository_branch": "v2"}, "notebooks/01-x") == \
+        "https://mybinder.org/v2/gh/acme/kafkasim/v2?urlpath=lab/tree/book/notebooks/01-x.ipynb"
+    assert ext.launch_url({**THEME, "launch_buttons": {}}, "notebooks/01-x") == \
+        "https://github.com/acme/kafkasim/blob/main/notebooks/01-x.ipynb"
+
+
 @pytest.mark.parametrize("member, package, target", [
     ("package/build/vega.min.js", "vega", "vega/vega.min.js"),
     ("package/build/vega.js", "vega", None),
@@ -170,3 +207,36 @@ def test_altair_shim_matches_altairs_default_renderer():
     shim = vendor_js.altair_versions()
     for lib in ("vega", "vega-lite", "vega-embed"):
         assert f'maybeLoadScript("{lib}", "{shim[lib.replace("-", "") + "_version"]}")' in html
+
+
+def test_other_widgets_dead_without_a_kernel_show_what_they_showed_and_jslinked_ones_stay():
+    model = lambda name, **state: {"model_name": name, "state": state}  # noqa: E731
+    models = {
+        "box": model("VBoxModel", children=["IPY_MODEL_slider", "IPY_MODEL_out"]),
+        "slider": model("IntSliderModel", value=3, disabled=False, description="topics"),
+        "out": model("OutputModel", outputs=[
+            {"output_type": "stream", "name": "stdout", "text": "3 topics <b>\n"},
+            {"output_type": "display_data", "data": {"text/html": "<div id=\"altair-viz-7\"></div>",
+                                                     "text/plain": "chart"}}]),
+        "pair": model("VBoxModel", children=["IPY_MODEL_a", "IPY_MODEL_b"]),
+        "a": model("IntSliderModel", value=1, disabled=False), "b": model("IntTextModel", value=1, disabled=False),
+        "link": model("LinkModel", source=["IPY_MODEL_a", "value"], target=["IPY_MODEL_b", "value"]),
+    }
+    view = lambda model_id: {"output_type": "display_data", "data": {  # noqa: E731
+        "application/vnd.jupyter.widget-view+json": {"model_id": model_id}, "text/plain": "VBox()"}}
+    nb = {"metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": models}}},
+          "cells": [{"cell_type": "code", "metadata": {}, "source": "display(box)", "outputs": [view("box")]},
+                    {"cell_type": "code", "metadata": {}, "source": "pair", "outputs": [view("pair")]}]}
+    source = [json.dumps(nb)]
+
+    class App(FakeApp):
+        class config:
+            html_theme_options = THEME
+
+    load_extension().static_explorers(App, "notebooks/07-x", source)
+    dead, linked = (cell["outputs"][0] for cell in json.loads(source[0])["cells"])
+    assert list(dead["data"]) == ["text/html"]
+    page = dead["data"]["text/html"]
+    assert "<pre>3 topics &lt;b&gt;\n</pre><div id=\"altair-viz-7\"></div>" in page  # what the Output showed
+    assert "href='https://mybinder.org/v2/gh/acme/kafkasim/main?urlpath=lab/tree/notebooks/07-x.ipynb'" in page
+    assert linked == view("pair")  # jslinked: it works on the page

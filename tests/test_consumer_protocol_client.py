@@ -290,19 +290,20 @@ def test_fencing_after_a_gc_pause_longer_than_the_session_timeout():
 # -- poll timeout -----------------------------------------------------------------------------------
 def test_poll_timeout_leaves_with_epoch_minus_one_and_rejoins_on_the_next_poll():
     """max.poll.interval.ms without poll(): the background thread sends a leave heartbeat (-1) and
-    the member goes STALE; the coordinator removes it (leave_group). The stuck poll() returns at
-    65.5 s: onPartitionsLost, then the member rejoins with epoch 0."""
+    the member goes STALE; the coordinator removes it (leave_group). c-1 waits inside poll() for
+    records when it stalls at 20.5 s (its last batch ended at 20.02 s), so the timer counts from
+    20.5 s. The stuck call returns at 65.5 s: onPartitionsLost, then the member rejoins with epoch 0."""
     run = simulate(small(consumer={**CP, "max.poll.interval.ms": 30_000}, produce_rate_per_s=40, processing_ms=1.0,
                          faults=[F.SlowProcessing("c-1", 20_500, 45_000)]))
     rows = trace(run, "c-1", 50_001, 65_500)
     assert rows[:9] == [
-        (50020, "consumer", "PollTimeout", None, None, None, "poll_timeout", 30000),
-        (50020, "consumer", "MemberTransition", None, None, None, PREPARE_LEAVING, 2),
-        (50020, "consumer", "MemberTransition", None, None, None, LEAVING, -1),
-        (50020, "consumer", "MemberTransition", None, None, None, STALE, -1),
-        (50020, "coordinator", "ConsumerGroupHeartbeat", None, None, "NONE", None, -1),
-        (50020, "coordinator", "MemberRemoved", None, None, None, "leave_group", 2),
-        (50020, "consumer", "StateChanged", None, None, None, "removed", None),
+        (50500, "consumer", "PollTimeout", None, None, None, "poll_timeout", 30000),
+        (50500, "consumer", "MemberTransition", None, None, None, PREPARE_LEAVING, 2),
+        (50500, "consumer", "MemberTransition", None, None, None, LEAVING, -1),
+        (50500, "consumer", "MemberTransition", None, None, None, STALE, -1),
+        (50500, "coordinator", "ConsumerGroupHeartbeat", None, None, "NONE", None, -1),
+        (50500, "coordinator", "MemberRemoved", None, None, None, "leave_group", 2),
+        (50500, "consumer", "StateChanged", None, None, None, "removed", None),
         (65500, "consumer", "PartitionsLost", "orders", 0, None, None, None),
         (65500, "consumer", "PartitionsLost", "orders", 1, None, None, None),
     ]
@@ -317,8 +318,8 @@ def test_poll_timeout_leaves_with_epoch_minus_one_and_rejoins_on_the_next_poll()
 
 def test_a_static_member_leaves_with_minus_two_on_poll_timeout_and_gets_its_partitions_back():
     run = simulate(small(consumer={**CP, "max.poll.interval.ms": 30_000}, produce_rate_per_s=40, processing_ms=1.0,
-                         static_membership=True, faults=[F.SlowProcessing("c-1", 20_500, 30_000)]))
-    rows = trace(run, "c-1", 50_001)
+                         static_membership=True, faults=[F.SlowProcessing("c-1", 20_500, 31_000)]))
+    rows = trace(run, "c-1", 50_500)  # the poll timer expires at 20.5 s + 30 s, the stall ends at 51.5 s
     leave = next(r for r in rows if r[2] == "ConsumerGroupHeartbeat" and r[7] < 0)
     assert leave[7] == -2
     assert "MemberLeftTemporarily" in kinds(rows) and "MemberReplaced" in kinds(rows)

@@ -96,3 +96,34 @@ def test_the_check_catches_what_it_should(tmp_path, chromium):
     assert "HTTP 404" in problems and "missing.js" in problems
     assert "console.error: boom" in problems
     assert "1 of 1 charts did not draw" in problems
+
+
+def _widget_page(links: bool) -> str:
+    """A page as myst-nb writes one with widgets (their saved state and a view), but no widget
+    manager: a slider and a number box, jslinked or not, and a disabled slider."""
+    model = lambda name, **state: {"model_name": name, "model_module": "@jupyter-widgets/controls",  # noqa: E731
+                                   "model_module_version": "2.0.0", "state": state}
+    state = {
+        "box": model("VBoxModel", children=["IPY_MODEL_slider", "IPY_MODEL_number", "IPY_MODEL_off"]),
+        "slider": model("IntSliderModel", value=3, disabled=False, description="members"),
+        "number": model("IntTextModel", value=3, disabled=False, description="members"),
+        "off": model("IntSliderModel", value=1, disabled=True, description="classic only"),
+    }
+    if links:
+        state["link"] = model("LinkModel", source=["IPY_MODEL_slider", "value"], target=["IPY_MODEL_number", "value"])
+    return ('<html><head><link rel="icon" href="data:,">'
+            '<script type="application/vnd.jupyter.widget-state+json">'
+            + json.dumps({"version_major": 2, "version_minor": 0, "state": state}) + "</script></head><body>"
+            '<script type="application/vnd.jupyter.widget-view+json">{"version_major": 2, "version_minor": 0, '
+            '"model_id": "box"}</script></body></html>')
+
+
+def test_the_check_catches_a_widget_control_that_is_dead_without_a_kernel(tmp_path, chromium):
+    (tmp_path / "dead.html").write_text(_widget_page(links=False))
+    (tmp_path / "linked.html").write_text(_widget_page(links=True))
+    dead, linked = site_check.check_site(tmp_path, tmp_path / "shots", chromium, render_timeout=3)
+    assert dead.facts["deadControls"] == ["IntSliderModel members", "IntTextModel members"]  # not the disabled one
+    assert ("2 widget controls neither jslinked nor disabled (dead without a kernel): IntSliderModel members, "
+            "IntTextModel members") in dead.problems
+    assert linked.facts["deadControls"] == []
+    assert not any("jslinked nor disabled" in p for p in linked.problems)

@@ -211,8 +211,13 @@ def test_network_explorer_redraws_and_shows_kafkas_errors():
     e.set("queued.max.request.bytes", -1)
     assert e.run.summary["bound_bytes"] is None and e.run.summary["peak_memory_bytes"] > bounded_peak
     assert "unbounded" in e.summary.value
-    e.set("max.request.size", 5 * MiB)  # above socket.request.max.bytes = 1 MiB
-    assert "InvalidReceiveException" in e.error.value and e.run is None and e.output.outputs == ()
+    e.set("max.request.size", 5 * MiB)  # above socket.request.max.bytes = 1 MiB: the broker would close it
+    assert e.error.value == "" and len(e.output.outputs) == 3  # so the limit rises to its next stop, said so
+    assert e.run.scenario.broker_config["socket.request.max.bytes"] == 10 * MiB
+    assert "socket.request.max.bytes goes to 10,485,760 bytes" in e.caption.value
+    e.set("queued.max.request.bytes", 5 * MiB)  # a pool below that limit: the broker would refuse to start
+    assert e.run.scenario.broker_config["queued.max.request.bytes"] == 10 * MiB
+    assert "queued.max.request.bytes goes to 10,485,760 bytes" in e.caption.value
     e.set("max.request.size", MiB)
     assert e.error.value == "" and len(e.output.outputs) == 3
     static = e.static({"num.io.threads": [2, 8]}, charts=("memory", "summary")).to_dict()

@@ -55,21 +55,40 @@ def test_moving_a_slider_resimulates_and_redraws():
     assert "session_timeout 1" in e.summary.value
 
 
-def test_kafkas_config_error_is_shown_not_raised():
+def test_a_heartbeat_not_below_the_session_timeout_moves_the_other_control_and_says_why():
     e = explorer()
-    e.set("heartbeat.interval.ms", 50_000)  # >= session.timeout.ms 45000
+    e.set("heartbeat.interval.ms", 60_000)  # >= session.timeout.ms 45000: the consumer would refuse to start
+    assert e.error.value == "" and len(e.output.outputs) == 2
+    assert e.controls["session.timeout.ms"].value == 180_000  # the one not moved follows: 3 heartbeats
+    assert e.run.scenario.consumer_config["session.timeout.ms"] == 180_000
+    assert "session.timeout.ms goes to 180,000 ms" in e.caption.value
+    e.set("session.timeout.ms", 30_000)  # now the session timeout moved last: the heartbeat follows
+    assert e.controls["heartbeat.interval.ms"].value == 10_000
+    assert e.run.scenario.consumer_config["heartbeat.interval.ms"] == 10_000
+    assert "heartbeat.interval.ms goes to 10,000 ms" in e.caption.value
+    e.set("heartbeat.interval.ms", 3_000)  # valid together: no note
+    assert e.caption.value == "" and e.run.scenario.consumer_config["heartbeat.interval.ms"] == 3_000
+
+
+def test_a_config_error_is_shown_in_place_of_the_charts():
+    e = explorer()
+    e._fit = lambda values: (_ for _ in ()).throw(ConfigError("Heartbeat must be set lower than the session timeout"))
+    e.set("members", 4)
     assert "Heartbeat must be set lower than the session timeout" in e.error.value
     assert "Traceback" not in e.error.value
-    assert e.output.outputs == () and e.run is None and e.summary.value == ""
-    e.set("heartbeat.interval.ms", 3_000)  # fixing it brings the charts back
-    assert e.error.value == "" and len(e.output.outputs) == 2
+    assert e.output.outputs == () and e.run is None and e.summary.value == "" and e.caption.value == ""
 
 
-def test_config_absent_in_the_chosen_version_shows_kafkas_error():
+def test_a_config_absent_in_the_chosen_version_is_disabled_and_marked():
     e = explorer()
     e.set("max.poll.interval.ms", 60_000)
     e.set("kafka.version", "0.10.0")  # max.poll.interval.ms arrived in 0.10.1 (KIP-62)
-    assert "max.poll.interval.ms" in e.error.value and "0.10.1" in e.error.value
+    control = e.controls["max.poll.interval.ms"]
+    assert control.disabled and control.description == "max.poll.interval.ms (0.10.1+)"
+    assert e.error.value == "" and "max.poll.interval.ms" not in e.run.scenario.consumer
+    e.set("kafka.version", "3.7")  # the reader's value comes back
+    assert not control.disabled and control.description == "max.poll.interval.ms"
+    assert e.run.scenario.consumer_config["max.poll.interval.ms"] == 60_000
 
 
 def test_untouched_configs_follow_the_versions_defaults():
@@ -97,7 +116,10 @@ def test_protocol_and_assignor_stay_consistent():
     assert e.run.scenario.consumer_config["partition.assignment.strategy"] == ["range"]
     e.set("rebalance.protocol", "cooperative")
     e.set("kafka.version", "2.3")  # CooperativeStickyAssignor arrived in 2.4 (KIP-429)
-    assert "2.4" in e.error.value and "CooperativeStickyAssignor" in e.error.value
+    assert e.error.value == "" and e.controls["rebalance.protocol"].disabled
+    assert e.controls["rebalance.protocol"].description == "rebalance protocol (2.4+)"
+    assert e.run.scenario.consumer_config["partition.assignment.strategy"] == ["range"]  # 2.3's default
+    assert "cooperative-sticky arrived in Kafka 2.4: 2.3 uses range (eager) here." in e.caption.value
 
 
 def test_broker_rejection_during_the_run_is_shown_with_kafkas_error_code():
@@ -120,8 +142,12 @@ def test_workload_fault_and_membership_controls_reach_the_scenario():
     assert (s.members, s.topics, s.static_membership) == (3, {"orders": 6}, True)
     assert (s.processing_ms.median_ms, s.processing_ms.p99_ms) == (2.0, 50)
     assert s.faults == (faults.Crash("c-2", 30_000),)  # on the base fault's member
-    e.set("processing.p99.ms", 1)
-    assert "median_ms" in e.error.value  # p99 below the median
+    e.set("processing.p99.ms", 1)  # below the median: the median follows it down
+    assert e.error.value == "" and e.controls["processing.median.ms"].value == 1
+    assert e.run.scenario.processing_ms.ms == 1  # a constant 1 ms per record
+    assert "median follows the p99 down to 1 ms" in e.caption.value
+    e.set("processing.median.ms", 20)  # the median moved last: the p99 rises to it
+    assert e.controls["processing.p99.ms"].value == 20 and e.run.scenario.processing_ms.ms == 20
 
 
 def test_a_chapter_chooses_controls_charts_and_summary():
@@ -150,17 +176,17 @@ def test_changes_are_debounced_on_the_event_loop(monkeypatch):
     monkeypatch.setattr(e, "refresh", lambda: calls.append(e.controls["session.timeout.ms"].value))
 
     async def drag():
-        for value in (40_000, 35_000, 30_000):
+        for value in (30_000, 20_000, 15_000):
             e.controls["session.timeout.ms"].value = value  # what the browser side does
         assert calls == []
         await asyncio.sleep(0.2)
 
     asyncio.run(drag())
-    assert calls == [30_000]  # one redraw, with the last value
+    assert calls == [15_000]  # one redraw, with the last value
 
     async def from_code():
-        e.set("session.timeout.ms", 20_000)  # code wants the new run at once
-        assert calls == [30_000, 20_000]
+        e.set("session.timeout.ms", 10_000)  # code wants the new run at once
+        assert calls == [15_000, 10_000]
 
     asyncio.run(from_code())
 
@@ -192,8 +218,11 @@ def test_group_protocol_switches_to_the_consumer_protocol_and_back():
     assert e.run.summary["removals_by_reason"] == {"session_timeout": 1}
     e.set("kafka.version", "4.1")
     assert e.run.scenario.kafka_version == "4.1" and all(e.controls[name].disabled for name in CLASSIC_ONLY)
-    e.set("kafka.version", "3.7")  # no consumer protocol by default before 4.0
-    assert "use kafka_version=&#x27;4.0&#x27; or later" in e.error.value and e.run is None
+    e.set("kafka.version", "3.7")  # no consumer protocol before 4.0: the classic one, said so
+    assert e.error.value == "" and e.run.scenario.consumer == {}
+    assert e.controls["group.protocol"].disabled and e.controls["group.protocol"].description == "group.protocol (4.0+)"
+    e.set("kafka.version", "4.0")  # the reader's choice comes back
+    assert not e.controls["group.protocol"].disabled and e.run.scenario.consumer == {"group.protocol": "consumer"}
     e.set("group.protocol", "classic")
     assert e.error.value == "" and e.run.scenario.consumer == {}
     assert not any(e.controls[name].disabled for name in CLASSIC_ONLY)
@@ -210,3 +239,50 @@ def test_a_consumer_protocol_base_starts_with_the_classic_controls_off():
     assert e.run.scenario.consumer == {"group.protocol": "consumer"} and e.run.scenario.members == 3
     chart = e.static({"group.protocol": ["classic", "consumer"]}).to_dict()
     assert [p["name"] for p in chart["params"]] == ["p_group_protocol"] and chart["params"][0]["value"] == "consumer"
+
+
+def test_a_config_of_the_base_that_the_chosen_version_lacks_is_left_out_and_said():
+    base = BASE.replace(consumer={"max.poll.interval.ms": 15_000})  # as chapter 10's sweep cell sets it
+    e = explorer(base=base, controls=["kafka.version", "max.poll.interval.ms"])
+    e.set("kafka.version", "0.10.0")
+    assert e.error.value == "" and e.run.scenario.consumer == {}
+    assert "max.poll.interval.ms arrived in Kafka 0.10.1: not set in 0.10.0." in e.caption.value
+    assert e.controls["max.poll.interval.ms"].description == "max.poll.interval.ms (0.10.1+)"
+
+
+def test_faults_on_members_the_group_lacks_move_to_its_last_member():
+    from kafkasim.viz.settings import retarget_faults
+
+    scenario = Scenario(members=3, faults=(faults.Pause("c-5", 10_000), faults.ScaleOut(20_000, count=2),
+                                           faults.Crash("c-5", 30_000), faults.ScaleIn(40_000, ("c-1", "c-9"))))
+    moved, notes = retarget_faults(scenario)
+    assert moved.faults == (faults.Pause("c-3", 10_000), faults.ScaleOut(20_000, count=2),
+                            faults.Crash("c-5", 30_000),  # c-5 has joined by then
+                            faults.ScaleIn(40_000, ("c-1", "c-5")))
+    assert notes == ["The Pause of c-5 hits c-3 here: the group has 3 members at 10 s.",
+                     "ScaleIn c-1, c-9 becomes ScaleIn c-1, c-5: the group has 5 members at 40 s."]
+    assert retarget_faults(moved) == (moved, [])
+
+
+def test_the_fault_member_menu_follows_the_group_size():
+    e = explorer(controls=["members", "fault.member"])
+    assert e.controls["fault.member"].options == tuple(f"c-{i}" for i in range(1, 7))
+    e.set("fault.member", "c-6")
+    e.set("members", 4)  # c-6 is gone: the menu shows the last member and the run moves the fault there
+    assert e.controls["fault.member"].options == ("c-1", "c-2", "c-3", "c-4")
+    assert e.controls["fault.member"].value == "c-4" and e.run.scenario.faults[0].member == "c-4"
+    assert "The Pause of c-6 hits c-4 here: the group has 4 members at 20 s." in e.caption.value
+    e.set("members", 8)  # back: the reader's pick again
+    assert e.controls["fault.member"].value == "c-6" and e.run.scenario.faults[0].member == "c-6"
+
+
+def test_under_the_consumer_protocol_the_classic_choices_show_none():
+    e = explorer(base=V4, controls=["group.protocol", "rebalance.protocol", "partition.assignment.strategy"])
+    e.set("rebalance.protocol", "cooperative")
+    e.set("group.protocol", "consumer")
+    toggle, strategy = e.controls["rebalance.protocol"], e.controls["partition.assignment.strategy"]
+    assert (toggle.value, toggle.disabled, toggle.description) == (None, True, "rebalance protocol (classic only)")
+    assert (strategy.value, strategy.disabled) == (None, True)
+    e.set("group.protocol", "classic")  # back at the version's defaults, enabled
+    assert (toggle.value, strategy.value, toggle.disabled) == ("eager", "range", False)
+    assert toggle.description == "rebalance protocol"

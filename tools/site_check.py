@@ -8,7 +8,9 @@ blocked requests and HTTP errors, and inspects the rendered page: Altair charts 
 (an empty vega container) or are cut off (drawn wider than their cell), ipywidgets, MathJax, and
 solutions hidden behind a toggle. It then exercises what should work without a kernel (moving each
 chart's bound slider must redraw the chart; moving a jslinked widget must update its partner;
-opening a hidden solution must show an executed output) and saves screenshots for review.
+opening a hidden solution must show an executed output) and saves screenshots for review. A widget
+control that no jslink moves and that is not disabled fails the page: without a kernel it would look
+alive and do nothing (a live explorer must show its picture instead, see book/_ext/kafkasim_book.py).
 
 Chromium is driven through ``--remote-debugging-pipe`` (the DevTools protocol over two file
 descriptors), so nothing beyond the standard library and the browser is needed.
@@ -62,8 +64,38 @@ DRAWN_JS = r"""
   };
 """
 
+# Controls of the page's widgets (reached from a widget view through the saved widget state) that no
+# jslink moves and that are not disabled: without a kernel they look alive and do nothing.
+DEAD_CONTROLS_JS = r"""
+  const deadControls = () => {
+    const models = {};
+    for (const s of document.querySelectorAll('script[type="application/vnd.jupyter.widget-state+json"]')) {
+      try { Object.assign(models, JSON.parse(s.textContent).state || {}); } catch (e) { /* not ours to judge */ }
+    }
+    const linked = new Set();
+    for (const m of Object.values(models)) {
+      if (/LinkModel$/.test(m.model_name || "")) {
+        for (const end of [m.state?.source, m.state?.target]) if (end) linked.add(String(end[0]).replace("IPY_MODEL_", ""));
+      }
+    }
+    const seen = new Set(), dead = [];
+    const visit = (id) => {
+      if (seen.has(id) || !models[id]) return;
+      seen.add(id);
+      const state = models[id].state || {}, name = models[id].model_name || "";
+      const control = ("value" in state && "disabled" in state) || name === "ButtonModel";
+      if (control && !state.disabled && !linked.has(id)) dead.push(`${name} ${state.description || ""}`.trim());
+      (JSON.stringify(state).match(/IPY_MODEL_[\w-]+/g) || []).forEach((ref) => visit(ref.slice(10)));
+    };
+    for (const s of document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
+      try { visit(JSON.parse(s.textContent).model_id); } catch (e) { /* idem */ }
+    }
+    return dead;
+  };
+"""
+
 INSPECT_JS = r"""
-(() => {""" + DRAWN_JS + r"""  const charts = [...document.querySelectorAll('div[id^="altair-viz-"]')];
+(() => {""" + DRAWN_JS + DEAD_CONTROLS_JS + r"""  const charts = [...document.querySelectorAll('div[id^="altair-viz-"]')];
   const solutions = [...document.querySelectorAll("details.hide")]
     .filter((d) => d.querySelector("summary")?.textContent.includes("Show solution"));
   return {
@@ -79,6 +111,7 @@ INSPECT_JS = r"""
     widgetsRendered: document.querySelectorAll(".jupyter-widgets").length,
     widgetLinks: [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-state+json"]')]
       .reduce((n, s) => n + (s.textContent.match(/"model_name": ?"LinkModel"/g) || []).length, 0),
+    deadControls: deadControls(),
     math: document.querySelectorAll(".math").length,
     mathRendered: document.querySelectorAll("mjx-container").length,
     solutions: solutions.length,
@@ -413,6 +446,9 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
         report.problems.append(f"{facts['chartsCutOff']} charts are wider than their cell at {WIDTH} px: cut off")
     if facts["widgetViews"] and not facts["widgetsRendered"]:
         report.problems.append(f"{facts['widgetViews']} widget views, none rendered")
+    if facts["deadControls"]:
+        report.problems.append(f"{len(facts['deadControls'])} widget controls neither jslinked nor disabled (dead "
+                               f"without a kernel): {', '.join(facts['deadControls'][:6])}")
     if facts["math"] and not facts["mathRendered"]:
         report.problems.append("formulas were not typeset by MathJax")
     if facts["solutionsClosed"] < facts["solutions"]:

@@ -128,6 +128,8 @@ class Consumer:
         self.app_state = None
         self.rr = 0                         # round-robin start over owned partitions
         self.idle = False                   # the app thread is inside poll(), waiting for records
+        self.stalled_until = 0              # the app thread is stuck in application code until then
+        self.before_stall: str | None = None  # what the app thread was doing when it got stuck
         self.closing = False                # close() asked while a batch was being processed
         self._stop_waiters: list = []       # what runs once this process has stopped
 
@@ -245,25 +247,35 @@ class Consumer:
 
     def _resume_state(self, held: str, previous: str, incarnation: int) -> None:
         """End of a pause or stall: back to what the thread was doing, unless something else happened."""
+        if held == "stalled" and self.sim.now < self.stalled_until:
+            return  # stuck again meanwhile: the later stall's end resumes
         if incarnation == self.incarnation and self.alive and self.app_state == held:
             self._set_app_state(previous)
 
     def stall(self, duration_ms: int) -> None:
-        """Slow processing: the poll thread is stuck for `duration_ms`; the heartbeat thread is not."""
+        """Slow processing: the poll thread is stuck in application code for `duration_ms`; the
+        heartbeat thread is not. A batch in progress ends that much later. A thread inside
+        `poll()` (waiting for records or a rebalance, or owning nothing) returns from it now,
+        having reset the poll timer on its last pass, and calls it again when the stuck call
+        returns: only if that takes max.poll.interval.ms does the poll timer expire."""
         if not self.alive:
             return
         self._row("Stalled", value=duration_ms)
-        self.idle = False  # it returned from poll() and is stuck in application code
-        end = self.sim.now + duration_ms
+        now = self.sim.now
+        if self.app_state != "stalled":
+            self.before_stall = self.app_state
+        self.stalled_until = max(self.stalled_until, now + duration_ms)  # a stall while stalled ends with the later one
         if self.batch is not None:
             self._extend_batch(duration_ms)
-        elif self.next_poll is not None and self.next_poll.active:
-            when = max(self.next_poll.time, end)  # the loop calls poll() once the stuck call returns
-            self.next_poll.cancel()
-            self.next_poll = self.sim.at(when, self._poll)
-        previous = self.app_state
+        else:
+            if self.idle or self.waiting:
+                self.last_poll = now
+            self.idle = self.waiting = False
+            if self.next_poll is not None:
+                self.next_poll.cancel()
+            self.next_poll = self.sim.at(self.stalled_until, self._poll)
         self._set_app_state("stalled")
-        self.sim.at(end, self._resume_state, "stalled", previous, self.incarnation)
+        self.sim.at(self.stalled_until, self._resume_state, "stalled", self.before_stall, self.incarnation)
 
     def cut_network(self, duration_ms: int) -> None:
         """Requests and responses between this member and the coordinator are lost for a while."""
@@ -282,6 +294,8 @@ class Consumer:
         now = self.sim.now
         if not self.alive or now < self.frozen_until:
             self._paused(self._poll)
+            return
+        if self._busy():
             return
         if self.closing:
             return self.close()
@@ -305,6 +319,12 @@ class Consumer:
             self.waiting = True  # poll() blocks until the rebalance completes
             return
         self._fetch_and_process()
+
+    def _busy(self) -> bool:
+        """The app thread is elsewhere: stuck in application code (its poll is due when the stall
+        ends) or processing a batch (it polls when the batch is done). A poll that was due before
+        a pause thawed does not run a second time."""
+        return self.sim.now < self.stalled_until or self.batch is not None
 
     def _fetch_and_process(self) -> None:
         """Take up to max.poll.records from owned partitions (in turn) and process them as one batch.

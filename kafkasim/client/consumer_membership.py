@@ -390,6 +390,8 @@ class AsyncConsumer(Consumer):
         if not self.alive or now < self.frozen_until:
             self._paused(self._poll)
             return
+        if self._busy():
+            return
         if self.closing:
             return self.close()
         self.idle = self.waiting = False

@@ -66,11 +66,15 @@ class Knob:
 
 
 KNOBS: dict[str, Knob] = {k.name: k for k in (
-    Knob("session.timeout.ms", "session.timeout.ms", "int", 1000, 120_000, 1000,
-         doc="time without a heartbeat before the coordinator removes the member"),
-    Knob("heartbeat.interval.ms", "heartbeat.interval.ms", "int", 500, 60_000, 500,
-         doc="time between heartbeats; must be lower than session.timeout.ms"),
-    Knob("max.poll.interval.ms", "max.poll.interval.ms", "int", 1000, 600_000, 1000,
+    Knob("session.timeout.ms", "session.timeout.ms", "steps",
+         options=(1000, 3000, 6000, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000, 120_000, 300_000),
+         doc="time without a heartbeat before the coordinator removes the member; the broker accepts "
+             "group.min.session.timeout.ms (6 s) to group.max.session.timeout.ms, else INVALID_SESSION_TIMEOUT"),
+    Knob("heartbeat.interval.ms", "heartbeat.interval.ms", "steps",
+         options=(500, 1000, 2000, 3000, 5000, 10_000, 15_000, 20_000, 30_000, 60_000),
+         doc="time between heartbeats; must be lower than session.timeout.ms (Kafka advises a third of it)"),
+    Knob("max.poll.interval.ms", "max.poll.interval.ms", "steps",
+         options=(5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000),
          doc="longest time between poll() calls before the member leaves (KIP-62, 0.10.1+)"),
     Knob("max.poll.records", "max.poll.records", "steps",
          options=(1, 5, 10, 50, 100, 200, 500, 1000, 2000, 5000), doc="most records one poll() returns"),
@@ -78,9 +82,10 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          doc="median processing time per record (log-normal)"),
     Knob("processing.p99.ms", "processing p99 (ms/record)", "steps", options=_TIMES,
          doc="99th percentile of the processing time per record (log-normal)"),
-    Knob("members", "members", "int", 1, 50, 1, doc="consumers in the group"),
-    Knob("partitions", "partitions", "int", 1, 120, 1, doc="partitions of the topic"),
-    Knob("group.max.size", "group.max.size", "int", 1, 50, 1,
+    Knob("members", "members", "int", 1, 12, 1, doc="consumers in the group"),
+    Knob("partitions", "partitions", "steps", options=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48),
+         doc="partitions of the topic"),
+    Knob("group.max.size", "group.max.size", "int", 1, 12, 1,
          doc="broker: most members a group may have; beyond it GROUP_MAX_SIZE_REACHED (81, fatal) (KIP-389, 2.2+)"),
     Knob(STRATEGY, "partition.assignment.strategy", "choice", options=tuple(ASSIGNORS),
          doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
@@ -95,8 +100,10 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
     Knob("kafka.version", "Kafka version", "choice", options=KAFKA_VERSIONS,
          doc="defaults and behaviour of this Kafka release line"),
     Knob("fault", "fault", "choice", options=FAULTS, doc="a fault injected on fault.member (kafkasim.core.faults)"),
-    Knob("fault.at.ms", "fault at (ms)", "int", 0, 600_000, 1000, doc="when the fault happens"),
-    Knob("fault.duration.ms", "fault duration (ms)", "int", 0, 300_000, 1000,
+    Knob("fault.at.ms", "fault at (ms)", "int", 0, 600_000, 1000,
+         doc="when the fault happens (stops: a twelfth of the run, in whole 5 s)"),
+    Knob("fault.duration.ms", "fault duration (ms)", "steps",
+         options=(1000, 5000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 90_000, 120_000, 300_000),
          doc="how long a pause, stall or network cut lasts (a restart: time down)"),
     Knob("fault.member", "fault on member", "choice", doc="which consumer the fault hits"),
 )}
@@ -204,8 +211,10 @@ def scenario_with(base, values: dict):
             strategies = ["sticky" if s == "cooperative-sticky" else s for s in now]
     if strategies is not None:
         consumer[STRATEGY] = strategies
-    if consumer:
-        changes["consumer"] = {**base.consumer, **consumer}
+    kept = {k: v for k, v in base.consumer.items()  # a version without one of base's configs: left out
+            if k not in CONSUMER_CONFIGS or CONSUMER_CONFIGS[k].exists_in(version)}
+    if consumer or kept != base.consumer:
+        changes["consumer"] = {**kept, **consumer}
     if GROUP_PROTOCOL in values or group_protocol(base) == "consumer":
         changes["consumer"] = _with_protocol(changes.get("consumer", base.consumer),
                                              values.get(GROUP_PROTOCOL, group_protocol(base)))
@@ -258,3 +267,107 @@ def _faults(base, values) -> tuple:
     if kind == "Restart":
         return (cls(member, at, delay_ms=duration),)
     return (cls(member, at, duration_ms=duration),)
+
+
+# -- every combination a chart: the explorer's settings made valid together --------------------------
+def unavailable(name: str, version: str) -> str | None:
+    """Why a knob does not apply in Kafka `version` ("0.10.1+"), or None if it does."""
+    vt = version_tuple(version)
+    if name in CONSUMER_KNOBS and not CONSUMER_CONFIGS[name].exists_in(version):
+        return f"{CONSUMER_CONFIGS[name].added}+"
+    if name == "rebalance.protocol" and vt < (2, 4):
+        return "2.4+"
+    if name == "static.membership" and vt < (2, 3):
+        return "2.3+"
+    if name == GROUP_PROTOCOL and vt < (4,):
+        return "4.0+"
+    return None
+
+
+def fit(base, values: dict, last: str | None = None) -> tuple[dict, list[str]]:
+    """The reader's settings changed where Kafka would refuse their combination, with a sentence for
+    the reader per change, so that every combination of an explorer's stops draws a run:
+
+    - a processing median above the p99: the one not moved `last` follows (a median cannot exceed
+      the p99);
+    - heartbeat.interval.ms not below session.timeout.ms (the consumer refuses to start): the one
+      not moved `last` follows, the heartbeat at a third of the session timeout as Kafka's
+      documentation advises;
+    - a feature the chosen Kafka version lacks (the consumer protocol before 4.0, cooperative-sticky
+      before 2.4, sticky before 0.11, static membership before 2.3, a config before its release):
+      left out, the version's behaviour instead.
+    """
+    out, notes = dict(values), []
+    version = normalize_version(out.get("kafka.version", base.kafka_version))
+    vt = version_tuple(version)
+    if out.get(GROUP_PROTOCOL, group_protocol(base)) == "consumer" and vt < (4,):
+        out[GROUP_PROTOCOL] = "classic"
+        notes.append(f"Kafka {version} has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here.")
+    for name in dict.fromkeys([*CONSUMER_KNOBS, *base.consumer]):
+        if (name in out or name in base.consumer) and name in CONSUMER_CONFIGS \
+                and not CONSUMER_CONFIGS[name].exists_in(version):
+            out.pop(name, None)  # scenario_with leaves base's out too
+            notes.append(f"{name} arrived in Kafka {CONSUMER_CONFIGS[name].added}: not set in {version}.")
+    classic = out.get(GROUP_PROTOCOL, group_protocol(base)) == "classic"
+    if classic:
+        strategies = [out[STRATEGY]] if STRATEGY in out else _strategies(base, version)
+        if out.get("rebalance.protocol") == "cooperative":
+            strategies = ["cooperative-sticky"]
+        late = [s for s in strategies if vt < version_tuple(ASSIGNORS[s][1])]
+        if late:
+            out.pop("rebalance.protocol", None)
+            out[STRATEGY] = CONSUMER_CONFIGS[STRATEGY].default(version)[0]
+            notes.append(f"{', '.join(late)} arrived in Kafka {ASSIGNORS[late[0]][1]}: {version} uses "
+                         f"{out[STRATEGY]} (eager) here.")
+    if out.get("static.membership", base.static_membership) and vt < (2, 3):
+        out["static.membership"] = False
+        notes.append(f"Static membership (group.instance.id, KIP-345) arrived in Kafka 2.3: dynamic members in {version}.")
+    median, p99 = (out.get(k, current(k, base)) for k in ("processing.median.ms", "processing.p99.ms"))
+    if median is not None and p99 is not None and median > p99:
+        if last == "processing.p99.ms" or ("processing.p99.ms" in values and "processing.median.ms" not in values):
+            out["processing.median.ms"] = p99
+            notes.append(f"The processing median follows the p99 down to {p99:g} ms (a median cannot exceed the p99).")
+        else:
+            out["processing.p99.ms"] = median
+            notes.append(f"The processing p99 rises to the median, {median:g} ms: every record takes that long.")
+    if classic:
+        session = out.get("session.timeout.ms", version_default("session.timeout.ms", base, version))
+        heartbeat = out.get("heartbeat.interval.ms", version_default("heartbeat.interval.ms", base, version))
+        if session is not None and heartbeat is not None and heartbeat >= session:
+            if last == "heartbeat.interval.ms":
+                out["session.timeout.ms"] = heartbeat * 3
+                notes.append(f"session.timeout.ms goes to {heartbeat * 3:,} ms, three heartbeat intervals: the "
+                             "consumer refuses a heartbeat interval that is not below the session timeout.")
+            else:
+                out["heartbeat.interval.ms"] = max(1, session // 3)
+                notes.append(f"heartbeat.interval.ms goes to {session // 3:,} ms, a third of session.timeout.ms: the "
+                             "consumer refuses a heartbeat interval that is not below the session timeout.")
+    return out, notes
+
+
+def retarget_faults(scenario) -> tuple[Any, list[str]]:
+    """Faults on a member the group does not have when they strike (fewer members than the chapter's
+    scenario) moved to the last member it has then, with a sentence for the reader per move."""
+    faults, notes = [], []
+    for fault in scenario.faults:
+        running = scenario.members + sum(f.count for f in scenario.faults
+                                         if isinstance(f, faults_module.ScaleOut) and f.at_ms < fault.at_ms)
+        last = f"c-{running}"
+        if isinstance(fault, faults_module.ScaleIn):
+            moved = tuple(dict.fromkeys(m if _index(m) <= running else last for m in fault.members))
+            if moved != fault.members:
+                notes.append(f"{fault.short_label()} becomes ScaleIn {', '.join(moved)}: the group has "
+                             f"{running} member{'s' if running > 1 else ''} at {fault.at_ms / 1000:g} s.")
+                fault = dataclasses.replace(fault, members=moved)
+        elif isinstance(fault, faults_module.Fault) and _index(fault.member) > running:
+            notes.append(f"The {type(fault).__name__} of {fault.member} hits {last} here: the group has {running} "
+                         f"member{'s' if running > 1 else ''} at {fault.at_ms / 1000:g} s.")
+            fault = dataclasses.replace(fault, member=last)
+        faults.append(fault)
+    return (dataclasses.replace(scenario, faults=tuple(faults)) if notes else scenario), notes
+
+
+def _index(member: str) -> int:
+    """c-7 -> 7 (a name of another form: 0, never moved)."""
+    prefix, _, number = member.rpartition("-")
+    return int(number) if prefix == "c" and number.isdigit() else 0

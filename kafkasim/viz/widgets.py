@@ -14,11 +14,21 @@ Only the controls the reader moved are applied to the base, so a config nobody t
 follows the defaults of the chosen Kafka version (the sliders move to them when the version
 changes). Choosing ``group.protocol`` consumer (Kafka 4.0+) disables the classic protocol's
 controls (session.timeout.ms, heartbeat.interval.ms, the assignor, the rebalance protocol),
-whose configs Kafka's client refuses with it; classic brings them back at the version's
-defaults. Settings Kafka rejects show Kafka's own message instead of charts: a client-side
-config error (`ConfigError`, e.g. "Heartbeat must be set lower than the session timeout"), or a
-fatal error the coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26)), which
-is shown above the charts of the run that hit it.
+whose configs Kafka's client refuses with it, and labels them "classic only"; classic brings them
+back at the version's defaults. A control the chosen Kafka version lacks is disabled the same way
+("0.10.1+").
+
+Every stop of every control draws a run. Settings Kafka would refuse together are made valid
+(`kafkasim.viz.settings.fit`: the control not moved last follows, e.g. the heartbeat interval goes
+to a third of a shorter session timeout), and a fault on a member the group does not have moves to
+its last member (`retarget_faults`); a caption above the charts says each change. A fatal error the
+coordinator returned during the run (e.g. INVALID_SESSION_TIMEOUT (26) below the broker's
+group.min.session.timeout.ms) is shown above the charts of the run that hit it; a base scenario
+Kafka refuses shows Kafka's message (`ConfigError`) instead of charts.
+
+Without a kernel (the book's pages) the widgets would look alive and do nothing: the display
+bundle also carries the first run as HTML with a "Run it live" link (`static_html`), which the
+book shows instead.
 
 Redraws are debounced (`debounce_ms`, on the kernel's event loop; immediate where there is
 none, as in tests) and sliders report only when released. Built-in charts go from their spec
@@ -43,8 +53,10 @@ from kafkasim.scenario.world import Scenario, simulate
 from kafkasim.viz import network as nv
 from kafkasim.viz import pause_resume as pv
 from kafkasim.viz.charts import resolve
+from kafkasim.viz.render import html_renderer
 from kafkasim.viz.settings import (CLASSIC_KNOBS, CONSUMER_KNOBS, DEFAULT_CONTROLS, GROUP_PROTOCOL, KNOBS, STRATEGY,
-                                   check_names, current, protocol_of, scenario_with, version_default)
+                                   check_names, current, fit, protocol_of, retarget_faults, scenario_with,
+                                   unavailable, version_default)
 from kafkasim.viz.summary import DEFAULT_KEYS, pairs_html, summary_html
 
 log = logging.getLogger(__name__)
@@ -52,6 +64,11 @@ log = logging.getLogger(__name__)
 #: Controls whose shown value follows the chosen Kafka version until the reader moves them.
 VERSIONED = (*CONSUMER_KNOBS, STRATEGY, "rebalance.protocol")
 ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding:4px 8px;margin:4px 0;white-space:pre-wrap"
+NOTE_STYLE = "color:#555;border-left:3px solid #999;padding:2px 8px;margin:4px 0"
+#: The static picture's marker and its "Run it live" link, whose href the book sets to the chapter's
+#: launch URL (book/_ext/kafkasim_book.py, from the repository settings of book/_config.yml).
+STATIC_MARK = 'data-kafkasim-explorer="static"'
+RUN_LIVE_HREF = "#kafkasim-run-live"
 
 
 class Explorer:
@@ -74,21 +91,28 @@ class Explorer:
         self.specs: list[dict] = []
         self.timings: dict[str, float] = {}
         self._touched: set[str] = set()
+        self._last: str | None = None           # the control the reader moved last (it wins a conflict)
+        self._picked_member: str | None = None  # the reader's fault.member, whatever the group size
+        self.notes: list[str] = []              # how the reader's settings were made valid (the caption)
         self._syncing = self._now = False
         self._pending = None
         self.controls = {name: self._control(name, (ranges or {}).get(name)) for name in controls}
         for name, control in self.controls.items():
             control.observe(lambda change, name=name: self._changed(name), names="value")
         self.error = widgets.HTML()
+        self.caption = widgets.HTML()
         self.summary = widgets.HTML()
         self.output = widgets.Output(layout=widgets.Layout(flex="1 1 auto"))
         grid = widgets.GridBox(list(self.controls.values()),
                                layout=widgets.Layout(grid_template_columns="repeat(2, minmax(320px, 1fr))"))
         side = widgets.VBox([widgets.HTML("<b>Key numbers</b>"), self.summary],
                             layout=widgets.Layout(min_width="300px"))
-        self.widget = widgets.VBox([grid, self.error,
+        self._update_applicability()
+        self._fit_member_options()
+        self.widget = widgets.VBox([grid, self.error, self.caption,
                                     widgets.HBox([self.output, side], layout=widgets.Layout(flex_flow="row wrap"))])
         self.refresh()
+        self.first_picture = self.static_html()
 
     # -- what a subclass for another model replaces (see NetworkExplorer) ----------------------
     knobs = KNOBS
@@ -101,11 +125,25 @@ class Explorer:
 
     def _simulate(self, values: dict):
         """(scenario, run) for the reader's settings."""
-        scenario = scenario_with(self.base, values)
+        scenario, self.notes[len(self.notes):] = retarget_faults(scenario_with(self.base, values))
         return scenario, simulate(scenario)
 
     def _summary_html(self, run) -> str:
         return summary_html(run.summary, self.summary_keys)
+
+    def _fit(self, values: dict) -> tuple[dict, list[str]]:
+        """The settings made valid together (kafkasim.viz.settings.fit), with a note per change."""
+        if self.knobs is not KNOBS:  # another model's explorer: its own checks
+            return values, []
+        return fit(self.base, values, self._last)
+
+    def _unavailable(self, name: str) -> str | None:
+        """Why a control does not apply now ("classic only", "2.4+"), None if it does."""
+        if self.knobs is not KNOBS:
+            return None
+        if name in CLASSIC_KNOBS and self._group_protocol() == "consumer":
+            return "classic only"
+        return unavailable(name, self._version())
 
     # -- controls ---------------------------------------------------------------------------
     def _control(self, name: str, override=None) -> widgets.Widget:
@@ -115,12 +153,18 @@ class Explorer:
                       layout=widgets.Layout(width="auto"))
         if knob.kind == "int":
             low, high, step = override or (knob.low, knob.high, knob.step)
-            high = self.base.duration_ms if name == "fault.at.ms" and override is None else high
+            if name == "fault.at.ms" and override is None:  # a twelfth of the run, in whole 5 s
+                high, step = self.base.duration_ms, max(1000, round(self.base.duration_ms / 12 / 5000) * 5000)
             shown = value if value is not None else low
             return widgets.IntSlider(value=shown, min=min(low, shown), max=max(high, shown), step=step,
                                      continuous_update=False, disabled=value is None, **common)
         if knob.kind == "steps":
-            options = sorted(set(override or knob.options) | ({value} if value is not None else set()))
+            stops = knob.options
+            if isinstance(override, tuple) and len(override) == 3:  # (low, high, step): the stops in that range
+                stops = tuple(v for v in knob.options if override[0] <= v <= override[1])
+            elif override:
+                stops = tuple(override)
+            options = sorted(set(stops) | ({value} if value is not None else set()))
             return widgets.SelectionSlider(options=options, value=value if value is not None else options[0],
                                            continuous_update=False, disabled=value is None, **common)
         if knob.kind == "bool":
@@ -128,7 +172,7 @@ class Explorer:
         options = list(override or knob.options or [f"c-{i}" for i in range(1, self.base.members + 1)])
         if value not in options and value is not None:
             options.append(value)
-        shown = options[0] if value is None else value  # None: not applicable, shown disabled
+        shown = value  # None: not applicable, shown disabled with nothing chosen
         if knob.kind == "toggle":
             return widgets.ToggleButtons(options=options, value=shown, disabled=value is None, **common)
         return widgets.Dropdown(options=options, value=shown, disabled=value is None, **common)
@@ -139,12 +183,11 @@ class Explorer:
         self._syncing = True
         try:
             control.disabled = value is None
-            if value is None:
+            if value is None:  # not applicable: a choice shows none (a slider cannot)
+                if isinstance(control, (widgets.ToggleButtons, widgets.Dropdown)):
+                    control.value = None
                 return
-            if isinstance(control, widgets.SelectionSlider) and value not in control.options:
-                control.options = sorted({*control.options, value})
-            if isinstance(control, widgets.IntSlider):
-                control.max, control.min = max(control.max, value), min(control.min, value)
+            _offer(control, value)
             control.value = value
         finally:
             self._syncing = False
@@ -153,13 +196,20 @@ class Explorer:
         if self._syncing:
             return
         self._touched.add(name)
+        self._last = name
         value = self.controls[name].value
         if name == "kafka.version":
             for other in VERSIONED:
-                if other in self.controls and other not in self._touched and self._applies(other):
+                if other in self.controls and other not in self._touched and self._unavailable(other) is None:
                     self._set_quietly(other, version_default(other, self.base, value))
+            self._update_applicability()
         elif name == GROUP_PROTOCOL:
             self._protocol_changed(value)
+            self._update_applicability()
+        elif name == "members":
+            self._fit_member_options()
+        elif name == "fault.member":
+            self._picked_member = value
         elif name == STRATEGY and "rebalance.protocol" in self.controls:
             self._set_quietly("rebalance.protocol", protocol_of([value], "3.7"))
             self._touched.discard("rebalance.protocol")  # the assignor now says which protocol
@@ -176,9 +226,38 @@ class Explorer:
         control = self.controls.get(GROUP_PROTOCOL)
         return control.value if control is not None else current(GROUP_PROTOCOL, self.base)
 
-    def _applies(self, name: str) -> bool:
-        """False for the classic protocol's controls under group.protocol=consumer."""
-        return name not in CLASSIC_KNOBS or self._group_protocol() != "consumer"
+    def _version(self) -> str:
+        control = self.controls.get("kafka.version")
+        return control.value if control is not None else self.base.kafka_version
+
+    def _update_applicability(self) -> None:
+        """Controls that do not apply (a classic-only config under the consumer protocol, a feature
+        the chosen Kafka version lacks) are disabled and say why in their label; the others are not."""
+        for name, control in self.controls.items():
+            reason = self._unavailable(name)
+            label = self.knobs[name].label
+            control.description = f"{label} ({reason})" if reason else label
+            if reason is not None:
+                control.disabled = True
+            elif name in self._touched:
+                control.disabled = False
+
+    def _fit_member_options(self) -> None:
+        """fault.member offers the group's members; a pick beyond the group shows its last member
+        (the run moves the fault there and the caption says so)."""
+        control = self.controls.get("fault.member")
+        if control is None or self.knobs is not KNOBS:
+            return
+        members = self.controls["members"].value if "members" in self.controls else self.base.members
+        names = [f"c-{i}" for i in range(1, members + 1)]
+        picked = self._picked_member or control.value
+        shown = picked if picked in names else names[-1]
+        self._syncing = True
+        try:
+            control.options = names
+            control.value = shown
+        finally:
+            self._syncing = False
 
     def _protocol_changed(self, protocol: str) -> None:
         """consumer: the classic-only controls go blank (their configs are cleared); classic: back
@@ -195,6 +274,7 @@ class Explorer:
         changes are debounced; code that reads `run` right after wants the new one)."""
         self._now = True
         try:
+            _offer(self.controls[name], value)
             self.controls[name].value = value
         finally:
             self._now = False
@@ -213,15 +293,29 @@ class Explorer:
         self._pending = loop.call_later(self.debounce_ms / 1000, self.refresh)
 
     def values(self) -> dict:
-        """The settings the reader changed (what is applied to the base scenario)."""
-        return {name: self.controls[name].value for name in self.controls if name in self._touched}
+        """The settings the reader changed that apply now (what is applied to the base scenario)."""
+        out = {name: self.controls[name].value for name in self.controls
+               if name in self._touched and not self.controls[name].disabled}
+        if "fault.member" in out and self._picked_member is not None:
+            out["fault.member"] = self._picked_member
+        return out
+
+    def _show_fitted(self, fitted: dict) -> None:
+        """Controls follow the values the run uses (a median raised with its p99, ...)."""
+        for name, value in fitted.items():
+            control = self.controls.get(name)
+            if control is not None and not control.disabled and control.value != value and name != "fault.member":
+                self._set_quietly(name, value)
+                self._touched.add(name)
 
     def refresh(self) -> None:
         """Simulate the current settings and redraw (errors are shown, not raised)."""
         self._pending = None
         start = time.perf_counter()
         try:
-            scenario, run = self._simulate(self.values())
+            values, self.notes = self._fit(self.values())
+            self._show_fitted(values)
+            scenario, run = self._simulate(values)
         except (ConfigError, KafkaException) as error:
             return self._show_error(str(error))
         simulated = time.perf_counter()
@@ -237,6 +331,7 @@ class Explorer:
         # Kept for benchmarks/widget_redraw.py, not shown: saved widget state must not depend on the wall clock.
         self.timings = {"simulate_ms": 1000 * (simulated - start), "charts_ms": 1000 * (drawn - simulated)}
         self.error.value = _fatal_errors(run)
+        self.caption.value = "".join(f"<div style='{NOTE_STYLE}'>{html.escape(note)}</div>" for note in self.notes)
         self.summary.value = self._summary_html(run)
 
     def _spec(self, fn, run) -> dict:
@@ -248,6 +343,7 @@ class Explorer:
     def _show_error(self, message: str) -> None:
         self.run, self.specs = None, []
         self.error.value = f"<div style='{ERROR_STYLE}'>{html.escape(message)}</div>"
+        self.caption.value = ""
         self.output.outputs = ()
         self.summary.value = ""
 
@@ -259,8 +355,35 @@ class Explorer:
 
         return grid_explorer(self.base, grid, charts=charts, window=self.window, **kwargs)
 
+    def static_html(self) -> str:
+        """The explorer as a picture, for where no kernel runs it (the book's pages): the charts of
+        its current run as Altair HTML (drawn offline by the page's vendored vega), its notes and key
+        numbers, and a "Run it live" link. Its controls would look alive there and do nothing."""
+        charts = "".join(html_renderer(spec)["text/html"] for spec in self.specs)
+        return (f"<div class='kafkasim-explorer-static' {STATIC_MARK}>"
+                "<p><b>Live explorer.</b> Its controls need a running Python kernel: here is its first run, "
+                f"with the chapter's settings. <a class='kafkasim-run-live' href='{RUN_LIVE_HREF}'>Run it live</a> "
+                "to move them (the chapter opens in JupyterLab).</p>"
+                f"{self.error.value}{self.caption.value}"
+                "<div style='display:flex;flex-flow:row wrap;gap:12px'>"
+                f"<div>{charts}</div><div style='min-width:300px'><b>Key numbers</b>{self.summary.value}</div>"
+                "</div></div>")
+
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget, and its first picture as HTML for front ends without a kernel (the book shows
+        that one instead of inert widgets)."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/html"] = self.first_picture
+        return bundle
+
+
+def _offer(control, value) -> None:
+    """A value set from code that is not one of a slider's stops becomes one (or widens its range)."""
+    if isinstance(control, widgets.SelectionSlider) and value not in control.options:
+        control.options = sorted({*control.options, value})
+    elif isinstance(control, widgets.IntSlider):
+        control.max, control.min = max(control.max, value), min(control.min, value)
 
 
 def display_data(spec: dict) -> dict:
@@ -301,7 +424,27 @@ class NetworkExplorer(Explorer):
                                 "queued.max.requests", "producers", "max.request.size", "requests.per.s",
                                 "shuffle.on.low.memory")
         charts = [nv.CHARTS.get(c, c) if isinstance(c, str) else c for c in charts]
+        kwargs["ranges"] = {"producers": (10, 200, 10), **(kwargs.get("ranges") or {})}  # 20 stops, not 200
         super().__init__(base if base is not None else NetworkScenario(), controls, charts, **kwargs)
+
+    def _fit(self, values: dict) -> tuple[dict, list[str]]:
+        """A producer's max.request.size above socket.request.max.bytes (the broker would close the
+        connection) raises the latter to the next of its stops, and a bounded queued.max.request.bytes
+        below that (the broker refuses to start) rises to it, each with a note."""
+        out, notes = dict(values), []
+        size = out.get("max.request.size")
+        limit = out.get("socket.request.max.bytes", nv.network_current("socket.request.max.bytes", self.base))
+        if size is not None and limit is not None and size > limit:
+            stops = [v for v in nv.NETWORK_KNOBS["socket.request.max.bytes"].options if v >= size]
+            limit = out["socket.request.max.bytes"] = stops[0] if stops else size
+            notes.append(f"socket.request.max.bytes goes to {limit:,} bytes: the broker closes the connection of a "
+                         f"request larger than it, and max.request.size is {size:,}.")
+        pool = out.get("queued.max.request.bytes", nv.network_current("queued.max.request.bytes", self.base))
+        if limit is not None and pool is not None and 0 < pool < limit:
+            out["queued.max.request.bytes"] = limit
+            notes.append(f"queued.max.request.bytes goes to {limit:,} bytes: the broker refuses to start with a "
+                         "memory pool smaller than socket.request.max.bytes.")
+        return out, notes
 
     def _check_names(self, names) -> None:
         nv.check_network_names(names)
