@@ -216,3 +216,53 @@ def test_bad_scenarios_get_clear_errors(kwargs, fragment):
 def test_fault_on_unknown_member_is_a_clear_error():
     with pytest.raises(ConfigError, match="members are c-1, c-2, c-3"):
         simulate(small(faults=[faults.Crash("c-9", at_ms=10)]))
+
+
+# -- broker configs reach the coordinator --------------------------------------------------------
+def _targets_and_joins(broker: dict) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """(time, group epoch) of each target computation, the joining heartbeats' times, and the times
+    of every heartbeat the coordinator answered, in a 4.3 consumer group of three members."""
+    run = simulate(Scenario(kafka_version="4.3", members=3, topics={"orders": 6}, duration_ms=30_000, seed=1,
+                            consumer={"group.protocol": "consumer"}, broker=broker))
+    rows = [r for r in run.rows if r[1] == "coordinator"]
+    beats = [r for r in rows if r[4] == "ConsumerGroupHeartbeat"]
+    joins = [r[0] for r in beats if r[10] == 0]  # (time, source, group, member, kind, ..., value: the epoch sent)
+    epoch, targets = None, []
+    for r in rows:  # the group epoch a computation is for: the last one bumped
+        if r[4] == "GroupEpochBumped":
+            epoch = r[10]
+        elif r[4] == "TargetAssignmentComputed":
+            targets.append((r[0], epoch))
+    return targets, joins, sorted({r[0] for r in beats})
+
+
+@pytest.mark.parametrize("interval", [None, 0, 8000, 20_000])
+def test_scenario_passes_the_assignment_interval_to_the_coordinator(interval):
+    """KIP-1263 (4.3): the first join computes the target at once (epoch 2: a new group starts at
+    epoch 1, KAFKA-20268); later joins only bump the epoch; the postponed target is computed by the
+    first heartbeat of any member once `group.consumer.assignment.interval.ms` has passed since the
+    last computation (no timer). Interval 0 computes on every bump. 20000 is above the default
+    maximum (15000): accepted only with `group.consumer.max.assignment.interval.ms` raised, which
+    must therefore reach the coordinator too."""
+    broker = {} if interval is None else {"group.consumer.assignment.interval.ms": interval}
+    if interval == 20_000:
+        broker["group.consumer.max.assignment.interval.ms"] = 30_000
+    targets, joins, beats = _targets_and_joins(broker)
+    assert len(joins) == 3 and joins == sorted(joins) and joins[-1] - joins[0] < 1000  # start_spread_ms
+    if interval == 0:
+        assert targets == [(joins[0], 2), (joins[1], 3), (joins[2], 4)]
+    else:
+        wait = 1000 if interval is None else interval  # 4.3's default, or the broker's value
+        due = next(t for t in beats if t >= joins[0] + wait)
+        assert targets == [(joins[0], 2), (due, 4)]
+        # every member heartbeats every 5000 ms from its join: the computation falls on one of those
+        assert (due - joins[0]) % 5000 == 0 and due - joins[0] == -(-wait // 5000) * 5000
+
+
+def test_assignment_interval_bounds_are_checked_for_a_scenario():
+    with pytest.raises(ConfigError, match="group.consumer.assignment.interval.ms"):
+        Scenario(kafka_version="4.3", consumer={"group.protocol": "consumer"},
+                 broker={"group.consumer.assignment.interval.ms": 20_000})
+    with pytest.raises(ConfigError, match="does not exist in Kafka 4.2"):
+        Scenario(kafka_version="4.2", consumer={"group.protocol": "consumer"},
+                 broker={"group.consumer.assignment.interval.ms": 1000})

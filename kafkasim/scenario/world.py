@@ -31,6 +31,9 @@ _BROKER_ARGS = {
     "group.consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
     "group.consumer.max.size": "group_consumer_max_size",
     "group.consumer.assignors": "group_consumer_assignors",
+    "group.consumer.assignment.interval.ms": "group_consumer_assignment_interval_ms",
+    "group.consumer.min.assignment.interval.ms": "group_consumer_min_assignment_interval_ms",
+    "group.consumer.max.assignment.interval.ms": "group_consumer_max_assignment_interval_ms",
     "group.consumer.migration.policy": "group_consumer_migration_policy",
 }
 
