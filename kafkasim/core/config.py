@@ -794,6 +794,52 @@ _BROKER = [
           "consumer group (KAFKA-20640)", choices=("bidirectional", "upgrade", "downgrade", "disabled"),
           case_insensitive=True, added_by="KIP-848, KAFKA-16294"),
 ]
+_SHARE_HISTORY = ("added in 4.0 (KIP-932 early access: share groups off unless group.share.enable=true or share is "
+                  "listed in group.coordinator.rebalance.protocols; 4.1 preview: feature share.version=1; on by "
+                  "default from 4.2)")
+_GCC, _SGC = "GroupCoordinatorConfig", "ShareGroupConfig"
+
+
+def _share_spec(name: str, defaults, doc: str, where: str, **kw) -> ConfigSpec:
+    return _spec(name, "int", defaults, doc, f"{_SHARE_HISTORY}; defined in {where}", added_by="KIP-932", **kw)
+
+
+# KIP-932 share groups: GroupCoordinatorConfig (membership) and ShareGroupConfig (share partitions) at
+# 4.0.0 / 4.1.1 / 4.2.0; ranges as their ConfigDef validators.
+_BROKER += [
+    _share_spec("group.share.session.timeout.ms", [("4.0", 45000)],
+                "Share-group member session timeout: a member silent this long is fenced.", _GCC, low=1),
+    _share_spec("group.share.min.session.timeout.ms", [("4.0", 45000)],
+                "Lowest group.share.session.timeout.ms, for the broker and a group's share.session.timeout.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.max.session.timeout.ms", [("4.0", 60000)],
+                "Highest group.share.session.timeout.ms, for the broker and a group's share.session.timeout.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.heartbeat.interval.ms", [("4.0", 5000)],
+                "Interval the coordinator tells share consumers to heartbeat at.", _GCC, low=1),
+    _share_spec("group.share.min.heartbeat.interval.ms", [("4.0", 5000)],
+                "Lowest group.share.heartbeat.interval.ms, for the broker and a group's share.heartbeat.interval.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.max.heartbeat.interval.ms", [("4.0", 15000)],
+                "Highest group.share.heartbeat.interval.ms, for the broker and a group's "
+                "share.heartbeat.interval.ms.", _GCC, low=1),
+    _share_spec("group.share.max.size", [("4.0", 200)],
+                "Most members a share group may have (GROUP_MAX_SIZE_REACHED beyond).", _GCC, low=1, high=1000),
+    _share_spec("group.share.record.lock.duration.ms", [("4.0", 30000)],
+                "Acquisition lock duration: an acquired record not acknowledged this long is released.",
+                _SGC, low=1000, high=3600000),
+    _share_spec("group.share.min.record.lock.duration.ms", [("4.0", 15000)],
+                "Lowest group.share.record.lock.duration.ms, and of a group's share.record.lock.duration.ms.",
+                _SGC, low=1000, high=30000),
+    _share_spec("group.share.max.record.lock.duration.ms", [("4.0", 60000)],
+                "Highest group.share.record.lock.duration.ms, and of a group's share.record.lock.duration.ms.",
+                _SGC, low=30000, high=3600000),
+    _share_spec("group.share.delivery.count.limit", [("4.0", 5)],
+                "Deliveries of a record before it is archived (the poison-message limit).", _SGC, low=2, high=10),
+    _share_spec("group.share.partition.max.record.locks", [("4.0", 200), ("4.1", 2000)],
+                "Most in-flight (acquired or available-again) records per share partition.",
+                _SGC, low=100, high=10000),
+]
 BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
 
 
@@ -807,6 +853,26 @@ def _check_broker(cfg: dict, vt: tuple, overrides: Mapping) -> None:
     if vt < _v("3.9"):
         _check_group_coordinator(cfg, vt)
     _check_assignor_map(cfg, vt)  # when the coordinator starts, after the broker's config
+    _check_share_groups(cfg, vt)
+
+
+def _check_share_groups(cfg: dict, vt: tuple) -> None:
+    """The share-group startup checks (4.0+): `GroupCoordinatorConfig`'s `require`s on the
+    heartbeat interval and session timeout, then `ShareGroupConfig.validate` on the lock duration."""
+    if cfg["group.share.session.timeout.ms"] is None:
+        return
+    ge, le = "greater than or equal to", "less than or equal to"
+    hb, session, lock = ("group.share.heartbeat.interval.ms", "group.share.session.timeout.ms",
+                         "group.share.record.lock.duration.ms")
+    min_hb, max_hb = "group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"
+    min_s, max_s = "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"
+    min_l, max_l = "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"
+    rules = [(max_hb, ge, min_hb), (hb, ge, min_hb), (hb, le, max_hb), (max_s, ge, min_s), (session, ge, min_s),
+             (session, le, max_s), (hb, "less than", session), (lock, ge, min_l), (max_l, ge, lock)]
+    compare = {ge: lambda a, b: a >= b, le: lambda a, b: a <= b, "less than": lambda a, b: a < b}
+    for a, relation, b in rules:
+        if not compare[relation](cfg[a], cfg[b]):
+            raise ConfigError(f"{a} must be {relation} {b} ({a}={cfg[a]}, {b}={cfg[b]})")
 
 
 def _check_request_limits(cfg: dict, vt: tuple) -> None:
