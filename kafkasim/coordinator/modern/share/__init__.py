@@ -34,9 +34,14 @@ May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
 from kafkasim.coordinator.assignor.simple import share_version
 from kafkasim.coordinator.modern.share.partition import (
     ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules)
+from kafkasim.coordinator.modern.share.group import ShareGroup, ShareGroupMember
+from kafkasim.coordinator.modern.share.manager import SHARE_BROKER_CONFIGS, ShareGroupManager, share_broker_config
+from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
+from kafkasim.coordinator.modern.share.rules import ShareRules
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
 
-__all__ = ["SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
+__all__ = ["ShareGroupManager", "ShareGroupHeartbeatResponse", "ShareGroup", "ShareGroupMember", "ShareRules",
+           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
            "InFlightState", "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "EMPTY_MEMBER_ID",
            "RECORD_STATE_IDS", "ACKNOWLEDGE_TYPES", "ACK_TYPE_TO_RECORD_STATE"]
