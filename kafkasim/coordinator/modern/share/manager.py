@@ -252,7 +252,9 @@ class ShareGroupManager:
                 raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Share group {group_id} not found.")
             # 4.0: IllegalStateException, which the coordinator answers as UNKNOWN_SERVER_ERROR with no
             # message (CoordinatorOperationExceptionHelper.handleOperationException).
-            raise ApiError(Errors.UNKNOWN_SERVER_ERROR, None)
+            error = ApiError(Errors.UNKNOWN_SERVER_ERROR)
+            error.message = None
+            raise error
         return ShareGroup(group_id, self.rules.initial_group_epoch)
 
     def _check_size(self, group: ShareGroup, member_id: str) -> None:
