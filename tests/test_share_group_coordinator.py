@@ -463,3 +463,24 @@ def test_init_delay_completes_initialization():
     assert hb(coord, epoch=1).member_epoch == 1
     coord.sim.advance(1)
     assert hb(coord, epoch=1).assignment == {"foo": [0, 1]}
+
+
+def test_where_the_broker_serves_share_groups():
+    """`KafkaApis.isShareGroupProtocolEnabled` at v8.0.0 (new coordinator and
+    `ShareGroupConfig.isShareGroupEnabled`: group.share.enable or share among the protocols),
+    v8.1.0/v8.2.0 (group.share.enable or share.version >= 1) and v8.3.0 (share.version only)."""
+    from kafkasim.core.config import share_groups_refusal
+    assert "Kafka 4.0 or later" in share_groups_refusal("3.9")
+    assert "group.share.enable=true" in share_groups_refusal("4.0")
+    assert share_groups_refusal("4.0", {"group.share.enable": True}) is None
+    assert share_groups_refusal("4.0", {"group.coordinator.rebalance.protocols": ["classic", "consumer", "share"]}) \
+        is None
+    assert "share.version=1" in share_groups_refusal("4.1")
+    assert share_groups_refusal("4.1", share_version=1) is None
+    assert share_groups_refusal("4.1", {"group.share.enable": True}) is None
+    assert share_groups_refusal("4.2") is None
+    assert "share.version=1" in share_groups_refusal("4.2", share_version=0)
+    assert share_groups_refusal("4.2", {"group.share.enable": True}, share_version=0) is None
+    assert share_groups_refusal("4.3") is None
+    with pytest.raises(ConfigError, match="does not exist in Kafka 4.3"):
+        share_groups_refusal("4.3", {"group.share.enable": True})

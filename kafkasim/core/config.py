@@ -806,7 +806,21 @@ def _share_spec(name: str, defaults, doc: str, where: str, **kw) -> ConfigSpec:
 
 # KIP-932 share groups: GroupCoordinatorConfig (membership) and ShareGroupConfig (share partitions) at
 # 4.0.0 / 4.1.1 / 4.2.0; ranges as their ConfigDef validators.
+def _check_share_enable(spec, value, vt):
+    if vt >= _v("4.3"):
+        raise ConfigError("Broker config 'group.share.enable' does not exist in Kafka 4.3 or later: share groups "
+                          "are switched on by the share.version feature only (KafkaApis.isShareGroupProtocolEnabled)")
+    return value
+
+
 _BROKER += [
+    _spec("group.share.enable", "boolean", [("4.0", False)],
+          "Internal switch that turns share groups (KIP-932) on; without it the broker answers every share RPC "
+          "UNSUPPORTED_VERSION (35).",
+          "added in 4.0 as an internal config (ShareGroupConfig); in 4.0 listing share in "
+          "group.coordinator.rebalance.protocols also turns share groups on; in 4.1 and 4.2 the feature "
+          "share.version=1 does too (on by default in a new 4.2 cluster); removed in 4.3, where only "
+          "share.version decides", check=_check_share_enable, added_by="KIP-932"),
     _share_spec("group.share.session.timeout.ms", [("4.0", 45000)],
                 "Share-group member session timeout: a member silent this long is fenced.", _GCC, low=1),
     _share_spec("group.share.min.session.timeout.ms", [("4.0", 45000)],
@@ -1045,6 +1059,35 @@ def broker_config(kafka_version: str, overrides: Mapping[str, Any] | None = None
     """
     line = normalize_version(kafka_version)
     return _resolve("broker", BROKER_CONFIGS, kafka_version, line, overrides, _check_broker)
+
+
+def share_groups_refusal(kafka_version, overrides: Mapping[str, Any] | None = None,
+                         share_version: int | None = None) -> str | None:
+    """Why a broker of `kafka_version` with these broker configs would answer share RPCs
+    UNSUPPORTED_VERSION (35), naming what to set; None when it serves them.
+
+    `KafkaApis.isShareGroupProtocolEnabled`: 4.0, `group.share.enable=true` or share in
+    `group.coordinator.rebalance.protocols` (early access); 4.1 and 4.2, `group.share.enable=true`
+    or the feature `share.version` >= 1 (4.1: preview, finalized by hand; 4.2: 1 by default in a
+    new cluster); 4.3+, `share.version` >= 1 only. `share_version` None: the version's default
+    (0 before 4.2, 1 from 4.2)."""
+    vt = _v(kafka_version)
+    if vt < _v("4.0"):
+        return f"Kafka {normalize_version(kafka_version)} has no share groups (KIP-932): they need Kafka 4.0 or later"
+    cfg = broker_config(kafka_version, overrides)
+    feature = (1 if vt >= _v("4.2") else 0) if share_version is None else share_version
+    if vt < _v("4.1"):
+        protocols = {p.lower() for p in cfg["group.coordinator.rebalance.protocols"]}
+        if cfg["group.share.enable"] or "share" in protocols:
+            return None
+        return ("share groups are early access in Kafka 4.0 and off by default: set group.share.enable=true or add "
+                "share to group.coordinator.rebalance.protocols")
+    if feature >= 1 or (vt < _v("4.3") and cfg["group.share.enable"]):
+        return None
+    if vt < _v("4.2"):
+        return ("share groups are a preview in Kafka 4.1 and off by default: finalize the feature share.version=1 "
+                "(kafka-features.sh upgrade --feature share.version=1) or set group.share.enable=true")
+    return "share groups need the feature share.version=1 (kafka-features.sh upgrade --feature share.version=1)"
 
 
 def broker_config_warnings(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> list[str]:

@@ -32,6 +32,13 @@ _BROKER_ARGS = {
     "group.consumer.max.size": "group_consumer_max_size",
     "group.consumer.assignors": "group_consumer_assignors",
     "group.consumer.migration.policy": "group_consumer_migration_policy",
+    **{name: name.replace(".", "_") for name in (
+        "group.share.session.timeout.ms", "group.share.heartbeat.interval.ms", "group.share.max.size",
+        "group.share.record.lock.duration.ms", "group.share.delivery.count.limit",
+        "group.share.partition.max.record.locks", "group.share.min.session.timeout.ms",
+        "group.share.max.session.timeout.ms", "group.share.min.heartbeat.interval.ms",
+        "group.share.max.heartbeat.interval.ms", "group.share.min.record.lock.duration.ms",
+        "group.share.max.record.lock.duration.ms")},
 }
 
 
