@@ -484,3 +484,20 @@ def test_where_the_broker_serves_share_groups():
     assert share_groups_refusal("4.3") is None
     with pytest.raises(ConfigError, match="does not exist in Kafka 4.3"):
         share_groups_refusal("4.3", {"group.share.enable": True})
+
+
+def test_classic_requests_on_a_share_group_42():
+    """GMMT.testClassicGroupJoinOnShareGroup (INCONSISTENT_GROUP_PROTOCOL), testClassicGroupSyncOnShareGroup
+    and testClassicGroupLeaveOnShareGroup (UNKNOWN_MEMBER_ID), v8.2.0; a classic Heartbeat gets
+    UNKNOWN_MEMBER_ID too (`classicGroupHeartbeat`). The share group is left as it was."""
+    coord = coordinator("4.2", {"foo": 1})
+    coord.load_share_group("group-foo", group_epoch=1, members={
+        M1: {"member_epoch": 1, "previous_member_epoch": 0, "subscribed_topic_names": ["foo"]}})
+    join = coord.join_group("group-foo", member_id="", require_known_member_id=False)
+    assert (join.done, join.error, join.error.code) == (True, Errors.INCONSISTENT_GROUP_PROTOCOL, 23)
+    sync = coord.sync_group("group-foo", M1, 1)
+    assert (sync.done, sync.error) == (True, Errors.UNKNOWN_MEMBER_ID)
+    assert coord.heartbeat("group-foo", M1, 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.leave_group("group-foo", [M1]).error is Errors.UNKNOWN_MEMBER_ID
+    assert (coord.group_type("group-foo"), coord.member_ids("group-foo"), coord.group_epoch("group-foo")) == \
+        ("share", [M1], 1)

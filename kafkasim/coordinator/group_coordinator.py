@@ -194,6 +194,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
                    callback: Callable | None = None) -> JoinGroupResponse:
         """JoinGroup (`classicGroupJoin`): a non-empty consumer group answers it at once for a
         classic member; an empty one first becomes a classic group; else the classic protocol."""
+        if self.share_groups.has_group(group_id):  # GMMT.testClassicGroupJoinOnShareGroup
+            return self._to_share_group(group_id, member_id or client_id, "JoinGroup",
+                                        JoinGroupResponse(member_id, callback), Errors.INCONSISTENT_GROUP_PROTOCOL)
         group = self.consumer_groups.groups.get(group_id)
         if group is not None and not group.members:
             self.migration.join_empty_consumer_group(group_id)
@@ -213,6 +216,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
     def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
                    group_instance_id: str | None = None, protocol_type: str | None = None,
                    protocol_name: str | None = None, callback: Callable | None = None) -> SyncGroupResponse:
+        if self.share_groups.has_group(group_id):
+            return self._to_share_group(group_id, member_id, "SyncGroup", SyncGroupResponse(callback))
         if not self.consumer_groups.has_group(group_id):
             return super().sync_group(group_id, member_id, generation_id, assignments, group_instance_id,
                                       protocol_type, protocol_name, callback)
@@ -224,6 +229,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
                   callback: Callable | None = None) -> HeartbeatResponse:
+        if self.share_groups.has_group(group_id):
+            return self._to_share_group(group_id, member_id, "Heartbeat", HeartbeatResponse(callback))
         if not self.consumer_groups.has_group(group_id):
             return super().heartbeat(group_id, member_id, generation_id, group_instance_id, callback)
         error = self.consumer_groups.classic_heartbeat(group_id, member_id, generation_id, group_instance_id)
@@ -235,6 +242,10 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def leave_group(self, group_id: str, members: Iterable, reason: str | None = None,
                     callback: Callable | None = None) -> LeaveGroupResponse:
+        if self.share_groups.has_group(group_id):
+            resp = LeaveGroupResponse(callback)
+            resp.member_errors = {}
+            return self._to_share_group(group_id, None, "LeaveGroup", resp)
         if not self.consumer_groups.has_group(group_id):
             return super().leave_group(group_id, members, reason, callback)
         items = [(m, None) if isinstance(m, str) else (m[0], m[1]) for m in members]
@@ -244,6 +255,15 @@ class GroupCoordinator(ClassicGroupCoordinator):
         resp = LeaveGroupResponse(callback)
         resp.member_errors = answer.member_errors
         resp._complete(Errors.NONE)
+        return resp
+
+    def _to_share_group(self, group_id: str, member: str | None, kind: str, resp,
+                        error: Errors = Errors.UNKNOWN_MEMBER_ID):
+        """A classic request to a share group's id (GMMT.test*OnShareGroup, 4.0-4.2): JoinGroup gets
+        INCONSISTENT_GROUP_PROTOCOL, SyncGroup, Heartbeat and LeaveGroup UNKNOWN_MEMBER_ID; nothing changes."""
+        self._rows.append((self.sim.now, "coordinator", group_id, member or None, kind, None, None, None,
+                           error._name_, None, None, self.group_state(group_id)))
+        resp._complete(error)
         return resp
 
     def _classic_answer(self, group_id: str, kind: str, resp, answer: ClassicAnswer, requester: str):
@@ -278,6 +298,10 @@ class GroupCoordinator(ClassicGroupCoordinator):
         22, for a classic member) on every partition, as `commitOffset`'s error response. Offsets
         are kept per group id (`store_offsets`), as Kafka's `OffsetMetadataManager` keeps them for
         either kind of group."""
+        if self.share_groups.has_group(group_id):  # ShareGroup.validateOffsetCommit
+            resp = OffsetCommitResponse(callback)
+            resp.partition_errors = dict.fromkeys(offsets, Errors.GROUP_ID_NOT_FOUND)
+            return self._to_share_group(group_id, member_id, "OffsetCommit", resp, Errors.GROUP_ID_NOT_FOUND)
         if not self.consumer_groups.has_group(group_id):
             return super().commit_offsets(group_id, member_id, generation_id, offsets, group_instance_id, callback)
         self.stats["requests"] += 1

@@ -288,11 +288,11 @@ class ConsumerGroupManager(ClassicMembers):
                    rebalance_timeout_ms: int, names: frozenset | None, regex: str | None, assignor: str | None,
                    owned: dict | None) -> ConsumerGroupHeartbeatResponse:
         group = self.groups.get(group_id)
+        if group is None and group_id in self.share_group_ids:  # `getOrMaybeCreateConsumerGroup`
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if group is None and epoch == 0 and self.upgrade is not None:
             self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
             group = self.groups.get(group_id)
-        if group is None and group_id in self.share_group_ids:  # `getOrMaybeCreateConsumerGroup`
-            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         created = group is None
         if created:
             if epoch != 0:
