@@ -501,3 +501,18 @@ def test_classic_requests_on_a_share_group_42():
     assert coord.leave_group("group-foo", [M1]).error is Errors.UNKNOWN_MEMBER_ID
     assert (coord.group_type("group-foo"), coord.member_ids("group-foo"), coord.group_epoch("group-foo")) == \
         ("share", [M1], 1)
+
+
+def test_groups_start_at_epoch_one_from_43():
+    """KAFKA-20268 (v8.3.0, `ModernGroup`'s constructor sets the group epoch to 1): a new share
+    group's first heartbeat answers epoch 2, and the heartbeat after initialization 3. The second
+    target is computed 1000 ms later, past 4.3's default group.share.assignment.interval.ms, which
+    kafkasim does not model."""
+    for version in ("4.3", "4.4"):
+        coord = coordinator(version, {"foo": 2})
+        r = hb(coord, epoch=0, topics=["foo"])
+        assert (r.member_epoch, r.assignment) == (2, {})
+        coord.sim.advance(1000)
+        coord.complete_share_init("fooup")
+        r = hb(coord, epoch=2)
+        assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1]})
