@@ -516,3 +516,56 @@ def test_groups_start_at_epoch_one_from_43():
         coord.complete_share_init("fooup")
         r = hb(coord, epoch=2)
         assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1]})
+
+
+def _messages(coord) -> list[str]:
+    return [line.split("] ", 2)[-1].rsplit(" (org.apache", 1)[0] for line in coord.broker_log]
+
+
+def test_broker_log_lines_42_and_40():
+    """`GroupMetadataManager`'s share-group INFO lines (v8.2.0, v8.0.0): join, hash change (4.1+),
+    epoch bump (4.1+ with the metadata hash), new target (4.0 with the assignment appended), the
+    member's new assignment state, leave; the leave's hash change is logged, its bump is not."""
+    from kafkasim.coordinator.broker_log import metadata_hash
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m1", epoch=-1)
+    h = metadata_hash({"foo": 2})
+    assert _messages(coord) == [
+        "[GroupId g] Member m1 joins the share group using the share protocol.",
+        f"[GroupId g] Computed new metadata hash: {h}.",
+        f"[GroupId g] Bumped group epoch to 1 with metadata hash {h}.",
+        "[GroupId g] Computed a new target assignment for epoch 1 with "
+        "'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>' assignor in 0ms.",
+        "[GroupId g] Member m1 new assignment state: epoch=1, previousEpoch=0, state=STABLE, assignedPartitions=[].",
+        "[GroupId g] Member m1 left the share group.",
+        "[GroupId g] Computed new metadata hash: 0.",
+    ]
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    assert _messages(coord)[1:] == [
+        "[GroupId g] Bumped group epoch to 1.",
+        "[GroupId g] Computed a new target assignment for epoch 1 with "
+        "'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>' assignor in 0ms: {'m1': {'foo': [0, 1]}}.",
+        "[GroupId g] Member m1 new assignment state: epoch=1, previousEpoch=0, state=STABLE, "
+        "assignedPartitions=[foo-0, foo-1].",
+    ]
+
+
+def test_event_rows_of_a_join_and_a_leave():
+    """The rows a join and a leave write, request row first (kinds of the consumer manager's schema)."""
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m1", epoch=-1)
+    assert [(r[3], r[4], r[5], r[9], r[11]) for r in coord.sim.events.rows] == [
+        ("m1", "ShareGroupHeartbeat", 1, None, "Stable"),
+        ("m1", "MemberJoined", 0, None, "Stable"),
+        (None, "GroupEpochBumped", 1, "new_group", "Stable"),
+        (None, "TargetAssignmentComputed", 1, "simple", "Stable"),
+        ("m1", "MemberEpochBumped", 1, "STABLE", "Stable"),
+        (None, "StateChanged", 1, "Empty", "Stable"),
+        ("m1", "ShareGroupHeartbeat", 2, None, "Empty"),
+        ("m1", "MemberRemoved", 1, "leave_group", "Empty"),
+        (None, "GroupEpochBumped", 2, "member_removed", "Empty"),
+        (None, "StateChanged", 2, "Stable", "Empty"),
+    ]

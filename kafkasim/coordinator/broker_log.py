@@ -481,7 +481,8 @@ class BrokerLog:
 
     def share_target_assignment(self, group: str, epoch: int, assignment: Mapping) -> str:
         """The new-target line: the assignor is the `SimpleAssignor` object, which has no `toString`
-        (Java's `Class@hashCode`, the identity hash shown as <hash>); 4.0 logs the assignment too."""
+        (Java's `Class@hashCode`, the identity hash shown as <hash>); 4.0 logs the assignment too, here
+        as `{member: {topic: [partitions]}}` (Kafka prints its map of `MemberAssignmentImpl` with topic ids)."""
         assignor = "org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>"
         text = f"[GroupId {group}] Computed a new target assignment for epoch {epoch} with '{assignor}' assignor in 0ms"
         return text + (f": {dict(assignment)}." if self.version < (4, 1) else ".")
