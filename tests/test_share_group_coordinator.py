@@ -569,3 +569,20 @@ def test_event_rows_of_a_join_and_a_leave():
         (None, "GroupEpochBumped", 2, "member_removed", "Empty"),
         (None, "StateChanged", 2, "Stable", "Empty"),
     ]
+
+
+@pytest.mark.parametrize("version, retry_ms", [("4.1", 10000), ("4.2", 30000)])
+def test_initialization_retried_after_the_interval(version, retry_ms):
+    """`subscribedTopicsChangeMap`: an initializing entry younger than the retry interval is not
+    sent again; an older one is (4.1.1: 2 x offsets.commit.timeout.ms = 10000, hard-coded; 4.2.0:
+    max(group.share.initialize.retry.interval.ms = 30000, offsets.commit.timeout.ms))."""
+    coord = coordinator(version, {"foo": 2})
+    hb(coord, epoch=0, topics=["foo"])
+    assert coord.share_groups.stats["share_state_inits"] == 1
+    coord.sim.advance(retry_ms - 1)
+    hb(coord, epoch=1)
+    assert coord.share_groups.stats["share_state_inits"] == 1
+    coord.sim.advance(1)
+    hb(coord, epoch=1)
+    assert coord.share_groups.stats["share_state_inits"] == 2
+    assert coord.share_groups.initializing_partitions("fooup") == {"foo": [0, 1]}
