@@ -470,6 +470,35 @@ class BrokerLog:
                 write(self, ms, group, member, details)
 
 
+    # -- share groups (KIP-932): GroupMetadataManager.java, 4.0.0 / 4.1.1 / 4.2.0 -------------------
+    def share_group(self, ms: int, event: str, group: str, member: str | None, details: Mapping) -> None:
+        """`log(time_ms, event, group_id, member_id, details)` as `ShareGroupManager` calls it: the
+        INFO line `GroupMetadataManager` writes for a share group (`SHARE_GROUP_EVENTS`)."""
+        write = SHARE_GROUP_EVENTS.get(event)
+        text = None if write is None else write(self, group, member, details)
+        if text is not None:
+            self._write_new(ms, group, text)
+
+    def share_target_assignment(self, group: str, epoch: int, assignment: Mapping) -> str:
+        """The new-target line: the assignor is the `SimpleAssignor` object, which has no `toString`
+        (Java's `Class@hashCode`, the identity hash shown as <hash>); 4.0 logs the assignment too, here
+        as `{member: {topic: [partitions]}}` (Kafka prints its map of `MemberAssignmentImpl` with topic ids)."""
+        assignor = "org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>"
+        text = f"[GroupId {group}] Computed a new target assignment for epoch {epoch} with '{assignor}' assignor in 0ms"
+        return text + (f": {dict(assignment)}." if self.version < (4, 1) else ".")
+
+    def share_metadata_changed(self, group: str, metadata: Mapping[str, int]) -> str | None:
+        """4.1+: "Computed new metadata hash"; 4.0 prints its subscription metadata, Java
+        `TopicMetadata` objects with topic ids, which kafkasim does not have: no line."""
+        if self.version >= (4, 1):
+            return f"[GroupId {group}] Computed new metadata hash: {metadata_hash(metadata)}."
+        return None
+
+    def share_epoch_bumped(self, group: str, epoch: int, metadata: Mapping[str, int] | None) -> str:
+        if self.version >= (4, 1):
+            return f"[GroupId {group}] Bumped group epoch to {epoch} with metadata hash {metadata_hash(metadata)}."
+        return f"[GroupId {group}] Bumped group epoch to {epoch}."
+
 def _protocol(d: Mapping) -> str:
     return d.get("protocol") or "consumer"
 
@@ -504,4 +533,20 @@ CONSUMER_GROUP_EVENTS: dict[str, Callable[[BrokerLog, int, str, "str | None", Ma
     "classic_join_refused": lambda log, ms, g, m, d: log.classic_join_refused(ms, g, d["message"]),
     "classic_member_left": lambda log, ms, g, m, d: log.classic_member_left_consumer_group(
         ms, g, m, d.get("instance_id"), d.get("client_reason")),
+}
+
+#: `ShareGroupManager`'s log events -> the line (`member_reconciled` is INFO for share groups).
+SHARE_GROUP_EVENTS: dict[str, Callable[[BrokerLog, str, "str | None", Mapping], "str | None"]] = {
+    "member_joined": lambda log, g, m, d: f"[GroupId {g}] Member {m} joins the share group using the share protocol.",
+    "member_left": lambda log, g, m, d: f"[GroupId {g}] Member {m} left the share group.",
+    "member_fenced": lambda log, g, m, d: f"[GroupId {g}] Member {m} fenced from the group because {d['reason']}.",
+    "group_epoch_bumped": lambda log, g, m, d: log.share_epoch_bumped(g, d["epoch"], d.get("metadata")),
+    "target_assignment_computed": lambda log, g, m, d: log.share_target_assignment(g, d["epoch"], d["assignment"]),
+    "assignment_failed": lambda log, g, m, d: (f"[GroupId {g}] Failed to compute a new target assignment for "
+                                               f"epoch {d['epoch']}: {d['error']}."),
+    "member_reconciled": lambda log, g, m, d: (
+        f"[GroupId {g}] Member {m} new assignment state: epoch={d['epoch']}, previousEpoch={d['previous_epoch']}, "
+        f"state={d['state']}, assignedPartitions=[{', '.join(f'{t}-{p}' for t, ps in d['assigned'].items() for p in ps)}]."),
+    "group_loaded": lambda log, g, m, d: f"Loaded share group {g} with {d['members']} members.",
+    "metadata_hash": lambda log, g, m, d: log.share_metadata_changed(g, d["metadata"]),
 }

@@ -1,9 +1,11 @@
-"""The one group coordinator of a broker, serving classic and consumer-protocol groups side by
-side, as Kafka 4's `GroupMetadataManager` does (`group-coordinator/src/main/java/org/apache/kafka/
+"""The one group coordinator of a broker, serving classic, consumer-protocol and share groups side
+by side, as Kafka 4's `GroupMetadataManager` does (`group-coordinator/src/main/java/org/apache/kafka/
 coordinator/group/GroupMetadataManager.java`): JoinGroup, SyncGroup, Heartbeat and LeaveGroup go
 to the classic groups (`classic.coordinator.ClassicGroupCoordinator`), ConsumerGroupHeartbeat to the
-consumer groups (`modern.consumer.ConsumerGroupManager`, KIP-848), OffsetCommit to either kind. Both
-write to one broker log (`broker_log`): the consumer groups' lines through the manager's log hook,
+consumer groups (`modern.consumer.ConsumerGroupManager`, KIP-848), ShareGroupHeartbeat to the share
+groups (`modern.share.ShareGroupManager`, KIP-932), OffsetCommit to classic or consumer groups. One
+topic table serves both modern managers, and one set of per-group configs (`modern.group_config`,
+`set_group_config`). All write to one broker log (`broker_log`): the consumer groups' lines through the manager's log hook,
 `BrokerLog.consumer_group`, from 4.0 (the release whose coordinator writes them by default).
 
 Conversions between the two kinds of group are `migration`'s.
@@ -21,10 +23,33 @@ from kafkasim.coordinator.classic.coordinator import (
 from kafkasim.coordinator.migration import Migration
 from kafkasim.coordinator.modern.consumer import ConsumerGroupManager
 from kafkasim.coordinator.modern.consumer.classic_members import PROTOCOL_TYPE, ClassicAnswer
-from kafkasim.core.config import BROKER_CONFIGS
+from kafkasim.coordinator.modern.group_config import GroupConfigs
+from kafkasim.coordinator.modern.share import ShareGroupManager, share_broker_config
+from kafkasim.core.config import BROKER_CONFIGS, broker_config
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import Errors
 from kafkasim.core.java import random_uuid
+
+
+def _modern(name: str):
+    """A query answered by the share groups' manager for a share group, else by the consumer
+    groups' (same signature and doc as ConsumerGroupManager's)."""
+    def forward(self, group_id, *args, **kwargs):
+        manager = self.share_groups if self.share_groups.has_group(group_id) else self.consumer_groups
+        return getattr(manager, name)(group_id, *args, **kwargs)
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__ = getattr(ConsumerGroupManager, name).__doc__
+    return forward
+
+
+def _share(name: str):
+    """A GroupCoordinator method answered by its ShareGroupManager (same signature and doc)."""
+    def forward(self, *args, **kwargs):
+        return getattr(self.share_groups, name)(*args, **kwargs)
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__ = getattr(ShareGroupManager, name).__doc__
+    forward.__wrapped__ = getattr(ShareGroupManager, name)
+    return forward
 
 
 def _consumer_protocol(name: str):
@@ -52,6 +77,15 @@ class GroupCoordinator(ClassicGroupCoordinator):
     `group_consumer_migration_policy` says which online conversions between the two kinds of
     group are made (`kafkasim.coordinator.migration`); JoinGroup, SyncGroup, Heartbeat,
     LeaveGroup and OffsetCommit to a consumer group are answered by it, for its classic members.
+
+    Share groups (KIP-932, 4.0+): the `group_share_*` arguments are Kafka's `group.share.*` broker
+    configs (`GroupCoordinatorConfig`, `ShareGroupConfig`; None: the version's default), checked
+    against Kafka's ranges and startup rules; before 4.0 they are accepted and unused, and
+    `share_group_heartbeat` answers UNSUPPORTED_VERSION. Kafka ships share groups off in 4.0
+    (early access, `group.share.enable`) and 4.1 (preview, feature `share.version=1`), on from 4.2:
+    at the request level they are served from 4.0 as if switched on. `share_state_init_delay_ms`
+    (kafkasim's, >= 0) is how long the share coordinator takes to answer InitializeShareGroupState
+    (None: only `complete_share_init` answers it, as Kafka's unit tests drive it).
     """
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int] | None = None,
@@ -61,8 +95,23 @@ class GroupCoordinator(ClassicGroupCoordinator):
                  group_consumer_assignment_interval_ms: int | None = None,
                  group_consumer_min_assignment_interval_ms: int | None = None,
                  group_consumer_max_assignment_interval_ms: int | None = None,
-                 group_consumer_migration_policy: str | None = None, **classic):
+                 group_consumer_migration_policy: str | None = None,
+                 group_share_session_timeout_ms: int | None = None,
+                 group_share_heartbeat_interval_ms: int | None = None, group_share_max_size: int | None = None,
+                 group_share_record_lock_duration_ms: int | None = None,
+                 group_share_delivery_count_limit: int | None = None,
+                 group_share_partition_max_record_locks: int | None = None,
+                 group_share_min_session_timeout_ms: int | None = None,
+                 group_share_max_session_timeout_ms: int | None = None,
+                 group_share_min_heartbeat_interval_ms: int | None = None,
+                 group_share_max_heartbeat_interval_ms: int | None = None,
+                 group_share_min_record_lock_duration_ms: int | None = None,
+                 group_share_max_record_lock_duration_ms: int | None = None,
+                 share_state_init_delay_ms: int | None = None, **classic):
         super().__init__(sim, **classic)
+        share_args = {k: v for k, v in locals().items() if k.startswith("group_share_")}
+        share_configs = share_broker_config(self.kafka_version, {
+            "group.share." + k[len("group_share_"):].replace("_", "."): v for k, v in share_args.items()})
         self.consumer_groups = ConsumerGroupManager(
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
@@ -76,20 +125,62 @@ class GroupCoordinator(ClassicGroupCoordinator):
         if policy is None:  # the config's default in that version; none before 3.8
             policy = BROKER_CONFIGS["group.consumer.migration.policy"].default(self.kafka_version) or "disabled"
         self.migration = Migration(self, self.consumer_groups, policy)
+        self.group_configs = GroupConfigs(self.kafka_version, _group_config_bounds(self.kafka_version, share_configs))
+        self.consumer_groups.group_configs = self.group_configs
+        self.share_groups = ShareGroupManager(
+            sim, topics=self.consumer_groups.topics, configs=share_configs, group_configs=self.group_configs,
+            kafka_version=self.kafka_version, share_state_init_delay_ms=share_state_init_delay_ms,
+            record_heartbeats=self.record_heartbeats,
+            log=self.log.share_group if self.log.new_coordinator else None)
+        self.share_groups.other_type = self._other_type
+        self.share_groups.new_member_id = lambda: random_uuid(self._rng)
+        self.consumer_groups.share_group_ids = self.share_groups.groups
+
+    def _other_type(self, group_id: str) -> str | None:
+        """The kind of a group that is not a share group ("consumer", "classic"), or None."""
+        if self.consumer_groups.has_group(group_id):
+            return "consumer"
+        return "classic" if group_id in self.groups else None
+
+    def set_group_config(self, group_id: str, configs) -> None:
+        """Kafka's per-group dynamic configs (IncrementalAlterConfigs on a GROUP resource,
+        `kafka-configs --entity-type groups`; `GroupConfig`): `consumer.session.timeout.ms`,
+        `consumer.heartbeat.interval.ms`, `share.session.timeout.ms`, `share.heartbeat.interval.ms`,
+        `share.record.lock.duration.ms`, `share.auto.offset.reset`, `share.isolation.level` (4.1+).
+        None deletes an override; the group need not exist. ConfigError as Kafka's
+        InvalidConfigurationException words it. Read at the next heartbeat (timeouts, intervals),
+        when a lock is armed (lock duration), when a share partition initializes (reset)."""
+        self.group_configs.set(group_id, configs)
+
+    def group_config(self, group_id: str) -> dict:
+        """The group's dynamic config overrides ({} when none)."""
+        return self.group_configs.get(group_id)
+
+    def create_partitions(self, topic: str, partitions: int) -> None:
+        """Create `topic`, or grow it to `partitions` (like `kafka-topics --alter --partitions`).
+        Consumer and share groups subscribed to it notice at their next heartbeat."""
+        self.consumer_groups.create_partitions(topic, partitions)
+        self.share_groups.topic_changed(topic)
 
     def group_state(self, group_id: str) -> str | None:
-        """The state of the classic or consumer-protocol group of that id (None: no such group)."""
+        """The state of the classic, consumer-protocol or share group of that id (None: no such group)."""
+        if self.share_groups.has_group(group_id):
+            return self.share_groups.group_state(group_id)
         if self.consumer_groups.has_group(group_id):
             return self.consumer_groups.group_state(group_id)
         return super().group_state(group_id)
 
     def member_ids(self, group_id: str) -> list[str]:
+        if self.share_groups.has_group(group_id):
+            return self.share_groups.member_ids(group_id)
         if self.consumer_groups.has_group(group_id):
             return self.consumer_groups.member_ids(group_id)
         return super().member_ids(group_id)
 
     def group_type(self, group_id: str) -> str | None:
-        """"consumer" or "classic" (Kafka's `Group.GroupType`), None when nothing holds the id."""
+        """"share", "consumer" or "classic" (Kafka's `Group.GroupType`), None when nothing holds the id."""
+        if self.share_groups.has_group(group_id):
+            return "share"
         if self.consumer_groups.has_group(group_id):
             return "consumer"
         return "classic" if group_id in self.groups else None
@@ -103,6 +194,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
                    callback: Callable | None = None) -> JoinGroupResponse:
         """JoinGroup (`classicGroupJoin`): a non-empty consumer group answers it at once for a
         classic member; an empty one first becomes a classic group; else the classic protocol."""
+        if self.share_groups.has_group(group_id):  # GMMT.testClassicGroupJoinOnShareGroup
+            return self._to_share_group(group_id, member_id or client_id, "JoinGroup",
+                                        JoinGroupResponse(member_id, callback), Errors.INCONSISTENT_GROUP_PROTOCOL)
         group = self.consumer_groups.groups.get(group_id)
         if group is not None and not group.members:
             self.migration.join_empty_consumer_group(group_id)
@@ -122,6 +216,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
     def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
                    group_instance_id: str | None = None, protocol_type: str | None = None,
                    protocol_name: str | None = None, callback: Callable | None = None) -> SyncGroupResponse:
+        if self.share_groups.has_group(group_id):
+            return self._to_share_group(group_id, member_id, "SyncGroup", SyncGroupResponse(callback))
         if not self.consumer_groups.has_group(group_id):
             return super().sync_group(group_id, member_id, generation_id, assignments, group_instance_id,
                                       protocol_type, protocol_name, callback)
@@ -133,6 +229,8 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
                   callback: Callable | None = None) -> HeartbeatResponse:
+        if self.share_groups.has_group(group_id):
+            return self._to_share_group(group_id, member_id, "Heartbeat", HeartbeatResponse(callback))
         if not self.consumer_groups.has_group(group_id):
             return super().heartbeat(group_id, member_id, generation_id, group_instance_id, callback)
         error = self.consumer_groups.classic_heartbeat(group_id, member_id, generation_id, group_instance_id)
@@ -144,6 +242,10 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def leave_group(self, group_id: str, members: Iterable, reason: str | None = None,
                     callback: Callable | None = None) -> LeaveGroupResponse:
+        if self.share_groups.has_group(group_id):
+            resp = LeaveGroupResponse(callback)
+            resp.member_errors = {}
+            return self._to_share_group(group_id, None, "LeaveGroup", resp)
         if not self.consumer_groups.has_group(group_id):
             return super().leave_group(group_id, members, reason, callback)
         items = [(m, None) if isinstance(m, str) else (m[0], m[1]) for m in members]
@@ -153,6 +255,15 @@ class GroupCoordinator(ClassicGroupCoordinator):
         resp = LeaveGroupResponse(callback)
         resp.member_errors = answer.member_errors
         resp._complete(Errors.NONE)
+        return resp
+
+    def _to_share_group(self, group_id: str, member: str | None, kind: str, resp,
+                        error: Errors = Errors.UNKNOWN_MEMBER_ID):
+        """A classic request to a share group's id (GMMT.test*OnShareGroup, 4.0-4.2): JoinGroup gets
+        INCONSISTENT_GROUP_PROTOCOL, SyncGroup, Heartbeat and LeaveGroup UNKNOWN_MEMBER_ID; nothing changes."""
+        self._rows.append((self.sim.now, "coordinator", group_id, member or None, kind, None, None, None,
+                           error._name_, None, None, self.group_state(group_id)))
+        resp._complete(error)
         return resp
 
     def _classic_answer(self, group_id: str, kind: str, resp, answer: ClassicAnswer, requester: str):
@@ -187,6 +298,10 @@ class GroupCoordinator(ClassicGroupCoordinator):
         22, for a classic member) on every partition, as `commitOffset`'s error response. Offsets
         are kept per group id (`store_offsets`), as Kafka's `OffsetMetadataManager` keeps them for
         either kind of group."""
+        if self.share_groups.has_group(group_id):  # ShareGroup.validateOffsetCommit
+            resp = OffsetCommitResponse(callback)
+            resp.partition_errors = dict.fromkeys(offsets, Errors.GROUP_ID_NOT_FOUND)
+            return self._to_share_group(group_id, member_id, "OffsetCommit", resp, Errors.GROUP_ID_NOT_FOUND)
         if not self.consumer_groups.has_group(group_id):
             return super().commit_offsets(group_id, member_id, generation_id, offsets, group_instance_id, callback)
         self.stats["requests"] += 1
@@ -222,11 +337,23 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     consumer_group_heartbeat = _consumer_protocol("consumer_group_heartbeat")
     load_consumer_group = _consumer_protocol("load_consumer_group")
-    create_partitions = _consumer_protocol("create_partitions")
-    target_assignment = _consumer_protocol("target_assignment")
-    target_assignment_epoch = _consumer_protocol("target_assignment_epoch")
-    group_epoch = _consumer_protocol("group_epoch")
-    member_epoch = _consumer_protocol("member_epoch")
-    member_state = _consumer_protocol("member_state")
-    assigned_partitions = _consumer_protocol("assigned_partitions")
-    partitions_pending_revocation = _consumer_protocol("partitions_pending_revocation")
+    target_assignment = _modern("target_assignment")
+    target_assignment_epoch = _modern("target_assignment_epoch")
+    group_epoch = _modern("group_epoch")
+    member_epoch = _modern("member_epoch")
+    previous_member_epoch = _modern("previous_member_epoch")
+    member_state = _modern("member_state")
+    assigned_partitions = _modern("assigned_partitions")
+    partitions_pending_revocation = _modern("partitions_pending_revocation")
+
+    share_group_heartbeat = _share("share_group_heartbeat")
+    complete_share_init = _share("complete_share_init")
+    load_share_group = _share("load_share_group")
+    share_partition = _share("share_partition")
+
+
+def _group_config_bounds(kafka_version: str, share_configs: dict) -> dict:
+    """The broker min/max bounds `GroupConfig.validateValues` checks group configs against."""
+    cfg = broker_config(kafka_version if BROKER_CONFIGS["group.consumer.min.session.timeout.ms"]
+                        .exists_in(kafka_version) else "4.0")
+    return {**{k: v for k, v in cfg.items() if k.startswith("group.consumer.m")}, **share_configs}

@@ -794,6 +794,66 @@ _BROKER = [
           "consumer group (KAFKA-20640)", choices=("bidirectional", "upgrade", "downgrade", "disabled"),
           case_insensitive=True, added_by="KIP-848, KAFKA-16294"),
 ]
+_SHARE_HISTORY = ("added in 4.0 (KIP-932 early access: share groups off unless group.share.enable=true or share is "
+                  "listed in group.coordinator.rebalance.protocols; 4.1 preview: feature share.version=1; on by "
+                  "default from 4.2)")
+_GCC, _SGC = "GroupCoordinatorConfig", "ShareGroupConfig"
+
+
+def _share_spec(name: str, defaults, doc: str, where: str, **kw) -> ConfigSpec:
+    return _spec(name, "int", defaults, doc, f"{_SHARE_HISTORY}; defined in {where}", added_by="KIP-932", **kw)
+
+
+# KIP-932 share groups: GroupCoordinatorConfig (membership) and ShareGroupConfig (share partitions) at
+# 4.0.0 / 4.1.1 / 4.2.0; ranges as their ConfigDef validators.
+def _check_share_enable(spec, value, vt):
+    if vt >= _v("4.3"):
+        raise ConfigError("Broker config 'group.share.enable' does not exist in Kafka 4.3 or later: share groups "
+                          "are switched on by the share.version feature only (KafkaApis.isShareGroupProtocolEnabled)")
+    return value
+
+
+_BROKER += [
+    _spec("group.share.enable", "boolean", [("4.0", False)],
+          "Internal switch that turns share groups (KIP-932) on; without it the broker answers every share RPC "
+          "UNSUPPORTED_VERSION (35).",
+          "added in 4.0 as an internal config (ShareGroupConfig); in 4.0 listing share in "
+          "group.coordinator.rebalance.protocols also turns share groups on; in 4.1 and 4.2 the feature "
+          "share.version=1 does too (on by default in a new 4.2 cluster); removed in 4.3, where only "
+          "share.version decides", check=_check_share_enable, added_by="KIP-932"),
+    _share_spec("group.share.session.timeout.ms", [("4.0", 45000)],
+                "Share-group member session timeout: a member silent this long is fenced.", _GCC, low=1),
+    _share_spec("group.share.min.session.timeout.ms", [("4.0", 45000)],
+                "Lowest group.share.session.timeout.ms, for the broker and a group's share.session.timeout.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.max.session.timeout.ms", [("4.0", 60000)],
+                "Highest group.share.session.timeout.ms, for the broker and a group's share.session.timeout.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.heartbeat.interval.ms", [("4.0", 5000)],
+                "Interval the coordinator tells share consumers to heartbeat at.", _GCC, low=1),
+    _share_spec("group.share.min.heartbeat.interval.ms", [("4.0", 5000)],
+                "Lowest group.share.heartbeat.interval.ms, for the broker and a group's share.heartbeat.interval.ms.",
+                _GCC, low=1),
+    _share_spec("group.share.max.heartbeat.interval.ms", [("4.0", 15000)],
+                "Highest group.share.heartbeat.interval.ms, for the broker and a group's "
+                "share.heartbeat.interval.ms.", _GCC, low=1),
+    _share_spec("group.share.max.size", [("4.0", 200)],
+                "Most members a share group may have (GROUP_MAX_SIZE_REACHED beyond).", _GCC, low=1, high=1000),
+    _share_spec("group.share.record.lock.duration.ms", [("4.0", 30000)],
+                "Acquisition lock duration: an acquired record not acknowledged this long is released.",
+                _SGC, low=1000, high=3600000),
+    _share_spec("group.share.min.record.lock.duration.ms", [("4.0", 15000)],
+                "Lowest group.share.record.lock.duration.ms, and of a group's share.record.lock.duration.ms.",
+                _SGC, low=1000, high=30000),
+    _share_spec("group.share.max.record.lock.duration.ms", [("4.0", 60000)],
+                "Highest group.share.record.lock.duration.ms, and of a group's share.record.lock.duration.ms.",
+                _SGC, low=30000, high=3600000),
+    _share_spec("group.share.delivery.count.limit", [("4.0", 5)],
+                "Deliveries of a record before it is archived (the poison-message limit).", _SGC, low=2, high=10),
+    _share_spec("group.share.partition.max.record.locks", [("4.0", 200), ("4.1", 2000)],
+                "Most in-flight (acquired or available-again) records per share partition.",
+                _SGC, low=100, high=10000),
+]
 BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
 
 
@@ -807,6 +867,26 @@ def _check_broker(cfg: dict, vt: tuple, overrides: Mapping) -> None:
     if vt < _v("3.9"):
         _check_group_coordinator(cfg, vt)
     _check_assignor_map(cfg, vt)  # when the coordinator starts, after the broker's config
+    _check_share_groups(cfg, vt)
+
+
+def _check_share_groups(cfg: dict, vt: tuple) -> None:
+    """The share-group startup checks (4.0+): `GroupCoordinatorConfig`'s `require`s on the
+    heartbeat interval and session timeout, then `ShareGroupConfig.validate` on the lock duration."""
+    if cfg["group.share.session.timeout.ms"] is None:
+        return
+    ge, le = "greater than or equal to", "less than or equal to"
+    hb, session, lock = ("group.share.heartbeat.interval.ms", "group.share.session.timeout.ms",
+                         "group.share.record.lock.duration.ms")
+    min_hb, max_hb = "group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"
+    min_s, max_s = "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"
+    min_l, max_l = "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"
+    rules = [(max_hb, ge, min_hb), (hb, ge, min_hb), (hb, le, max_hb), (max_s, ge, min_s), (session, ge, min_s),
+             (session, le, max_s), (hb, "less than", session), (lock, ge, min_l), (max_l, ge, lock)]
+    compare = {ge: lambda a, b: a >= b, le: lambda a, b: a <= b, "less than": lambda a, b: a < b}
+    for a, relation, b in rules:
+        if not compare[relation](cfg[a], cfg[b]):
+            raise ConfigError(f"{a} must be {relation} {b} ({a}={cfg[a]}, {b}={cfg[b]})")
 
 
 def _check_request_limits(cfg: dict, vt: tuple) -> None:
@@ -979,6 +1059,35 @@ def broker_config(kafka_version: str, overrides: Mapping[str, Any] | None = None
     """
     line = normalize_version(kafka_version)
     return _resolve("broker", BROKER_CONFIGS, kafka_version, line, overrides, _check_broker)
+
+
+def share_groups_refusal(kafka_version, overrides: Mapping[str, Any] | None = None,
+                         share_version: int | None = None) -> str | None:
+    """Why a broker of `kafka_version` with these broker configs would answer share RPCs
+    UNSUPPORTED_VERSION (35), naming what to set; None when it serves them.
+
+    `KafkaApis.isShareGroupProtocolEnabled`: 4.0, `group.share.enable=true` or share in
+    `group.coordinator.rebalance.protocols` (early access); 4.1 and 4.2, `group.share.enable=true`
+    or the feature `share.version` >= 1 (4.1: preview, finalized by hand; 4.2: 1 by default in a
+    new cluster); 4.3+, `share.version` >= 1 only. `share_version` None: the version's default
+    (0 before 4.2, 1 from 4.2)."""
+    vt = _v(kafka_version)
+    if vt < _v("4.0"):
+        return f"Kafka {normalize_version(kafka_version)} has no share groups (KIP-932): they need Kafka 4.0 or later"
+    cfg = broker_config(kafka_version, overrides)
+    feature = (1 if vt >= _v("4.2") else 0) if share_version is None else share_version
+    if vt < _v("4.1"):
+        protocols = {p.lower() for p in cfg["group.coordinator.rebalance.protocols"]}
+        if cfg["group.share.enable"] or "share" in protocols:
+            return None
+        return ("share groups are early access in Kafka 4.0 and off by default: set group.share.enable=true or add "
+                "share to group.coordinator.rebalance.protocols")
+    if feature >= 1 or (vt < _v("4.3") and cfg["group.share.enable"]):
+        return None
+    if vt < _v("4.2"):
+        return ("share groups are a preview in Kafka 4.1 and off by default: finalize the feature share.version=1 "
+                "(kafka-features.sh upgrade --feature share.version=1) or set group.share.enable=true")
+    return "share groups need the feature share.version=1 (kafka-features.sh upgrade --feature share.version=1)"
 
 
 def broker_config_warnings(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> list[str]:

@@ -35,6 +35,13 @@ _BROKER_ARGS = {
     "group.consumer.min.assignment.interval.ms": "group_consumer_min_assignment_interval_ms",
     "group.consumer.max.assignment.interval.ms": "group_consumer_max_assignment_interval_ms",
     "group.consumer.migration.policy": "group_consumer_migration_policy",
+    **{name: name.replace(".", "_") for name in (
+        "group.share.session.timeout.ms", "group.share.heartbeat.interval.ms", "group.share.max.size",
+        "group.share.record.lock.duration.ms", "group.share.delivery.count.limit",
+        "group.share.partition.max.record.locks", "group.share.min.session.timeout.ms",
+        "group.share.max.session.timeout.ms", "group.share.min.heartbeat.interval.ms",
+        "group.share.max.heartbeat.interval.ms", "group.share.min.record.lock.duration.ms",
+        "group.share.max.record.lock.duration.ms")},
 }
 
 

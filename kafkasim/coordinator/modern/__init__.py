@@ -2,9 +2,11 @@
 
 - `consumer/`: the consumer rebalance protocol of KIP-848 (`ConsumerGroupHeartbeat`): the broker
   computes a target assignment per group epoch and members reconcile to it one heartbeat at a time;
-- `share/`: share groups of KIP-932 ("Queues for Kafka"): so far the share-partition state
-  (`SharePartition`: acquisition locks, delivery counts, acknowledgements); the share-group
-  heartbeat comes next. The two protocols never import each other (pyproject's "modern" contract).
+- `share/`: share groups of KIP-932 ("Queues for Kafka"): the ShareGroupHeartbeat
+  (`ShareGroupManager`) and the share-partition state (`SharePartition`: acquisition locks,
+  delivery counts, acknowledgements);
+- `api`: what both heartbeats share (`ApiError`, `HeartbeatResponse`). The two protocols never
+  import each other (pyproject's "modern" contract): shared pieces live here.
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
 """

@@ -81,7 +81,9 @@ Simplified, and what it costs a learner:
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
   enforced (they only bound the broker default and per-group overrides); per-group dynamic
-  configs (`consumer.assignment.interval.ms`, 4.3) and dynamic broker configs are not modelled;
+  configs other than `consumer.session.timeout.ms` and `consumer.heartbeat.interval.ms` (set through
+  the front's `set_group_config`; 4.3's `consumer.assignment.interval.ms`) and dynamic broker configs
+  are not modelled;
 - 4.3's assignment offload switch is not modelled: at v8.3.0 `group.consumer.assignor.offload.enable`
   is no config (KAFKA-20339 removed it for 4.3; `consumerGroupAssignorOffloadEnable()` returns the
   constant true) and at the 4.4 head an internal one (KAFKA-20930), and in both nothing on the
@@ -179,6 +181,11 @@ class ConsumerGroupManager(ClassicMembers):
         #: Set by the coordinator front: group.consumer.migration.policy is "disabled" (4.3.1 then
         #: refuses classic members' JoinGroup, KAFKA-20640).
         self.migration_disabled = False
+        #: Set by the coordinator front: the per-group dynamic configs (`consumer.session.timeout.ms`,
+        #: `consumer.heartbeat.interval.ms`, `GroupConfig`), read at each heartbeat; None: none.
+        self.group_configs = None
+        #: Set by the coordinator front: the ids share groups hold (a consumer heartbeat to one fails).
+        self.share_group_ids: Mapping[str, Any] = {}
 
     # == the request ==========================================================================
     def consumer_group_heartbeat(self, group_id: str, member_id: str = "", member_epoch: int = 0,
@@ -246,7 +253,7 @@ class ConsumerGroupManager(ClassicMembers):
             self._rows.append((self.sim.now, "coordinator", group_id, member_id, "ConsumerGroupHeartbeat", epoch,
                                None, None, "NONE", None, float(epoch), group.state))
         return ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=epoch,
-                                              heartbeat_interval_ms=self.heartbeat_interval_ms)
+                                              heartbeat_interval_ms=self._heartbeat_interval(group_id))
 
     def _validate(self, group_id: str, member_id: str, epoch: int, instance_id: str | None, rack_id: str | None,
                   rebalance_timeout_ms: int, names, regex: str | None, assignor: str | None, owned) -> None:
@@ -281,6 +288,8 @@ class ConsumerGroupManager(ClassicMembers):
                    rebalance_timeout_ms: int, names: frozenset | None, regex: str | None, assignor: str | None,
                    owned: dict | None) -> ConsumerGroupHeartbeatResponse:
         group = self.groups.get(group_id)
+        if group is None and group_id in self.share_group_ids:  # `getOrMaybeCreateConsumerGroup`
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if group is None and epoch == 0 and self.upgrade is not None:
             self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
             group = self.groups.get(group_id)
@@ -302,7 +311,7 @@ class ConsumerGroupManager(ClassicMembers):
         full = rebalance_timeout_ms != -1 and (names is not None or regex is not None) and owned is not None
         send = epoch == 0 or full or reconciled.assigned != member.assigned
         return ConsumerGroupHeartbeatResponse(member_id=reconciled.member_id, member_epoch=reconciled.member_epoch,
-                                              heartbeat_interval_ms=self.heartbeat_interval_ms,
+                                              heartbeat_interval_ms=self._heartbeat_interval(group_id),
                                               assignment=as_lists(reconciled.assigned) if send else None)
 
     def _update_member(self, group: ConsumerGroup, created: bool, member: ConsumerGroupMember,
@@ -584,6 +593,8 @@ class ConsumerGroupManager(ClassicMembers):
         """`consumerGroupLeave`: -1 removes the member; -2 (static) keeps it, and its partitions,
         until it comes back or its session expires, without bumping the epoch."""
         group = self.groups.get(group_id)
+        if group is None and group_id in self.share_group_ids:
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if group is None:  # `consumerGroup(groupId)`, not the heartbeat's `getOrMaybeCreateConsumerGroup`
             raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         if instance_id is None:
@@ -664,13 +675,25 @@ class ConsumerGroupManager(ClassicMembers):
         The pending engine timer is kept and only checked when it fires (a later deadline re-arms
         it), so a heartbeat costs no heap work; expiry is still at the exact deadline.
         """
-        deadline = self.sim.now + (self.session_timeout_ms if timeout_ms is None else timeout_ms)
+        deadline = self.sim.now + (self._session_timeout(group.group_id) if timeout_ms is None else timeout_ms)
         group.session_deadline[member_id] = deadline
         timer = group.session_timer.get(member_id)
         if timer is None or timer.time > deadline:
             if timer is not None:
                 timer.cancel()
             group.session_timer[member_id] = self.sim.at(deadline, self._on_session_check, group, member_id)
+
+    def _session_timeout(self, group_id: str) -> int:
+        """`consumerGroupSessionTimeoutMs`: the group's `consumer.session.timeout.ms`, else the broker's."""
+        if self.group_configs is None:
+            return self.session_timeout_ms
+        return self.group_configs.value(group_id, "consumer.session.timeout.ms", self.session_timeout_ms)
+
+    def _heartbeat_interval(self, group_id: str) -> int:
+        """`consumerGroupHeartbeatIntervalMs`: the group's `consumer.heartbeat.interval.ms`, else the broker's."""
+        if self.group_configs is None:
+            return self.heartbeat_interval_ms
+        return self.group_configs.value(group_id, "consumer.heartbeat.interval.ms", self.heartbeat_interval_ms)
 
     def _on_session_check(self, group: ConsumerGroup, member_id: str) -> None:
         if self.groups.get(group.group_id) is not group:

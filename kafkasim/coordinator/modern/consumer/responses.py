@@ -4,50 +4,19 @@ Fields follow `clients/src/main/resources/common/message/ConsumerGroupHeartbeatR
 an error response carries only the error code and message (member id None, epoch 0, interval 0,
 no assignment), as Kafka's `ConsumerGroupHeartbeatResponseData` defaults read.
 
-May import: `kafkasim.core`.
+May import: `kafkasim.core`, `kafkasim.coordinator.modern.api` (`ApiError`, shared with share groups).
 """
 
 from __future__ import annotations
 
-from kafkasim.core.errors import Errors
+from kafkasim.coordinator.modern.api import ApiError, HeartbeatResponse
 
 
-class ApiError(Exception):
-    """A request failed with a Kafka error (Kafka's `ApiException` subclasses); nothing is written."""
-
-    def __init__(self, error: Errors, message: str | None = None):
-        super().__init__(f"{error.name}: {message or error.message}")
-        self.error = error
-        self.message = message or error.message
-
-
-class ConsumerGroupHeartbeatResponse:
+class ConsumerGroupHeartbeatResponse(HeartbeatResponse):
     """What the coordinator answers: `assignment` is `{topic: [partitions]}`, or None when the
     response carries no assignment (the member's assignment did not change)."""
 
-    __slots__ = ("error", "error_message", "member_id", "member_epoch", "heartbeat_interval_ms", "assignment")
-
-    def __init__(self, error: Errors = Errors.NONE, error_message: str | None = None, member_id: str | None = None,
-                 member_epoch: int = 0, heartbeat_interval_ms: int = 0,
-                 assignment: dict[str, list[int]] | None = None):
-        self.error = error
-        self.error_message = error_message
-        self.member_id = member_id
-        self.member_epoch = member_epoch
-        self.heartbeat_interval_ms = heartbeat_interval_ms
-        self.assignment = assignment
-
-    @property
-    def done(self) -> bool:
-        """Always True: the consumer protocol answers every heartbeat at once (no parked requests)."""
-        return True
-
-    def __repr__(self) -> str:
-        if self.error is not Errors.NONE:
-            return f"ConsumerGroupHeartbeatResponse(error={self.error!r}, error_message={self.error_message!r})"
-        return (f"ConsumerGroupHeartbeatResponse(error={self.error!r}, member_id={self.member_id!r}, "
-                f"member_epoch={self.member_epoch}, heartbeat_interval_ms={self.heartbeat_interval_ms}, "
-                f"assignment={self.assignment!r})")
+    __slots__ = ()
 
 
 __all__ = ["ApiError", "ConsumerGroupHeartbeatResponse"]

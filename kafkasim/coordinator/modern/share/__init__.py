@@ -1,4 +1,5 @@
-"""Share groups (KIP-932, "Queues for Kafka") on the coordinator: the share-partition state.
+"""Share groups (KIP-932, "Queues for Kafka") on the coordinator: ShareGroupHeartbeat and the
+share-partition state.
 
 Kafka keeps `SharePartition` on the partition leader (`core/src/main/java/kafka/server/share/
 SharePartition.java`, package `kafka.server.share`) and persists it through the share
@@ -21,22 +22,31 @@ lock expiry as simulation timers, delivery counts and the limit, the in-flight c
 redelivery, record_limit mode, load_state, persisted_state for a leader failover) per Kafka 4.0,
 4.1, 4.2 and 4.3's per-group limits; the `simple` assignor is in `kafkasim.coordinator.assignor.simple`.
 
-Still to come (the coordinator step): the share-group heartbeat (`ShareGroupHeartbeat`,
-`GroupMetadataManager.shareGroupHeartbeat`), the group and member records (`ShareGroup.java`,
-`ShareGroupMember.java`), share-state initialization, `GroupCoordinator.share_partition(...)`
-(made on first use, SPSO from `share.auto.offset.reset`), the group configs through
-`set_group_config`, the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
+Landed (the coordinator step): `ShareGroupManager` (`manager`: ShareGroupHeartbeat as
+`GroupMetadataManager.shareGroupHeartbeat` / `shareGroupLeave` run it, with `group` for
+`ShareGroup.java` / `ShareGroupMember.java`, `rules` for the 4.0 / 4.1 / 4.2 switches, share-state
+initialization before assignment from 4.1, session fencing, `load_share_group`, `share_partition`),
+held by `GroupCoordinator` as `share_groups`; per-group configs are `modern.group_config`'s.
+
+Still to come: 4.3's share assignment interval (KIP-1263) and per-group limits as group configs
+(KIP-1240), the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
 dead-letter queue (KIP-1191).
 
-May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
+May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordinator.modern.api`,
+`kafkasim.coordinator.modern.group_config`.
 """
 
 from kafkasim.coordinator.assignor.simple import share_version
 from kafkasim.coordinator.modern.share.partition import (
     ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules)
+from kafkasim.coordinator.modern.share.group import ShareGroup, ShareGroupMember
+from kafkasim.coordinator.modern.share.manager import SHARE_BROKER_CONFIGS, ShareGroupManager, share_broker_config
+from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
+from kafkasim.coordinator.modern.share.rules import ShareRules
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
 
-__all__ = ["SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
+__all__ = ["ShareGroupManager", "ShareGroupHeartbeatResponse", "ShareGroup", "ShareGroupMember", "ShareRules",
+           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
            "InFlightState", "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "EMPTY_MEMBER_ID",
            "RECORD_STATE_IDS", "ACKNOWLEDGE_TYPES", "ACK_TYPE_TO_RECORD_STATE"]

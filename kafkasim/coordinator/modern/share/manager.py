@@ -1,0 +1,645 @@
+"""The coordinator side of share groups (KIP-932): ShareGroupHeartbeat (API key 76).
+
+Kafka source (4.0.0, 4.1.1, 4.2.0 = Confluent's v8.0.0, v8.1.0, v8.2.0):
+`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupMetadataManager.java`
+(`shareGroupHeartbeat`, `shareGroupLeave`, `shareGroupFenceMember`, `initializedAssignmentPending`,
+`subscribedTopicsChangeMap`, `maybeReconcile`), `modern/share/ShareGroup.java`,
+`ShareGroupMember.java`, `ShareGroupAssignmentBuilder.java`, `GroupCoordinatorService.java`
+(`throwIfShareGroupHeartbeatRequestIsInvalid`) and `KafkaApis.scala` (`handleShareGroupHeartbeat`).
+
+One heartbeat, at one instant: validate; find or create the group and member (epoch checks, the
+`group.share.max.size` limit); apply the subscription and rack; bump the group epoch if the
+subscription or the subscribed topics' metadata changed, or (4.1+) if initialized partitions are
+not yet in the target; if the group epoch is ahead of the target epoch, run the `simple` assignor
+over every member (4.1+: only over initialized partitions); move this member straight to its
+target (no revocation: share groups never revoke before assigning); re-arm its session timer;
+answer; (4.1+) record the subscribed partitions that still need their share state initialized.
+Nothing is stored when the request fails.
+
+Initialization (4.1+): the InitializeShareGroupState the coordinator sends to the share
+coordinator is answered by `complete_share_init` (as Kafka's GMM unit tests drive it), or after
+`share_state_init_delay_ms` when that is set. The next heartbeat of any member then bumps the
+epoch and assigns the partitions.
+
+Events (rows of `kafkasim.core.events`, source "coordinator", generation = group epoch):
+ShareGroupHeartbeat (first; error; value = the epoch sent), MemberJoined, GroupEpochBumped (reason
+new_group... member_joined, subscription_changed, metadata_changed, initialized, member_removed),
+TargetAssignmentComputed (reason "simple"), MemberEpochBumped, MemberFenced ("session_timeout"),
+MemberRemoved ("leave_group", "session_timeout"), StateChanged, GroupLoaded.
+
+Simplified, and said so: no `__consumer_offsets` writes (a heartbeat is atomic), no topic ids
+(topics are names), no rack use, no authorisation, no metadata hash (the subscribed topics'
+partition counts are compared instead, which changes on the same events), no assignment interval
+(4.3's `group.share.assignment.interval.ms`, KIP-1263, is not modelled), no topic deletion.
+A fenced member's acquired records stay acquired (Kafka releases them only when the share session
+closes or the locks expire), as here.
+
+May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordinator.modern.api`,
+`kafkasim.coordinator.modern.group_config`, `kafkasim.coordinator.modern.share`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping
+
+from kafkasim.coordinator.assignor.simple import PartitionAssignorException, simple_share_assign
+from kafkasim.coordinator.modern.api import ApiError
+from kafkasim.coordinator.modern.group_config import GroupConfigs
+from kafkasim.coordinator.modern.share.group import (
+    DEAD, STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
+from kafkasim.coordinator.modern.share.partition import SharePartition
+from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
+from kafkasim.coordinator.modern.share.rules import ShareRules
+from kafkasim.core.config import BROKER_CONFIGS, broker_config
+from kafkasim.core.engine import Simulation
+from kafkasim.core.errors import ConfigError, Errors, check_int
+
+LogHook = Callable[[int, str, str, "str | None", dict], None]
+
+#: The broker configs a share-group coordinator reads, as GroupCoordinator's arguments name them.
+SHARE_BROKER_CONFIGS = tuple(name for name in BROKER_CONFIGS if name.startswith("group.share."))
+
+LEAVE_GROUP_MEMBER_EPOCH = -1
+_MAX_MEMBER_ID_LENGTH = 36  # KafkaApis.isMemberIdValid (4.2)
+
+
+def share_broker_config(kafka_version, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The `group.share.*` broker configs, validated as Kafka's ConfigDef ranges and startup checks
+    do (`broker_config`); before 4.0 checked as 4.0 would and unused."""
+    rules = ShareRules.for_version(kafka_version)
+    cfg = broker_config(kafka_version if rules.served else "4.0",
+                        {k: v for k, v in given.items() if v is not None})
+    return {name: cfg[name] for name in SHARE_BROKER_CONFIGS}
+
+
+class ShareGroupManager:
+    """Owns the share groups of one coordinator and answers ShareGroupHeartbeat.
+
+    `topics` is the cluster's topic table ({name: partitions}), shared with the consumer groups'
+    manager (the front passes the same dict); `configs` the validated `group.share.*` broker
+    configs (`share_broker_config`); `group_configs` the per-group overrides."""
+
+    def __init__(self, sim: Simulation, *, topics: dict[str, int], configs: Mapping[str, Any],
+                 group_configs: GroupConfigs, kafka_version="4.2", share_state_init_delay_ms: int | None = None,
+                 record_heartbeats: bool = True, log: LogHook | None = None):
+        self.sim = sim
+        self.kafka_version = kafka_version
+        self.rules = ShareRules.for_version(kafka_version)
+        self.topics = topics
+        self.configs = dict(configs)
+        self.group_configs = group_configs
+        self.init_delay_ms = None if share_state_init_delay_ms is None else \
+            check_int("share_state_init_delay_ms", share_state_init_delay_ms, 0)
+        self.record_heartbeats = record_heartbeats
+        self.log = log
+        self.groups: dict[str, ShareGroup] = {}
+        self.partitions: dict[tuple[str, str, int], SharePartition] = {}
+        self.stats = {"requests": 0, "timer_events": 0, "assignments": 0, "share_state_inits": 0}
+        self._deleted: set[str] = set()
+        self._rows = sim.events.rows
+        #: Set by the coordinator front: the kind of group ("consumer", "classic") holding an id
+        #: that no share group holds, or None.
+        self.other_type: Callable[[str], str | None] = lambda group_id: None
+        #: Set by the coordinator front: a fresh member id (4.0 generates one for an empty id).
+        self.new_member_id: Callable[[], str] | None = None
+
+    # == the request ==========================================================================
+    def share_group_heartbeat(self, group_id: str, member_id: str = "", member_epoch: int = 0,
+                              rack_id: str | None = None,
+                              subscribed_topic_names: Iterable[str] | None = None) -> ShareGroupHeartbeatResponse:
+        """Handle one ShareGroupHeartbeat (`GroupMetadataManager.shareGroupHeartbeat`, `shareGroupLeave`).
+
+        `member_epoch` 0 joins (or rejoins), -1 leaves; a field left None means "unchanged".
+        """
+        self.stats["requests"] += 1
+        if isinstance(subscribed_topic_names, str):
+            raise TypeError(f"subscribed_topic_names must be a list of topic names, got the string "
+                            f"{subscribed_topic_names!r}")
+        names = None if subscribed_topic_names is None else frozenset(subscribed_topic_names)
+        rows, at = self._rows, None
+        if self.record_heartbeats or member_epoch <= 0:
+            at = len(rows)
+            rows.append(None)  # the request row comes first; filled in once answered
+        try:
+            member_id = self._validate(group_id, member_id or "", member_epoch, rack_id, names)
+            if member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
+                resp = self._leave(group_id, member_id)
+            else:
+                resp = self._heartbeat(group_id, member_id, member_epoch, rack_id, names)
+        except ApiError as e:
+            resp = ShareGroupHeartbeatResponse(error=e.error, error_message=e.message)
+        except BaseException:
+            if at is not None:
+                del rows[at]
+            raise
+        group = self.groups.get(group_id)
+        row = (self.sim.now, "coordinator", group_id, (resp.member_id or member_id) or None, "ShareGroupHeartbeat",
+               group.group_epoch if group else None, None, None, resp.error._name_, None, float(member_epoch),
+               group.state if group else None)
+        if at is not None:
+            rows[at] = row
+        elif resp.error is not Errors.NONE:
+            rows.append(row)
+        return resp
+
+    def _validate(self, group_id: str, member_id: str, epoch: int, rack_id: str | None, names) -> str:
+        """`KafkaApis.handleShareGroupHeartbeat` then `throwIfShareGroupHeartbeatRequestIsInvalid`
+        (4.1+); returns the member id (4.0: generated for an empty one, by the coordinator)."""
+        rules = self.rules
+        if not rules.served:
+            raise ApiError(Errors.UNSUPPORTED_VERSION)
+        if rules.member_id_checked_by_apis and (not member_id or len(member_id) > _MAX_MEMBER_ID_LENGTH):
+            raise ApiError(Errors.INVALID_REQUEST, "Invalid member id in the request.")
+        if rules.validate_request:
+            if not member_id.strip():
+                raise ApiError(Errors.INVALID_REQUEST, "MemberId can't be empty.")
+            if not group_id or not group_id.strip():
+                raise ApiError(Errors.INVALID_REQUEST, "GroupId can't be empty.")
+            if rack_id is not None and not rack_id.strip():
+                raise ApiError(Errors.INVALID_REQUEST, "RackId can't be empty.")
+            if epoch == 0 and not names:
+                raise ApiError(Errors.INVALID_REQUEST, "SubscribedTopicNames must be set in first request.")
+            if epoch < LEAVE_GROUP_MEMBER_EPOCH:
+                raise ApiError(Errors.INVALID_REQUEST, "MemberEpoch is invalid.")
+        return member_id
+
+    # == a regular heartbeat ====================================================================
+    def _heartbeat(self, group_id: str, member_id: str, epoch: int, rack_id: str | None,
+                   names: frozenset | None) -> ShareGroupHeartbeatResponse:
+        group = self._get_or_create_group(group_id, create=epoch == 0)
+        created = group_id not in self.groups
+        self._check_size(group, member_id)
+        if not member_id:  # 4.0: the coordinator generates the member id
+            member_id = self.new_member_id() if self.new_member_id else f"member-{len(group.members) + 1}"
+        member = group.members.get(member_id)
+        if member is None:
+            if epoch != 0:
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+            member = ShareGroupMember(member_id)
+        else:
+            self._check_epoch(member, epoch)
+        if epoch == 0:
+            self._emit_log("member_joined", group_id, member_id)
+        updated = member
+        if rack_id is not None and rack_id != member.rack_id:
+            updated = updated.evolve(rack_id=rack_id)
+        if names is not None and names != member.subscribed_topic_names:
+            updated = updated.evolve(subscribed_topic_names=names)
+        subscription_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+        members = {**group.members, member_id: updated}
+        bump, reason = subscription_changed, ("member_joined" if member_id not in group.members
+                                              else "subscription_changed")
+        if not bump and self.rules.init_gate and self._initialized_assignment_pending(group):
+            bump, reason = True, "initialized"
+        group_epoch, metadata = group.group_epoch, group.subscription_metadata
+        if bump or group.metadata_expired:
+            metadata = self._metadata(group.subscribed_topics(members))
+            if metadata != group.subscription_metadata:
+                self._emit_log("metadata_hash", group_id, None, metadata=metadata)
+                if not bump:
+                    reason = "metadata_changed"
+                bump = True
+            if bump:
+                group_epoch += 1
+                if created:
+                    reason = "new_group"
+        target_epoch = group.assignment_epoch
+        targets = None
+        if group_epoch > group.assignment_epoch:
+            targets = self._compute_targets(group, members, metadata, group_epoch)  # may raise: nothing stored
+            target_epoch = group_epoch
+        # -- commit -----------------------------------------------------------------------------
+        if created:
+            self.groups[group_id] = group
+            self._deleted.discard(group_id)
+        is_new = member_id not in group.members
+        group.members[member_id] = updated
+        if is_new:
+            self._event(group, "MemberJoined", member_id)
+        group.subscription_metadata, group.metadata_expired = metadata, False
+        if group_epoch != group.group_epoch:
+            group.group_epoch = group_epoch
+            self._event(group, "GroupEpochBumped", reason=reason, value=group_epoch)
+            self._emit_log("group_epoch_bumped", group_id, None, epoch=group_epoch, metadata=metadata)
+        if targets is not None:
+            changed = sum(1 for m in members if targets.get(m, {}) != group.target.get(m, {}))
+            group.target = targets
+            group.assignment_epoch = target_epoch
+            self.stats["assignments"] += 1
+            self._event(group, "TargetAssignmentComputed", reason="simple", value=changed)
+            self._emit_log("target_assignment_computed", group_id, None, epoch=target_epoch, assignor="simple",
+                           assignment={m: as_lists(a) for m, a in targets.items()})
+        reconciled = self._reconcile(group, updated, bump)
+        self._touch_session(group, member_id)
+        self._sync_state(group)
+        if self.rules.init_gate:
+            self._maybe_initialize(group)
+        send = epoch == 0 or reconciled.assigned != member.assigned or \
+            (self.rules.full_request_sends_assignment and names is not None)
+        return ShareGroupHeartbeatResponse(member_id=member_id, member_epoch=reconciled.member_epoch,
+                                           heartbeat_interval_ms=self.heartbeat_interval_ms(group_id),
+                                           assignment=as_lists(reconciled.assigned) if send else None)
+
+    def _get_or_create_group(self, group_id: str, create: bool) -> ShareGroup:
+        """`getOrMaybeCreateShareGroup` (4.1+) / `getOrMaybeCreatePersistedShareGroup` (4.0)."""
+        group = self.groups.get(group_id)
+        if group is not None:
+            return group
+        if self.other_type(group_id) is not None:
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.")
+        if not create:
+            if self.rules.unknown_group_not_found:
+                raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Share group {group_id} not found.")
+            # 4.0: IllegalStateException, which the coordinator answers as UNKNOWN_SERVER_ERROR with no
+            # message (CoordinatorOperationExceptionHelper.handleOperationException).
+            error = ApiError(Errors.UNKNOWN_SERVER_ERROR)
+            error.message = None
+            raise error
+        return ShareGroup(group_id, self.rules.initial_group_epoch)
+
+    def _check_size(self, group: ShareGroup, member_id: str) -> None:
+        """`throwIfShareGroupIsFull`."""
+        limit = self.configs["group.share.max.size"]
+        if len(group.members) >= limit and (not member_id or member_id not in group.members):
+            raise ApiError(Errors.GROUP_MAX_SIZE_REACHED,
+                           f"The share group has reached its maximum capacity of {limit} members.")
+
+    def _check_epoch(self, member: ShareGroupMember, received: int) -> None:
+        """`throwIfShareGroupMemberEpochIsInvalid`: 4.2 accepts epoch 0 (a rejoin) at once."""
+        if received == 0 and self.rules.rejoin_with_epoch_zero:
+            return
+        if received > member.member_epoch:
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH, _fenced_message("greater", received, member.member_epoch))
+        if received < member.member_epoch and received != member.previous_member_epoch:
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH, _fenced_message("smaller", received, member.member_epoch))
+
+    def _initialized_assignment_pending(self, group: ShareGroup) -> bool:
+        """`initializedAssignmentPending`: a subscribed topic whose initialized partitions are not
+        exactly the partitions the target assigns."""
+        if not group.members or not group.initialized:
+            return False
+        subscribed = group.subscribed_topics()
+        for topic, partitions in group.initialized.items():
+            if topic not in subscribed:
+                continue
+            assigned = {p for a in group.target.values() for p in a.get(topic, ())}
+            if assigned != set(partitions):
+                return True
+        return False
+
+    def _compute_targets(self, group: ShareGroup, members: Mapping[str, ShareGroupMember], metadata: Mapping[str, int],
+                         epoch: int) -> dict[str, Assignment]:
+        """`updateTargetAssignment` with the `simple` assignor over every member (4.1+: over the
+        initialized partitions only)."""
+        order = list(metadata)
+        subscriptions = {m: [t for t in order if t in mem.subscribed_topic_names] for m, mem in members.items()}
+        current = {m: as_lists(group.target.get(m, {})) for m in members}
+        assignable = {t: sorted(group.initialized.get(t, ())) for t in order} if self.rules.init_gate else None
+        try:
+            plain = simple_share_assign(self.kafka_version, subscriptions, dict(metadata), current, assignable)
+        except PartitionAssignorException as e:
+            self._emit_log("assignment_failed", group.group_id, None, epoch=epoch, error=str(e))
+            raise ApiError(Errors.UNKNOWN_SERVER_ERROR,
+                           f"Failed to compute a new target assignment for epoch {epoch}: {e}") from None
+        return {m: {t: frozenset(ps) for t, ps in a.items() if ps} for m, a in plain.items()}
+
+    def _reconcile(self, group: ShareGroup, member: ShareGroupMember, subscription_changed: bool) -> ShareGroupMember:
+        """`maybeReconcile` + `ShareGroupAssignmentBuilder`: straight to the target, filtered to the
+        subscribed topics; a new epoch when the target's differs."""
+        epoch = group.assignment_epoch
+        if not subscription_changed and member.member_epoch == epoch:
+            return member
+        target = group.target.get(member.member_id, {})
+        assigned = {t: ps for t, ps in target.items() if t in member.subscribed_topic_names and ps}
+        if epoch != member.member_epoch:
+            updated = member.evolve(state=STABLE, assigned=assigned, member_epoch=epoch,
+                                    previous_member_epoch=member.member_epoch)
+        else:
+            updated = member.evolve(assigned=assigned)
+        if updated != member:
+            group.members[member.member_id] = updated
+            if updated.member_epoch != member.member_epoch:
+                self._event(group, "MemberEpochBumped", member.member_id, reason=STABLE, value=updated.member_epoch)
+            self._emit_log("member_reconciled", group.group_id, member.member_id, epoch=updated.member_epoch,
+                           previous_epoch=updated.previous_member_epoch, state=STABLE,
+                           assigned=as_lists(updated.assigned))
+        return updated
+
+    # == share-state initialization (4.1+) =====================================================
+    def _maybe_initialize(self, group: ShareGroup) -> None:
+        """`subscribedTopicsChangeMap` + `maybeCreateInitializeShareGroupStateRequest`: subscribed
+        partitions neither initialized nor freshly initializing become initializing, and an
+        InitializeShareGroupState goes to the share coordinator."""
+        now, fresh_for = self.sim.now, self.rules.init_retry_interval_ms
+        change: dict[str, frozenset] = {}
+        for topic in sorted(group.subscribed_topics()):
+            count = self.topics.get(topic)
+            if count is None:
+                continue
+            already = set(group.initialized.get(topic, ()))
+            pending = group.initializing.get(topic)
+            if pending is not None and now - pending[1] < fresh_for:
+                already |= pending[0]
+            if not already or len(already) < count:
+                change[topic] = frozenset(range(count)) - already
+        if not change:
+            return
+        for topic, partitions in change.items():
+            group.initializing[topic] = (partitions, now)
+        self.stats["share_state_inits"] += 1
+        if self.init_delay_ms is not None:
+            self.sim.schedule(self.init_delay_ms, self._initialized, group, change)
+
+    def _initialized(self, group: ShareGroup, partitions: Mapping[str, frozenset]) -> None:
+        """InitializeShareGroupState succeeded: the partitions move to initialized."""
+        if self.groups.get(group.group_id) is not group:
+            return
+        for topic, parts in partitions.items():
+            group.initialized[topic] = frozenset(group.initialized.get(topic, frozenset()) | parts)
+            pending = group.initializing.get(topic)
+            if pending is not None:
+                left = pending[0] - parts
+                if left:
+                    group.initializing[topic] = (left, pending[1])
+                else:
+                    del group.initializing[topic]
+
+    def complete_share_init(self, group_id: str) -> None:
+        """The share coordinator answered InitializeShareGroupState: every initializing partition of
+        the group becomes initialized. No epoch bump: the next heartbeat of any member makes it and
+        assigns them. A no-op in 4.0, for an unknown group, or when nothing is pending."""
+        group = self.groups.get(group_id)
+        if group is None or not self.rules.init_gate or not group.initializing:
+            return
+        self._initialized(group, {t: ps for t, (ps, _) in group.initializing.items()})
+
+    # == leaving and fencing ====================================================================
+    def _leave(self, group_id: str, member_id: str) -> ShareGroupHeartbeatResponse:
+        """`shareGroupLeave`: `shareGroup(groupId)` (not the heartbeat's lookup), then the member."""
+        group = self.groups.get(group_id)
+        if group is None:
+            if self.other_type(group_id) is not None:
+                raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.")
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
+        member = group.members.get(member_id)
+        if member is None:
+            raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+        self._emit_log("member_left", group_id, member_id)
+        self._fence(group, member, "leave_group")
+        return ShareGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_GROUP_MEMBER_EPOCH)
+
+    def _fence(self, group: ShareGroup, member: ShareGroupMember, reason: str) -> None:
+        """`shareGroupFenceMember`: the member, its target and its subscription go; the group epoch
+        bumps (the others' targets are recomputed at the next heartbeat of any member)."""
+        mid = member.member_id
+        del group.members[mid]
+        group.target.pop(mid, None)
+        timer = group.session_timer.pop(mid, None)
+        if timer is not None:
+            timer.cancel()
+        self._event(group, "MemberRemoved", mid, reason=reason, value=member.member_epoch)
+        metadata = self._metadata(group.subscribed_topics())
+        if metadata != group.subscription_metadata:
+            self._emit_log("metadata_hash", group.group_id, None, metadata=metadata)
+        group.subscription_metadata = metadata
+        group.group_epoch += 1
+        self._event(group, "GroupEpochBumped", reason="member_removed", value=group.group_epoch)
+        self._sync_state(group)
+
+    # == timers and per-group configs ============================================================
+    def session_timeout_ms(self, group_id: str) -> int:
+        """`shareGroupSessionTimeoutMs`: the group's `share.session.timeout.ms`, else the broker's."""
+        return self.group_configs.value(group_id, "share.session.timeout.ms",
+                                        self.configs["group.share.session.timeout.ms"])
+
+    def heartbeat_interval_ms(self, group_id: str) -> int:
+        """`shareGroupHeartbeatIntervalMs`: the group's `share.heartbeat.interval.ms`, else the broker's."""
+        return self.group_configs.value(group_id, "share.heartbeat.interval.ms",
+                                        self.configs["group.share.heartbeat.interval.ms"])
+
+    def _touch_session(self, group: ShareGroup, member_id: str) -> None:
+        """`scheduleShareGroupSessionTimeout`: the member is fenced if silent for the session timeout."""
+        timer = group.session_timer.pop(member_id, None)
+        if timer is not None:
+            timer.cancel()
+        group.session_timer[member_id] = self.sim.schedule(self.session_timeout_ms(group.group_id),
+                                                           self._on_session_timeout, group, member_id)
+
+    def _on_session_timeout(self, group: ShareGroup, member_id: str) -> None:
+        if self.groups.get(group.group_id) is not group:
+            return
+        self.stats["timer_events"] += 1
+        group.session_timer.pop(member_id, None)
+        member = group.members.get(member_id)
+        if member is None:
+            return
+        self._emit_log("member_fenced", group.group_id, member_id, reason="the member session expired")
+        self._event(group, "MemberFenced", member_id, reason="session_timeout", value=member.member_epoch)
+        self._fence(group, member, "session_timeout")
+
+    # == topics =================================================================================
+    def topic_changed(self, topic: str) -> None:
+        """A topic was created or grew (`onNewMetadataImage`): subscribed groups notice at their
+        next heartbeat."""
+        for group in self.groups.values():
+            if topic in group.subscribed_topics():
+                group.metadata_expired = True
+
+    def _metadata(self, topics: Iterable[str]) -> dict[str, int]:
+        cluster = self.topics
+        return {t: cluster[t] for t in sorted(topics) if t in cluster}
+
+    # == the share partitions (the partition leader's state) =====================================
+    def share_partition(self, group_id: str, topic: str, partition: int, *, log_start_offset: int = 0,
+                        log_end_offset: int = 0) -> SharePartition:
+        """The leader's `SharePartition` for (group, topic, partition): made on first use
+        (`SharePartitionManager.getOrCreateSharePartition`, then `maybeInitialize`), ACTIVE, with
+        SPSO = SPEO from the group's `share.auto.offset.reset` (latest: `log_end_offset`;
+        earliest: `log_start_offset`); later calls return the same object."""
+        key = (group_id, topic, partition)
+        sp = self.partitions.get(key)
+        if sp is not None:
+            return sp
+        if not self.rules.served:
+            raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {self.kafka_version!r}")
+        count = self.topics.get(topic)
+        if count is None:
+            raise KeyError(f"unknown topic {topic!r}")
+        if not isinstance(partition, int) or not 0 <= partition < count:
+            raise KeyError(f"topic {topic!r} has no partition {partition!r} (it has {count})")
+        check_int("log_start_offset", log_start_offset, 0)
+        check_int("log_end_offset", log_end_offset, log_start_offset)
+        reset = self.group_configs.value(group_id, "share.auto.offset.reset", "latest")
+        if reset.startswith("by_duration:"):
+            raise ConfigError(f"share.auto.offset.reset={reset} needs record timestamps, which "
+                              "kafkasim's share partitions do not keep: use earliest or latest")
+        sp = SharePartition(self.sim, group_id, topic, partition, kafka_version=self.kafka_version,
+                            max_in_flight_records=self.configs["group.share.partition.max.record.locks"],
+                            max_delivery_count=self.configs["group.share.delivery.count.limit"],
+                            default_record_lock_duration_ms=self.configs["group.share.record.lock.duration.ms"],
+                            group_config=lambda: self.group_configs.get(group_id))
+        sp.load_state(log_start_offset if reset == "earliest" else log_end_offset, [])
+        self.partitions[key] = sp
+        return sp
+
+    # == restoring a group ========================================================================
+    def load_share_group(self, group_id: str, *, group_epoch: int, target_assignment_epoch: int | None = None,
+                         members: Mapping[str, Mapping[str, Any]] | None = None,
+                         target_assignment: Mapping[str, Mapping[str, Iterable[int]]] | None = None,
+                         subscription_metadata: Mapping[str, int] | None = None,
+                         initialized_partitions: Mapping[str, Iterable[int]] | None = None) -> None:
+        """Restore a share group in a given state, as `GroupMetadataManager.replay` rebuilds it
+        (GMMT's `ShareGroupBuilder`). Members get no session timer until their first heartbeat
+        (`arm_loaded_timers` does Kafka's `onLoaded`)."""
+        if not self.rules.served:
+            raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {self.kafka_version!r}")
+        if group_id in self.groups or self.other_type(group_id) is not None:
+            raise ConfigError(f"group {group_id!r} already exists")
+        check_int("group_epoch", group_epoch, 0)
+        target_epoch = group_epoch if target_assignment_epoch is None else \
+            check_int("target_assignment_epoch", target_assignment_epoch, 0)
+        if target_epoch > group_epoch:
+            raise ConfigError(f"target_assignment_epoch ({target_epoch}) cannot exceed group_epoch ({group_epoch})")
+        group = ShareGroup(group_id, group_epoch)
+        group.assignment_epoch = target_epoch
+        for mid, fields in (members or {}).items():
+            group.members[mid] = _restored_member(mid, fields)
+        if target_assignment is not None:
+            group.target = {m: {t: frozenset(ps) for t, ps in a.items() if ps} for m, a in target_assignment.items()}
+        group.subscription_metadata = dict(subscription_metadata) if subscription_metadata is not None else \
+            self._metadata(group.subscribed_topics())
+        if initialized_partitions is None:
+            found: dict[str, set] = {}
+            for assignment in [m.assigned for m in group.members.values()] + list(group.target.values()):
+                for t, ps in assignment.items():
+                    found.setdefault(t, set()).update(ps)
+            initialized_partitions = found
+        if self.rules.init_gate:
+            group.initialized = {t: frozenset(ps) for t, ps in initialized_partitions.items() if ps}
+        group.state = group.compute_state()
+        self.groups[group_id] = group
+        self._deleted.discard(group_id)
+        self._event(group, "GroupLoaded", value=len(group.members))
+        self._emit_log("group_loaded", group_id, None, members=len(group.members))
+
+    def arm_loaded_timers(self, group_id: str) -> None:
+        """`GroupMetadataManager.onLoaded`: a full session timer for every member."""
+        group = self._group(group_id)
+        for mid in group.members:
+            self._touch_session(group, mid)
+
+    def delete_group(self, group_id: str) -> Errors:
+        """DeleteGroups: only an Empty share group can be deleted; it then reads "Dead"."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return Errors.GROUP_ID_NOT_FOUND
+        if group.members:
+            return Errors.NON_EMPTY_GROUP
+        del self.groups[group_id]
+        self._deleted.add(group_id)
+        self._event(group, "StateChanged", reason=group.state, state=DEAD)
+        return Errors.NONE
+
+    # == queries ================================================================================
+    def has_group(self, group_id: str) -> bool:
+        return group_id in self.groups
+
+    def group_state(self, group_id: str) -> str | None:
+        """"Empty" or "Stable"; "Dead" after deletion; None if unknown."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return DEAD if group_id in self._deleted else None
+        return group.compute_state()
+
+    def group_epoch(self, group_id: str) -> int:
+        return self._group(group_id).group_epoch
+
+    def target_assignment_epoch(self, group_id: str) -> int:
+        return self._group(group_id).assignment_epoch
+
+    def target_assignment(self, group_id: str) -> dict[str, dict[str, list[int]]]:
+        """Every current member's target: `{member_id: {topic: [partition, ...]}}`."""
+        group = self._group(group_id)
+        return {mid: as_lists(group.target.get(mid, {})) for mid in group.members}
+
+    def member_ids(self, group_id: str) -> list[str]:
+        return list(self._group(group_id).members)
+
+    def member_epoch(self, group_id: str, member_id: str) -> int:
+        return self._member(group_id, member_id).member_epoch
+
+    def previous_member_epoch(self, group_id: str, member_id: str) -> int:
+        return self._member(group_id, member_id).previous_member_epoch
+
+    def member_state(self, group_id: str, member_id: str) -> str:
+        return self._member(group_id, member_id).state
+
+    def assigned_partitions(self, group_id: str, member_id: str) -> dict[str, list[int]]:
+        return as_lists(self._member(group_id, member_id).assigned)
+
+    def partitions_pending_revocation(self, group_id: str, member_id: str) -> dict[str, list[int]]:
+        self._member(group_id, member_id)
+        return {}
+
+    def initialized_partitions(self, group_id: str) -> dict[str, list[int]]:
+        """The partitions whose share state is initialized (4.1+; everything subscribed in 4.0)."""
+        return {t: sorted(ps) for t, ps in sorted(self._group(group_id).initialized.items())}
+
+    def initializing_partitions(self, group_id: str) -> dict[str, list[int]]:
+        return {t: sorted(ps) for t, (ps, _) in sorted(self._group(group_id).initializing.items())}
+
+    def _group(self, group_id: str) -> ShareGroup:
+        group = self.groups.get(group_id)
+        if group is None:
+            raise KeyError(f"unknown share group {group_id!r}")
+        return group
+
+    def _member(self, group_id: str, member_id: str) -> ShareGroupMember:
+        member = self._group(group_id).members.get(member_id)
+        if member is None:
+            raise KeyError(f"unknown member {member_id!r} of share group {group_id!r}")
+        return member
+
+    # == events =================================================================================
+    def _event(self, group: ShareGroup, kind: str, member: str | None = None, *, reason: str | None = None,
+               value: float | None = None, state: str | None = None) -> None:
+        self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind, group.group_epoch, None, None,
+                           None, reason, None if value is None else float(value), state or group.compute_state()))
+
+    def _sync_state(self, group: ShareGroup) -> None:
+        state = group.compute_state()
+        if state != group.state:
+            previous, group.state = group.state, state
+            self._event(group, "StateChanged", reason=previous, state=state)
+
+    def _emit_log(self, event: str, group_id: str, member_id: str | None, **details) -> None:
+        if self.log is not None:
+            self.log(self.sim.now, event, group_id, member_id, details)
+
+
+def _fenced_message(which: str, received: int, known: int) -> str:
+    return (f"The share group member has a {which} member epoch ({received}) than the one known by the group "
+            f"coordinator ({known}). The member must abandon all its partitions and rejoin.")
+
+
+_MEMBER_FIELDS = {"member_epoch", "previous_member_epoch", "state", "assigned", "subscribed_topic_names", "rack_id"}
+
+
+def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ShareGroupMember:
+    unknown = set(fields) - _MEMBER_FIELDS
+    if unknown:
+        raise ConfigError(f"Unknown share group member fields {sorted(unknown)} for {member_id!r}; "
+                          f"known: {sorted(_MEMBER_FIELDS)}")
+    state = fields.get("state", STABLE)
+    if state != STABLE:
+        raise ConfigError(f"Invalid member state {state!r} for {member_id!r}; a share group member is always STABLE")
+    names = fields.get("subscribed_topic_names") or ()
+    if isinstance(names, str):
+        raise ConfigError(f"subscribed_topic_names of {member_id!r} must be a list of topic names, got {names!r}")
+    return ShareGroupMember(member_id, member_epoch=fields.get("member_epoch", 0),
+                            previous_member_epoch=fields.get("previous_member_epoch", -1), state=state,
+                            rack_id=fields.get("rack_id"), subscribed_topic_names=frozenset(names),
+                            assigned={t: frozenset(ps) for t, ps in (fields.get("assigned") or {}).items() if ps})
+
+
+__all__ = ["ShareGroupManager", "share_broker_config", "SHARE_BROKER_CONFIGS"]

@@ -1,0 +1,588 @@
+"""Share groups on the coordinator (KIP-932): ShareGroupHeartbeat replayed from the share-group tests
+of Kafka's `GroupMetadataManagerTest` (GMMT) and `ShareGroupHeartbeatRequestTest` (SGHRT).
+
+Each replay names its test method and tag (Confluent's v8.N.0 = Apache 4.N.0). GMMT builds its
+context with a `MockPartitionAssignor` that returns a prepared assignment whatever the initialized
+partitions; kafkasim runs the real `simple` assignor, so where a test's prepared assignment differs
+from what `simple` computes the docstring says so and the expectation is the simple assignor's
+(4.0: every subscribed partition to every member; 4.1+: only initialized partitions).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim import Errors, GroupCoordinator, Simulation
+from kafkasim.core.config import BROKER_CONFIGS, broker_config
+from kafkasim.core.errors import ConfigError
+
+M1 = "Rz3TqYCwS6S1h9bA8kE0Yw"  # 22-character ids, as Uuid.randomUuid().toString() gives
+M2 = "p7VxK0nWQk2cXh4fJ9bZ1Q"
+
+
+def coordinator(version="4.2", topics=None, **kw) -> GroupCoordinator:
+    return GroupCoordinator(Simulation(seed=0), kafka_version=version, topics=topics or {}, **kw)
+
+
+def hb(coord, group="fooup", member=M1, epoch=0, topics=None, rack=None):
+    return coord.share_group_heartbeat(group, member_id=member, member_epoch=epoch, rack_id=rack,
+                                       subscribed_topic_names=topics)
+
+
+# == the design's "At a glance" block, run as written ===========================================
+def test_at_a_glance_block_runs_as_written():
+    sim = Simulation(seed=0)
+    coord = GroupCoordinator(sim, kafka_version="4.2", topics={"foo": 3},
+                             group_share_session_timeout_ms=45000, group_share_heartbeat_interval_ms=5000,
+                             group_share_max_size=200, group_share_record_lock_duration_ms=30000,
+                             group_share_delivery_count_limit=5, group_share_partition_max_record_locks=2000)
+    r = coord.share_group_heartbeat("g", member_id="m1", member_epoch=0, rack_id=None,
+                                    subscribed_topic_names=["foo"])
+    # 4.2: nothing is initialized yet, so the first target is empty (sent: epoch 0).
+    assert (r.error, r.error_message, r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == \
+        (Errors.NONE, None, "m1", 1, 5000, {})
+    coord.complete_share_init("g")
+    assert coord.group_epoch("g") == 1  # complete_share_init does not bump
+    r = coord.share_group_heartbeat("g", member_id="m1", member_epoch=1)
+    assert (r.member_epoch, r.assignment) == (2, {"foo": [0, 1, 2]})
+    assert coord.group_type("g") == "share"
+    assert coord.group_state("g") == "Stable"
+    assert (coord.group_epoch("g"), coord.target_assignment_epoch("g")) == (2, 2)
+    assert coord.target_assignment("g") == {"m1": {"foo": [0, 1, 2]}}
+    assert (coord.member_ids("g"), coord.member_epoch("g", "m1"), coord.assigned_partitions("g", "m1")) == \
+        (["m1"], 2, {"foo": [0, 1, 2]})
+    coord.set_group_config("g", {"share.session.timeout.ms": 50000, "share.record.lock.duration.ms": 60000})
+    coord.create_partitions("bar", 3)
+    coord.load_share_group("g2", group_epoch=10, target_assignment_epoch=10,
+                           members={"m1": {"member_epoch": 10, "previous_member_epoch": 9,
+                                           "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
+                           target_assignment={"m1": {"foo": [0, 1, 2]}})
+    assert (coord.group_type("g2"), coord.group_state("g2"), coord.member_epoch("g2", "m1")) == ("share", "Stable", 10)
+    sp = coord.share_partition("g", "foo", 0)
+    assert coord.share_partition("g", "foo", 0) is sp
+    assert sp.acquire("m1", 500, fetch_offset=sp.next_fetch_offset, log_batches=[(0, 99), (100, 149)]) == \
+        [(0, 149, 1)]
+    assert sp.lock_timers()[0].time == 60000  # the group's share.record.lock.duration.ms, read when armed
+    assert sp.acknowledge("m1", [(0, 99, "ACCEPT"), (100, 149, "RELEASE")]) is Errors.NONE
+    assert sp.release_all("m1") is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset, sp.delivery_complete_count) == (100, 149, 100, 0)
+    assert (sp.state(120), sp.delivery_count(120), sp.owner(120), sp.cached_batches(), sp.can_acquire_records()) == \
+        ("AVAILABLE", 1, "", [(0, 149)], True)  # one acquired batch, split into offset states
+    assert (sp.lock_timers(), sp.stats["write_share_group_state"]) == ([], 1)
+    sim.advance(30001)
+    assert coord.member_ids("g") == ["m1"]  # its timer was armed at 0 with 45000 (the override came later)
+    sim.advance(15000)
+    assert (coord.member_ids("g"), coord.group_epoch("g"), coord.group_state("g")) == ([], 3, "Empty")
+
+
+# == GroupMetadataManagerTest replays ==========================================================
+def test_member_can_rejoin_with_epoch_zero_42():
+    """GMMT.testShareGroupMemberCanRejoinWithEpochZero (v8.2.0): a member at epoch 100 (previous 99)
+    rejoins with epoch 0: accepted, keeps epoch 100, group epoch unchanged, full assignment sent."""
+    coord = coordinator("4.2", {"foo": 3})
+    coord.load_share_group("fooup", group_epoch=100, target_assignment_epoch=100,
+                           members={M1: {"member_epoch": 100, "previous_member_epoch": 99,
+                                         "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
+                           target_assignment={M1: {"foo": [0, 1, 2]}})
+    r = hb(coord, epoch=0, topics=["foo"])
+    assert (r.error, r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == \
+        (Errors.NONE, M1, 100, 5000, {"foo": [0, 1, 2]})
+    assert coord.group_epoch("fooup") == 100
+
+
+def test_rejoin_with_epoch_zero_is_fenced_before_42():
+    """The same rejoin at 4.1.1 (v8.1.0): `throwIfShareGroupMemberEpochIsInvalid` has no epoch-0
+    early return (KAFKA-19233 came in 4.2), so 0 < 100 and 0 != 99 is fenced."""
+    coord = coordinator("4.1", {"foo": 3})
+    coord.load_share_group("fooup", group_epoch=100,
+                           members={M1: {"member_epoch": 100, "previous_member_epoch": 99,
+                                         "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
+                           target_assignment={M1: {"foo": [0, 1, 2]}})
+    r = hb(coord, epoch=0, topics=["foo"])
+    assert (r.error, r.error_message) == (Errors.FENCED_MEMBER_EPOCH, (
+        "The share group member has a smaller member epoch (0) than the one known by the group coordinator (100). "
+        "The member must abandon all its partitions and rejoin."))
+    assert r.error.code == 110
+    r = hb(coord, epoch=99)  # its previous epoch: the lost-response case is accepted
+    assert (r.error, r.member_epoch, r.assignment) == (Errors.NONE, 100, None)
+    r = hb(coord, epoch=101)
+    assert r.error_message.startswith("The share group member has a greater member epoch (101) than the one known "
+                                      "by the group coordinator (100).")
+
+
+def test_session_timeout_expiration_42():
+    """GMMT.testSessionTimeoutExpirationForShareMember (v8.2.0): join at epoch 1 on foo (6
+    partitions), a 45000 ms session; 45001 ms later the member is fenced and the group epoch is 2."""
+    coord = coordinator("4.2", {"foo": 6})
+    assert hb(coord, epoch=0, topics=["foo"]).member_epoch == 1
+    coord.sim.advance(44999)
+    assert coord.member_ids("fooup") == [M1]
+    coord.sim.advance(2)  # the test sleeps 45001; the timer expires at its deadline (MockTimer: deadline <= now)
+    assert (coord.member_ids("fooup"), coord.group_epoch("fooup"), coord.group_state("fooup")) == ([], 2, "Empty")
+    rows = [r for r in coord.sim.events.rows if r[4] in ("MemberFenced", "MemberRemoved", "GroupEpochBumped")]
+    assert [(r[0], r[4], r[9]) for r in rows][-3:] == [(45000, "MemberFenced", "session_timeout"),
+                                                       (45000, "MemberRemoved", "session_timeout"),
+                                                       (45000, "GroupEpochBumped", "member_removed")]
+    r = hb(coord, epoch=1)
+    assert (r.error, r.error_message) == (Errors.UNKNOWN_MEMBER_ID, f"Member {M1} is not a member of group fooup.")
+
+
+def test_member_id_generation_42_and_40():
+    """GMMT.testShareGroupMemberIdGeneration, v8.2.0: the client's member id is kept, epoch 1, an
+    empty assignment sent, and foo-0, bar-0 start initializing. v8.0.0: the same with no topics in
+    the image; 4.0 generates an id for an empty one (`Uuid.randomUuid()`)."""
+    coord = coordinator("4.2", {"foo": 1, "bar": 1})
+    r = coord.share_group_heartbeat("group-foo", member_id=M1, member_epoch=0, subscribed_topic_names=["foo", "bar"])
+    assert (r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == (M1, 1, 5000, {})
+    assert coord.share_groups.initializing_partitions("group-foo") == {"bar": [0], "foo": [0]}
+    coord = coordinator("4.0")
+    r = coord.share_group_heartbeat("group-foo", member_id=M1, member_epoch=0, subscribed_topic_names=["foo", "bar"])
+    assert (r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == (M1, 1, 5000, {})
+    r = coord.share_group_heartbeat("group-foo", member_id="", member_epoch=0, subscribed_topic_names=["foo"])
+    assert r.error is Errors.NONE and len(r.member_id) == 22 and r.member_id != M1
+    assert coord.member_ids("group-foo") == [M1, r.member_id]
+
+
+def test_unknown_group_id_41_42_and_40():
+    """GMMT.testShareGroupUnknownGroupId: epoch 100 for an unknown group. v8.2.0 (and 4.1):
+    GroupIdNotFoundException "Share group fooup not found."; v8.0.0: IllegalStateException, which
+    the coordinator answers UNKNOWN_SERVER_ERROR with no message."""
+    for version in ("4.1", "4.2"):
+        r = hb(coordinator(version), epoch=100, topics=["foo", "bar"])
+        assert (r.error, r.error.code, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, 69, "Share group fooup not found.")
+    r = hb(coordinator("4.0"), epoch=100, topics=["foo", "bar"])
+    assert (r.error, r.error_message) == (Errors.UNKNOWN_SERVER_ERROR, None)
+
+
+def test_unknown_member_id_joins_42():
+    """GMMT.testShareGroupUnknownMemberIdJoins (v8.2.0): a first member creates the group; a second,
+    unknown member id with epoch 1 gets UNKNOWN_MEMBER_ID and nothing changes."""
+    coord = coordinator("4.2", {"foo": 1, "bar": 1})
+    assert hb(coord, epoch=0, topics=["foo", "bar"]).member_epoch == 1
+    r = hb(coord, member=M2, epoch=1, topics=["foo", "bar"])
+    assert (r.error, r.error.code, r.error_message) == (
+        Errors.UNKNOWN_MEMBER_ID, 25, f"Member {M2} is not a member of group fooup.")
+    assert (coord.member_ids("fooup"), coord.group_epoch("fooup")) == ([M1], 1)
+
+
+def test_member_joins_empty_group_with_assignments_40():
+    """GMMT.testShareGroupMemberJoinsEmptyGroupWithAssignments (v8.0.0): foo (6) and bar (3); the
+    join gets epoch 1 and every partition (4.0's simple assignor gives each member all of them, as
+    the test's prepared assignment does). The member is at epoch 1, previous 0."""
+    coord = coordinator("4.0", {"foo": 6, "bar": 3})
+    r = hb(coord, epoch=0, topics=["foo", "bar"])
+    assert (r.member_epoch, r.assignment) == (1, {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]})
+    assert (coord.member_epoch("fooup", M1), coord.previous_member_epoch("fooup", M1)) == (1, 0)
+    assert coord.target_assignment("fooup") == {M1: {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]}}
+    assert coord.member_state("fooup", M1) == "STABLE"
+    assert coord.partitions_pending_revocation("fooup", M1) == {}
+
+
+def test_member_joins_empty_group_42_waits_for_initialization():
+    """GMMT.testShareGroupMemberJoinsEmptyGroupWithAssignments (v8.2.0): the same join records
+    foo 0-5 and bar 0-2 as initializing (its ShareGroupStatePartitionMetadata record). The test's
+    mock assignor hands out all partitions at epoch 1; the simple assignor assigns only initialized
+    partitions, so epoch 1 is empty and the heartbeat after initialization assigns them at epoch 2
+    (the timeline of SGHRT.testShareGroupHeartbeatIsAccessibleWhenShareGroupIsEnabled)."""
+    coord = coordinator("4.2", {"foo": 6, "bar": 3})
+    r = hb(coord, epoch=0, topics=["foo", "bar"])
+    assert (r.member_epoch, r.assignment) == (1, {})
+    assert coord.share_groups.initializing_partitions("fooup") == {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]}
+    r = hb(coord, epoch=1)
+    assert (r.member_epoch, r.assignment) == (1, None)  # nothing initialized yet: no bump
+    coord.complete_share_init("fooup")
+    assert coord.share_groups.initialized_partitions("fooup") == {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]}
+    r = hb(coord, epoch=1)
+    assert (r.member_epoch, r.assignment) == (2, {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]})
+
+
+def test_topic_created_after_join_42():
+    """SGHRT.testShareGroupHeartbeatIsAccessibleWhenShareGroupIsEnabled (v8.2.0, real simple
+    assignor): join before the topic exists -> epoch 1, []; the topic is created (3 partitions) ->
+    next heartbeat epoch 2, still []; after initialization -> epoch 3 with partitions 0, 1, 2."""
+    coord = coordinator("4.2")
+    r = hb(coord, epoch=0, topics=["foo"])
+    assert (r.member_epoch, r.assignment) == (1, {})
+    coord.create_partitions("foo", 3)
+    r = hb(coord, epoch=1)
+    assert (r.member_epoch, r.assignment) == (2, None)
+    assert coord.assigned_partitions("fooup", M1) == {}
+    coord.complete_share_init("fooup")
+    r = hb(coord, epoch=2)
+    assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1, 2]})
+
+
+def test_leaving_member_bumps_group_epoch_42():
+    """GMMT.testShareGroupLeavingMemberBumpsGroupEpoch (v8.2.0): a group at epoch 10 with two members
+    (m2 also on zar); m2 leaves: the response echoes m2 with epoch -1 (interval 0, no assignment),
+    and the group epoch is 11 with m2's target gone."""
+    coord = coordinator("4.2", {"foo": 6, "bar": 3, "zar": 1})
+    coord.load_share_group("fooup", group_epoch=10, target_assignment_epoch=10, members={
+        M1: {"member_epoch": 10, "previous_member_epoch": 9, "subscribed_topic_names": ["foo", "bar"],
+             "assigned": {"foo": [0, 1, 2], "bar": [0, 1]}},
+        M2: {"member_epoch": 10, "previous_member_epoch": 9, "subscribed_topic_names": ["foo", "bar", "zar"],
+             "assigned": {"foo": [3, 4, 5], "bar": [2]}}},
+        target_assignment={M1: {"foo": [0, 1, 2], "bar": [0, 1]}, M2: {"foo": [3, 4, 5], "bar": [2]}})
+    r = hb(coord, member=M2, epoch=-1, topics=["foo", "bar"])
+    assert (r.error, r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == \
+        (Errors.NONE, M2, -1, 0, None)
+    assert (coord.group_epoch("fooup"), coord.member_ids("fooup")) == (11, [M1])
+    assert coord.target_assignment("fooup") == {M1: {"bar": [0, 1], "foo": [0, 1, 2]}}
+    r = hb(coord, group="nope", epoch=-1)
+    assert (r.error, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, "Group nope not found.")
+    r = hb(coord, member=M2, epoch=-1)
+    assert (r.error, r.error_message) == (Errors.UNKNOWN_MEMBER_ID, f"Member {M2} is not a member of group fooup.")
+
+
+def test_new_member_rejected_at_maximum_size_42():
+    """GMMT.testShareGroupNewMemberIsRejectedWithMaximumMembersIsReached (v8.2.0): group.share.max.size
+    = 1, a group at epoch 100; member 1 joins at epoch 101, member 2 gets GROUP_MAX_SIZE_REACHED."""
+    coord = coordinator("4.2", {"foo": 1, "bar": 1}, group_share_max_size=1)
+    coord.load_share_group("fooup", group_epoch=100, members={})
+    assert coord.group_state("fooup") == "Empty"
+    assert hb(coord, epoch=0, topics=["foo", "bar"]).member_epoch == 101
+    r = hb(coord, member=M2, epoch=0, topics=["foo", "bar"])
+    assert (r.error, r.error.code, r.error_message) == (
+        Errors.GROUP_MAX_SIZE_REACHED, 81, "The share group has reached its maximum capacity of 1 members.")
+    assert hb(coord, epoch=101).error is Errors.NONE  # a known member is still served
+
+
+def test_share_group_states_42():
+    """GMMT.testShareGroupStates (v8.2.0): Empty with no member, Stable with one, whatever its
+    assignment (there is no Assigning or Reconciling state)."""
+    coord = coordinator("4.2", {"foo": 4})
+    coord.load_share_group("fooup", group_epoch=10, members={})
+    assert coord.group_state("fooup") == "Empty"
+    coord = coordinator("4.2", {"foo": 4})
+    coord.load_share_group("fooup", group_epoch=11, target_assignment_epoch=11,
+                           members={M1: {"member_epoch": 11, "previous_member_epoch": 10,
+                                         "subscribed_topic_names": ["foo"], "assigned": {"foo": [1, 2]}}},
+                           target_assignment={M1: {"foo": [1, 2, 3]}})
+    assert coord.group_state("fooup") == "Stable"
+    assert coord.share_groups.delete_group("fooup") is Errors.NON_EMPTY_GROUP
+
+
+def test_dynamic_configs_42():
+    """GMMT.testShareGroupDynamicConfigs (v8.2.0): join with the broker's 5000 ms interval and a
+    45000 ms session; the group's share.session.timeout.ms=50000 and share.heartbeat.interval.ms=10000
+    are read at the next heartbeat (interval 10000, session re-armed for 50000). The test's mock
+    assignor had all six partitions assigned at epoch 1, so its second heartbeat stays at epoch 1;
+    with the simple assignor the initialized partitions arrive at epoch 2."""
+    coord = coordinator("4.2", {"foo": 6})
+    r = hb(coord, epoch=0, topics=["foo"])
+    assert (r.member_epoch, r.heartbeat_interval_ms) == (1, 5000)
+    coord.sim.advance(5000)
+    coord.set_group_config("fooup", {"share.session.timeout.ms": 50000, "share.heartbeat.interval.ms": 10000})
+    coord.complete_share_init("fooup")
+    r = hb(coord, epoch=1)
+    assert (r.member_epoch, r.heartbeat_interval_ms, r.assignment) == (2, 10000, {"foo": [0, 1, 2, 3, 4, 5]})
+    coord.sim.advance(49999)
+    assert coord.member_ids("fooup") == [M1]
+    coord.sim.advance(1)  # 5000 + 50000: the group's session timeout, at its deadline
+    assert coord.member_ids("fooup") == []
+
+
+def test_heartbeat_on_the_wrong_kind_of_group_42():
+    """GMMT.testConsumerGroupHeartbeatOnShareGroup and testShareGroupHeartbeatOnConsumerGroup
+    (v8.2.0): GroupIdNotFoundException both ways ("Group G is not a consumer group." /
+    "... not a share group.")."""
+    coord = coordinator("4.2", {"foo": 6})
+    coord.load_share_group("group-foo", group_epoch=1, members={
+        M1: {"member_epoch": 1, "previous_member_epoch": 0, "subscribed_topic_names": ["foo"]}},
+        target_assignment={M1: {}})
+    r = coord.consumer_group_heartbeat("group-foo", member_id=M1, member_epoch=0, rebalance_timeout_ms=5000,
+                                       subscribed_topic_names=["foo", "bar"], server_assignor="range",
+                                       owned_partitions={})
+    assert (r.error, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, "Group group-foo is not a consumer group.")
+    assert coord.group_type("group-foo") == "share"
+    coord.load_consumer_group("group-bar", group_epoch=10, members={
+        M1: {"member_epoch": 10, "previous_member_epoch": 9, "subscribed_topic_names": ["foo"],
+             "assigned": {"foo": [0, 1, 2]}}}, target_assignment={M1: {"foo": [0, 1, 2]}})
+    r = hb(coord, group="group-bar", member=M2, epoch=1, topics=["foo", "bar"])
+    assert (r.error, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, "Group group-bar is not a share group.")
+    assert (coord.group_type("group-bar"), coord.member_epoch("group-bar", M1)) == ("consumer", 10)
+
+
+def test_initialize_on_partition_update_42():
+    """GMMT.testShareGroupHeartbeatInitializeOnPartitionUpdate (v8.2.0): t1 and t2 (2 partitions
+    each) initialize at the join (epoch 1); t1 grows to 4: the next heartbeat bumps to epoch 2 and
+    only t1-2, t1-3 start initializing, t1 0-1 and t2 0-1 stay initialized."""
+    coord = coordinator("4.2", {"t1": 2, "t2": 2})
+    r = hb(coord, group="share-group", epoch=0, topics=["t1", "t2"])
+    assert r.member_epoch == 1
+    assert coord.share_groups.initializing_partitions("share-group") == {"t1": [0, 1], "t2": [0, 1]}
+    coord.complete_share_init("share-group")
+    coord.create_partitions("t1", 4)
+    r = hb(coord, group="share-group", epoch=1)
+    assert r.member_epoch == 2
+    assert coord.share_groups.initializing_partitions("share-group") == {"t1": [2, 3]}
+    assert coord.share_groups.initialized_partitions("share-group") == {"t1": [0, 1], "t2": [0, 1]}
+    assert r.assignment == {"t1": [0, 1], "t2": [0, 1]}  # only initialized partitions are assigned
+    coord.complete_share_init("share-group")
+    r = hb(coord, group="share-group", epoch=2)
+    assert (r.member_epoch, r.assignment) == (3, {"t1": [0, 1, 2, 3], "t2": [0, 1]})
+
+
+def test_two_members_share_partitions_42():
+    """The 4.2 simple assignor through the heartbeat: 3 members on a 2-partition topic share
+    (desired sharing 2, quotas [2, 1, 1]); every member gets work, nothing is revoked first."""
+    coord = coordinator("4.2", {"T1": 2})
+    hb(coord, member="A", epoch=0, topics=["T1"])
+    coord.complete_share_init("fooup")
+    assert hb(coord, member="A", epoch=1).assignment == {"T1": [0, 1]}
+    rb = hb(coord, member="B", epoch=0, topics=["T1"])
+    rc = hb(coord, member="C", epoch=0, topics=["T1"])
+    assert (rb.member_epoch, rc.member_epoch) == (3, 4)
+    ra = hb(coord, member="A", epoch=2)
+    assert ra.member_epoch == 4 and ra.error is Errors.NONE
+    target = coord.target_assignment("fooup")
+    assert sorted(len(target[m]["T1"]) for m in "ABC") == [1, 1, 2]
+    assert sorted(p for m in "ABC" for p in target[m]["T1"]) == [0, 0, 1, 1]
+
+
+# == request validation (KafkaApis, GroupCoordinatorService) ==================================
+@pytest.mark.parametrize("version, kwargs, message", [
+    ("4.2", dict(member=""), "Invalid member id in the request."),
+    ("4.2", dict(member="x" * 37), "Invalid member id in the request."),
+    ("4.1", dict(member=""), "MemberId can't be empty."),
+    ("4.2", dict(group=" "), "GroupId can't be empty."),
+    ("4.2", dict(rack=""), "RackId can't be empty."),
+    ("4.2", dict(topics=[]), "SubscribedTopicNames must be set in first request."),
+    ("4.2", dict(topics=None), "SubscribedTopicNames must be set in first request."),
+    ("4.1", dict(epoch=-2), "MemberEpoch is invalid."),
+])
+def test_request_validation(version, kwargs, message):
+    """`KafkaApis.handleShareGroupHeartbeat` (4.2: member id 1-36 characters) and
+    `GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid` (v8.1.0, v8.2.0)."""
+    args = dict(topics=["foo"])
+    args.update(kwargs)
+    r = hb(coordinator(version, {"foo": 1}), **args)
+    assert (r.error, r.error.code, r.error_message) == (Errors.INVALID_REQUEST, 42, message)
+    assert repr(r) == f"ShareGroupHeartbeatResponse(error=Errors.INVALID_REQUEST, error_message={message!r})"
+
+
+def test_not_served_before_40():
+    """Before 4.0 the broker has no share groups: UNSUPPORTED_VERSION (35), the share arguments are
+    accepted and unused, and a share partition is refused naming 4.0."""
+    coord = coordinator("3.9", {"foo": 1}, group_share_max_size=5)
+    r = hb(coord, topics=["foo"])
+    assert (r.error, r.error.code) == (Errors.UNSUPPORTED_VERSION, 35)
+    with pytest.raises(ConfigError, match="4.0"):
+        coord.share_partition("g", "foo", 0)
+
+
+# == configs ====================================================================================
+def test_share_configs_defaults_and_ranges():
+    """`GroupCoordinatorConfig` / `ShareGroupConfig` at 4.0.0-4.2.0: the record-lock limit is 200
+    in 4.0 and 2000 from 4.1; ranges and startup checks as Kafka's."""
+    spec = BROKER_CONFIGS["group.share.partition.max.record.locks"]
+    assert [spec.default(v) for v in ("3.9", "4.0", "4.1", "4.2")] == [None, 200, 2000, 2000]
+    assert broker_config("4.2")["group.share.max.size"] == 200
+    assert coordinator("4.0").share_groups.configs["group.share.partition.max.record.locks"] == 200
+    with pytest.raises(ConfigError, match=r"group.share.max.size.*1000"):
+        coordinator("4.2", group_share_max_size=1001)
+    with pytest.raises(ConfigError, match=r"group.share.delivery.count.limit"):
+        coordinator("4.2", group_share_delivery_count_limit=1)
+    with pytest.raises(ConfigError, match="group.share.heartbeat.interval.ms must be less than "
+                                          "group.share.session.timeout.ms"):
+        coordinator("4.2", group_share_heartbeat_interval_ms=15000, group_share_session_timeout_ms=15000,
+                    group_share_min_session_timeout_ms=15000)
+    with pytest.raises(ConfigError, match="group.share.record.lock.duration.ms must be greater than or equal to "
+                                          "group.share.min.record.lock.duration.ms"):
+        coordinator("4.2", group_share_record_lock_duration_ms=10000)
+    with pytest.raises(ConfigError, match="share_state_init_delay_ms must be an integer >= 0"):
+        coordinator("4.2", share_state_init_delay_ms=-1)
+
+
+def test_group_configs_validation():
+    """`GroupConfig.validate` (v8.2.0): bounds from the broker, InvalidConfigurationException
+    wording, None deletes; the consumer groups' two configs go through the same call."""
+    coord = coordinator("4.2", {"foo": 1})
+    with pytest.raises(ConfigError, match="^share.record.lock.duration.ms must be greater than or equal to "
+                                          "group.share.min.record.lock.duration.ms$"):
+        coord.set_group_config("g", {"share.record.lock.duration.ms": 10000})
+    with pytest.raises(ConfigError, match="^share.session.timeout.ms must be less than or equal to "
+                                          "group.share.max.session.timeout.ms$"):
+        coord.set_group_config("g", {"share.session.timeout.ms": 60001})
+    with pytest.raises(ConfigError, match="did you mean 'share.session.timeout.ms'"):
+        coord.set_group_config("g", {"share.sesion.timeout.ms": 50000})
+    with pytest.raises(ConfigError, match="share.auto.offset.reset"):
+        coord.set_group_config("g", {"share.auto.offset.reset": "newest"})
+    coord.set_group_config("g", {"share.auto.offset.reset": "earliest", "consumer.heartbeat.interval.ms": 6000})
+    assert coord.group_config("g") == {"share.auto.offset.reset": "earliest", "consumer.heartbeat.interval.ms": 6000}
+    coord.set_group_config("g", {"consumer.heartbeat.interval.ms": None})
+    assert coord.group_config("g") == {"share.auto.offset.reset": "earliest"}
+    with pytest.raises(ConfigError, match="Unknown group config 'share.isolation.level'"):
+        coordinator("4.0").set_group_config("g", {"share.isolation.level": "read_committed"})
+
+
+def test_consumer_group_dynamic_configs():
+    """GMMT.testConsumerGroupDynamicConfigs (v8.2.0): consumer.session.timeout.ms and
+    consumer.heartbeat.interval.ms set on the group are read at the member's next heartbeat."""
+    coord = coordinator("4.2", {"foo": 6})
+    r = coord.consumer_group_heartbeat("fooup", member_id=M1, member_epoch=0, rebalance_timeout_ms=5000,
+                                       subscribed_topic_names=["foo"], owned_partitions={})
+    assert r.heartbeat_interval_ms == 5000
+    coord.set_group_config("fooup", {"consumer.session.timeout.ms": 50000, "consumer.heartbeat.interval.ms": 10000})
+    r = coord.consumer_group_heartbeat("fooup", member_id=M1, member_epoch=r.member_epoch)
+    assert r.heartbeat_interval_ms == 10000
+    coord.sim.advance(49999)
+    assert coord.member_ids("fooup") == [M1]
+    coord.sim.advance(1)
+    assert coord.member_ids("fooup") == []
+
+
+def test_share_partition_start_offset_from_auto_offset_reset():
+    """`share_partition`: SPSO = SPEO = the log end offset (latest, the default) or the log start
+    offset (earliest); unknown topic or partition: KeyError."""
+    coord = coordinator("4.2", {"foo": 2})
+    assert coord.share_partition("g", "foo", 0, log_start_offset=5, log_end_offset=40).start_offset == 40
+    coord.set_group_config("h", {"share.auto.offset.reset": "earliest"})
+    sp = coord.share_partition("h", "foo", 1, log_start_offset=5, log_end_offset=40)
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (5, 5, 5)
+    with pytest.raises(KeyError):
+        coord.share_partition("g", "foo", 2)
+    with pytest.raises(KeyError):
+        coord.share_partition("g", "bar", 0)
+
+
+def test_load_share_group_refuses_bad_input():
+    coord = coordinator("4.2", {"foo": 1})
+    with pytest.raises(ConfigError, match="cannot exceed"):
+        coord.load_share_group("g", group_epoch=3, target_assignment_epoch=4)
+    with pytest.raises(ConfigError, match="Unknown share group member fields"):
+        coord.load_share_group("g", group_epoch=3, members={"m": {"epoch": 3}})
+
+
+def test_init_delay_completes_initialization():
+    """`share_state_init_delay_ms`: the share coordinator answers after that delay, and the next
+    heartbeat assigns."""
+    coord = coordinator("4.2", {"foo": 2}, share_state_init_delay_ms=10)
+    assert hb(coord, epoch=0, topics=["foo"]).assignment == {}
+    coord.sim.advance(9)
+    assert hb(coord, epoch=1).member_epoch == 1
+    coord.sim.advance(1)
+    assert hb(coord, epoch=1).assignment == {"foo": [0, 1]}
+
+
+def test_where_the_broker_serves_share_groups():
+    """`KafkaApis.isShareGroupProtocolEnabled` at v8.0.0 (new coordinator and
+    `ShareGroupConfig.isShareGroupEnabled`: group.share.enable or share among the protocols),
+    v8.1.0/v8.2.0 (group.share.enable or share.version >= 1) and v8.3.0 (share.version only)."""
+    from kafkasim.core.config import share_groups_refusal
+    assert "Kafka 4.0 or later" in share_groups_refusal("3.9")
+    assert "group.share.enable=true" in share_groups_refusal("4.0")
+    assert share_groups_refusal("4.0", {"group.share.enable": True}) is None
+    assert share_groups_refusal("4.0", {"group.coordinator.rebalance.protocols": ["classic", "consumer", "share"]}) \
+        is None
+    assert "share.version=1" in share_groups_refusal("4.1")
+    assert share_groups_refusal("4.1", share_version=1) is None
+    assert share_groups_refusal("4.1", {"group.share.enable": True}) is None
+    assert share_groups_refusal("4.2") is None
+    assert "share.version=1" in share_groups_refusal("4.2", share_version=0)
+    assert share_groups_refusal("4.2", {"group.share.enable": True}, share_version=0) is None
+    assert share_groups_refusal("4.3") is None
+    with pytest.raises(ConfigError, match="does not exist in Kafka 4.3"):
+        share_groups_refusal("4.3", {"group.share.enable": True})
+
+
+def test_classic_requests_on_a_share_group_42():
+    """GMMT.testClassicGroupJoinOnShareGroup (INCONSISTENT_GROUP_PROTOCOL), testClassicGroupSyncOnShareGroup
+    and testClassicGroupLeaveOnShareGroup (UNKNOWN_MEMBER_ID), v8.2.0; a classic Heartbeat gets
+    UNKNOWN_MEMBER_ID too (`classicGroupHeartbeat`). The share group is left as it was."""
+    coord = coordinator("4.2", {"foo": 1})
+    coord.load_share_group("group-foo", group_epoch=1, members={
+        M1: {"member_epoch": 1, "previous_member_epoch": 0, "subscribed_topic_names": ["foo"]}})
+    join = coord.join_group("group-foo", member_id="", require_known_member_id=False)
+    assert (join.done, join.error, join.error.code) == (True, Errors.INCONSISTENT_GROUP_PROTOCOL, 23)
+    sync = coord.sync_group("group-foo", M1, 1)
+    assert (sync.done, sync.error) == (True, Errors.UNKNOWN_MEMBER_ID)
+    assert coord.heartbeat("group-foo", M1, 1).error is Errors.UNKNOWN_MEMBER_ID
+    assert coord.leave_group("group-foo", [M1]).error is Errors.UNKNOWN_MEMBER_ID
+    assert (coord.group_type("group-foo"), coord.member_ids("group-foo"), coord.group_epoch("group-foo")) == \
+        ("share", [M1], 1)
+
+
+def test_groups_start_at_epoch_one_from_43():
+    """KAFKA-20268 (v8.3.0, `ModernGroup`'s constructor sets the group epoch to 1): a new share
+    group's first heartbeat answers epoch 2, and the heartbeat after initialization 3. The second
+    target is computed 1000 ms later, past 4.3's default group.share.assignment.interval.ms, which
+    kafkasim does not model."""
+    for version in ("4.3", "4.4"):
+        coord = coordinator(version, {"foo": 2})
+        r = hb(coord, epoch=0, topics=["foo"])
+        assert (r.member_epoch, r.assignment) == (2, {})
+        coord.sim.advance(1000)
+        coord.complete_share_init("fooup")
+        r = hb(coord, epoch=2)
+        assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1]})
+
+
+def _messages(coord) -> list[str]:
+    return [line.split("] ", 2)[-1].rsplit(" (org.apache", 1)[0] for line in coord.broker_log]
+
+
+def test_broker_log_lines_42_and_40():
+    """`GroupMetadataManager`'s share-group INFO lines (v8.2.0, v8.0.0): join, hash change (4.1+),
+    epoch bump (4.1+ with the metadata hash), new target (4.0 with the assignment appended), the
+    member's new assignment state, leave; the leave's hash change is logged, its bump is not."""
+    from kafkasim.coordinator.broker_log import metadata_hash
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m1", epoch=-1)
+    h = metadata_hash({"foo": 2})
+    assert _messages(coord) == [
+        "[GroupId g] Member m1 joins the share group using the share protocol.",
+        f"[GroupId g] Computed new metadata hash: {h}.",
+        f"[GroupId g] Bumped group epoch to 1 with metadata hash {h}.",
+        "[GroupId g] Computed a new target assignment for epoch 1 with "
+        "'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>' assignor in 0ms.",
+        "[GroupId g] Member m1 new assignment state: epoch=1, previousEpoch=0, state=STABLE, assignedPartitions=[].",
+        "[GroupId g] Member m1 left the share group.",
+        "[GroupId g] Computed new metadata hash: 0.",
+    ]
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    assert _messages(coord)[1:] == [
+        "[GroupId g] Bumped group epoch to 1.",
+        "[GroupId g] Computed a new target assignment for epoch 1 with "
+        "'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>' assignor in 0ms: {'m1': {'foo': [0, 1]}}.",
+        "[GroupId g] Member m1 new assignment state: epoch=1, previousEpoch=0, state=STABLE, "
+        "assignedPartitions=[foo-0, foo-1].",
+    ]
+
+
+def test_event_rows_of_a_join_and_a_leave():
+    """The rows a join and a leave write, request row first (kinds of the consumer manager's schema)."""
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m1", epoch=-1)
+    assert [(r[3], r[4], r[5], r[9], r[11]) for r in coord.sim.events.rows] == [
+        ("m1", "ShareGroupHeartbeat", 1, None, "Stable"),
+        ("m1", "MemberJoined", 0, None, "Stable"),
+        (None, "GroupEpochBumped", 1, "new_group", "Stable"),
+        (None, "TargetAssignmentComputed", 1, "simple", "Stable"),
+        ("m1", "MemberEpochBumped", 1, "STABLE", "Stable"),
+        (None, "StateChanged", 1, "Empty", "Stable"),
+        ("m1", "ShareGroupHeartbeat", 2, None, "Empty"),
+        ("m1", "MemberRemoved", 1, "leave_group", "Empty"),
+        (None, "GroupEpochBumped", 2, "member_removed", "Empty"),
+        (None, "StateChanged", 2, "Stable", "Empty"),
+    ]
+
+
+@pytest.mark.parametrize("version, retry_ms", [("4.1", 10000), ("4.2", 30000)])
+def test_initialization_retried_after_the_interval(version, retry_ms):
+    """`subscribedTopicsChangeMap`: an initializing entry younger than the retry interval is not
+    sent again; an older one is (4.1.1: 2 x offsets.commit.timeout.ms = 10000, hard-coded; 4.2.0:
+    max(group.share.initialize.retry.interval.ms = 30000, offsets.commit.timeout.ms))."""
+    coord = coordinator(version, {"foo": 2})
+    hb(coord, epoch=0, topics=["foo"])
+    assert coord.share_groups.stats["share_state_inits"] == 1
+    coord.sim.advance(retry_ms - 1)
+    hb(coord, epoch=1)
+    assert coord.share_groups.stats["share_state_inits"] == 1
+    coord.sim.advance(1)
+    hb(coord, epoch=1)
+    assert coord.share_groups.stats["share_state_inits"] == 2
+    assert coord.share_groups.initializing_partitions("fooup") == {"foo": [0, 1]}
