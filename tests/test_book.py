@@ -115,6 +115,19 @@ class FakeApp:
             return Path(docname + ".ipynb")
 
 
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.name for p in CHAPTERS])
+def test_solutions_are_collapsed_in_jupyterlab_as_on_the_site(path):
+    """Predict before you see: JupyterLab shows a solution cell folded (code and output) until the
+    reader opens it, as the book's "Show solution" button does."""
+    cells = json.loads(path.read_text())["cells"]
+    solutions = [c for c in cells if "solution" in c["metadata"].get("tags", [])]
+    assert solutions, f"{path.name} has no solution cell"
+    for cell in solutions:
+        assert cell["metadata"].get("jupyter") == {"source_hidden": True, "outputs_hidden": True}, (
+            f"{path.name}: a solution cell is open in JupyterLab; set its metadata "
+            f'"jupyter": {{"source_hidden": true, "outputs_hidden": true}}:\n{"".join(cell["source"])[:120]}')
+
+
 def test_solution_cells_fold_and_chart_cells_widen():
     chart = {"output_type": "display_data",
              "data": {"text/html": ['<div id="altair-viz-1"></div>\n', "<script>...</script>"]}}
