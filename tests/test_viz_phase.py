@@ -75,7 +75,8 @@ def test_sweep_explorer_binds_one_input_per_parameter_and_filters_every_view():
     spec = chart.to_dict()
     params = {p["name"]: p for p in spec["params"]}
     assert params["p_members"]["bind"]["input"] == "range" and params["p_members"]["value"] == 2
-    assert params["p_max_poll_records"]["bind"]["options"] == [50, 500]
+    assert params["p_max_poll_records"]["bind"] == {"input": "range", "min": 50, "max": 500, "step": 450,
+                                                    "name": "max_poll_records "}
     assert params["p_kafka_version"]["value"] == "3.7"
     assert len(spec["hconcat"]) == 2
     for view in spec["hconcat"]:

@@ -5,10 +5,9 @@ runs with no kernel. They read only the aggregated table, never a run."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 
-from kafkasim.viz.sliders import binding, column as param_name
+from kafkasim.viz.sliders import column as param_name, params as slider_params
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 #: One sequential scheme: every metric charted here is worse when higher.
@@ -85,7 +84,7 @@ def sweep_explorer(frame: pd.DataFrame, metrics: list[str], *, x: str, y: str, s
         values = sorted(values)
         col = param_name(name)
         start = (initial or {}).get(name, values[0])
-        params.append(alt.param(name=col, value=start, bind=binding(values, f"{_label(name, labels)} ")).param)
+        params += slider_params(name, values, _label(name, labels), start)
         clauses.append(f"datum['{name}'] == {col}")
     where = " && ".join(clauses)
     # Narrow views with their colour bar below, so that three fit side by side on a book page.
