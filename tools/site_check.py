@@ -151,8 +151,10 @@ OPEN_SOLUTION_JS = r"""
 })()
 """
 
-# Text of chart i (its SVG) printed over other text: pairs of overlapping text boxes, by more
-# than a pixel each way (glyph boxes of neighbouring lines touch).
+# Text of chart i (its SVG) printed over other text: pairs of text boxes that overlap by more than
+# a pixel (glyph boxes of neighbouring lines touch). Each box is the text's own (getBBox) mapped
+# to the screen (getScreenCTM), so rotated axis labels are compared as the parallelograms they
+# are (separating axis test), not as the rectangles around them.
 OVERLAPS_JS = r"""
 ((i) => {
   const chart = document.querySelectorAll('div[id^="altair-viz-"]')[i];
@@ -163,18 +165,31 @@ OVERLAPS_JS = r"""
     }
     return Number(t.getAttribute("fill-opacity") ?? 1) > 0;
   };
+  const corners = (t) => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const apart = (p, q) => {  // some edge's normal separates the two quadrilaterals (by 1 px of slack)
+    for (const poly of [p, q])
+      for (let i = 0; i < 4; i++) {
+        const [[x1, y1], [x2, y2]] = [poly[i], poly[(i + 1) %% 4]];
+        const [nx, ny] = [y2 - y1, x1 - x2], len = Math.hypot(nx, ny);
+        if (len === 0) continue;
+        const along = (pts) => pts.map(([x, y]) => (x * nx + y * ny) / len);
+        const [a, b] = [along(p), along(q)];
+        if (Math.max(...a) - Math.min(...b) <= 1 || Math.max(...b) - Math.min(...a) <= 1) return true;
+      }
+    return false;
+  };
   const boxes = [...chart.querySelectorAll("svg.marks text")]
     .filter((t) => t.textContent.trim() && shown(t))
-    .map((t) => ({text: t.textContent, r: t.getBoundingClientRect()}))
+    .map((t) => ({text: t.textContent, r: t.getBoundingClientRect(), q: corners(t)}))
     .filter((b) => b.r.width > 0 && b.r.height > 0);
   const pairs = [];
   for (let a = 0; a < boxes.length; a++)
-    for (let b = a + 1; b < boxes.length; b++) {
-      const [p, q] = [boxes[a].r, boxes[b].r];
-      const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
-      const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-      if (w > 1 && h > 1) pairs.push([boxes[a].text, boxes[b].text]);
-    }
+    for (let b = a + 1; b < boxes.length; b++)
+      if (!apart(boxes[a].q, boxes[b].q)) pairs.push([boxes[a].text, boxes[b].text]);
   return {texts: boxes.length, svg: !!chart.querySelector("svg.marks"), pairs};
 })(%d)
 """
@@ -185,9 +200,10 @@ OVERLAPS_JS = r"""
 LAYOUT_JS = r"""
 (() => {
   const viewport = document.documentElement.clientWidth;
-  const boxOf = (el) => {  // the nearest ancestor that clips or scrolls its content sideways
+  const boxOf = (el) => {  // the nearest ancestor that clips or scrolls its content sideways (or is fixed:
+    // the viewport's, not the page's, such as the skip link parked off screen)
     for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement)
-      if (getComputedStyle(a).overflowX !== "visible") return a;
+      if (getComputedStyle(a).overflowX !== "visible" || getComputedStyle(a).position === "fixed") return a;
     return null;
   };
   const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +

@@ -14,8 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
-                                 time_x)
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, scrubbed,
+                                 scrubber as time_slider, seconds, span_s, time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
@@ -45,8 +45,12 @@ def unconsumed(run, window=None) -> pd.DataFrame:
 
 @returns_chart
 def partition_ownership(run, window=None, *, max_partitions: int = 120, width: int = style.WIDTH,
-                        title: str | None = "Partition ownership") -> dict:
-    """One row per partition: bars coloured by owner, red strips while it was not consumed."""
+                        title: str | None = "Partition ownership", scrubber: bool = False) -> dict:
+    """One row per partition: bars coloured by owner, red strips while it was not consumed.
+
+    scrubber: a slider over time that replays the run up to the instant it selects (one row per
+    partition only; a chart on its own, since its param sits at the top level).
+    """
     span = span_s(run, window)
     topics = run.scenario.topics
     tps = [f"{t}-{p}" for t in sorted(topics) for p in range(topics[t])]
@@ -59,6 +63,8 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
     else:
         own = seconds(owners(run, window), "start", "end")
         spec = _rows(own, gaps, bands, faults, tps, span, width, protocols)
+        if scrubber:
+            spec["layer"], spec["params"] = scrubbed(spec["layer"]), [time_slider(span)]
         sub = (f"{len(tps)} partitions, {own['member'].nunique()} owners; red: not being consumed "
                f"({run.summary['partition_downtime_ms'] / 1000:g} partition-seconds in the run); shaded: rebalancing")
     if title:

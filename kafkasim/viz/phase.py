@@ -5,6 +5,8 @@ runs with no kernel. They read only the aggregated table, never a run."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from kafkasim.viz.sliders import column as param_name, params as slider_params
@@ -64,9 +66,22 @@ def phase_diagram(frame: pd.DataFrame, metric: str, *, x: str, y: str, column: s
         if name:
             spec["encoding"][channel] = field(name, "ordinal", title=_label(name, labels),
                                               sort=sorted(frame[name].unique()))
-    spec["width"], spec["height"] = {"step": 18}, {"step": 18}
+    # Each panel repeats its axis titles: a panel at least as wide (tall) as its x (y) title, so
+    # that the titles of neighbouring panels never print over each other.
+    spec["width"] = {"step": _step(_label(x, labels), frame[x].nunique()) if column else 18}
+    spec["height"] = {"step": _step(_label(y, labels), frame[y].nunique()) if row else 18}
     spec["title"] = title_of(title or _label(metric, labels), subtitle)
     return spec
+
+
+#: Axis titles: 11-px bold text, at most this many pixels a character; and a gap between panels.
+TITLE_CHAR_PX = 7
+PANEL_GAP_PX = 10
+
+
+def _step(axis_title: str, cells: int, least: int = 18) -> int:
+    """The cell size (px) at which `cells` cells are as long as `axis_title`."""
+    return max(least, math.ceil((len(axis_title) * TITLE_CHAR_PX - PANEL_GAP_PX) / max(cells, 1)))
 
 
 @returns_chart
