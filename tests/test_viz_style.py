@@ -111,7 +111,8 @@ def test_no_label_overlaps_another_in_a_real_browser(tmp_path, chromium, monkeyp
     assert report.facts["charts"] == report.facts["chartsDrawn"] == 1
     assert not [p for p in report.problems if "overlapping" in p], report.problems
     # The same chart with every label in row 0 (as before labels had rows) fails the check.
-    monkeypatch.setattr(layers, "label_rows", lambda frame, span=None, width=0: frame.assign(row=0, label_s=frame["time_s"]))
+    monkeypatch.setattr(layers, "label_rows",
+                        lambda frame, span=None, width=0: frame.assign(row=0, label_s=frame["time_s"]))
     _chart_page(tmp_path / "one-row", member_timeline(run).to_dict())
     (report,) = site_check.check_site(tmp_path / "one-row", tmp_path / "shots", chromium)
     assert "chart 0: 3 overlapping text labels" in "\n".join(report.problems)

@@ -571,7 +571,8 @@ def overlap_problems(tab: Tab, i: int, when: str = "") -> list[str]:
     pairs = found["pairs"]
     if not pairs:
         return []
-    shown = "; ".join(f"{a!r} over {b!r}" for a, b in pairs[:3]) + (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
+    shown = "; ".join(f"{a!r} over {b!r}" for a, b in pairs[:3])
+    shown += f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else ""
     return [f"chart {i}: {len(pairs)} overlapping text labels{' ' + when if when else ''}: {shown}"]
 
 
@@ -584,7 +585,8 @@ def layout_problems(layout: dict) -> list[str]:
     for table in layout["tablesCut"]:
         problems.append(f"a table hides columns at {width} px: {table}")
     if layout["codeScrolling"]:
-        problems.append(f"{layout['codeScrolling']} of {layout['codeBlocks']} code blocks scroll sideways at {width} px")
+        problems.append(f"{layout['codeScrolling']} of {layout['codeBlocks']} code blocks scroll sideways "
+                        f"at {width} px")
     for href in layout["placeholders"]:
         problems.append(f"placeholder link: {href}")
     return problems

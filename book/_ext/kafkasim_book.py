@@ -8,7 +8,7 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
   it (``kafkasim.viz.claims``); the page shows the sentence only (myst-nb's ``remove-input``).
 * Wide outputs: a code cell whose output is an Altair chart or a widget (an explorer) gets the
   theme's ``full-width`` tag, which lets it use the right margin too: most charts, legends
-  included, are wider than the text column of a 1280-pixel screen, and a reader would otherwise
+  included, are wider than the text column of a 1366-pixel screen, and a reader would otherwise
   scroll each one sideways.
 * Altair: a page with Altair output gets the vendored vega, vega-lite and vega-embed and the shim
   that tells Altair's HTML output they are loaded (``kafkasim_vega_js`` in _config.yml, files from

@@ -105,5 +105,6 @@ def _aggregate(gaps, bands, faults, partitions: int, span, width, protocols: tup
         "x": time_x("time_s", span),
         "y": field("partitions", title=f"partitions not consumed (of {partitions})", scale={"domainMin": 0}),
         "tooltip": [tip("time_s", "from (s)", fmt=".1f"), tip("partitions", "not consumed (mean)", fmt=".1f")]})
-    return {"layer": [rebalance_bands(bands, span, protocols=protocols), area, *fault_rules(faults, span=span, width=width)],
+    return {"layer": [rebalance_bands(bands, span, protocols=protocols), area,
+                      *fault_rules(faults, span=span, width=width)],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 220}

@@ -275,7 +275,8 @@ def timeline_spec(frames: dict, partitions: list[str], members: list[str], span,
                   {"x": field("time_s"), "y": y, "text": field("records", "quantitative"), "tooltip": tips},
                   where=where)
     # The bands' phase colours and the owner/flag colours are two different scales.
-    drawn = {"layer": [owned, paused, cleared, dots, labels, *fault_rules(frames["marks"], where=where, span=span, width=width)]}
+    drawn = {"layer": [owned, paused, cleared, dots, labels,
+                       *fault_rules(frames["marks"], where=where, span=span, width=width)]}
     return {"layer": [rebalance_bands(frames["bands"], span, legend=False, where=where), drawn],
             "width": width, "height": 26 * len(partitions),
             "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}}}

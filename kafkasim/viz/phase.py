@@ -43,7 +43,9 @@ def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, w
         "y": {**_axis(y, labels, frame[y].unique()), "sort": "descending"},
         # A square-root scale, so that a little is visibly more than nothing; exactly zero is grey.
         "color": field(metric, scale={"scheme": SCHEME, "type": "sqrt", "domain": [0, high if high > 0 else 1]},
-                       title=_label(metric, labels), legend={"orient": "right", "format": fmt, **(legend or {})},
+                       title=_label(metric, labels),
+                       # titlePadding: the top label of a vertical colour bar sits half a line above it.
+                       legend={"orient": "right", "format": fmt, "titlePadding": 10, **(legend or {})},
                        condition={"test": f"datum['{metric}'] === 0", "value": ZERO_COLOR}),
         "tooltip": [tip(c, _label(c, labels), "nominal" if frame[c].dtype == object else "quantitative",
                         None if frame[c].dtype == object else ",.4~g")
