@@ -110,6 +110,7 @@ def test_the_check_catches_what_it_should(tmp_path, chromium):
     assert "HTTP 404" in problems and "missing.js" in problems
     assert "console.error: boom" in problems
     assert "1 of 1 charts did not draw" in problems
+    assert "canvas" not in problems and "overlapping" not in problems  # nothing drawn, nothing to read
 
 
 def _svg_chart(texts: str) -> str:
@@ -126,7 +127,8 @@ def test_the_check_catches_bad_layout_overlaps_and_placeholders(tmp_path, chromi
         "</head><body>"
         + _svg_chart('<text x="10" y="50" font-size="12">c-2 paused 40 s</text>'
                      '<text x="30" y="52" font-size="12">c-3 crashed</text>')
-        + '<div style="width: 801px">a page 801 px wide</div>'
+        + '<div id="altair-viz-2"><canvas width="40" height="20"></canvas></div>'
+        '<div style="width: 801px">a page 801 px wide</div>'
         '<div style="width: 300px; overflow: hidden"><table style="width: 900px"><tr><td>wide</td></tr></table></div>'
         '<pre style="white-space: pre; overflow-x: auto; width: 300px">' + "x = 1; " * 80 + "</pre>"
         f'<a href="{placeholder}">repository</a> <a href="https://example.com/x">x</a> <a href="TODO">later</a>'
@@ -142,6 +144,7 @@ def test_the_check_catches_bad_layout_overlaps_and_placeholders(tmp_path, chromi
     reports = {r.path: r for r in site_check.check_site(tmp_path, tmp_path / "shots", chromium, render_timeout=5)}
     problems = "\n".join(reports["bad.html"].problems)
     assert "chart 0: 1 overlapping text labels: 'c-2 paused 40 s' over 'c-3 crashed'" in problems
+    assert "chart 1 is drawn on a canvas: its labels cannot be checked" in problems
     # The 801-px block and the body's 8-px margin: 809 px.
     assert "the page is 809 px wide at a 390 px viewport (scrolls sideways): div (801 px) stick out" in problems
     assert "at a 1366 px viewport" not in problems  # 809 px fit a 1366-px screen
@@ -152,3 +155,8 @@ def test_the_check_catches_bad_layout_overlaps_and_placeholders(tmp_path, chromi
         assert problems.count(f"placeholder link: {href}") == 1
     assert reports["good.html"].problems == []
     assert reports["good.html"].facts["layout"][390]["pageWidth"] == 390
+
+
+def test_run_it_yourself_page_names_the_repository_the_buttons_open(site, repository):
+    page = (site / "book" / "run-it-yourself.html").read_text()
+    assert f"https://github.com/{repository[0]}, and run it" in page  # {{ repository_url }}, resolved

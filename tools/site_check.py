@@ -190,7 +190,7 @@ OVERLAPS_JS = r"""
   for (let a = 0; a < boxes.length; a++)
     for (let b = a + 1; b < boxes.length; b++)
       if (!apart(boxes[a].q, boxes[b].q)) pairs.push([boxes[a].text, boxes[b].text]);
-  return {texts: boxes.length, svg: !!chart.querySelector("svg.marks"), pairs};
+  return {texts: boxes.length, canvas: !!chart.querySelector("canvas"), pairs};
 })(%d)
 """
 
@@ -566,7 +566,7 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
 def overlap_problems(tab: Tab, i: int, when: str = "") -> list[str]:
     """Chart i's text boxes that overlap, as problems (a chart drawn on a canvas cannot be read)."""
     found = tab.evaluate(OVERLAPS_JS % i)
-    if not found["svg"]:
+    if found["canvas"]:
         return [f"chart {i} is drawn on a canvas: its labels cannot be checked (render charts as SVG)"]
     pairs = found["pairs"]
     if not pairs:

@@ -129,12 +129,6 @@ def fault_rules(frame: pd.DataFrame, labels: bool = True, where: str | None = No
                     for row in range(int(placed["row"].max()) + 1 if len(placed) else 1))]
 
 
-def label_height(frame: pd.DataFrame, span=None, width: int = style.WIDTH) -> int:
-    """Pixels the fault labels take above the plot (for a title's offset)."""
-    placed = label_rows(frame, span, width)
-    return LABEL_ROW_PX * (int(placed["row"].max()) + 1 if len(placed) else 0)
-
-
 #: The time scrubber's param: the instant (s) up to which a timeline shows its run.
 NOW = "t_s"
 NOW_COLOR = "#222222"
