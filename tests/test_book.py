@@ -5,6 +5,7 @@ The built site itself is checked in a browser by tests/test_site.py.
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -253,3 +254,39 @@ def test_other_widgets_dead_without_a_kernel_show_what_they_showed_and_jslinked_
     assert "<pre>3 topics &lt;b&gt;\n</pre><div id=\"altair-viz-7\"></div>" in page  # what the Output showed
     assert "href='https://mybinder.org/v2/gh/acme/kafkasim/main?urlpath=lab/tree/notebooks/07-x.ipynb'" in page
     assert linked == view("pair")  # jslinked: it works on the page
+
+
+# -- the repository the launch buttons open -----------------------------------------------------------
+def test_repository_url_comes_from_the_environment_then_origin_then_the_config(tmp_path, monkeypatch):
+    ext = load_extension()
+    configured = "https://github.com/kafkasim/kafkasim"
+    no_git = tmp_path / "not-a-clone"
+    no_git.mkdir()
+    assert ext.repository_url(configured, no_git, environ={}) == configured
+    fork = {ext.REPOSITORY_ENV: "https://github.com/someone/kafkasim-fork.git"}
+    assert ext.repository_url(configured, no_git, environ=fork) == "https://github.com/someone/kafkasim-fork"
+    # A clone's origin on GitHub, in git's SSH spelling, wins over the config; a local path does not.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "remote", "add", "origin", "git@github.com:teacher/kafkasim.git"],
+                   check=True)
+    assert ext.repository_url(configured, clone, environ={}) == "https://github.com/teacher/kafkasim"
+    assert ext.repository_url(configured, clone, environ=fork) == "https://github.com/someone/kafkasim-fork"
+    subprocess.run(["git", "-C", str(clone), "remote", "set-url", "origin", "/srv/git/kafkasim"], check=True)
+    assert ext.repository_url(configured, clone, environ={}) == configured
+
+
+def test_repository_url_refuses_placeholders_and_hosts_binder_cannot_open(tmp_path):
+    ext = load_extension()
+    for bad in ("https://github.com/your-" + "org/kafkasim", "https://gitlab.com/kafkasim/kafkasim", "",
+                "https://github.com/TODO/kafkasim"):
+        with pytest.raises(ValueError, match="KAFKASIM_REPOSITORY_URL"):
+            ext.repository_url(bad, tmp_path, environ={})
+
+
+def test_no_placeholder_repository_anywhere_in_the_repository():
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True)
+    placeholder = "your-" + "org/kafkasim"  # spelled apart, so that this file is not a hit itself
+    hits = [name for name in tracked.stdout.splitlines()
+            if (ROOT / name).is_file() and placeholder in (ROOT / name).read_text(errors="ignore")]
+    assert hits == []

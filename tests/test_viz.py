@@ -237,7 +237,8 @@ def test_lag_chart_panels_are_selectable(runs):
 def test_ownership_gaps_are_the_runs_unconsumed_intervals(runs):
     run = runs["crash"]
     spec = viz.partition_ownership.spec(run)
-    holes = next(l for l in spec["layer"] if l["mark"].get("color") == "#d62728")
+    holes = next(l for l in spec["layer"] if l["encoding"].get("color", {}).get("field") == "what")
+    assert holes["encoding"]["color"]["scale"] == {"domain": ["not consumed"], "range": ["#d62728"]}
     drawn = sorted((r["tp"], r["start_s"], r["end_s"]) for r in holes["data"]["values"])
     expected = sorted((f"{t}-{p}", a / 1000, b / 1000) for t, p, a, b in run.unconsumed().itertuples(index=False))
     assert drawn == expected and drawn  # the crashed member's partitions, until the rebalance
@@ -316,14 +317,19 @@ def test_grid_explorer_binds_params_to_inputs(grid_spec):
     params = {p["name"]: p for p in grid_spec["params"]}
     assert params["p_session_timeout_ms"]["bind"] == {"input": "range", "min": 10_000, "max": 50_000, "step": 10_000,
                                                       "name": "session.timeout.ms "}
-    assert params["p_heartbeat_interval_ms"]["bind"]["input"] == "radio"
+    # Two numbers are a slider too (two stops), not radio buttons.
+    assert params["p_heartbeat_interval_ms"]["bind"] == {"input": "range", "min": 1_000, "max": 3_000, "step": 2_000,
+                                                         "name": "heartbeat.interval.ms "}
     assert params["p_heartbeat_interval_ms"]["value"] == 3_000  # the base scenario's value (3.7 default)
+    # The time scrubber: over the run (120 s), starting at its end so that the whole run shows.
+    assert params["t_s"]["value"] == 120.0 and params["t_s"]["bind"]["input"] == "range"
+    assert (params["t_s"]["bind"]["min"], params["t_s"]["bind"]["max"]) == (0.0, 120.0)
     text = json.dumps(grid_spec)
     assert "datum.p_session_timeout_ms == p_session_timeout_ms && datum.p_heartbeat_interval_ms" in text
     assert sum(len(rows) for rows in datasets(grid_spec).values()) < 5000
     vega = vlc.vegalite_to_vega(grid_spec, vl_version=VL_VERSION)
     bound = {s["name"]: s["bind"] for s in vega["signals"] if "bind" in s}
-    assert set(bound) == {"p_session_timeout_ms", "p_heartbeat_interval_ms"}
+    assert set(bound) == {"p_session_timeout_ms", "p_heartbeat_interval_ms", "t_s"}
 
 
 def _svg_with(spec: dict, **values) -> str:
@@ -440,7 +446,7 @@ def test_grid_explorer_sliders_work_in_a_real_browser(grid_spec, tmp_path, chrom
          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180).stdout
     result = json.loads(html.unescape(re.search(r"<pre id=\"result\">([^<]*)</pre>", dom).group(1)))
     assert ["range", "p_session_timeout_ms"] in result["inputs"]
-    assert ["radio", "p_heartbeat_interval_ms"] in result["inputs"]
+    assert ["range", "p_heartbeat_interval_ms"] in result["inputs"]
     assert result["signal"] == 50_000
     # The first grid point (10 s) removes the paused member; after the drag to 50 s it survives.
     assert result["before"] and not result["after"]

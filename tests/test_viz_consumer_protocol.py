@@ -135,7 +135,7 @@ def test_fifty_members_get_one_row_each(runs):
 def test_ownership_gaps_are_the_runs_unconsumed_intervals(runs):
     run = runs["gc_pause"]
     spec = viz.partition_ownership.spec(run)
-    holes = next(v for v in layers(spec) if v["mark"].get("color") == "#d62728")
+    holes = next(v for v in layers(spec) if v["encoding"].get("color", {}).get("scale", {}).get("range") == ["#d62728"])
     drawn = sorted((r["tp"], r["start_s"], r["end_s"]) for r in holes["data"]["values"])
     expected = sorted((f"{t}-{p}", a / 1000, b / 1000) for t, p, a, b in run.unconsumed().itertuples(index=False))
     assert drawn == expected and drawn  # c-2's partitions while it was frozen, until they moved
@@ -299,7 +299,8 @@ def test_grid_explorer_sweeps_the_group_protocol(classic, runs):
     base = Scenario(**SHORT, faults=[PAUSE])
     spec = viz.grid_explorer(base, {"group.protocol": ["classic", "consumer"]},
                              charts=("timeline", "lag", "summary")).to_dict()
-    (param,) = spec["params"]
+    param, scrubber = spec["params"]  # the setting, and the time slider of the timeline
+    assert scrubber["name"] == "t_s"
     assert param["name"] == "p_group_protocol" and param["value"] == "classic"
     assert param["bind"]["input"] == "radio" and param["bind"]["options"] == ["classic", "consumer"]
     data = datasets(spec)

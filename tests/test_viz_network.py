@@ -170,10 +170,15 @@ def grid_spec():
 
 def test_grid_explorer_binds_one_input_per_knob(grid_spec):
     params = {p["name"]: p for p in grid_spec["params"]}
-    assert set(params) == {"p_queued_max_request_bytes", "p_num_io_threads"}
-    q = params["p_queued_max_request_bytes"]
-    assert q["bind"]["options"] == GRID["queued.max.request.bytes"] and q["value"] == 10 * MiB  # the base's value
+    assert set(params) == {"p_queued_max_request_bytes__i", "p_queued_max_request_bytes", "p_num_io_threads"}
+    # Uneven byte counts: a slider over their positions, starting at the base's value; the value
+    # param is computed from it, and the filter reads the value.
+    q = params["p_queued_max_request_bytes__i"]
+    values = GRID["queued.max.request.bytes"]
+    assert q["bind"]["input"] == "range" and (q["bind"]["min"], q["bind"]["max"]) == (0, len(values) - 1)
+    assert q["value"] == values.index(10 * MiB)  # the base's value
     assert q["bind"]["name"].strip() == "queued.max.request.bytes"
+    assert params["p_queued_max_request_bytes"]["expr"] == f"{values}[p_queued_max_request_bytes__i]"
     text = json.dumps(grid_spec)
     assert "datum.p_queued_max_request_bytes == p_queued_max_request_bytes" in text
 

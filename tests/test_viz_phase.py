@@ -75,7 +75,8 @@ def test_sweep_explorer_binds_one_input_per_parameter_and_filters_every_view():
     spec = chart.to_dict()
     params = {p["name"]: p for p in spec["params"]}
     assert params["p_members"]["bind"]["input"] == "range" and params["p_members"]["value"] == 2
-    assert params["p_max_poll_records"]["bind"]["options"] == [50, 500]
+    assert params["p_max_poll_records"]["bind"] == {"input": "range", "min": 50, "max": 500, "step": 450,
+                                                    "name": "max_poll_records "}
     assert params["p_kafka_version"]["value"] == "3.7"
     assert len(spec["hconcat"]) == 2
     for view in spec["hconcat"]:
@@ -90,3 +91,16 @@ def test_sweep_explorer_binds_one_input_per_parameter_and_filters_every_view():
 def test_sweep_explorer_names_missing_columns():
     with pytest.raises(ValueError, match=r"columns \['nope'\] are not in the table"):
         sweep_explorer(_table(), ["nope"], x="poll_timeout_ms", y="processing_ms_p99_ms", sliders={"members": [2]})
+
+
+def test_faceted_panels_are_as_wide_and_tall_as_their_repeated_axis_titles():
+    # Each panel repeats the axis titles: "poll timeout (s)" (16 characters, 7 px each, less the 10-px
+    # gap) over 2 cells needs 51-px cells; "processing_ms_p99_ms" (20) over 2 rows, 65-px cells.
+    table = _table()
+    spec = phase_diagram(table[table["members"] == 2], "rebalances_per_hour_mean", x="poll_timeout_ms",
+                         y="processing_ms_p99_ms", column="max_poll_records", row="kafka_version",
+                         labels={"poll_timeout_ms": "poll timeout (s)"}).to_dict()
+    assert (spec["width"], spec["height"]) == ({"step": 51}, {"step": 65})
+    alone = phase_diagram(table[table["members"] == 2], "rebalances_per_hour_mean", x="poll_timeout_ms",
+                          y="processing_ms_p99_ms").to_dict()
+    assert (alone["width"], alone["height"]) == ({"step": 18}, {"step": 18})  # one panel: titles once

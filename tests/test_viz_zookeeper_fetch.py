@@ -100,13 +100,19 @@ def test_storm_explorer_has_a_control_per_setting_and_filters_by_them():
             "zookeeper capacity": [0, 20_000]}
     spec = render(vz.storm_explorer(grid, duration_ms=30_000, initial={"topics": 3}))
     params = bound_params(spec)
-    assert set(params) == {sliders.column(n) for n in grid}
-    assert params[sliders.column("topics")]["bind"]["input"] == "range"
-    assert params[sliders.column("topics")]["value"] == 3
-    capacity = params[sliders.column("zookeeper capacity")]["bind"]
-    assert capacity["input"] == "radio" and capacity["labels"] == ["unlimited", "20,000"]
+    # A category is radio buttons; numbers are sliders; the named capacity ("unlimited" for 0) is a
+    # slider over its two positions, the value computed from the index, its name in the readout.
+    assert set(params) == {"p_group_id_naming", "p_topics", "p_zookeeper_capacity__i"}
+    assert params["p_group_id_naming"]["bind"]["input"] == "radio"
+    assert params["p_topics"]["bind"] == {"input": "range", "min": 2, "max": 4, "step": 1, "name": "topics "}
+    assert params["p_topics"]["value"] == 3
+    assert params["p_zookeeper_capacity__i"]["bind"] | {"name": ""} == {"input": "range", "min": 0, "max": 1,
+                                                                         "step": 1, "name": ""}
+    computed = {p["name"]: p for p in spec["params"]}["p_zookeeper_capacity"]
+    assert computed == {"name": "p_zookeeper_capacity", "expr": "[0, 20000][p_zookeeper_capacity__i]"}
     text = json.dumps(spec)
-    assert "datum.p_topics == p_topics" in text
+    assert "datum.p_topics == p_topics" in text and "datum.p_zookeeper_capacity == p_zookeeper_capacity" in text
+    assert '[\\"unlimited\\", \\"20,000\\"][indexof([0, 20000], p_zookeeper_capacity)]' in text
     # every grid point has its key numbers: 2 x 3 x 2 runs
     numbers = [r for data in datasets(spec) for r in data if r.get("label") == "connectors that rebalanced"]
     assert len(numbers) == 12
@@ -169,9 +175,9 @@ def test_fetch_calculator_precomputes_every_workload():
     grid = {"partitions": [120, 360], "consumers": [1, 8, 60], "message_mib": [1, 300], "leader_brokers": [1, 2]}
     spec = render(vf.fetch_calculator(grid, initial={"partitions": 360, "message_mib": 300}))
     params = bound_params(spec)
-    assert set(params) == {sliders.column(n) for n in grid}
-    assert params[sliders.column("partitions")]["value"] == 360
-    assert params[sliders.column("consumers")]["bind"]["input"] == "radio"
+    assert set(params) == {"p_partitions", "p_consumers__i", "p_message_mib", "p_leader_brokers"}
+    assert params["p_partitions"]["value"] == 360
+    assert params["p_consumers__i"]["bind"]["max"] == 2  # 1, 8, 60: three stops of a slider
     lines = [r for data in datasets(spec) for r in data if "line" in r]
     assert len(lines) == 2 * 3 * 2 * 2 * 4
     seed = [r for r in lines if (r["p_partitions"], r["p_consumers"], r["p_message_mib"], r["p_leader_brokers"])
@@ -185,8 +191,15 @@ def test_fetch_calculator_precomputes_every_workload():
 
 
 def test_slider_binding_kinds():
-    assert sliders.binding([1, 2, 3], "x ")["input"] == "range"
-    assert sliders.binding([1, 2, 5], "x ")["input"] == "radio"
-    assert sliders.binding([1, 2, 5, 10, 20], "x ")["input"] == "select"
-    assert sliders.binding([0, 10, 20], "x ", ["none", "10", "20"])["labels"][0] == "none"
+    # Numbers are sliders: over the values when evenly spaced, else over their positions.
+    assert sliders.binding([1, 2, 3], "x ") == {"input": "range", "min": 1, "max": 3, "step": 1, "name": "x "}
+    assert sliders.binding([3_000, 1_000], "x ") == {"input": "range", "min": 1_000, "max": 3_000, "step": 2_000,
+                                                     "name": "x "}
+    assert sliders.binding([1, 2, 5, 10, 20], "x ") == {"input": "range", "min": 0, "max": 4, "step": 1, "name": "x "}
+    assert sliders.binding([0, 10, 20], "x ", ["none", "10", "20"])["max"] == 2  # named values: by position
+    # Categories are radio buttons (up to 4) or a drop-down.
+    assert sliders.binding(["a", "b"], "x ")["input"] == "radio"
+    assert sliders.binding(["0.10.0", "2.8", "3.7", "4.0", "4.1"], "x ")["input"] == "select"
+    assert sliders.binding([True, False], "x ")["input"] == "radio"
+    assert sliders.binding([7], "x ")["input"] == "radio"
     assert sliders.matches(["a.b", "c"]) == "datum.p_a_b == p_a_b && datum.p_c == p_c"

@@ -195,7 +195,7 @@ def test_static_version_of_the_explorer_and_display():
     e = Explorer(BASE, controls=["session.timeout.ms"], debounce_ms=0)
     chart = e.static({"session.timeout.ms": [10_000, 45_000]})
     spec = chart.to_dict()
-    assert [p["name"] for p in spec["params"]] == ["p_session_timeout_ms"]
+    assert [p["name"] for p in spec["params"]] == ["p_session_timeout_ms", "t_s"]  # the setting, the time slider
     bundle = e._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
@@ -238,7 +238,7 @@ def test_a_consumer_protocol_base_starts_with_the_classic_controls_off():
     e.set("members", 3)
     assert e.run.scenario.consumer == {"group.protocol": "consumer"} and e.run.scenario.members == 3
     chart = e.static({"group.protocol": ["classic", "consumer"]}).to_dict()
-    assert [p["name"] for p in chart["params"]] == ["p_group_protocol"] and chart["params"][0]["value"] == "consumer"
+    assert [p["name"] for p in chart["params"]] == ["p_group_protocol", "t_s"] and chart["params"][0]["value"] == "consumer"
 
 
 def test_a_config_of_the_base_that_the_chosen_version_lacks_is_left_out_and_said():

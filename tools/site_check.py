@@ -5,10 +5,14 @@ the DevTools protocol's Fetch interception, which lets the site's own URLs throu
 records) any other, and ``--host-resolver-rules`` makes every other host name unresolvable as a
 second fence. For each page the check records console errors, uncaught exceptions, failed or
 blocked requests and HTTP errors, and inspects the rendered page: Altair charts that did not draw
-(an empty vega container) or are cut off (drawn wider than their cell), ipywidgets, MathJax, and
-solutions hidden behind a toggle. It then exercises what should work without a kernel (moving each
-chart's bound slider must redraw the chart; moving a jslinked widget must update its partner;
-opening a hidden solution must show an executed output) and saves screenshots for review. A widget
+(an empty vega container), are cut off (drawn wider than their cell) or print text over text (the
+bounding boxes of the text of a chart's SVG overlap), ipywidgets, MathJax, solutions hidden behind
+a toggle, and links to placeholders (your-org, example.com, TODO). The layout is checked on a
+1366-px laptop screen and a 390-px phone: the page must not scroll sideways, no table may hide
+columns (a wide table scrolls inside its own box) and no code block may scroll sideways (code
+wraps). It then exercises what should work without a kernel (moving each chart's bound slider
+must redraw the chart, its labels still apart; moving a jslinked widget must update its
+partner; opening a hidden solution must show an executed output) and saves screenshots for review. A widget
 control that no jslink moves and that is not disabled fails the page: without a kernel it would look
 alive and do nothing (a live explorer must show its picture instead, see book/_ext/kafkasim_book.py).
 
@@ -43,7 +47,10 @@ FLAGS = [
     "--disable-extensions", "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
     "--remote-debugging-pipe", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
-WIDTH, HEIGHT = 1280, 900
+WIDTH, HEIGHT = 1366, 900  # a common laptop screen
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844  # a phone, held upright
+#: Link targets that are placeholders, not addresses (a repository URL never set, an example).
+PLACEHOLDERS = ("your-org", "example.com", "TODO")
 MAX_SHOT_HEIGHT = 15000  # px; Chromium cannot capture much taller pages in one image
 RENDER_TIMEOUT_S = 20.0
 
@@ -176,6 +183,86 @@ OPEN_SOLUTION_JS = r"""
           output: d.querySelector(".cell_output")?.innerText ?? ""};
 })()
 """
+
+# Text of chart i (its SVG) printed over other text: pairs of text boxes that overlap by more than
+# a pixel (glyph boxes of neighbouring lines touch). Each box is the text's own (getBBox) mapped
+# to the screen (getScreenCTM), so rotated axis labels are compared as the parallelograms they
+# are (separating axis test), not as the rectangles around them.
+OVERLAPS_JS = r"""
+((i) => {
+  const chart = document.querySelectorAll('div[id^="altair-viz-"]')[i];
+  const shown = (t) => {
+    for (let e = t; e && e !== chart; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (style.display === "none" || style.visibility === "hidden" || Number(style.opacity) === 0) return false;
+    }
+    return Number(t.getAttribute("fill-opacity") ?? 1) > 0;
+  };
+  const corners = (t) => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const apart = (p, q) => {  // some edge's normal separates the two quadrilaterals (by 1 px of slack)
+    for (const poly of [p, q])
+      for (let i = 0; i < 4; i++) {
+        const [[x1, y1], [x2, y2]] = [poly[i], poly[(i + 1) %% 4]];
+        const [nx, ny] = [y2 - y1, x1 - x2], len = Math.hypot(nx, ny);
+        if (len === 0) continue;
+        const along = (pts) => pts.map(([x, y]) => (x * nx + y * ny) / len);
+        const [a, b] = [along(p), along(q)];
+        if (Math.max(...a) - Math.min(...b) <= 1 || Math.max(...b) - Math.min(...a) <= 1) return true;
+      }
+    return false;
+  };
+  const boxes = [...chart.querySelectorAll("svg.marks text")]
+    .filter((t) => t.textContent.trim() && shown(t))
+    .map((t) => ({text: t.textContent, r: t.getBoundingClientRect(), q: corners(t)}))
+    .filter((b) => b.r.width > 0 && b.r.height > 0);
+  const pairs = [];
+  for (let a = 0; a < boxes.length; a++)
+    for (let b = a + 1; b < boxes.length; b++)
+      if (!apart(boxes[a].q, boxes[b].q)) pairs.push([boxes[a].text, boxes[b].text]);
+  return {texts: boxes.length, canvas: !!chart.querySelector("canvas"), pairs};
+})(%d)
+"""
+
+# The page's layout at the current viewport width: does the page scroll sideways (and which
+# elements, not clipped or scrolled by an ancestor, stick out), tables whose columns an ancestor
+# hides, code blocks that scroll sideways, and links to placeholders.
+LAYOUT_JS = r"""
+(() => {
+  const viewport = document.documentElement.clientWidth;
+  const boxOf = (el) => {  // the nearest ancestor that clips or scrolls its content sideways (or is fixed:
+    // the viewport's, not the page's, such as the skip link parked off screen)
+    for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== "visible" || getComputedStyle(a).position === "fixed") return a;
+    return null;
+  };
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    [...e.classList].slice(0, 2).map((c) => "." + c).join("") + ` (${Math.round(e.getBoundingClientRect().width)} px)`;
+  const pageWidth = document.documentElement.scrollWidth;
+  const out = pageWidth > viewport + 1 ? [...document.body.querySelectorAll("*")].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > viewport + 1 && !boxOf(e) && getComputedStyle(e).position !== "fixed";
+  }) : [];
+  const tables = [...document.querySelectorAll("table")].filter((t) => t.getBoundingClientRect().width > 0);
+  const hidden = tables.filter((t) => {
+    const box = boxOf(t);
+    if (!box || !["hidden", "clip"].includes(getComputedStyle(box).overflowX)) return false;
+    return t.getBoundingClientRect().right > box.getBoundingClientRect().right + 1;
+  });
+  const code = [...document.querySelectorAll("pre")].filter((p) => p.getBoundingClientRect().width > 0);
+  const links = [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"));
+  return {
+    viewport, pageWidth,
+    sticksOut: out.filter((e) => !out.includes(e.parentElement)).slice(0, 3).map(name),
+    tables: tables.length, tablesCut: hidden.map((t) => name(t) + " in " + name(boxOf(t))),
+    codeBlocks: code.length, codeScrolling: code.filter((p) => p.scrollWidth > p.clientWidth + 1).length,
+    placeholders: links.filter((h) => PLACEHOLDERS.some((p) => h.includes(p))),
+  };
+})()
+""".replace("PLACEHOLDERS", json.dumps(PLACEHOLDERS))
 
 CHART_BOX_JS = r"""
 ((i) => {
@@ -328,6 +415,7 @@ class Tab:
         for domain in ("Page", "Runtime", "Network", "Log"):
             self.call(f"{domain}.enable")
         self.call("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
+        self.size, self.mobile = (WIDTH, HEIGHT), False
         self._viewport(HEIGHT)
 
     def call(self, method: str, params: dict | None = None, timeout: float = 30.0) -> dict:
@@ -400,25 +488,33 @@ class Tab:
                 return
             self.browser.wait(lambda: not self.in_flight, deadline - time.monotonic())
 
-    def screenshot(self, path: Path, clip: dict | None = None) -> None:
+    def screenshot(self, path: Path, clip: dict | None = None, width: int = WIDTH) -> None:
         """The whole page (up to MAX_SHOT_HEIGHT), or `clip` (page coordinates).
 
         The viewport is stretched to the page's height for the capture, rather than asking
         Chromium to capture beyond the viewport, which here caught the layout mid-reflow.
         """
         height = min(self.call("Page.getLayoutMetrics")["cssContentSize"]["height"], MAX_SHOT_HEIGHT)
-        clip = clip or {"x": 0, "y": 0, "width": WIDTH, "height": height}
-        self._viewport(max(HEIGHT, int(clip["y"] + clip["height"]) + 1))
+        clip = clip or {"x": 0, "y": 0, "width": width, "height": height}
+        viewport = self.size
+        self._viewport(max(viewport[1], int(clip["y"] + clip["height"]) + 1))
         self.evaluate("new Promise((r) => setTimeout(r, 300))")  # let the resize settle
         data = self.call("Page.captureScreenshot", {"format": "png", "clip": {**clip, "scale": 1}},
                          timeout=60)["data"]
-        self._viewport(HEIGHT)
+        self._viewport(viewport[1])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
 
+    def resize(self, width: int, height: int, mobile: bool = False) -> None:
+        """Emulate a screen `width` x `height` (a phone's with `mobile`: its viewport meta tag
+        applies), and let the page reflow."""
+        self.size, self.mobile = (width, height), mobile
+        self._viewport(height)
+        self.evaluate("new Promise((r) => requestAnimationFrame(() => setTimeout(r, 400)))")
+
     def _viewport(self, height: int) -> None:
         self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False})
+                  {"width": self.size[0], "height": height, "deviceScaleFactor": 1, "mobile": self.mobile})
 
 
 # -- the check ------------------------------------------------------------------------------------
@@ -444,6 +540,10 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
         report.problems.append(f"{facts['charts'] - facts['chartsDrawn']} of {facts['charts']} charts did not draw")
     if facts["chartsCutOff"]:
         report.problems.append(f"{facts['chartsCutOff']} charts are wider than their cell at {WIDTH} px: cut off")
+    for i in range(facts["charts"]):
+        report.problems += overlap_problems(tab, i)
+    facts["layout"] = {WIDTH: tab.evaluate(LAYOUT_JS)}
+    report.problems += layout_problems(facts["layout"][WIDTH])
     if facts["widgetViews"] and not facts["widgetsRendered"]:
         report.problems.append(f"{facts['widgetViews']} widget views, none rendered")
     if facts["deadControls"]:
@@ -467,6 +567,7 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
         facts["slidersRedrawing"] += redrawn
         if not redrawn:
             report.problems.append(f"chart {i}: moving its slider did not redraw it")
+        report.problems += overlap_problems(tab, i, "after its slider moved")
         shot = shots / _shot_name(page, f"--chart{i}-slider-moved")
         tab.screenshot(shot, tab.evaluate(CHART_BOX_JS % i))
         report.screenshots.append(shot.name)
@@ -483,8 +584,48 @@ def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
         tab.screenshot(shot, box)
         report.screenshots.append(shot.name)
 
+    tab.resize(PHONE_WIDTH, PHONE_HEIGHT, mobile=True)
+    try:
+        facts["layout"][PHONE_WIDTH] = tab.evaluate(LAYOUT_JS)
+        shot = shots / _shot_name(page, f"--{PHONE_WIDTH}px")
+        tab.screenshot(shot, width=PHONE_WIDTH)
+        report.screenshots.append(shot.name)
+    finally:
+        tab.resize(WIDTH, HEIGHT)
+    problems = layout_problems(facts["layout"][PHONE_WIDTH])
+    report.problems += [p for p in problems if "placeholder" not in p]  # placeholders: named once, above
+
     report.problems += tab.problems  # console, network and interception, over all of the above
     return report
+
+
+def overlap_problems(tab: Tab, i: int, when: str = "") -> list[str]:
+    """Chart i's text boxes that overlap, as problems (a chart drawn on a canvas cannot be read)."""
+    found = tab.evaluate(OVERLAPS_JS % i)
+    if found["canvas"]:
+        return [f"chart {i} is drawn on a canvas: its labels cannot be checked (render charts as SVG)"]
+    pairs = found["pairs"]
+    if not pairs:
+        return []
+    shown = "; ".join(f"{a!r} over {b!r}" for a, b in pairs[:3])
+    shown += f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else ""
+    return [f"chart {i}: {len(pairs)} overlapping text labels{' ' + when if when else ''}: {shown}"]
+
+
+def layout_problems(layout: dict) -> list[str]:
+    """What LAYOUT_JS found at one viewport width, as problems."""
+    width, problems = layout["viewport"], []
+    if layout["pageWidth"] > width + 1:
+        problems.append(f"the page is {layout['pageWidth']} px wide at a {width} px viewport (scrolls sideways): "
+                        f"{', '.join(layout['sticksOut']) or '?'} stick out")
+    for table in layout["tablesCut"]:
+        problems.append(f"a table hides columns at {width} px: {table}")
+    if layout["codeScrolling"]:
+        problems.append(f"{layout['codeScrolling']} of {layout['codeBlocks']} code blocks scroll sideways "
+                        f"at {width} px")
+    for href in layout["placeholders"]:
+        problems.append(f"placeholder link: {href}")
+    return problems
 
 
 def check_site(site: Path, shots: Path, executable: str = CHROMIUM,

@@ -8,7 +8,7 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
   it (``kafkasim.viz.claims``); the page shows the sentence only (myst-nb's ``remove-input``).
 * Wide outputs: a code cell whose output is an Altair chart or a widget (an explorer) gets the
   theme's ``full-width`` tag, which lets it use the right margin too: most charts, legends
-  included, are wider than the text column of a 1280-pixel screen, and a reader would otherwise
+  included, are wider than the text column of a 1366-pixel screen, and a reader would otherwise
   scroll each one sideways.
 * Altair: a page with Altair output gets the vendored vega, vega-lite and vega-embed and the shim
   that tells Altair's HTML output they are loaded (``kafkasim_vega_js`` in _config.yml, files from
@@ -22,7 +22,12 @@ the book is built (the notebooks themselves stay plain Jupyter notebooks).
   Other widgets whose controls no jslink moves (``interactive_output`` and the like) get the same
   treatment, their picture made of what their Output widgets showed when the chapter ran (the
   notebook's saved widget state); jslinked widgets, which work without a kernel, stay.
-* ``{{ repository_url }}`` in a page is the repository URL of _config.yml (its one place).
+* The repository URL (launch buttons, repository button, ``{{ repository_url }}`` in a page) is
+  resolved once, by `repository_url`: the environment variable KAFKASIM_REPOSITORY_URL (a fork's
+  build, e.g. ``KAFKASIM_REPOSITORY_URL=https://github.com/me/kafkasim make book``), else this
+  clone's ``git remote get-url origin`` when it is on GitHub, else ``repository.url`` of
+  _config.yml (the published project). Binder and Colab open GitHub repositories only, so the
+  build stops on anything but ``https://github.com/OWNER/REPO``, and on a placeholder.
 * Two fixes for a clean browser console: a script registered twice is written once (sphinx-thebe
   0.3 adds its inline config twice under Sphinx 7, and the second ``const`` is a SyntaxError), and
   _config.yml gives the theme a default colour mode (without one, pydata-sphinx-theme logs an error
@@ -33,7 +38,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import subprocess
+from pathlib import Path
 
 SOLUTION_TAG = "solution"
 SOLUTION_PROMPTS = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
@@ -171,15 +179,48 @@ def page_scripts(app, pagename: str, templatename: str, context: dict, doctree) 
     scripts[:] = unique.values()
 
 
-def add_substitutions(app, config) -> None:
-    """config-inited: {{ repository_url }} for pages."""
-    url = config.html_theme_options.get("repository_url", "")
+REPOSITORY_ENV = "KAFKASIM_REPOSITORY_URL"
+GITHUB_URL = re.compile(r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)"
+                        r"(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+PLACEHOLDERS = ("your-org", "example.com", "TODO")  # tools/site_check.py refuses links to these too
+
+
+def github_url(url: str) -> str | None:
+    """https://github.com/OWNER/REPO for a GitHub remote in any of git's spellings, else None."""
+    found = GITHUB_URL.match(url.strip())
+    return f"https://github.com/{found['owner']}/{found['repo']}" if found else None
+
+
+def origin_url(where: Path) -> str | None:
+    """This clone's `origin` remote, if it is on GitHub."""
+    try:
+        out = subprocess.run(["git", "-C", str(where), "remote", "get-url", "origin"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return github_url(out.stdout) if out.returncode == 0 else None
+
+
+def repository_url(configured: str, where: Path, environ=os.environ) -> str:
+    """The repository the book's buttons open (see the module docstring for the order)."""
+    chosen = environ.get(REPOSITORY_ENV) or origin_url(where) or configured
+    url = github_url(chosen or "")
+    if url is None or any(p in url for p in PLACEHOLDERS):
+        raise ValueError(f"repository URL {chosen!r} is not https://github.com/OWNER/REPO: set {REPOSITORY_ENV} "
+                         f"or repository.url in book/_config.yml (Binder and Colab open GitHub repositories)")
+    return url
+
+
+def add_repository(app, config) -> None:
+    """config-inited: the resolved repository URL for the theme's buttons and {{ repository_url }}."""
+    url = repository_url(config.html_theme_options.get("repository_url", ""), Path(app.srcdir))
+    config.html_theme_options = {**config.html_theme_options, "repository_url": url}
     config.myst_substitutions = {**config.myst_substitutions, "repository_url": url}
 
 
 def setup(app):
     app.add_config_value("kafkasim_vega_js", [], "html")
-    app.connect("config-inited", add_substitutions)
+    app.connect("config-inited", add_repository)
     app.connect("source-read", tag_cells)
     app.connect("source-read", static_explorers)
     app.connect("html-page-context", page_scripts, priority=900)  # after other extensions

@@ -85,7 +85,7 @@ def _map_spec(cells: pd.DataFrame, tps: list[str], labels: list[str], members: l
     tips = [tip("instant", "when", "nominal"), tip("tp", "partition", "nominal"), tip("member", "owner", "nominal"),
             tip("moved", "changed owner", "nominal")]
     color = field("member", "nominal", sort=members, title="owner",
-                  scale={"domain": members, "scheme": "tableau10" if len(members) <= 10 else "tableau20"},
+                  scale=style.owner_scale(members),
                   legend={"orient": "right", "columns": 1 + len(members) // 16})
     rects = unit(cells, {"type": "rect", "stroke": "white", "strokeWidth": 1},
                  {"x": x, "y": y, "color": color, "tooltip": tips}, where=where)
@@ -140,9 +140,9 @@ def assignment_explorer(base, grid: dict, instants: dict[str, int], *, width: in
     members = tables.member_order(cells_frame["member"].dropna())
     where = sliders.matches(grid)
     view = _map_spec(cells_frame, list(tps), labels, members, width, where)
-    params = [sliders.param(name, grid[name], KNOBS[name].label, base_value(base, name)) for name in grid]
+    params, shown = sliders.controls([(name, grid[name], KNOBS[name].label, base_value(base, name), None)
+                                      for name in grid], width)
     heading = title or "Who owns which partition: " + ", ".join(grid)
-    return {"vconcat": [view, summary.summary_spec(pd.concat(counts, ignore_index=True), where, title=None)],
+    return {"vconcat": [shown, view, summary.summary_spec(pd.concat(counts, ignore_index=True), where, title=None)],
             "spacing": 12, "params": params,
-            "title": title_of(heading, f"{len(points)} runs precomputed; framed: owner changed since the first "
-                                       f"row; move the sliders below the chart")}
+            "title": title_of(heading, f"{sliders.hint(len(points))}; framed: owner changed since the first row")}

@@ -58,8 +58,9 @@ def panels_spec(frames: dict, span, width: int = style.WIDTH, where: str | None 
     views = []
     for i, name in enumerate(names):
         x = time_x("time_s", span, style.TIME_TITLE if i == len(names) - 1 else None)
+        faults = fault_rules(frames["faults"], labels=i == 0, where=where, span=span, width=width)
         layers = [rebalance_bands(frames["bands"], span, legend=False, where=where, protocols=protocols),
-                  _PANEL[name](frames[name], x, where), *fault_rules(frames["faults"], labels=i == 0, where=where)]
+                  _PANEL[name](frames[name], x, where), *faults]
         views.append({"layer": layers, "resolve": {"scale": {"color": "independent"}},
                       "width": width, "height": PANEL_HEIGHT})
     return {"vconcat": views, "spacing": 6, "resolve": {"scale": {"x": "shared"}}}

@@ -188,7 +188,8 @@ def fetch_calculator(grid: dict, *, initial: dict | None = None, width: int = 42
     sizes, verdicts = calculator_frames(grid)
     names = list(CALCULATOR_SETTINGS)
     where = sliders.matches(names)
-    params = [sliders.param(n, list(grid[n]), CALCULATOR_SETTINGS[n], (initial or {}).get(n)) for n in names]
+    params, shown = sliders.controls([(n, list(grid[n]), CALCULATOR_SETTINGS[n], (initial or {}).get(n), None)
+                                      for n in names], width)
     chart = {"layer": _size_layers(sizes, where), "width": width,
              "title": title_of("Worst-case fetch response", "red: over the 32-bit size limit")}
     order = {v: i for i, v in enumerate(dict.fromkeys(verdicts["version"]))}
@@ -201,6 +202,6 @@ def fetch_calculator(grid: dict, *, initial: dict | None = None, width: int = 42
     points = 1
     for n in names:
         points *= len(grid[n])
-    return {"vconcat": [chart, text], "spacing": 12, "params": params,
-            "title": title_of(title or "", f"{points} workloads precomputed; each version configured to carry the "
-                                           "message; move the controls below the chart")}
+    return {"vconcat": [shown, chart, text], "spacing": 12, "params": params,
+            "title": title_of(title or "", f"{sliders.hint(points, 'workloads')}; each version configured to carry "
+                                           "the message")}

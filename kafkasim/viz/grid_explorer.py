@@ -1,7 +1,9 @@
 """The explorer without a kernel: simulate every combination of a small grid of settings when
-the notebook executes, and return one Altair chart whose sliders (Vega-Lite params bound to
-range, radio or select inputs) filter the precomputed tables. A reader of the static book page
-moves the sliders and the timeline and the key numbers follow, with no Python behind them.
+the notebook executes, and return one Altair chart whose controls (Vega-Lite params bound to
+inputs: a slider for a numeric setting, radio buttons or a drop-down for a category; see
+kafkasim.viz.sliders) filter the precomputed tables. A reader of the static book page moves them
+and the timeline and the key numbers follow, with no Python behind them; a bold line names the
+run shown ("session.timeout.ms = 45000"), and a time slider replays the timeline up to an instant.
 
 Only aggregated tables are embedded (merged state bands, down-sampled lag), so a 5 x 5 grid of
 the default scenario stays well under Altair's 5,000-row guard. A grid point whose settings
@@ -19,6 +21,7 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.scenario.world import simulate
 from kafkasim.viz import sliders, style, summary, tables
 from kafkasim.viz.consumption import PANELS, panel_frames, panels_spec
+from kafkasim.viz.layers import scrubber as time_slider
 from kafkasim.viz.settings import KNOBS, check_names, current, scenario_with
 from kafkasim.viz.spec import returns_chart, title as title_of
 from kafkasim.viz.style import PROTOCOLS
@@ -57,11 +60,12 @@ def grid_runs(grid: dict, points, columns: dict, simulate_point):
 
 @returns_chart
 def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=None, width: int = style.WIDTH,
-                  summary_keys=summary.DEFAULT_KEYS, title: str | None = None) -> dict:
+                  summary_keys=summary.DEFAULT_KEYS, title: str | None = None, scrubber: bool = True) -> dict:
     """Simulate `base` at every combination of `grid` ({setting name: [values]}, names as in
-    kafkasim.viz.settings.KNOBS) and return a chart with one slider per setting.
+    kafkasim.viz.settings.KNOBS) and return a chart with one control per setting.
 
     charts: any of "timeline", "lag", "throughput", "duplicates", "summary", top to bottom.
+    scrubber: with a timeline, a slider over time that replays it up to the instant chosen.
     """
     check_names(grid)
     points, columns = grid_points(grid, charts, CHARTS)
@@ -97,12 +101,15 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
                              f"points, a window, or fewer charts")
     where = sliders.matches(grid)
     span = ((window[0] if window else 0) / 1000, (span_end or base.duration_ms) / 1000)
-    parts = []
+    knobs = [(name, grid[name], KNOBS[name].label, base_value(base, name), None) for name in grid]
+    params, shown = sliders.controls(knobs, width)
+    parts = [shown]
+    scrub = scrubber and "timeline.states" in frames and "timeline" in charts
     for chart in charts:
         if chart == "timeline" and "timeline.states" in frames:
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("timeline.")}
             members = tables.member_order(sub["states"]["member"])
-            view = timeline_spec(sub, members, span, width, where, protocols)
+            view = timeline_spec(sub, members, span, width, where, protocols, scrub=scrub)
             view["title"] = title_of("Members over time", marks(protocols))
             parts.append(view)
         elif chart == "summary":
@@ -111,10 +118,10 @@ def grid_explorer(base, grid: dict, *, charts=("timeline", "summary"), window=No
             sub = {kind.split(".", 1)[1]: frame for kind, frame in frames.items() if kind.startswith("panels.")}
             parts.append(panels_spec(sub, span, width, where, protocols))
     # Altair parameter objects (not dicts), so that Altair can lift them to the top level.
-    params = [sliders.param(name, grid[name], KNOBS[name].label, base_value(base, name)) for name in grid]
+    if scrub:
+        params.append(time_slider(span))
     heading = title or "Explore: " + ", ".join(grid)
-    return {"vconcat": parts, "spacing": 14, "params": params,
-            "title": title_of(heading, f"{len(points)} runs precomputed; move the sliders below the chart")}
+    return {"vconcat": parts, "spacing": 14, "params": params, "title": title_of(heading, sliders.hint(len(points)))}
 
 
 def _add(collected: dict, kind: str, frame: pd.DataFrame, keys: dict) -> None:

@@ -98,13 +98,16 @@ def memory_by_group_size(member_bytes: dict[str, float], sizes=(10, 100, 1_000, 
     lines = unit(data, {"type": "line", "point": True}, {"x": x, "y": y, "color": color, "tooltip": tips})
     rule = unit(pd.DataFrame({"members": [mark_at], "text": [f"{mark_at:,} members"]}),
                 {"type": "rule", "color": style.FAULT_COLOR, "strokeDash": [4, 3]}, {"x": field("members")})
-    marked = data[data["members"] == mark_at]
-    labels = unit(marked, {"type": "text", "align": "right", "dx": -6, "dy": -8, "fontSize": 11},
-                  {"x": field("members"), "y": field("mb"), "text": {"field": "mb", "type": "quantitative",
-                                                                        "format": ",.0f"}, "color": color})
+    # The models' values at the rule are close on a log axis: listed one per line at the top left
+    # (where the rising lines are not), never printed over each other.
+    marked = data[data["members"] == mark_at].reset_index(drop=True)
+    marked = marked.assign(line=[f"{m}: {mb:,.0f} MB" for m, mb in zip(marked["model"], marked["mb"])],
+                           row=[8 + 15 * i for i in range(len(marked))])
+    labels = unit(marked, {"type": "text", "align": "left", "baseline": "middle", "dx": 8, "fontSize": 11},
+                  {"x": {"value": 0}, "y": field("row", scale=None), "text": field("line", "nominal"), "color": color})
     return {"layer": [lines, rule, labels], "width": width, "height": 260,
             "title": title("How much memory one group's member metadata takes",
-                           "numbers at the rule: MB at the KIP-389 draft's proposed default")}
+                           f"top left: MB at {mark_at:,} members (the rule), the KIP-389 draft's proposed default")}
 
 
 @returns_chart

@@ -539,7 +539,9 @@ def network_grid_explorer(base: NetworkScenario, grid: dict, *, charts=GRID_CHAR
             raise ValueError(f"the grid's {kind} table has {len(frame)} rows (> {MAX_ROWS}): use fewer grid points")
     where = sliders.matches(grid)
     span = (0.0, base.duration_ms / 1000)
-    views = []
+    params, shown = sliders.controls([(name, grid[name], NETWORK_KNOBS[name].label, network_current(name, base), None)
+                                      for name in grid], width)
+    views = [shown]
     for chart in charts:
         if chart == "memory" and "memory" in frames:
             bounds = frames.get("bounds", pd.DataFrame({"run": [], "what": [], "mib": []}))
@@ -555,10 +557,9 @@ def network_grid_explorer(base: NetworkScenario, grid: dict, *, charts=GRID_CHAR
             views.append(view["vconcat"][0] | {"title": view["title"]})
         elif chart == "summary":
             views.append(summary_spec(frames["summary"], where))
-    params = [sliders.param(name, grid[name], NETWORK_KNOBS[name].label, network_current(name, base)) for name in grid]
     heading = title or "Explore: " + ", ".join(grid)
     independent = {"color": "independent", "strokeDash": "independent"}
     return {"vconcat": views, "spacing": 14, "params": params,
             "resolve": {"scale": independent, "legend": independent},
-            "title": title_of(heading, f"{len(points)} runs precomputed; move the controls below the chart")}
+            "title": title_of(heading, sliders.hint(len(points)))}
 

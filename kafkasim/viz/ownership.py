@@ -4,7 +4,8 @@ Ownership is what each consumer believed (PartitionsAssigned until PartitionsRev
 a crash or close), so two bars can overlap on one row: a "zombie" that the coordinator already
 removed still holds the partition while its new owner starts (the duplicates come from
 there). The red strips are `Run.unconsumed()`: no owner, or an owner that was not consuming
-(frozen, stalled, rebalancing, already removed). Above `max_partitions` rows the chart shows the
+(frozen, stalled, rebalancing, already removed); their legend says so, and no owner is red
+(style.OWNER_COLORS). Above `max_partitions` rows the chart shows the
 number of partitions not being consumed over time instead.
 """
 
@@ -13,8 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
-                                 time_x)
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, scrubbed,
+                                 scrubber as time_slider, seconds, span_s, time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
@@ -44,8 +45,12 @@ def unconsumed(run, window=None) -> pd.DataFrame:
 
 @returns_chart
 def partition_ownership(run, window=None, *, max_partitions: int = 120, width: int = style.WIDTH,
-                        title: str | None = "Partition ownership") -> dict:
-    """One row per partition: bars coloured by owner, red strips while it was not consumed."""
+                        title: str | None = "Partition ownership", scrubber: bool = False) -> dict:
+    """One row per partition: bars coloured by owner, red strips while it was not consumed.
+
+    scrubber: a slider over time that replays the run up to the instant it selects (one row per
+    partition only; a chart on its own, since its param sits at the top level).
+    """
     span = span_s(run, window)
     topics = run.scenario.topics
     tps = [f"{t}-{p}" for t in sorted(topics) for p in range(topics[t])]
@@ -58,6 +63,8 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
     else:
         own = seconds(owners(run, window), "start", "end")
         spec = _rows(own, gaps, bands, faults, tps, span, width, protocols)
+        if scrubber:
+            spec["layer"], spec["params"] = scrubbed(spec["layer"]), [time_slider(span)]
         sub = (f"{len(tps)} partitions, {own['member'].nunique()} owners; red: not being consumed "
                f"({run.summary['partition_downtime_ms'] / 1000:g} partition-seconds in the run); shaded: rebalancing")
     if title:
@@ -72,8 +79,7 @@ def _rows(own, gaps, bands, faults, tps, span, width, protocols: tuple[str, ...]
     tips = [tip("tp", "partition", "nominal"), tip("member", "owner", "nominal"),
             tip("start_s", "from (s)", fmt=".3f"), tip("end_s", "to (s)", fmt=".3f")]
     legend = {"orient": "right", "columns": 1 + len(members) // 16} if len(members) <= 48 else None
-    color = field("member", "nominal", sort=members, title="owner", legend=legend,
-                  scale={"scheme": "tableau10" if len(members) <= 10 else "tableau20"})
+    color = field("member", "nominal", sort=members, title="owner", legend=legend, scale=style.owner_scale(members))
     bars = unit(own, {"type": "bar", "height": {"band": 0.7}, "opacity": 0.85},
                 {"x": time_x("start_s", span), "x2": {"field": "end_s"}, "y": y, "color": color, "tooltip": tips})
     # Owner names on bars wide enough to hold them (small groups only).
@@ -81,11 +87,12 @@ def _rows(own, gaps, bands, faults, tps, span, width, protocols: tuple[str, ...]
     names = unit(wide if len(tps) <= 40 else wide.iloc[:0],
                  {"type": "text", "fontSize": 9, "color": "white", "align": "left", "dx": 3},
                  {"x": field("start_s"), "y": y, "text": field("member", "nominal"), "tooltip": tips})
-    holes = unit(gaps, {"type": "bar", "height": {"band": 0.3}, "color": style.UNCONSUMED_COLOR}, {
-        "x": field("start_s"), "x2": {"field": "end_s"}, "y": y,
+    holes = unit(gaps.assign(what=style.UNCONSUMED_LABEL), {"type": "bar", "height": {"band": 0.3}}, {
+        "x": field("start_s"), "x2": {"field": "end_s"}, "y": y, "color": style.gap_legend("what"),
         "tooltip": [tip("tp", "not consumed", "nominal"), tip("start_s", "from (s)", fmt=".3f"),
                     tip("end_s", "to (s)", fmt=".3f")]})
-    return {"layer": [rebalance_bands(bands, span, protocols=protocols), bars, names, holes, *fault_rules(faults)],
+    return {"layer": [rebalance_bands(bands, span, protocols=protocols), bars, names, holes,
+                      *fault_rules(faults, span=span, width=width)],
             "resolve": {"scale": {"color": "independent"}},
             "width": width, "height": min(MAX_HEIGHT, max(60, ROW_PX * len(tps)))}
 
@@ -98,5 +105,6 @@ def _aggregate(gaps, bands, faults, partitions: int, span, width, protocols: tup
         "x": time_x("time_s", span),
         "y": field("partitions", title=f"partitions not consumed (of {partitions})", scale={"domainMin": 0}),
         "tooltip": [tip("time_s", "from (s)", fmt=".1f"), tip("partitions", "not consumed (mean)", fmt=".1f")]})
-    return {"layer": [rebalance_bands(bands, span, protocols=protocols), area, *fault_rules(faults)],
+    return {"layer": [rebalance_bands(bands, span, protocols=protocols), area,
+                      *fault_rules(faults, span=span, width=width)],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 220}

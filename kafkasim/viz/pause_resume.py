@@ -275,7 +275,8 @@ def timeline_spec(frames: dict, partitions: list[str], members: list[str], span,
                   {"x": field("time_s"), "y": y, "text": field("records", "quantitative"), "tooltip": tips},
                   where=where)
     # The bands' phase colours and the owner/flag colours are two different scales.
-    drawn = {"layer": [owned, paused, cleared, dots, labels, *fault_rules(frames["marks"], where=where)]}
+    drawn = {"layer": [owned, paused, cleared, dots, labels,
+                       *fault_rules(frames["marks"], where=where, span=span, width=width)]}
     return {"layer": [rebalance_bands(frames["bands"], span, legend=False, where=where), drawn],
             "width": width, "height": 26 * len(partitions),
             "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}}}
@@ -429,18 +430,17 @@ def pause_explorer(base: PauseScenario, grid: dict, *, window=None, width: int =
     where = sliders.matches(grid)
     partitions = [f"{base.topic}-{p}" for p in range(base.partitions)]
     span = ((window[0] if window else 0) / 1000, (end or base.duration_ms) / 1000)
-    parts = []
+    bound, shown = sliders.controls([(name, list(values), PAUSE_KNOBS[name].label, pause_current(name, base), None)
+                                     for name, values in grid.items()], width)
+    parts = [shown]
     if "owned" in frames:
         view = timeline_spec(frames, partitions, sorted(members, key=lambda m: (len(m), m)), span, width, where)
         view["title"] = title_of("Owner (wide bar), pause flag (purple), flag cleared (x), returned while paused (red)",
                                  fontSize=12)
         parts.append(view)
     parts.append(summary_spec(frames["summary"], where))
-    bound = [sliders.param(name, list(values), PAUSE_KNOBS[name].label, pause_current(name, base))
-             for name, values in grid.items()]
     return {"vconcat": parts, "spacing": 14, "params": bound,
-            "title": title_of(title or "Explore: " + ", ".join(grid),
-                              f"{len(points)} runs precomputed; change the inputs below the chart")}
+            "title": title_of(title or "Explore: " + ", ".join(grid), sliders.hint(len(points)))}
 
 
 __all__ = ["GRID_SETTINGS", "cleared_marks", "key_numbers", "owned_intervals", "PAUSE_KNOBS", "pause_current", "pause_explorer",

@@ -5,10 +5,11 @@ runs with no kernel. They read only the aggregated table, never a run."""
 
 from __future__ import annotations
 
-import altair as alt
+import math
+
 import pandas as pd
 
-from kafkasim.viz.sliders import binding, column as param_name
+from kafkasim.viz.sliders import column as param_name, params as slider_params
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 #: One sequential scheme: every metric charted here is worse when higher.
@@ -42,7 +43,9 @@ def _heatmap(frame: pd.DataFrame, metric: str, x: str, y: str, *, labels=None, w
         "y": {**_axis(y, labels, frame[y].unique()), "sort": "descending"},
         # A square-root scale, so that a little is visibly more than nothing; exactly zero is grey.
         "color": field(metric, scale={"scheme": SCHEME, "type": "sqrt", "domain": [0, high if high > 0 else 1]},
-                       title=_label(metric, labels), legend={"orient": "right", "format": fmt, **(legend or {})},
+                       title=_label(metric, labels),
+                       # titlePadding: the top label of a vertical colour bar sits half a line above it.
+                       legend={"orient": "right", "format": fmt, "titlePadding": 10, **(legend or {})},
                        condition={"test": f"datum['{metric}'] === 0", "value": ZERO_COLOR}),
         "tooltip": [tip(c, _label(c, labels), "nominal" if frame[c].dtype == object else "quantitative",
                         None if frame[c].dtype == object else ",.4~g")
@@ -65,9 +68,22 @@ def phase_diagram(frame: pd.DataFrame, metric: str, *, x: str, y: str, column: s
         if name:
             spec["encoding"][channel] = field(name, "ordinal", title=_label(name, labels),
                                               sort=sorted(frame[name].unique()))
-    spec["width"], spec["height"] = {"step": 18}, {"step": 18}
+    # Each panel repeats its axis titles: a panel at least as wide (tall) as its x (y) title, so
+    # that the titles of neighbouring panels never print over each other.
+    spec["width"] = {"step": _step(_label(x, labels), frame[x].nunique()) if column else 18}
+    spec["height"] = {"step": _step(_label(y, labels), frame[y].nunique()) if row else 18}
     spec["title"] = title_of(title or _label(metric, labels), subtitle)
     return spec
+
+
+#: Axis titles: 11-px bold text, at most this many pixels a character; and a gap between panels.
+TITLE_CHAR_PX = 7
+PANEL_GAP_PX = 10
+
+
+def _step(axis_title: str, cells: int, least: int = 18) -> int:
+    """The cell size (px) at which `cells` cells are as long as `axis_title`."""
+    return max(least, math.ceil((len(axis_title) * TITLE_CHAR_PX - PANEL_GAP_PX) / max(cells, 1)))
 
 
 @returns_chart
@@ -85,7 +101,7 @@ def sweep_explorer(frame: pd.DataFrame, metrics: list[str], *, x: str, y: str, s
         values = sorted(values)
         col = param_name(name)
         start = (initial or {}).get(name, values[0])
-        params.append(alt.param(name=col, value=start, bind=binding(values, f"{_label(name, labels)} ")).param)
+        params += slider_params(name, values, _label(name, labels), start)
         clauses.append(f"datum['{name}'] == {col}")
     where = " && ".join(clauses)
     # Narrow views with their colour bar below, so that three fit side by side on a book page.

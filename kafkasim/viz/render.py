@@ -9,7 +9,9 @@ renderer) to "kafkasim", which emits:
 - in a live notebook: the Vega-Lite 5 mime type, drawn offline by the front end's own Vega (the
   workbook's specs use nothing Vega-Lite 6 added; `tools/lab_check.py` checks they draw);
 - where only HTML works, Altair's HTML: Colab, and notebooks executed for the book, whose pages
-  serve a vendored vega in place of the CDN (`tools/book.py` sets KAFKASIM_CHARTS=html).
+  serve a vendored vega in place of the CDN (`tools/book.py` sets KAFKASIM_CHARTS=html). The HTML
+  draws SVG rather than Vega's default canvas: its text is text, so the book's stylesheet can scale
+  a chart to a phone's width and the site check (tools/site_check.py) can find labels that overlap.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def output_kind() -> str:
 def renderer(spec: dict, **options):
     """Altair renderer: a mime bundle (and its metadata) for a top-level Vega-Lite spec dict."""
     if output_kind() == "html":
-        return html_renderer(spec, **options)
+        embed = {"renderer": "svg", **(options.pop("embed_options", None) or {})}
+        return html_renderer(spec, embed_options=embed, **options)
     bundle = {MIME_TYPE: {**spec, "$schema": SCHEMA_V5}, "text/plain": "<kafkasim chart>"}
     return (bundle, {MIME_TYPE: options}) if options else bundle
 

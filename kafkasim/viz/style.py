@@ -30,6 +30,12 @@ REMOVAL_COLOR = "#111111"
 FAULT_COLOR = "#6b3fa0"
 ERROR_COLOR = "#d62728"
 UNCONSUMED_COLOR = "#d62728"
+UNCONSUMED_LABEL = "not consumed"
+#: Partition owners (ownership, assignments): Tableau 20 without its reds and pinks, so that no owner
+#: looks like a partition not being consumed (UNCONSUMED_COLOR) or an error. Distinct hues first.
+OWNER_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#72b7b2", "#eeca3b", "#b279a2", "#9d755d", "#bab0ac",
+                "#9ecae9", "#ffbf79", "#88d27a", "#b79a20", "#439894", "#83bcb6", "#79706e", "#d6a5c9",
+                "#d8b5a5", "#f2cf5b")
 
 WIDTH = 680
 TIME_TITLE = "time (s)"
@@ -45,6 +51,19 @@ def phase_scale(protocols: tuple[str, ...] = ("classic",)) -> dict:
     """The fixed phase -> colour scale of the rebalance bands of groups of these `protocols`."""
     domain = [phase for protocol in PROTOCOLS if protocol in protocols for phase in PROTOCOL_PHASES[protocol]]
     return {"domain": domain, "range": [PHASE_COLORS[p] for p in domain]}
+
+
+def owner_scale(members) -> dict:
+    """Owner -> colour, in `members`' order (OWNER_COLORS, repeated past 18 owners)."""
+    members = list(members)
+    return {"domain": members, "range": [OWNER_COLORS[i % len(OWNER_COLORS)] for i in range(len(members))]}
+
+
+def gap_legend(name: str, title: str | None = None) -> dict:
+    """A colour channel for field `name` (holding UNCONSUMED_LABEL) that draws the gaps' colour and
+    lists them in a legend of their own (with resolve color independent)."""
+    return {"field": name, "type": "nominal", "scale": {"domain": [UNCONSUMED_LABEL], "range": [UNCONSUMED_COLOR]},
+            "legend": {"title": title, "orient": "right", "symbolType": "square"}}
 
 
 def time_scale(span) -> dict:

@@ -20,8 +20,8 @@ from __future__ import annotations
 import pandas as pd
 
 from kafkasim.viz import style, tables
-from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, seconds, span_s,
-                                 time_x)
+from kafkasim.viz.layers import (band_frame, fault_frame, fault_rules, protocols_of, rebalance_bands, scrubbed,
+                                 scrubber as time_slider, seconds, span_s, time_x)
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
@@ -45,11 +45,13 @@ MARKS = marks()
 
 @returns_chart
 def member_timeline(run, window=None, *, merge_active: bool | None = None, max_members: int = 120,
-                    width: int = style.WIDTH, title: str | None = "Members over time") -> dict:
+                    width: int = style.WIDTH, title: str | None = "Members over time", scrubber: bool = False) -> dict:
     """Each member's state over time, with rebalances, removals and faults.
 
     window: (start_ms, end_ms) to zoom in. The poll loop's consuming/processing flips show when
     the window is short enough; otherwise they merge into one "active" band (merge_active).
+    scrubber: a slider over time that replays the run up to the instant it selects (one row per
+    member only; a chart on its own, since its param sits at the top level).
     """
     frames = timeline_frames(run, window, merge_active)
     members = tables.member_order(frames["states"]["member"])
@@ -59,8 +61,10 @@ def member_timeline(run, window=None, *, merge_active: bool | None = None, max_m
         spec = aggregate_spec(frames, span, width, protocols)
         how = "shaded: group rebalancing; members per state (aggregated); ticks: removals"
     else:
-        spec = timeline_spec(frames, members, span, width, protocols=protocols)
+        spec = timeline_spec(frames, members, span, width, protocols=protocols, scrub=scrubber)
         how = marks(protocols)
+        if scrubber:
+            spec["params"] = [time_slider(span)]
     if title:
         sub = f"{len(members)} members, Kafka {run.scenario.kafka_version}{_protocol_note(run)}; {how}"
         spec["title"] = title_of(title, sub, offset=14)
@@ -105,9 +109,10 @@ def _start_color(protocol: str) -> str:
 
 
 def timeline_spec(frames: dict, members: list[str], span, width: int = style.WIDTH, where: str | None = None,
-                  protocols: tuple[str, ...] = ("classic",)) -> dict:
+                  protocols: tuple[str, ...] = ("classic",), scrub: bool = False) -> dict:
     """One row per member (and the coordinator's row on top) from `timeline_frames`; the bands'
-    legend lists the rebalance phases of the group `protocols` drawn."""
+    legend lists the rebalance phases of the group `protocols` drawn. scrub: follow the time
+    scrubber (layers.NOW, whose param the caller puts at the top level)."""
     rows = [COORDINATOR_ROW, *members]
     y = field("member", "nominal", sort=rows, title=None,
               axis={"labels": len(members) <= 60, "ticks": False, "labelFontSize": 10 if len(members) <= 30 else 8})
@@ -129,7 +134,9 @@ def timeline_spec(frames: dict, members: list[str], span, width: int = style.WID
     group_row["mark"] = {"type": "rect", "opacity": 0.85, "height": {"band": 0.75}}
     group_row["transform"] = group_row.get("transform", []) + starts["transform"][-1:]
     group_row["encoding"]["y"] = y
-    return {"layer": [background, group_row, starts, bars, marks, *fault_rules(frames["faults"], where=where)],
+    layers = [background, group_row, starts, bars, marks,
+              *fault_rules(frames["faults"], where=where, span=span, width=width)]
+    return {"layer": scrubbed(layers) if scrub else layers,
             "resolve": {"scale": {"color": "independent"}},
             "width": width, "height": min(MAX_HEIGHT, max(60, ROW_PX * len(rows)))}
 
@@ -165,5 +172,5 @@ def aggregate_spec(frames: dict, span, width: int = style.WIDTH, protocols: tupl
         "x": field("bin_s"), "y": {"value": 4},
         "tooltip": [tip("removed", "members removed"), tip("reason", type_="nominal"), tip("bin_s", "at (s)")]})
     return {"layer": [rebalance_bands(frames["bands"], span, protocols=protocols), area, ticks,
-                      *fault_rules(frames["faults"])],
+                      *fault_rules(frames["faults"], span=span, width=width)],
             "resolve": {"scale": {"color": "independent"}}, "width": width, "height": 300}

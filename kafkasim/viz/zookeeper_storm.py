@@ -100,7 +100,7 @@ def rebalancing_over_time(runs, *, bucket_ms: int = 1000, width: int = style.WID
     series, faults, end = _frames(runs, bucket_ms)
     view = _series_view(series, "rebalancing", "connectors rebalancing", (0, end), series["run"].unique(), height,
                         width)
-    spec = {"layer": [view, *fault_rules(faults)]}
+    spec = {"layer": [view, *fault_rules(faults, span=(0, end), width=width)]}
     if title:
         spec["title"] = title_of(title, f"mean per {bucket_ms / 1000:g} s bucket")
     return spec
@@ -112,7 +112,7 @@ def zookeeper_load(runs, *, bucket_ms: int = 1000, width: int = style.WIDTH, hei
     """The requests (reads + writes) ZooKeeper served per second, one line per run: the herd effect."""
     series, faults, end = _frames(runs, bucket_ms)
     view = _series_view(series, "requests_per_s", "requests / s", (0, end), series["run"].unique(), height, width)
-    spec = {"layer": [view, *fault_rules(faults)]}
+    spec = {"layer": [view, *fault_rules(faults, span=(0, end), width=width)]}
     if title:
         spec["title"] = title_of(title, "exists, getData, getChildren, create, delete, setData")
     return spec
@@ -157,7 +157,7 @@ def connector_states(run, window=None, *, width: int = style.WIDTH, max_members:
         width=width, height=min(11 * len(members), 640))
     faults = fault_frame(run)
     faults = faults[(faults["time_s"] >= span[0]) & (faults["time_s"] <= span[1])]
-    spec = {"layer": [bars, *fault_rules(faults)]}
+    spec = {"layer": [bars, *fault_rules(faults, span=span, width=width)]}
     if title:
         spec["title"] = title_of(title, "orange: rebalancing (fetchers stopped, partitions released)")
     return spec
@@ -292,16 +292,15 @@ def storm_explorer(grid: dict, *, bucket_ms: int = 2000, duration_ms: int = 100_
                     {"x": x, "y": field(y, title=y_title), "tooltip": tips}, where=where, width=width, height=height)
 
     table = summary_spec(numbers, where)
-    params = []
+    knobs = []
     for name in names:
         label, show = STORM_SETTINGS[name]
         values = list(grid[name])
-        start = (initial or {}).get(name, values[0])
-        params.append(sliders.param(name, values, label, start, [show(v) for v in values] if show else None))
+        knobs.append((name, values, label, (initial or {}).get(name), [show(v) for v in values] if show else None))
+    params, shown = sliders.controls(knobs, width)
     points = int(np.prod([len(grid[n]) for n in names]))
     per = f"mean per {bucket_ms / 1000:g} s"
-    parts = [panel("rebalancing", ["connectors rebalancing", f"({per})"], style.STATE_COLORS["joining"], 150),
+    parts = [shown, panel("rebalancing", ["connectors rebalancing", f"({per})"], style.STATE_COLORS["joining"], 150),
              panel("requests_per_s", ["ZooKeeper requests/s", f"({per})"], "#4c78a8", 150), table]
     return {"vconcat": parts, "spacing": 12, "params": params,
-            "title": title_of(title or "", f"{points} runs precomputed; one connector of the first topic leaves "
-                                            f"at 10 s; move the controls below the chart")}
+            "title": title_of(title or "", f"{sliders.hint(points)}; one connector of the first topic leaves at 10 s")}
