@@ -599,7 +599,7 @@ def main() -> None:
             print(f"wheelhouse: {_where(out)} ({len(list(out.glob('*.whl')))} wheels)")
         else:
             print(guide(read_chapters()), end="")
-    except CourseError as err:
+    except (CourseError, execute.ChapterFailed) as err:
         sys.exit(f"tools/course.py: {err}")
 
 
