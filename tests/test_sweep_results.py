@@ -5,7 +5,10 @@ those of today's code: each one's key is checked, and some of its runs are simul
 compared field by field."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,6 +43,30 @@ def test_code_version_follows_the_model_files_only(tmp_path):
     coordinator = package / "coordinator" / "classic" / "group.py"
     coordinator.write_text(coordinator.read_text() + "\n# one more line\n")
     assert results.code_version(package) != before
+
+
+def test_the_code_version_covers_every_module_a_sweep_runs(tmp_path):
+    """Simulate one run of each kind chapter 10 sweeps, in a fresh interpreter: every kafkasim module
+    it imports (the log parser aside, which `kafkasim.analysis.spark` imports for broker logs) is a
+    file that code_version hashes."""
+    script = """
+import json, sys
+from kafkasim.analysis.sweep_grid import Grid, run_one
+from kafkasim.analysis import spark
+base = {"topics": {"orders": 6}, "produce_rate_per_s": 120, "duration_ms": 30000,
+        "processing_ms": {"type": "LogNormal", "median_ms": 2, "p99_ms": 500}}
+for version, consumer in [("0.10.0", {"session.timeout.ms": 6000, "request.timeout.ms": 305000}), ("3.7", {}),
+                          ("4.0", {"group.protocol": "classic"}), ("4.0", {"group.protocol": "consumer"})]:
+    grid = {"base": {**base, "kafka_version": version, "consumer": consumer}, "grid": {"members": [3]}}
+    assert all(run_one(run)[1]["error"] is None for run in Grid.from_dict(grid).runs())
+print(json.dumps(sorted(m.__file__ for name, m in sys.modules.items() if name.startswith("kafkasim"))))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    imported = {Path(f).resolve() for f in json.loads(out.stdout)}
+    hashed = set(results.source_files())
+    assert imported - hashed == {results.PACKAGE / "analysis" / "log_parser.py"}
+    assert len(imported & hashed) >= 40  # the models, the scenario layer and the sweep code, found by path
 
 
 def test_the_key_changes_with_the_inputs_and_the_code():
