@@ -6,8 +6,10 @@
 1. Vendor the pages' JavaScript from npm (tools/vendor_js.py; once per Altair/ipywidgets version).
 2. Execute every chapter (notebooks/*.ipynb) and every notebook page of book/ with papermill into
    build/executed/ (with --ci: CI = True into build/executed-ci/, the folder tests/test_notebooks.py
-   writes, so `make test` executes each chapter once). Like make, a copy newer than its notebook
-   and than every file of kafkasim/, and without an error output, is reused.
+   writes, so `make test` executes each chapter once). Like make, a copy newer than its notebook,
+   than every file of kafkasim/ and than the chapter's committed results, and without an error
+   output, is reused; each chapter has a time limit, and a failure stops the build with one line
+   (tools/execute.py).
 3. Stage a source tree that mirrors the repository (build/book-src/): the executed copies at their
    repository paths (so the Binder and Colab buttons open the real notebooks), book/'s pages under
    book/, _config.yml and _toc.yml at its root, and the generated chapter map, glossary and
@@ -29,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # this checkout's kafkasim, and
 import book_pages  # noqa: E402
 import course  # noqa: E402
 import vendor_js  # noqa: E402
-from execute import BOOK, Flavour, chapters, execute_all  # noqa: E402
+from execute import BOOK, ChapterFailed, Flavour, chapters, execute_all  # noqa: E402
 
 def stage(executed: dict[Path, Path], stage_dir: Path) -> None:
     """Build the source tree jupyter-book reads (see the module docstring, step 3)."""
@@ -94,6 +96,8 @@ def main() -> None:
         html = build(ci=parser.parse_args().ci)
     except subprocess.CalledProcessError as err:
         sys.exit(f"tools/book.py: the book build failed ({err.returncode}); see the warnings above")
+    except ChapterFailed as err:  # one line: the chapter, the cell, the error, the executed copy
+        sys.exit(f"tools/book.py: {err}")
     print(f"book built: {html.relative_to(ROOT)}/index.html")
 
 

@@ -224,7 +224,8 @@ def _chapter_files(target: Path) -> None:
             continue
         dest = target / item.name
         if item.is_dir():
-            shutil.copytree(item, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+            # work/: a sweep being made again for notebooks/results/ (kafkasim/analysis/results.py), not data
+            shutil.copytree(item, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "work"))
         else:
             shutil.copy2(item, dest)
 
@@ -599,7 +600,7 @@ def main() -> None:
             print(f"wheelhouse: {_where(out)} ({len(list(out.glob('*.whl')))} wheels)")
         else:
             print(guide(read_chapters()), end="")
-    except CourseError as err:
+    except (CourseError, execute.ChapterFailed) as err:
         sys.exit(f"tools/course.py: {err}")
 
 
