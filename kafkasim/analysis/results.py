@@ -7,9 +7,12 @@ command that makes it again. The key hashes the inputs and that source version, 
 or a changed model file gives another key, and a stale result is never read.
 
 `cached` asks for a result: the first stored file whose key matches is read (the copies committed
-in the repository first, then the build's cache); otherwise the sweep runs in a work folder kept in
-the cache, so an interrupted build resumes it (`kafkasim.analysis.spark.sweep` skips the runs it
-finished), and the result is stored in the cache.
+in the repository first, then the build's cache). A committed file made from the same inputs by
+other simulator code is read too if today's code gives the same rows for a sample of its runs,
+simulated again (`reproduces`): a refactor, or a model change that these runs never reach, does not
+cost a full sweep, and the report says which code made the rows and how many were checked.
+Otherwise the sweep runs in a work folder kept in the cache, so an interrupted build resumes it
+(`kafkasim.analysis.spark.sweep` skips the runs it finished), and the result is stored in the cache.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = ("__init__.py", "core", "client", "broker", "coordinator", "zookeeper", "scenario",
            "analysis/__init__.py", "analysis/sweep_grid.py", "analysis/spark.py")
 METADATA_KEY = b"kafkasim.results"
+#: Runs of a stored result simulated again before it is read under other simulator code.
+SAMPLE = 12
 
 
 def source_files(package: Path = PACKAGE) -> list[Path]:
@@ -85,6 +90,42 @@ def find(name: str, key: str, folders: Sequence[str | os.PathLike | None]) -> St
     return None
 
 
+def _same_inputs(a: dict, b: dict) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def reproduces(path: str | os.PathLike, sample: int = SAMPLE) -> list[str]:
+    """Simulate `sample` runs spread across a stored result again, with today's code; the run ids
+    whose stored row differs from today's in a field the sweep writes (empty: today's code gives the
+    same rows). Fields a chapter derived (not written by `run_one`) are not compared."""
+    import pyarrow.parquet as pq
+
+    from kafkasim.analysis.sweep_grid import Grid, run_one
+
+    record = read_record(path)
+    specs = {r.run_id: r for r in Grid.from_dict(record["inputs"]["grid"]).runs(check=False)}
+    rows = pq.read_table(path).to_pylist()
+    differ = []
+    for row in rows[:: max(1, len(rows) // sample)][:sample]:
+        _, fresh = run_one(specs[row["run_id"]])
+        fields = set(fresh) & set(row) - {"scenario", "provenance", "sim_seconds"}
+        if any(row[f] != fresh[f] for f in fields):
+            differ.append(row["run_id"])
+    return differ
+
+
+def find_reproduced(name: str, inputs: dict, folders: Sequence[str | os.PathLike | None]) -> Stored | None:
+    """The first `<folder>/<name>.parquet` made from `inputs` by other simulator code whose sampled
+    runs today's code reproduces."""
+    for folder in folders:
+        path = Path(folder) / f"{name}.parquet" if folder is not None else None
+        if path is not None and path.exists():
+            record = read_record(path)
+            if _same_inputs(record.get("inputs", {}), inputs) and not reproduces(path):
+                return Stored(path, record)
+    return None
+
+
 def store(table, path: str | os.PathLike, inputs: dict, regenerate: str) -> Path:
     """Write a pyarrow Table as a stored result (rows sorted by `run_id`, so the same runs give the
     same file), with its record. Returns the path."""
@@ -102,7 +143,8 @@ def cached(spark, name: str, inputs: dict, compute: Callable[[str], object], *,
            folders: Sequence[str | os.PathLike | None], cache: str | os.PathLike, regenerate: str,
            report: Callable[[str], None] = print):
     """A Spark DataFrame of the result `name` made from `inputs`: read from the first of `folders`,
-    then `cache`, that stores it under today's key; else made by `compute(work_folder)` (a
+    then `cache`, that stores it under today's key, or else from the first of `folders` whose sampled
+    runs today's code reproduces; else made by `compute(work_folder)` (a
     DataFrame: typically a sweep into that folder and what the chapter derives from it) and stored
     in `cache`. The work folder, `cache/work/<name>-<key>`, is kept until the result is stored,
     so a computation that is interrupted resumes there; `regenerate` is the command that makes the
@@ -114,6 +156,12 @@ def cached(spark, name: str, inputs: dict, compute: Callable[[str], object], *,
     if found is not None:
         report(f"{name}: {found.record['rows']:,} runs read from {found.path} (key {key}: the same inputs "
                f"and simulator code {found.record['code_version']})")
+        return spark.read.parquet(str(found.path))
+    found = find_reproduced(name, inputs, folders)
+    if found is not None:
+        report(f"{name}: {found.record['rows']:,} runs read from {found.path}, made by simulator code "
+               f"{found.record['code_version']}; today's code ({code_version()}) gives the same rows for the "
+               f"{SAMPLE} runs simulated again")
         return spark.read.parquet(str(found.path))
     work = Path(cache) / "work" / f"{name}-{key}"
     work.mkdir(parents=True, exist_ok=True)
