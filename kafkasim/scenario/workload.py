@@ -69,9 +69,10 @@ class LogNormal(Distribution):
                               f"median_ms={self.median_ms!r}, p99_ms={self.p99_ms!r}")
         # log(mean) = log(median) + sigma^2 / 2: a tail this heavy draws times that overflow to infinity
         if math.log(self.median_ms) + self.sigma ** 2 / 2 > math.log(MAX_PROCESSING_MS):
+            ratio = self.p99_ms / self.median_ms
             raise ConfigError(f"LogNormal(median_ms={self.median_ms!r}, p99_ms={self.p99_ms!r}) has a mean above "
-                              f"{MAX_PROCESSING_MS} ms per record (p99_ms / median_ms = {self.p99_ms / self.median_ms:.3g}): "
-                              f"a tail this heavy makes processing times infinite; bring p99_ms closer to median_ms")
+                              f"{MAX_PROCESSING_MS} ms per record (p99_ms / median_ms = {ratio:.3g}): a tail this "
+                              f"heavy makes processing times infinite; bring p99_ms closer to median_ms")
 
     @property
     def sigma(self) -> float:
