@@ -5,10 +5,10 @@
 
 Progress goes to stderr, the summary to stdout. Every error is one line on stderr (`--debug`
 adds the traceback). Exit status: 0 done, 1 a run failed (or an unexpected error), 2 bad input
-(usage, grid file, path, --out, an unconfirmed huge grid), 3 no Java or PySpark, 4 the Spark
-master or Connect server does not answer, 5 its executors cannot run kafkasim (another Python,
-missing packages), 6 another Spark session runs in this process, 130 interrupted: a sweep keeps
-every finished run, and the same command resumes it.
+(usage, grid file, path, --out, an unconfirmed huge grid, logs of which not one line could be
+read), 3 no Java or PySpark, 4 the Spark master or Connect server does not answer, 5 its executors
+cannot run kafkasim (another Python, missing packages), 6 another Spark session runs in this
+process, 130 interrupted: a sweep keeps every finished run, and the same command resumes it.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def _logs(args) -> int:
 
     try:
         files = expand_paths(args.paths)
-    except FileNotFoundError as e:
+    except OSError as e:  # a missing path, or a directory that cannot be listed
         raise _BadInput(str(e)) from None
     if args.chunk_mb < 1:
         raise _BadInput("--chunk-mb must be at least 1")
@@ -195,7 +195,19 @@ def _logs(args) -> int:
     except KeyboardInterrupt:
         raise _Interrupted(f"{out} holds part of the parse only; run the same command to parse again") from None
     _print_log_summary(files, out, counts, by_kind, groups, problems, seconds)
+    if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
+        raise _BadInput(_none_read(files, problems))
     return EXIT_OK
+
+
+def _none_read(files, problems) -> str:
+    """Why not one line of the inputs could be read, a permission problem named as one."""
+    denied = [file for file, problem in problems if "Permission denied" in problem]
+    if denied:
+        return (f"read none of the {len(files)} file(s) given: permission denied for {len(denied)} of them, e.g. "
+                f"{denied[0]} (the user running kafkasim may not read it)")
+    shown = "; ".join(f"{file}: {problem}" for file, problem in problems[:3])
+    return f"read none of the {len(files)} file(s) given: {shown}"
 
 
 def _logs_plain(files, out):

@@ -13,6 +13,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from kafkasim.core.config import normalize_version
 from kafkasim.core.faults import ScaleIn, ScaleOut
 from kafkasim.scenario import Scenario, simulate
 from kafkasim.scenario.run import rebalance_phases
@@ -53,6 +54,7 @@ def compare_with_group_coordinator(*, topics: int = SEED_TOPICS, consumers: int 
     Scenario gives all members one subscription; the coordinator rebalances the whole group either
     way.) Groups of other topics are independent and untouched, so only the leaver's is simulated.
     """
+    normalize_version(kafka_version)  # refused before the ZooKeeper runs, as Scenario would refuse it after them
     rows = []
     for per_topic in (False, True):
         run = simulate_zookeeper(seed_incident(per_topic, topics=topics, consumers=consumers, partitions=partitions,

@@ -1515,8 +1515,11 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
     for path in paths:
         path = os.fspath(path)
         if os.path.isdir(path):
-            found = sorted(os.path.join(root, name) for root, _, names in os.walk(path)
+            refused: list[OSError] = []
+            found = sorted(os.path.join(root, name) for root, _, names in os.walk(path, onerror=refused.append)
                            for name in names if name.startswith("server.log"))
+            if not found and refused:
+                raise _listing_refused(path, refused[0])
             if not found:
                 raise FileNotFoundError(f"{path}: a directory without server.log files (Kafka writes the "
                                         f"coordinator's lines to server.log and its rotations server.log.*)")
@@ -1526,6 +1529,15 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
         else:
             raise FileNotFoundError(f"{path}: no such file or directory")
     return list(dict.fromkeys(out))
+
+
+def _listing_refused(path: str, exc: OSError) -> OSError:
+    """A directory that could not be listed, a permission problem named as one."""
+    where = exc.filename if exc.filename and os.fspath(exc.filename) != path else path
+    if isinstance(exc, PermissionError):
+        return PermissionError(f"{path}: permission denied: the directory {where} cannot be listed by this user "
+                               f"({exc.strerror})")
+    return OSError(f"{path}: the directory {where} cannot be listed ({exc.strerror or exc})")
 
 
 # -- chunks (for parallel readers such as Spark) ---------------------------------------------------

@@ -42,7 +42,7 @@ from typing import Any, Iterable
 
 import kafkasim.core.faults as faults_module
 from kafkasim.analysis import output_folders, write_parquet_atomically
-from kafkasim.core.config import BROKER_CONFIGS, CONSUMER_CONFIGS
+from kafkasim.core.config import BROKER_CONFIGS, CONSUMER_CONFIGS, normalize_version
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import REMOVAL_REASONS, to_arrow
 from kafkasim.core.provenance import to_json, with_provenance
@@ -156,6 +156,18 @@ def run_id(spec: dict) -> str:
     return hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def _check_versions(source: str, base: dict, axes: dict) -> None:
+    """Every Kafka version a grid names is one kafkasim models, checked when the grid is read
+    (before its runs are built), as `Scenario` checks it (`normalize_version`)."""
+    where = [("base.kafka_version", base["kafka_version"])] if "kafka_version" in base else []
+    where += [("grid.kafka_version", v) for v in axes.get("kafka_version", ())]
+    for name, version in where:
+        try:
+            normalize_version(version)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {name}: {e}") from None
+
+
 # -- grids -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Grid:
@@ -204,6 +216,7 @@ class Grid:
                               f"long), got {min(seeds) if min(seeds) < 0 else max(seeds):,}")
         if "seed" in axes:
             raise ConfigError(f"{source}: sweep seeds with the seeds key, not grid.seed")
+        _check_versions(source, base, axes)
         return cls(base, dict(axes), seeds, source)
 
     @classmethod

@@ -26,6 +26,7 @@ import math
 from typing import Any, Protocol
 
 from kafkasim.client.assignors import Subscription, assign, owned_partitions, rebalance_protocols, sticky_user_data
+from kafkasim.core.config import normalize_version
 from kafkasim.core.embedded_protocol import decode, encode
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import Errors
@@ -80,6 +81,7 @@ class Consumer:
         self.resolution = world.poll_resolution_ms
         self.sim, self.coord = world.sim, world.coord
         v = world.version
+        normalize_version(v)  # a world of a version kafkasim does not model is refused as Scenario refuses it
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
         self.hb_in_completing = v >= (2, 7)         # KAFKA-10134: heartbeats resume after the JoinGroup response
         self.lost_callback = v >= (2, 4)            # onPartitionsLost (KIP-429)

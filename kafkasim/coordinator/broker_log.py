@@ -27,7 +27,7 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Callable, Iterable, Mapping
 
-from kafkasim.core.config import parse_version
+from kafkasim.core.config import normalize_version, parse_version
 from kafkasim.core.java import java_string_hash
 
 START_TIME = datetime(2026, 1, 1)
@@ -114,6 +114,7 @@ class BrokerLog:
     """Writes coordinator log lines for one broker, in the wording of `kafka_version`."""
 
     def __init__(self, kafka_version: str = "3.7", broker_id: int = 0):
+        normalize_version(kafka_version)  # an unmodelled version is refused as Scenario refuses it
         self.version = parse_version(kafka_version)
         self.broker_id = broker_id
         self.new_coordinator = self.version >= (4, 0)

@@ -142,10 +142,15 @@ class Simulation:
         heap = self._heap
         pop = heapq.heappop
         ran = 0
-        instant, mark, budget = None, 0, self.max_events_per_instant
-        second_end, second_mark = -1, 0
+        # The guards cost one comparison per event: the limits are turned into event counts
+        # (`stop`, `second_stop`) when the clock enters a new millisecond or simulated second, and
+        # the clock itself is only written when it moves.
+        instant, stop, budget = None, 0, self.max_events_per_instant
+        second_end, second_stop = -1, 0
         per_second = self.max_events_per_second or float("inf")
         left = float("inf") if self.max_events is None else self.max_events - self.stats["events"]
+        if at_until:
+            self.now = until
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -156,16 +161,17 @@ class Simulation:
                     continue
                 timer[2] = None  # a timer runs once
                 if timer[0] != instant:
-                    instant, mark = timer[0], ran
+                    instant, stop = timer[0], ran + budget
                     if instant >= second_end:
-                        second_end, second_mark = instant - instant % 1000 + 1000, ran
+                        second_end, second_stop = instant - instant % 1000 + 1000, ran + per_second
                         if ran >= left:
                             raise TooManyEvents(_too_many(instant, self.max_events, fn, timer[3]))
-                    elif ran - second_mark >= per_second:
+                    elif ran >= second_stop:
                         raise SimulationStalled(_crawling(second_end - 1000, per_second, fn, timer[3]))
-                elif ran - mark >= budget:
+                    if not at_until:
+                        self.now = instant
+                elif ran >= stop:
                     raise SimulationStalled(_stalled(instant, budget, fn, timer[3]))
-                self.now = until if at_until else instant
                 ran += 1
                 fn(*timer[3])
         finally:

@@ -13,7 +13,6 @@ from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, check_int
 
 
-
 class World(Protocol):
     """What a fault acts on: a run's clock and its consumers by name (kafkasim.scenario.world.World
     and the ZooKeeper consumer's world both provide it)."""
@@ -27,12 +26,19 @@ class World(Protocol):
     def replace_consumer(self, name: str, changes: dict) -> Any: ...
 
 
+def _check_member(field: str, name) -> None:
+    """A member is named as the scenario names its consumers: "c-1", "c-2", ..."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{field} must be a member's name such as 'c-1', got {name!r}")
+
+
 @dataclass(frozen=True)
 class Fault:
     member: str
     at_ms: int
 
     def __post_init__(self):
+        _check_member(f"{type(self).__name__}.member", self.member)
         check_int(f"{type(self).__name__}.at_ms", self.at_ms, 0)
         for field in ("duration_ms", "delay_ms", "count"):
             if hasattr(self, field):
@@ -184,6 +190,11 @@ class ScaleIn(GroupChange):
         check_int("ScaleIn.at_ms", self.at_ms, 0)
         if isinstance(self.members, str):
             object.__setattr__(self, "members", (self.members,))
+        if not isinstance(self.members, (tuple, list)) or not self.members:
+            raise ConfigError(f"ScaleIn.members must name at least one member, e.g. ('c-2',), got {self.members!r}")
+        object.__setattr__(self, "members", tuple(self.members))
+        for name in self.members:
+            _check_member("ScaleIn.members", name)
 
     def schedule(self, world):
         for name in self.members:

@@ -15,8 +15,19 @@ from typing import Callable
 import numpy as np
 
 from kafkasim.core.errors import ConfigError
+from kafkasim.core.java import INT_MAX
 
 Z99 = 2.3263478740408408  # standard normal quantile at 0.99
+#: The longest processing time per record (ms), and the largest mean a distribution may have: Java's
+#: Integer.MAX_VALUE, the longest interval Kafka's client configs take (max.poll.interval.ms). Beyond it
+#: a run's cumulative times lose their precision, then become infinite.
+MAX_PROCESSING_MS = INT_MAX
+
+
+def _is_ms(value) -> bool:
+    """A finite number of ms within [0, MAX_PROCESSING_MS] (NaN and booleans are not)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and 0 <= value <= MAX_PROCESSING_MS)
 
 
 class Distribution:
@@ -34,8 +45,9 @@ class Constant(Distribution):
     ms: float
 
     def __post_init__(self):
-        if not (isinstance(self.ms, (int, float)) and self.ms >= 0 and math.isfinite(self.ms)):
-            raise ConfigError(f"processing time must be a finite number of ms >= 0, got {self.ms!r}")
+        if not _is_ms(self.ms):
+            raise ConfigError(f"processing_ms must be a number of ms per record in [0, {MAX_PROCESSING_MS}], "
+                              f"got {self.ms!r}")
 
     def sample(self, rng, n):
         return np.full(n, float(self.ms))
@@ -52,9 +64,15 @@ class LogNormal(Distribution):
     p99_ms: float
 
     def __post_init__(self):
-        if not (self.median_ms > 0 and self.p99_ms >= self.median_ms):
-            raise ConfigError(f"LogNormal needs 0 < median_ms <= p99_ms, got median_ms={self.median_ms}, "
-                              f"p99_ms={self.p99_ms}")
+        if not (_is_ms(self.median_ms) and _is_ms(self.p99_ms) and 0 < self.median_ms <= self.p99_ms):
+            raise ConfigError(f"LogNormal needs 0 < median_ms <= p99_ms <= {MAX_PROCESSING_MS} ms, got "
+                              f"median_ms={self.median_ms!r}, p99_ms={self.p99_ms!r}")
+        # log(mean) = log(median) + sigma^2 / 2: a tail this heavy draws times that overflow to infinity
+        if math.log(self.median_ms) + self.sigma ** 2 / 2 > math.log(MAX_PROCESSING_MS):
+            ratio = self.p99_ms / self.median_ms
+            raise ConfigError(f"LogNormal(median_ms={self.median_ms!r}, p99_ms={self.p99_ms!r}) has a mean above "
+                              f"{MAX_PROCESSING_MS} ms per record (p99_ms / median_ms = {ratio:.3g}): a tail this "
+                              f"heavy makes processing times infinite; bring p99_ms closer to median_ms")
 
     @property
     def sigma(self) -> float:

@@ -50,6 +50,12 @@ class Scenario:
     """Everything that determines a run. Configs use Kafka's names; unset ones take the
     defaults of `kafka_version`. Same scenario (and seed): the same events, byte for byte.
 
+    Each consumer is its own process (a `Crash` kills one, not the others), so a consumer without a
+    client.id takes the first number of its own JVM's counter: `consumer-<group.id>-1` for every one
+    from 2.4 (`consumer-1` before), and the members' ids differ only by their UUID, which is what
+    orders them for range and roundrobin. `one_process=True` builds them all in one JVM, as the
+    consumer threads of one application: numbered 1, 2, 3 ... in the order they start.
+
     The group starts with committed offsets at the beginning of every partition, production
     runs for `duration_ms`, and the consumers get `drain_ms` more to catch up. The initial
     consumers start at seeded random instants within the first `start_spread_ms` (real processes
@@ -67,6 +73,7 @@ class Scenario:
     processing_ms: Any = 2.0
     faults: tuple = ()
     static_membership: bool = False
+    one_process: bool = False
     group_id: str = "workbook-group"
     poll_resolution_ms: int = 1000
     drain_ms: int = 0
@@ -118,6 +125,8 @@ class Scenario:
         set_(self, "faults", tuple(self.faults))
         if not isinstance(self.static_membership, bool):
             raise ConfigError(f"static_membership must be True or False, got {self.static_membership!r}")
+        if not isinstance(self.one_process, bool):
+            raise ConfigError(f"one_process must be True or False, got {self.one_process!r}")
         for f in self.faults:
             if not isinstance(f, faults_module.ALL):
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
@@ -222,18 +231,19 @@ class World:
         if self.scenario.static_membership:
             config["group.instance.id"] = name
         if not config.get("client.id"):
+            number = (lambda: self._client_number(name)) if self.scenario.one_process else (lambda: 1)
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
-                                                      lambda: self._client_number(name))
+                                                      number)
         client_id = config["client.id"]
         self.client_names[client_id] = name if self.client_names.get(client_id, name) == name else None
         consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
         return consumer
 
     def _client_number(self, name: str) -> int:
-        """n of the generated client.id `consumer-<group.id>-<n>`. Kafka counts the consumers one
-        JVM builds; the simulator counts the consumers of the run, as if one process built them all,
-        so that ids are the same in every run: c-3 is the third, and a restarted process, which
-        builds its consumer again in the same order, gets its number again."""
+        """n of the generated client.id `consumer-<group.id>-<n>` when one process builds every
+        consumer (`Scenario.one_process`): Kafka's process-wide CONSUMER_CLIENT_ID_SEQUENCE counts
+        them from 1, so c-3 is the third; a consumer the application builds again after a restart
+        takes its number again (the simulator's simplification: Kafka would count on)."""
         return self._client_numbers.setdefault(name, len(self._client_numbers) + 1)
 
     @property
@@ -251,17 +261,27 @@ EVENT_LIMIT = 10_000_000
 EVENTS_PER_SECOND = 150_000
 
 
+#: Events a member writes once, whatever the run's length: its JoinGroup (twice from 2.2), the
+#: responses, SyncGroup and its first assignment (measured: about 7 for 2,000 members in 1 s).
+EVENTS_PER_MEMBER_JOIN = 7
+
+
 def estimate_events(scenario: Scenario) -> int:
     """About how many events a run writes (within a third on the chapters' scenarios): per
     partition, some 1.4 events per simulated second at a 1 s poll resolution, 2.8x that at 250 ms
-    (fetches, batches, commits); per member, 0.3 per second plus one per heartbeat."""
-    seconds = (scenario.duration_ms + scenario.drain_ms) / 1000
+    (fetches, batches, commits); per member, 0.3 per second plus one per heartbeat while it is in
+    the run, and about 7 for joining. Members that faults add (ScaleOut) count from their start,
+    so a fault that adds millions of members is refused like a scenario that starts with them."""
+    end_ms = scenario.duration_ms + scenario.drain_ms
     cfg = scenario.consumer_config
     heartbeat_ms = scenario.broker_config.get("group.consumer.heartbeat.interval.ms") or 5000 \
         if cfg.get("group.protocol") == "consumer" else cfg["heartbeat.interval.ms"]
     partitions = sum(scenario.topics.values()) * 1.4 * max(1.0, 1000 / scenario.poll_resolution_ms) ** 0.75
-    members = scenario.members * (0.3 + 1000 / max(1, heartbeat_ms))
-    return int(seconds * (partitions + members))
+    added = [f for f in scenario.faults if isinstance(f, faults_module.ScaleOut)]
+    members = scenario.members + sum(f.count for f in added)
+    member_seconds = scenario.members * end_ms / 1000 + sum(f.count * max(0, end_ms - f.at_ms) / 1000 for f in added)
+    return int(end_ms / 1000 * partitions + member_seconds * (0.3 + 1000 / max(1, heartbeat_ms))
+               + members * EVENTS_PER_MEMBER_JOIN)
 
 
 def _check_size(scenario: Scenario, max_events: int | None) -> None:
@@ -271,8 +291,8 @@ def _check_size(scenario: Scenario, max_events: int | None) -> None:
     if events > max_events:
         raise ConfigError(f"this scenario would write about {events:,} events (about {events * 300 / 2**30:,.1f} GB "
                           f"and {events / EVENTS_PER_SECOND / 60:,.0f} min), more than the {max_events:,} that simulate() "
-                          f"runs without being asked: shorten duration_ms, use fewer members or partitions, or "
-                          f"call simulate(scenario, max_events=None) to run it anyway")
+                          f"runs without being asked: shorten duration_ms, use fewer members (ScaleOut's count "
+                          f"included) or partitions, or call simulate(scenario, max_events=None) to run it anyway")
 
 
 def simulate(scenario: Scenario, *, max_events: int | None = EVENT_LIMIT) -> Run:
