@@ -153,13 +153,33 @@ def test_there_are_committed_results():
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
-def test_committed_results_were_made_by_todays_code(path):
+def test_committed_results_are_todays_or_reproduced_by_todays_code(path):
+    """A committed result is read by the chapter only if today's simulator made it, or gives the same
+    rows for the runs `results.reproduces` simulates again; otherwise the book would sweep again."""
     record = results.read_record(path)
-    assert record["code_version"] == results.code_version(), (
-        f"{path.relative_to(ROOT)} was made by the simulator at {record['code_version']}; its source is now at "
-        f"{results.code_version()} (kafkasim/analysis/results.py SOURCES). Make it again: {record['regenerate']}")
-    assert record["key"] == results.result_key(record["inputs"])
+    assert record["key"] == results.result_key(record["inputs"], record["code_version"])
     assert record["rows"] == pq.read_metadata(path).num_rows == Grid.from_dict(record["inputs"]["grid"]).size
+    if record["code_version"] != results.code_version():
+        assert results.reproduces(path) == [], (
+            f"{path.relative_to(ROOT)} was made by the simulator at {record['code_version']}, and today's code "
+            f"({results.code_version()}) gives other rows for some of its runs. Make it again: {record['regenerate']}")
+
+
+def test_a_stored_result_of_other_code_is_read_only_while_its_sampled_runs_reproduce(tmp_path, monkeypatch):
+    """Today's code reproduces the sampled runs: the file is found; a field changed in one sampled
+    row (as a model change would): the run is named and the file is not read."""
+    path = COMMITTED[0]
+    inputs = results.read_record(path)["inputs"]
+    monkeypatch.setattr(results, "SAMPLE", 2)
+    assert results.find_reproduced(path.stem, inputs, [path.parent]).path == path
+    table = pq.read_table(path)
+    first = table.slice(0, 1).to_pylist()[0]
+    changed = pa.Table.from_pylist([{**first, "rebalances": first["rebalances"] + 1}], schema=table.schema)
+    tampered = tmp_path / path.name
+    pq.write_table(pa.concat_tables([changed, table.slice(1)]), tampered)
+    assert results.reproduces(tampered, sample=2) == [first["run_id"]]
+    assert results.find_reproduced(path.stem, inputs, [tmp_path]) is None
+    assert results.find_reproduced(path.stem, {**inputs, "warmup_ms": 1}, [path.parent]) is None  # other inputs
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
