@@ -5,7 +5,8 @@
 - `share/`: share groups of KIP-932 ("Queues for Kafka"): the ShareGroupHeartbeat
   (`ShareGroupManager`) and the share-partition state (`SharePartition`: acquisition locks,
   delivery counts, acknowledgements);
-- `api`: what both heartbeats share (`ApiError`, `HeartbeatResponse`). The two protocols never
+- `api`: what both heartbeats share (`ApiError`, `HeartbeatResponse`); `queries`: what both managers
+  answer alike (`ModernGroupQueries`: queries by group and member, event rows; Kafka's `ModernGroup`). The two protocols never
   import each other (pyproject's "modern" contract): shared pieces live here.
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.

@@ -25,6 +25,7 @@ from collections import Counter
 from typing import Iterable, Mapping
 
 from kafkasim.coordinator.assignor.spec import EMPTY, HETEROGENEOUS, HOMOGENEOUS
+from kafkasim.coordinator.modern.queries import as_lists
 
 # Group states (`ConsumerGroup.ConsumerGroupState.toString`).
 EMPTY_STATE, ASSIGNING, RECONCILING, STABLE_STATE, DEAD = "Empty", "Assigning", "Reconciling", "Stable", "Dead"
@@ -138,10 +139,6 @@ class ConsumerGroupMember:
 def _show(assignment: Assignment) -> dict[str, list[int]]:
     return {t: sorted(ps) for t, ps in sorted(assignment.items())}
 
-
-def as_lists(assignment: Assignment) -> dict[str, list[int]]:
-    """An assignment as the API shows it: topics in name order, partitions ascending."""
-    return {t: sorted(ps) for t, ps in sorted(assignment.items()) if ps}
 
 
 class ConsumerGroup:

@@ -107,6 +107,7 @@ from kafkasim.coordinator.modern.consumer.group import (
     DEAD, MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
     as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
+from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.consumer.responses import ApiError, ConsumerGroupHeartbeatResponse
 from kafkasim.coordinator.modern.consumer.rules import ProtocolRules
 from kafkasim.core.config import BROKER_CONFIGS, broker_config, check_exists
@@ -130,9 +131,11 @@ def _broker_default(name: str, kafka_version: str):
     return spec.defaults[0][1] if value is None else value
 
 
-class ConsumerGroupManager(ClassicMembers):
+class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
     """Owns the consumer-protocol groups of one coordinator and answers `ConsumerGroupHeartbeat`,
     and the classic requests of classic members inside them (`ClassicMembers`)."""
+
+    KIND = "consumer"
 
     def __init__(self, sim: Simulation, *, topics: Mapping[str, int] | None = None,
                  group_consumer_session_timeout_ms: int | None = None,
@@ -894,42 +897,6 @@ class ConsumerGroupManager(ClassicMembers):
             timers.clear()
 
     # == queries ================================================================================
-    def has_group(self, group_id: str) -> bool:
-        return group_id in self.groups
-
-    def group_state(self, group_id: str) -> str | None:
-        """"Empty", "Assigning", "Reconciling", "Stable"; "Dead" after deletion; None if unknown."""
-        group = self.groups.get(group_id)
-        if group is None:
-            return DEAD if group_id in self._deleted else None
-        return group.compute_state()
-
-    def group_epoch(self, group_id: str) -> int:
-        return self._group(group_id).group_epoch
-
-    def target_assignment_epoch(self, group_id: str) -> int:
-        return self._group(group_id).assignment_epoch
-
-    def target_assignment(self, group_id: str) -> dict[str, dict[str, list[int]]]:
-        """Every member's target: `{member_id: {topic: [partition, ...]}}`."""
-        group = self._group(group_id)
-        return {mid: as_lists(group.target.get(mid, EMPTY)) for mid in group.members}
-
-    def member_ids(self, group_id: str) -> list[str]:
-        return list(self._group(group_id).members)
-
-    def member_epoch(self, group_id: str, member_id: str) -> int:
-        return self._member(group_id, member_id).member_epoch
-
-    def previous_member_epoch(self, group_id: str, member_id: str) -> int:
-        return self._member(group_id, member_id).previous_member_epoch
-
-    def member_state(self, group_id: str, member_id: str) -> str:
-        return self._member(group_id, member_id).state
-
-    def assigned_partitions(self, group_id: str, member_id: str) -> dict[str, list[int]]:
-        return as_lists(self._member(group_id, member_id).assigned)
-
     def partitions_pending_revocation(self, group_id: str, member_id: str) -> dict[str, list[int]]:
         return as_lists(self._member(group_id, member_id).pending_revocation)
 
@@ -939,37 +906,6 @@ class ConsumerGroupManager(ClassicMembers):
 
     def member(self, group_id: str, member_id: str) -> ConsumerGroupMember:
         return self._member(group_id, member_id)
-
-    def _group(self, group_id: str) -> ConsumerGroup:
-        group = self.groups.get(group_id)
-        if group is None:
-            raise KeyError(f"unknown consumer group {group_id!r}")
-        return group
-
-    def _member(self, group_id: str, member_id: str) -> ConsumerGroupMember:
-        member = self._group(group_id).members.get(member_id)
-        if member is None:
-            raise KeyError(f"unknown member {member_id!r} of consumer group {group_id!r}")
-        return member
-
-    # == events =================================================================================
-    def _event(self, group: ConsumerGroup, kind: str, member: str | None = None, *, reason: str | None = None,
-               value: float | None = None, generation: int | None = None, state: str | None = None) -> None:
-        self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind,
-                           group.group_epoch if generation is None else generation, None, None, None, reason,
-                           None if value is None else float(value), state or group.compute_state()))
-
-    def _sync_state(self, group: ConsumerGroup) -> None:
-        """One StateChanged row per request or timer whose net effect changed the group state."""
-        state = group.compute_state()
-        if state != group.state:
-            previous, group.state = group.state, state
-            self._event(group, "StateChanged", reason=previous, state=state)
-
-    def _emit_log(self, event: str, group_id: str, member_id: str | None, **details) -> None:
-        if self.log is not None:
-            self.log(self.sim.now, event, group_id, member_id, details)
-
 
 class _Plan:
     """What one heartbeat would change, computed before anything is stored."""

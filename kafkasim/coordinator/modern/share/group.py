@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from kafkasim.coordinator.modern.queries import as_lists
+
 EMPTY_STATE, STABLE_STATE, DEAD = "Empty", "Stable", "Dead"
 STABLE = "STABLE"
 
@@ -59,9 +61,6 @@ class ShareGroup:
     def subscribed_topics(self, members: Mapping[str, ShareGroupMember] | None = None) -> set[str]:
         return {t for m in (self.members if members is None else members).values() for t in m.subscribed_topic_names}
 
-
-def as_lists(assignment: Assignment) -> dict[str, list[int]]:
-    return {t: sorted(ps) for t, ps in sorted(assignment.items()) if ps}
 
 
 __all__ = ["ShareGroup", "ShareGroupMember", "EMPTY_STATE", "STABLE_STATE", "DEAD", "STABLE", "as_lists"]

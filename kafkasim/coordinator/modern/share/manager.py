@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from kafkasim.coordinator.assignor.simple import PartitionAssignorException, simple_share_assign
 from kafkasim.coordinator.modern.api import ApiError
+from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.group_config import GroupConfigs
 from kafkasim.coordinator.modern.share.group import (
     DEAD, STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
@@ -72,12 +73,14 @@ def share_broker_config(kafka_version, given: Mapping[str, Any]) -> dict[str, An
     return {name: cfg[name] for name in SHARE_BROKER_CONFIGS}
 
 
-class ShareGroupManager:
+class ShareGroupManager(ModernGroupQueries):
     """Owns the share groups of one coordinator and answers ShareGroupHeartbeat.
 
     `topics` is the cluster's topic table ({name: partitions}), shared with the consumer groups'
     manager (the front passes the same dict); `configs` the validated `group.share.*` broker
     configs (`share_broker_config`); `group_configs` the per-group overrides."""
+
+    KIND = "share"
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int], configs: Mapping[str, Any],
                  group_configs: GroupConfigs, kafka_version="4.2", share_state_init_delay_ms: int | None = None,
@@ -541,42 +544,6 @@ class ShareGroupManager:
         return Errors.NONE
 
     # == queries ================================================================================
-    def has_group(self, group_id: str) -> bool:
-        return group_id in self.groups
-
-    def group_state(self, group_id: str) -> str | None:
-        """"Empty" or "Stable"; "Dead" after deletion; None if unknown."""
-        group = self.groups.get(group_id)
-        if group is None:
-            return DEAD if group_id in self._deleted else None
-        return group.compute_state()
-
-    def group_epoch(self, group_id: str) -> int:
-        return self._group(group_id).group_epoch
-
-    def target_assignment_epoch(self, group_id: str) -> int:
-        return self._group(group_id).assignment_epoch
-
-    def target_assignment(self, group_id: str) -> dict[str, dict[str, list[int]]]:
-        """Every current member's target: `{member_id: {topic: [partition, ...]}}`."""
-        group = self._group(group_id)
-        return {mid: as_lists(group.target.get(mid, {})) for mid in group.members}
-
-    def member_ids(self, group_id: str) -> list[str]:
-        return list(self._group(group_id).members)
-
-    def member_epoch(self, group_id: str, member_id: str) -> int:
-        return self._member(group_id, member_id).member_epoch
-
-    def previous_member_epoch(self, group_id: str, member_id: str) -> int:
-        return self._member(group_id, member_id).previous_member_epoch
-
-    def member_state(self, group_id: str, member_id: str) -> str:
-        return self._member(group_id, member_id).state
-
-    def assigned_partitions(self, group_id: str, member_id: str) -> dict[str, list[int]]:
-        return as_lists(self._member(group_id, member_id).assigned)
-
     def partitions_pending_revocation(self, group_id: str, member_id: str) -> dict[str, list[int]]:
         self._member(group_id, member_id)
         return {}
@@ -587,35 +554,6 @@ class ShareGroupManager:
 
     def initializing_partitions(self, group_id: str) -> dict[str, list[int]]:
         return {t: sorted(ps) for t, (ps, _) in sorted(self._group(group_id).initializing.items())}
-
-    def _group(self, group_id: str) -> ShareGroup:
-        group = self.groups.get(group_id)
-        if group is None:
-            raise KeyError(f"unknown share group {group_id!r}")
-        return group
-
-    def _member(self, group_id: str, member_id: str) -> ShareGroupMember:
-        member = self._group(group_id).members.get(member_id)
-        if member is None:
-            raise KeyError(f"unknown member {member_id!r} of share group {group_id!r}")
-        return member
-
-    # == events =================================================================================
-    def _event(self, group: ShareGroup, kind: str, member: str | None = None, *, reason: str | None = None,
-               value: float | None = None, state: str | None = None) -> None:
-        self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind, group.group_epoch, None, None,
-                           None, reason, None if value is None else float(value), state or group.compute_state()))
-
-    def _sync_state(self, group: ShareGroup) -> None:
-        state = group.compute_state()
-        if state != group.state:
-            previous, group.state = group.state, state
-            self._event(group, "StateChanged", reason=previous, state=state)
-
-    def _emit_log(self, event: str, group_id: str, member_id: str | None, **details) -> None:
-        if self.log is not None:
-            self.log(self.sim.now, event, group_id, member_id, details)
-
 
 def _fenced_message(which: str, received: int, known: int) -> str:
     return (f"The share group member has a {which} member epoch ({received}) than the one known by the group "
