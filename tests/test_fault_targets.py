@@ -8,9 +8,9 @@ every interval, and its partitions are never left unconsumed except while the gr
 The bugs these catch: a fault applied to the wrong member (off by one), to every member, in the
 wrong order, or at the wrong instant.
 
-The runs are quiet on purpose: every member starts at 0 (start_spread_ms=0), ten records per
-second per partition, 1 ms each, so a batch takes some 20 ms after each 1 s poll; the faults come
-at x.5 s, when no member is in the middle of a batch (a graceful close then happens at once).
+The runs are quiet on purpose: the members start within the first 400 ms, ten records per second
+per partition, 1 ms each, so a batch takes some 20 ms after each 1 s poll; the faults come at
+x.5 s, when no member is in the middle of a batch (a graceful close then happens at once).
 """
 
 from __future__ import annotations
@@ -24,7 +24,11 @@ from kafkasim.scenario.run import rebalance_phases
 MEMBERS = [f"c-{i}" for i in range(1, 7)]
 CLASSIC = {"kafka_version": "3.7"}
 CONSUMER = {"kafka_version": "4.0", "consumer": {"group.protocol": "consumer"}}
-PROTOCOLS = pytest.mark.parametrize("protocol", [CLASSIC, CONSUMER], ids=["classic", "consumer"])
+#: Each protocol with every member started at 0 (heartbeats and polls in step) and with starts
+#: spread over 400 ms (then a consumer-protocol member hears of a change at its own heartbeat, and
+#: partitions move from one member to another over a while).
+PROTOCOLS = pytest.mark.parametrize("protocol,spread", [(CLASSIC, 0), (CLASSIC, 400), (CONSUMER, 0), (CONSUMER, 400)],
+                                    ids=["classic", "classic-spread", "consumer", "consumer-spread"])
 #: Heartbeat interval of each protocol's defaults: heartbeat.interval.ms (classic, 3 s) and the
 #: broker's group.consumer.heartbeat.interval.ms (KIP-848, 5 s).
 HEARTBEAT_MS = {"3.7": 3_000, "4.0": 5_000}
@@ -35,19 +39,25 @@ FAULT_KINDS = ("Started", "Crashed", "Closed", "Frozen", "Stalled", "NetworkCut"
 FAULT_STATES = ("paused", "stalled", "stopped")
 
 
-def scenario(protocol: dict, faults, **kw) -> Scenario:
-    base = dict(members=6, topics={"orders": 12}, produce_rate_per_s=120, processing_ms=1, start_spread_ms=0,
+def scenario(protocol: dict, faults, spread: int = 0, **kw) -> Scenario:
+    base = dict(members=6, topics={"orders": 12}, produce_rate_per_s=120, processing_ms=1, start_spread_ms=spread,
                 duration_ms=120_000, seed=5, faults=tuple(faults))
     return Scenario(**{**base, **protocol, **kw})
 
 
-def started(*names: str, at: int = 0) -> list[tuple]:
+def started(*names: str, at: int) -> list[tuple]:
     return [(at, name, "Started", "dynamic", None) for name in names]
 
 
 def fault_rows(run) -> list[tuple]:
-    """(time, member, kind, reason, value) of every consumer event a fault or a start writes."""
-    return sorted((r[0], r[3], r[4], r[9], r[10]) for r in run.rows if r[1] == "consumer" and r[4] in FAULT_KINDS)
+    """(time, member, kind, reason, value) of every consumer event a fault or a later start writes;
+    the first starts, one per initial member within start_spread_ms, are checked and left out."""
+    rows = sorted((r[0], r[3], r[4], r[9], r[10]) for r in run.rows if r[1] == "consumer" and r[4] in FAULT_KINDS)
+    first = [r for r in rows if r[0] <= run.scenario.start_spread_ms and r[2] == "Started"]
+    assert sorted(r[1] for r in first) == sorted(MEMBERS[:run.scenario.members]), first
+    assert {(r[2], r[3], r[4]) for r in first} == {("Started", "static" if run.scenario.static_membership else "dynamic",
+                                                    None)}
+    return [r for r in rows if r not in first]
 
 
 def states(run, name: str) -> list[tuple]:
@@ -84,43 +94,55 @@ def rebalancing(run) -> list[tuple[int, int]]:
     return [(start, end) for _, start, end, _, _ in rebalance_phases(run.rows, run.end_ms)]
 
 
-def gaps(run) -> set[tuple]:
-    """(partition, start, end) of every stretch after startup when a partition was not consumed."""
-    return {(int(p), int(s), int(e)) for p, s, e in run.unconsumed()[["partition", "start", "end"]].itertuples(index=False)}
+def gaps(run, since: int = 20_000) -> set[tuple]:
+    """(partition, start, end) of every stretch when a partition was not consumed, from `since` on
+    (the faults come after 30 s; before that, the first rebalances move partitions)."""
+    table = run.unconsumed()
+    table = table[table["end"] > since]
+    return {(int(p), int(s), int(e)) for p, s, e in table[["partition", "start", "end"]].itertuples(index=False)}
 
 
-def assert_untouched(run, others, *, until: int | None = None) -> None:
-    """Members not named by a fault: started at 0 and never hit (no fault event, no pause, stall or
-    stop), never removed, heartbeating every interval up to `until` (the end), and every stretch
-    in which a partition they owned went unconsumed lies within a rebalance."""
-    hb = HEARTBEAT_MS[run.scenario.kafka_version]
-    until = run.end_ms if until is None else until
+def unexplained_gaps(run, times: list[int], most_ms: int) -> list[tuple]:
+    """The stretches between successive `times` (and from the last to the end) longer than
+    `most_ms`, but for those a classic rebalance explains: a classic member waiting in JoinGroup
+    neither polls nor heartbeats (AbstractCoordinator's heartbeat thread skips a member that
+    hasNotJoinedGroup()); a consumer-protocol member never waits."""
+    phases = rebalancing(run) if is_classic(run) else []
+    stretches = list(zip(times, times[1:])) + [(times[-1], run.end_ms)]
+    return [(a, b) for a, b in stretches if b - a > most_ms and not any(s < b and a < e for s, e in phases)]
+
+
+def assert_untouched(run, others) -> None:
+    """Members not named by a fault: started at first and never hit (no fault event, no pause, stall
+    or stop, no fatal error), never removed, heartbeating every interval and fetching every poll to
+    the end (a classic member waiting in a join does neither), and every stretch in which a
+    partition they owned went unconsumed lies within a rebalance."""
+    hb, poll_ms = HEARTBEAT_MS[run.scenario.kafka_version], run.scenario.poll_resolution_ms
     removed = {name for _, name, _, _ in removals(run)}
-    phases = rebalancing(run)
     for name in others:
-        assert [r for r in fault_rows(run) if r[1] == name] == started(name), name
+        assert [r for r in fault_rows(run) if r[1] == name] == [], name
         assert not {s for _, s in states(run, name)} & set(FAULT_STATES), (name, states(run, name))
+        assert not [r for r in run.rows if r[1] == "consumer" and r[3] == name and r[4] == "Fatal"], name
         assert name not in removed, (name, removals(run))
-        times = [t for t in heartbeats(run, name) if t <= until]
-        assert times and times[0] <= 10_000, (name, times[:3])  # from the end of the first join on
-        # a classic member waiting in JoinGroup sends no heartbeat (AbstractCoordinator's heartbeat
-        # thread skips a member that hasNotJoinedGroup()): only a rebalance explains a longer gap
-        late = [(a, b) for a, b in zip(times, times[1:]) if b - a > hb]
-        assert not [(a, b) for a, b in late if not (is_classic(run) and any(s < b and a < e for s, e in phases))], \
-            (name, late, phases)
-        assert until - times[-1] <= hb, (name, times[-3:])
-    for partition, start, end in gaps(run):
-        owners = run.partition_owners()
-        held = owners[(owners["partition"] == partition) & (owners["start"] < end) & (owners["end"] > start)]
+        beats = heartbeats(run, name)
+        assert beats and beats[0] <= 10_000, (name, beats[:3])  # from the end of the first join on
+        assert unexplained_gaps(run, beats, hb) == [], name
+        # and its poll loop fetches each poll_resolution_ms (every partition has records)
+        polls = [r[0] for r in run.rows if r[1] == "consumer" and r[3] == name and r[4] == "Fetched"]
+        assert unexplained_gaps(run, polls, poll_ms) == [], name
+    phases = rebalancing(run)
+    owners = run.partition_owners()
+    for partition, start, end in gaps(run):  # whose partition it was when the stretch began
+        held = owners[(owners["partition"] == partition) & (owners["start"] <= start) & (owners["end"] >= start)]
         if set(held["member"]) & set(others):
             assert any(s <= start and end <= e for s, e in phases), (partition, start, end, phases)
 
 
 # -- one member's process: Pause, SlowProcessing, NetworkCut, Crash, Restart ------------------------
 @PROTOCOLS
-def test_pauses_freeze_exactly_the_named_members_for_their_durations(protocol):
-    run = simulate(scenario(protocol, [F.Pause("c-2", 30_500, 10_000), F.Pause("c-5", 40_500, 10_000)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-2", "Frozen", None, 10_000),
+def test_pauses_freeze_exactly_the_named_members_for_their_durations(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.Pause("c-2", 30_500, 10_000), F.Pause("c-5", 40_500, 10_000)]))
+    assert fault_rows(run) == sorted([(30_500, "c-2", "Frozen", None, 10_000),
                                                           (40_500, "c-5", "Frozen", None, 10_000)])
     assert [s for s in states(run, "c-2") if s[1] == "paused" or 30_000 < s[0]][:2] == \
         [(30_500, "paused"), (40_500, "consuming")]
@@ -137,10 +159,10 @@ def test_pauses_freeze_exactly_the_named_members_for_their_durations(protocol):
 
 
 @PROTOCOLS
-def test_slow_processing_stalls_exactly_the_named_members_while_their_heartbeats_go_on(protocol):
-    run = simulate(scenario(protocol, [F.SlowProcessing("c-3", 30_500, 20_000),
+def test_slow_processing_stalls_exactly_the_named_members_while_their_heartbeats_go_on(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.SlowProcessing("c-3", 30_500, 20_000),
                                        F.SlowProcessing("c-6", 30_500, 20_000)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-3", "Stalled", None, 20_000),
+    assert fault_rows(run) == sorted([(30_500, "c-3", "Stalled", None, 20_000),
                                                           (30_500, "c-6", "Stalled", None, 20_000)])
     for name in ("c-3", "c-6"):
         assert [s for s in states(run, name) if 30_000 < s[0]][:2] == [(30_500, "stalled"), (50_500, "consuming")]
@@ -155,22 +177,22 @@ def test_slow_processing_stalls_exactly_the_named_members_while_their_heartbeats
 
 
 @PROTOCOLS
-def test_network_cuts_silence_exactly_the_named_members_at_their_instants(protocol):
-    run = simulate(scenario(protocol, [F.NetworkCut("c-1", 30_500, 10_000), F.NetworkCut("c-4", 35_500, 10_000)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-1", "NetworkCut", None, 10_000),
+def test_network_cuts_silence_exactly_the_named_members_at_their_instants(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.NetworkCut("c-1", 30_500, 10_000), F.NetworkCut("c-4", 35_500, 10_000)]))
+    assert fault_rows(run) == sorted([(30_500, "c-1", "NetworkCut", None, 10_000),
                                                           (35_500, "c-4", "NetworkCut", None, 10_000)])
     # nothing from a cut member reaches the coordinator while the cut lasts; the others go on
     assert not [t for t in heartbeats(run, "c-1") if 30_500 <= t < 40_500]
     assert not [t for t in heartbeats(run, "c-4") if 35_500 <= t < 45_500]
-    assert [t for t in heartbeats(run, "c-1") if 30_000 < t][0] >= 40_500
+    assert [t for t in heartbeats(run, "c-1") if t >= 30_500][0] >= 40_500
     assert removals(run) == []
     assert_untouched(run, ["c-2", "c-3", "c-5", "c-6"])
 
 
 @PROTOCOLS
-def test_crashes_stop_exactly_the_named_members_and_only_they_are_removed(protocol):
-    run = simulate(scenario(protocol, [F.Crash("c-2", 30_500), F.Crash("c-4", 30_500)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-2", "Crashed", None, 2),
+def test_crashes_stop_exactly_the_named_members_and_only_they_are_removed(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.Crash("c-2", 30_500), F.Crash("c-4", 30_500)]))
+    assert fault_rows(run) == sorted([(30_500, "c-2", "Crashed", None, 2),
                                                           (30_500, "c-4", "Crashed", None, 2)])
     for name in ("c-2", "c-4"):
         assert states(run, name)[-1] == (30_500, "stopped")
@@ -186,10 +208,10 @@ def test_crashes_stop_exactly_the_named_members_and_only_they_are_removed(protoc
 
 
 @PROTOCOLS
-def test_restarts_hit_exactly_the_named_members_crash_or_close_then_start_after_the_delay(protocol):
-    run = simulate(scenario(protocol, [F.Restart("c-3", 30_500, delay_ms=10_000),
+def test_restarts_hit_exactly_the_named_members_crash_or_close_then_start_after_the_delay(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.Restart("c-3", 30_500, delay_ms=10_000),
                                        F.Restart("c-5", 50_500, delay_ms=5_000, graceful=True)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-3", "Crashed", None, 2),
+    assert fault_rows(run) == sorted([(30_500, "c-3", "Crashed", None, 2),
                                                           (40_500, "c-3", "Started", "dynamic", None),
                                                           (50_500, "c-5", "Closed", None, None),
                                                           (55_500, "c-5", "Started", "dynamic", None)])
@@ -206,12 +228,12 @@ def batch_sizes(run, name: str, since: int = 0, until: int | None = None) -> lis
 
 
 @PROTOCOLS
-def test_a_restart_with_new_configs_changes_only_the_named_member_and_only_from_its_restart(protocol):
+def test_a_restart_with_new_configs_changes_only_the_named_member_and_only_from_its_restart(protocol, spread):
     """max.poll.records = 3 shows in the batch sizes: the others keep fetching their backlog in
     batches of more than 3 records."""
-    run = simulate(scenario(protocol, [F.Restart("c-2", 30_500, delay_ms=10_000, graceful=True,
+    run = simulate(scenario(protocol, spread=spread, faults=[F.Restart("c-2", 30_500, delay_ms=10_000, graceful=True,
                                                  consumer={"max.poll.records": 3})]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-2", "Closed", None, None),
+    assert fault_rows(run) == sorted([(30_500, "c-2", "Closed", None, None),
                                                           (40_500, "c-2", "Started", "dynamic", None)])
     assert max(batch_sizes(run, "c-2", until=30_500)) > 3
     assert max(batch_sizes(run, "c-2", since=40_500)) == 3
@@ -222,13 +244,13 @@ def test_a_restart_with_new_configs_changes_only_the_named_member_and_only_from_
 
 # -- several members: rolling_restart, ScaleOut, ScaleIn --------------------------------------------
 @PROTOCOLS
-def test_a_rolling_restart_restarts_the_named_members_one_by_one_in_the_given_order(protocol):
+def test_a_rolling_restart_restarts_the_named_members_one_by_one_in_the_given_order(protocol, spread):
     restarts = F.rolling_restart(["c-4", "c-1", "c-6"], start_ms=30_500, every_ms=15_000, delay_ms=5_000,
                                  consumer={"max.poll.records": 3})
     assert [(r.member, r.at_ms, r.delay_ms, r.graceful) for r in restarts] == \
         [("c-4", 30_500, 5_000, True), ("c-1", 45_500, 5_000, True), ("c-6", 60_500, 5_000, True)]
-    run = simulate(scenario(protocol, restarts))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [
+    run = simulate(scenario(protocol, spread=spread, faults=restarts))
+    assert fault_rows(run) == sorted([
         (30_500, "c-4", "Closed", None, None), (35_500, "c-4", "Started", "dynamic", None),
         (45_500, "c-1", "Closed", None, None), (50_500, "c-1", "Started", "dynamic", None),
         (60_500, "c-6", "Closed", None, None), (65_500, "c-6", "Started", "dynamic", None)])
@@ -246,7 +268,7 @@ def test_a_rolling_upgrade_moves_exactly_the_restarted_members_to_the_consumer_p
     restarts = F.rolling_restart(["c-3", "c-1"], start_ms=30_500, every_ms=20_000, delay_ms=5_000,
                                  consumer={"group.protocol": "consumer"})
     run = simulate(scenario({"kafka_version": "4.0"}, restarts, members=3, topics={"orders": 6}))
-    assert fault_rows(run) == sorted(started("c-1", "c-2", "c-3") + [
+    assert fault_rows(run) == sorted([
         (30_500, "c-3", "Closed", None, None), (35_500, "c-3", "Started", "dynamic", None),
         (50_500, "c-1", "Closed", None, None), (55_500, "c-1", "Started", "dynamic", None)])
     requests = coordinator_rows(run, ("Heartbeat", "JoinGroup", "SyncGroup", "ConsumerGroupHeartbeat"))
@@ -260,9 +282,9 @@ def test_a_rolling_upgrade_moves_exactly_the_restarted_members_to_the_consumer_p
 
 
 @PROTOCOLS
-def test_scale_out_starts_exactly_count_new_members_named_after_the_existing_ones(protocol):
-    run = simulate(scenario(protocol, [F.ScaleOut(30_500, count=2), F.ScaleOut(50_500)]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + started("c-7", "c-8", at=30_500) + started("c-9", at=50_500))
+def test_scale_out_starts_exactly_count_new_members_named_after_the_existing_ones(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.ScaleOut(30_500, count=2), F.ScaleOut(50_500)]))
+    assert fault_rows(run) == sorted(started("c-7", "c-8", at=30_500) + started("c-9", at=50_500))
     joined = {name for t, name, kind, _ in coordinator_rows(run, ("MemberAdded", "MemberJoined"))}
     assert joined == {f"c-{i}" for i in range(1, 10)}
     assert removals(run) == []
@@ -270,9 +292,9 @@ def test_scale_out_starts_exactly_count_new_members_named_after_the_existing_one
 
 
 @PROTOCOLS
-def test_scale_in_closes_exactly_the_named_members_at_once(protocol):
-    run = simulate(scenario(protocol, [F.ScaleIn(30_500, ("c-2", "c-5")), F.ScaleIn(50_500, "c-6")]))
-    assert fault_rows(run) == sorted(started(*MEMBERS) + [(30_500, "c-2", "Closed", None, None),
+def test_scale_in_closes_exactly_the_named_members_at_once(protocol, spread):
+    run = simulate(scenario(protocol, spread=spread, faults=[F.ScaleIn(30_500, ("c-2", "c-5")), F.ScaleIn(50_500, "c-6")]))
+    assert fault_rows(run) == sorted([(30_500, "c-2", "Closed", None, None),
                                                           (30_500, "c-5", "Closed", None, None),
                                                           (50_500, "c-6", "Closed", None, None)])
     assert sorted((t, name, reason) for t, name, _, reason in removals(run)) == \
@@ -281,3 +303,69 @@ def test_scale_in_closes_exactly_the_named_members_at_once(protocol):
         assert states(run, name)[-1] == (t, "stopped")
         assert not [h for h in heartbeats(run, name) if h > t]
     assert_untouched(run, ["c-1", "c-3", "c-4"])
+
+
+# -- static members: a restart within the session keeps the member's place ----------------------------
+@PROTOCOLS
+def test_restarts_of_static_members_hit_only_them_and_nobody_leaves_the_group(protocol, spread):
+    """A static member (group.instance.id, KIP-345) restarted within session.timeout.ms comes back
+    under its instance id, and only the restarted members' partitions wait. The classic coordinator
+    lets the new process replace the old member either way; KIP-848's refuses a crashed one whose
+    old member still holds the instance id (no leave with epoch -2): UNRELEASED_INSTANCE_ID, fatal in
+    the 4.x client (ConsumerHeartbeatRequestManager), and the old member goes at its session timeout."""
+    run = simulate(scenario(protocol, spread=spread, static_membership=True,
+                            faults=[F.Restart("c-3", 30_500, delay_ms=10_000, graceful=True),
+                                    F.Restart("c-5", 30_500, delay_ms=10_000)]))
+    assert fault_rows(run) == [(30_500, "c-3", "Closed", None, None), (30_500, "c-5", "Crashed", None, 2),
+                               (40_500, "c-3", "Started", "static", None), (40_500, "c-5", "Started", "static", None)]
+    fatal = [(r[0], r[3], r[8]) for r in run.rows if r[4] == "Fatal"]
+    if is_classic(run):
+        assert removals(run) == [] and fatal == []
+    else:
+        last = max(t for t in heartbeats(run, "c-5") if t < 30_500)
+        assert removals(run) == [(last + SESSION_MS, "c-5", "MemberRemoved", "session_timeout")]
+        assert fatal == [(40_500, "c-5", "UNRELEASED_INSTANCE_ID")]
+    owned = owned_at(run, "c-3", 30_000) | owned_at(run, "c-5", 30_000)
+    assert len(owned) == 4 and {p for p, _, _ in gaps(run)} == owned
+    assert {start for _, start, _ in gaps(run)} == {30_500}
+    assert_untouched(run, ["c-1", "c-2", "c-4", "c-6"])
+
+
+# -- the ZooKeeper consumer (0.8.2): the same faults, on connectors ----------------------------------
+def test_faults_hit_exactly_the_named_zookeeper_connectors():
+    """Connector ids are `<group>_<name>`; a restarted process registers a new id `<id>-<time>`. The
+    ZooKeeper consumer rebalances every connector on any change (its storm), so a connector not named
+    is untouched when it is never crashed, closed, restarted or paused."""
+    from kafkasim.zookeeper.consumer_connector import ZookeeperScenario, consumers_per_topic, simulate_zookeeper
+
+    topics = {"a": 4, "b": 4}
+    faults = (F.Crash("a-2", 5_000), F.Pause("b-3", 7_000, 3_000), F.ScaleIn(9_000, ("b-1", "a-4")),
+              F.Restart("a-3", 11_000, delay_ms=2_000, graceful=True), F.Restart("b-2", 12_000, delay_ms=2_000))
+    run = simulate_zookeeper(ZookeeperScenario(topics=topics, consumers=consumers_per_topic(topics, 4), faults=faults,
+                                               duration_ms=30_000, seed=1))
+    hit = [(r[0], r[3], r[4] if r[4] != "StateChanged" else r[9]) for r in run.rows if r[1] == "consumer" and (
+        r[4] in ("Crashed", "Closed", "Started") or r[4] == "StateChanged" and r[9] in ("paused", "crashed", "closed"))]
+    assert hit == [(5_000, "main_a-2", "Crashed"), (5_000, "main_a-2", "crashed"), (7_000, "main_b-3", "paused"),
+                   (9_000, "main_b-1", "Closed"), (9_000, "main_b-1", "closed"),
+                   (9_000, "main_a-4", "Closed"), (9_000, "main_a-4", "closed"),
+                   (11_000, "main_a-3", "Closed"), (11_000, "main_a-3", "closed"),
+                   (12_000, "main_b-2", "Crashed"), (12_000, "main_b-2", "crashed"),
+                   (13_000, "main_a-3-13000", "Started"), (14_000, "main_b-2-14000", "Started")]
+    paused = [(r[0], r[9]) for r in run.rows if r[1] == "consumer" and r[3] == "main_b-3" and r[4] == "StateChanged"]
+    assert paused[1:3] == [(7_000, "paused"), (10_000, "consuming")]
+
+
+def test_network_cuts_silence_exactly_the_named_zookeeper_sessions():
+    """ZooKeeper expires a session silent for its negotiated timeout (zookeeper.session.timeout.ms =
+    6000, within [2, 20] ticks of 2000 ms); the connector hears of it when the link is back and
+    registers again."""
+    from kafkasim.zookeeper.consumer_connector import ZookeeperScenario, consumers_per_topic, simulate_zookeeper
+
+    topics = {"a": 4, "b": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=topics, consumers=consumers_per_topic(topics, 4), duration_ms=30_000, seed=1,
+        faults=(F.NetworkCut("a-1", 5_000, 8_000), F.NetworkCut("b-4", 6_000, 8_000))))
+    expired = [(r[0], r[1], r[3]) for r in run.rows if r[4] == "SessionExpired"]
+    assert expired == [(11_000, "zookeeper", "main_a-1"), (12_000, "zookeeper", "main_b-4"),
+                       (13_000, "consumer", "main_a-1"), (14_000, "consumer", "main_b-4")]
+    assert not [r for r in run.rows if r[1] == "consumer" and r[4] in ("Crashed", "Closed", "Started")]
