@@ -369,3 +369,18 @@ def test_network_cuts_silence_exactly_the_named_zookeeper_sessions():
     assert expired == [(11_000, "zookeeper", "main_a-1"), (12_000, "zookeeper", "main_b-4"),
                        (13_000, "consumer", "main_a-1"), (14_000, "consumer", "main_b-4")]
     assert not [r for r in run.rows if r[1] == "consumer" and r[4] in ("Crashed", "Closed", "Started")]
+
+
+@PROTOCOLS
+def test_scale_in_closes_the_process_the_member_runs_at_that_instant(protocol, spread):
+    """A restart with new configs runs the member as a new process (World.replace_consumer); a later
+    ScaleIn of that member closes the new process, not the old one, which stopped long before."""
+    run = simulate(scenario(protocol, spread=spread, faults=[
+        F.Restart("c-2", 30_500, delay_ms=5_000, graceful=True, consumer={"max.poll.records": 3}),
+        F.ScaleIn(60_500, ("c-2", "c-4"))]))
+    assert fault_rows(run) == [(30_500, "c-2", "Closed", None, None), (35_500, "c-2", "Started", "dynamic", None),
+                               (60_500, "c-2", "Closed", None, None), (60_500, "c-4", "Closed", None, None)]
+    assert sorted((t, name, reason) for t, name, _, reason in removals(run)) == \
+        [(30_500, "c-2", "leave_group"), (60_500, "c-2", "leave_group"), (60_500, "c-4", "leave_group")]
+    assert not [t for t in heartbeats(run, "c-2") if t > 60_500]
+    assert_untouched(run, ["c-1", "c-3", "c-5", "c-6"])
