@@ -384,3 +384,32 @@ def test_scale_in_closes_the_process_the_member_runs_at_that_instant(protocol, s
         [(30_500, "c-2", "leave_group"), (60_500, "c-2", "leave_group"), (60_500, "c-4", "leave_group")]
     assert not [t for t in heartbeats(run, "c-2") if t > 60_500]
     assert_untouched(run, ["c-1", "c-3", "c-5", "c-6"])
+
+
+@PROTOCOLS
+def test_faults_on_members_added_by_scale_out_hit_those_members(protocol, spread):
+    """c-7 and c-8 are the two newcomers: a pause and a crash named after them hit them, nobody else.
+    Twelve partitions over eight members: four own two, four (c-5 to c-8 under range) own one."""
+    run = simulate(scenario(protocol, spread=spread, faults=[F.ScaleOut(30_500, count=2), F.Pause("c-8", 40_500, 5_000),
+                                                             F.Crash("c-7", 45_500)]))
+    assert fault_rows(run) == started("c-7", "c-8", at=30_500) + [(40_500, "c-8", "Frozen", None, 5_000),
+                                                                  (45_500, "c-7", "Crashed", None, 1)]
+    last = max(t for t in heartbeats(run, "c-7") if t < 45_500)
+    assert removals(run) == [(last + SESSION_MS, "c-7", "MemberRemoved", "session_timeout")]
+    assert_untouched(run, MEMBERS)
+
+
+@PROTOCOLS
+def test_a_graceful_restart_of_a_frozen_member_closes_when_it_thaws(protocol, spread):
+    """Frozen from 30.5 s to 50.5 s, c-2 is asked to restart at 35.5 s: it closes only after it thaws
+    and has processed the batch its first poll() returns: the records produced since its last fetch
+    just before 30.5 s, on 2 partitions at 10 records/s (a partition holds floor(10 x t) records at
+    t seconds), 1 ms each; the new process, due at 40.5 s, starts once the old one has stopped."""
+    run = simulate(scenario(protocol, spread=spread, faults=[F.Pause("c-2", 30_500, 20_000),
+                                                             F.Restart("c-2", 35_500, delay_ms=5_000, graceful=True)]))
+    last_fetch = max(r[0] for r in run.rows if r[3] == "c-2" and r[4] == "Fetched" and r[0] < 30_500)
+    closed = 50_500 + 2 * (10 * 50_500 // 1000 - 10 * last_fetch // 1000)  # 410 records, 410 ms
+    assert fault_rows(run) == [(30_500, "c-2", "Frozen", None, 20_000), (closed, "c-2", "Closed", None, None),
+                               (closed, "c-2", "Started", "dynamic", None)]
+    assert removals(run) == [(closed, "c-2", "MemberRemoved", "leave_group")]
+    assert_untouched(run, ["c-1", "c-3", "c-4", "c-5", "c-6"])
