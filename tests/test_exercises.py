@@ -174,6 +174,16 @@ for _assign, _accepted in {cases!r}:
     return nbformat.v4.new_code_cell(source, metadata={"tags": [PROBED], "probes": len(cases)})
 
 
+def misjudged(text: str, probes_made: int) -> list[str]:
+    """What a probe cell printed (one JSON line per probe), as the probes the check misjudged:
+    a right answer not marked RIGHT, a wrong one not marked WRONG, or probes that never ran."""
+    lines = [json.loads(line) for line in text.splitlines()]
+    bad = [f"{p['probe']}: {p['printed']}" for p in lines
+           if not ((RIGHT in p["printed"] and WRONG not in p["printed"]) if p["accepted"]
+                   else (WRONG in p["printed"] and RIGHT not in p["printed"]))]
+    return bad + ([f"{probes_made - len(lines)} probes never ran"] if len(lines) != probes_made else [])
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_a_check_and_its_solution_use_the_same_tolerance(path):
     """The solution states how close an answer must be; a check cell looser (or stricter) than that
@@ -263,10 +273,20 @@ def test_checks_mark_wrong_answers_wrong_and_right_answers_right(path, tmp_path)
     probed = tagged(done, PROBED)
     assert len(probed) == len(right)
     for cell in probed:
-        lines = [json.loads(line) for line in printed(cell).splitlines()]
-        assert len(lines) == cell.metadata["probes"], f"{path.name}: a probe cell did not finish:\n{cell.source}"
-        for probe in lines:
-            text, accepted = probe["printed"], probe["accepted"]
-            ok = (RIGHT in text and WRONG not in text) if accepted else (WRONG in text and RIGHT not in text)
-            assert ok, f"{path.name}: with {probe['probe']} the check should print " \
-                       f"{RIGHT if accepted else WRONG!r}:\n{text}"
+        assert misjudged(printed(cell), cell.metadata["probes"]) == [], f"{path.name}:\n{cell.source}"
+
+
+def test_a_probe_cell_tells_a_strict_check_from_a_loose_one(capsys):
+    """The probe cell run in a namespace like a chapter's: kafkasim's check passes; the same check
+    with three times the tolerance the cell states (6 % instead of 2 %) accepts the right answer
+    moved by twice the stated tolerance, and is caught; so is a check that ignores the prediction."""
+    exercise = nbformat.v4.new_code_cell("guess_s = None  # seconds", metadata={
+        "kafkasim": {"right": "guess_s = 140", "wrong": "guess_s = 110"}})
+    cell = probe_cell(exercise, "measured_s = 141\nis_right = check(guess_s, measured_s, tolerance=0.02, unit='s')")
+    loose = lambda p, a, why="", tolerance=0, **kw: check(p, a, why, tolerance=3 * tolerance, **kw)  # noqa: E731
+    blind = lambda p, a, why="", **kw: check(a, a, why, **kw)  # noqa: E731
+    for checker, wrongly_passed in ((check, []), (loose, ["guess_s = 134.4", "guess_s = 145.6"]),
+                                    (blind, ["guess_s = 110", "guess_s = 134.4", "guess_s = 145.6"])):
+        exec(cell.source, {"check": checker, "measured_s": 141})
+        found = misjudged(capsys.readouterr().out, cell.metadata["probes"])
+        assert [line.partition(":")[0] for line in found] == wrongly_passed
