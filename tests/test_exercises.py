@@ -141,7 +141,7 @@ def probes(exercise, check_source: str) -> list[tuple[object, bool]]:
         found.append((not right, False))
     elif isinstance(right, (int, float)):
         (tolerance,) = tolerances(check_source)
-        step = 2 * tolerance * abs(right) if tolerance else 1
+        step = 2 * tolerance * abs(right) or 1  # exact checks (and an answer of 0): one off
         found += [(right - step, False), (right + step, False)]
         found += [(o, False) for o in offered if isinstance(o, (int, float)) and o != right]
     elif isinstance(right, str):
