@@ -197,8 +197,8 @@ class ScaleIn(GroupChange):
             _check_member("ScaleIn.members", name)
 
     def schedule(self, world):
-        for name in self.members:
-            world.sim.at(self.at_ms, world.consumer(name).close)
+        for name in self.members:  # the member's process at `at_ms`: a Restart with new configs replaces it
+            world.sim.at(self.at_ms, lambda name=name: world.consumer(name).close())
 
     def short_label(self) -> str:
         return f"ScaleIn {', '.join(self.members)}"
