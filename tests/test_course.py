@@ -168,7 +168,10 @@ def names(source: str) -> tuple[set[str], set[str]]:
     """(names a cell binds, names it reads), IPython magics and shell lines left out."""
     import ast
 
-    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    # IPython's own reading of magics and shell lines (a line starting "!=" inside an expression is Python)
+    tree = ast.parse(TransformerManager().transform_cell(source))
     bound, read = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
