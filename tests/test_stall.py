@@ -125,3 +125,20 @@ def test_a_second_stall_during_the_first_ends_with_the_later_one(protocol):
         (75000, "consumer", "StateChanged", None, None, None, "consuming", None),
     ]
     assert run.summary["removals_by_reason"] == {}
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_a_second_pause_during_the_first_ends_with_the_later_one(protocol):
+    """Two stop-the-world pauses of c-2, 30.5-40.5 s and 35.5-45.5 s: the member stays frozen until
+    45.5 s, so it must not show as consuming again at 40.5 s (the first pause's end). Everything the
+    run measures equals one pause of 30.5-45.5 s: 15 s with c-2's partitions unconsumed (was 10 s)."""
+    def run(pauses):
+        return simulate(Scenario(kafka_version="4.0", members=2, start_spread_ms=0, topics={"orders": 2},
+                                 duration_ms=90_000, consumer={"group.protocol": protocol}, faults=pauses))
+    two = run([faults.Pause("c-2", 30_500, 10_000), faults.Pause("c-2", 35_500, 10_000)])
+    one = run([faults.Pause("c-2", 30_500, 15_000)])
+    assert two.summary["unconsumed_ms"] == one.summary["unconsumed_ms"] >= 15_000
+    assert two.summary["partition_downtime_ms"] == one.summary["partition_downtime_ms"]
+    gaps = two.unconsumed()
+    assert list(gaps.loc[gaps["partition"] == "orders-1", "end"]) == list(
+        one.unconsumed().loc[lambda g: g["partition"] == "orders-1", "end"])

@@ -132,6 +132,7 @@ class Consumer:
         self.idle = False                   # the app thread is inside poll(), waiting for records
         self.stalled_until = 0              # the app thread is stuck in application code until then
         self.before_stall: str | None = None  # what the app thread was doing when it got stuck
+        self.before_pause: str | None = None  # ... and when a stop-the-world pause froze it
         self.closing = False                # close() asked while a batch was being processed
         self._stop_waiters: list = []       # what runs once this process has stopped
 
@@ -243,14 +244,15 @@ class Consumer:
         self.frozen_until = end
         self._row("Frozen", value=duration_ms)
         self._extend_batch(extra)
-        previous = self.app_state
+        if self.app_state != "paused":
+            self.before_pause = self.app_state
         self._set_app_state("paused")
-        self.sim.at(end, self._resume_state, "paused", previous, self.incarnation)
+        self.sim.at(end, self._resume_state, "paused", self.before_pause, self.incarnation)
 
     def _resume_state(self, held: str, previous: str, incarnation: int) -> None:
         """End of a pause or stall: back to what the thread was doing, unless something else happened."""
-        if held == "stalled" and self.sim.now < self.stalled_until:
-            return  # stuck again meanwhile: the later stall's end resumes
+        if self.sim.now < (self.stalled_until if held == "stalled" else self.frozen_until):
+            return  # stuck or frozen again meanwhile: the later fault's end resumes
         if incarnation == self.incarnation and self.alive and self.app_state == held:
             self._set_app_state(previous)
 
