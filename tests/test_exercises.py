@@ -23,6 +23,8 @@ import pytest
 
 from kafkasim.viz.exercises import RIGHT, UNANSWERED, WRONG, check
 
+from test_notebooks import CELL_TIMEOUT_S  # per cell: a lost kernel message fails in minutes, not 20
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 OUT_DIR = ROOT / "build" / "executed-both-ways"
@@ -258,7 +260,7 @@ def test_checks_mark_wrong_answers_wrong_and_right_answers_right(path, tmp_path)
     nbformat.write(nb, src)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     papermill.execute_notebook(str(src), str(OUT_DIR / path.name), parameters={"CI": True}, kernel_name="kafkasim",
-                               cwd=str(path.parent), progress_bar=False)
+                               cwd=str(path.parent), progress_bar=False, execution_timeout=CELL_TIMEOUT_S)
     done = read(OUT_DIR / path.name)
     wrong, right = tagged(done, "check"), tagged(done, ANSWERED_RIGHT)
     assert len(wrong) == len(right) >= len(tagged(done, "exercise"))
