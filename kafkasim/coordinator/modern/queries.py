@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kafkasim.core.errors import Errors
+
 DEAD = "Dead"
 
 
@@ -23,7 +25,8 @@ def as_lists(assignment: Mapping[str, Any]) -> dict[str, list[int]]:
 
 
 class ModernGroupQueries:
-    """Queries by group and member id (KeyError for an unknown one) and the rows both managers write."""
+    """Queries by group and member id (KeyError for an unknown one), deleting and storing a loaded
+    group, and the rows both managers write."""
 
     KIND = "modern"
 
@@ -75,6 +78,31 @@ class ModernGroupQueries:
         if member is None:
             raise KeyError(f"unknown member {member_id!r} of {self.KIND} group {group_id!r}")
         return member
+
+    # == loading and deleting ===================================================================
+    def delete_group(self, group_id: str) -> Errors:
+        """DeleteGroups: only an Empty group can be deleted; it then reads "Dead"."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return Errors.GROUP_ID_NOT_FOUND
+        if group.members:
+            return Errors.NON_EMPTY_GROUP
+        del self.groups[group_id]
+        self._cancel_all_timers(group)
+        self._deleted.add(group_id)
+        self._event(group, "StateChanged", reason=group.state, state=DEAD)
+        return Errors.NONE
+
+    def _cancel_all_timers(self, group) -> None:
+        """What a deleted group leaves armed (nothing, unless the kind keeps group-level timers)."""
+
+    def _store_loaded(self, group) -> None:
+        """The end of a load (`load_consumer_group`, `load_share_group`): the group replaces any of its id."""
+        group.state = group.compute_state()
+        self.groups[group.group_id] = group
+        self._deleted.discard(group.group_id)
+        self._event(group, "GroupLoaded", value=len(group.members))
+        self._emit_log("group_loaded", group.group_id, None, members=len(group.members))
 
     # == events =================================================================================
     def _event(self, group, kind: str, member: str | None = None, *, reason: str | None = None,

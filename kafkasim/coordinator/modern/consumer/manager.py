@@ -104,7 +104,7 @@ from kafkasim.coordinator.assignor import GroupSpec, PartitionAssignorException,
 from kafkasim.coordinator.assignor.spec import EMPTY
 from kafkasim.coordinator.modern.consumer.classic_members import ClassicMembers
 from kafkasim.coordinator.modern.consumer.group import (
-    DEAD, MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
+    MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
     as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
@@ -852,11 +852,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         group.subscription_metadata = dict(subscription_metadata) if subscription_metadata is not None \
             else self._metadata(group.subscribed_topics())
         group.metadata_expired = True  # the refresh deadline is 0 after a load
-        group.state = group.compute_state()
-        self.groups[group_id] = group
-        self._deleted.discard(group_id)
-        self._event(group, "GroupLoaded", value=len(group.members))
-        self._emit_log("group_loaded", group_id, None, members=len(group.members))
+        self._store_loaded(group)
 
     def _restore_regexes(self, group: ConsumerGroup, resolved: Mapping[str, Iterable[str]] | None) -> None:
         if resolved is not None:
@@ -876,19 +872,6 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
             self._touch_session(group, mid)
             if member.state == UNREVOKED_PARTITIONS:
                 self._arm_rebalance_timer(group, member)
-
-    def delete_group(self, group_id: str) -> Errors:
-        """DeleteGroups: only an Empty group can be deleted; it then reads "Dead"."""
-        group = self.groups.get(group_id)
-        if group is None:
-            return Errors.GROUP_ID_NOT_FOUND
-        if group.members:
-            return Errors.NON_EMPTY_GROUP
-        del self.groups[group_id]
-        self._cancel_all_timers(group)
-        self._deleted.add(group_id)
-        self._event(group, "StateChanged", reason=group.state, state=DEAD)
-        return Errors.NONE
 
     def _cancel_all_timers(self, group: ConsumerGroup) -> None:
         for timers in (group.session_timer, group.rebalance_timer, group.classic_timer):

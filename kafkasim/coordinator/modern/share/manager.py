@@ -47,7 +47,7 @@ from kafkasim.coordinator.modern.api import ApiError
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.group_config import GroupConfigs
 from kafkasim.coordinator.modern.share.group import (
-    DEAD, STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
+    STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
 from kafkasim.coordinator.modern.share.partition import SharePartition
 from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
 from kafkasim.coordinator.modern.share.rules import ShareRules
@@ -519,29 +519,13 @@ class ShareGroupManager(ModernGroupQueries):
             initialized_partitions = found
         if self.rules.init_gate:
             group.initialized = {t: frozenset(ps) for t, ps in initialized_partitions.items() if ps}
-        group.state = group.compute_state()
-        self.groups[group_id] = group
-        self._deleted.discard(group_id)
-        self._event(group, "GroupLoaded", value=len(group.members))
-        self._emit_log("group_loaded", group_id, None, members=len(group.members))
+        self._store_loaded(group)
 
     def arm_loaded_timers(self, group_id: str) -> None:
         """`GroupMetadataManager.onLoaded`: a full session timer for every member."""
         group = self._group(group_id)
         for mid in group.members:
             self._touch_session(group, mid)
-
-    def delete_group(self, group_id: str) -> Errors:
-        """DeleteGroups: only an Empty share group can be deleted; it then reads "Dead"."""
-        group = self.groups.get(group_id)
-        if group is None:
-            return Errors.GROUP_ID_NOT_FOUND
-        if group.members:
-            return Errors.NON_EMPTY_GROUP
-        del self.groups[group_id]
-        self._deleted.add(group_id)
-        self._event(group, "StateChanged", reason=group.state, state=DEAD)
-        return Errors.NONE
 
     # == queries ================================================================================
     def partitions_pending_revocation(self, group_id: str, member_id: str) -> dict[str, list[int]]:
