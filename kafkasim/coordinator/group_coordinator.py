@@ -42,24 +42,24 @@ def _modern(name: str):
     return forward
 
 
-def _share(name: str):
-    """A GroupCoordinator method answered by its ShareGroupManager (same signature and doc)."""
+def _manager_method(attribute: str, manager: type, name: str):
+    """A GroupCoordinator method answered by one of its managers (same signature and doc)."""
     def forward(self, *args, **kwargs):
-        return getattr(self.share_groups, name)(*args, **kwargs)
+        return getattr(getattr(self, attribute), name)(*args, **kwargs)
     forward.__name__ = forward.__qualname__ = name
-    forward.__doc__ = getattr(ShareGroupManager, name).__doc__
-    forward.__wrapped__ = getattr(ShareGroupManager, name)
+    forward.__doc__ = getattr(manager, name).__doc__
+    forward.__wrapped__ = getattr(manager, name)
     return forward
+
+
+def _share(name: str):
+    """A GroupCoordinator method answered by its ShareGroupManager."""
+    return _manager_method("share_groups", ShareGroupManager, name)
 
 
 def _consumer_protocol(name: str):
-    """A GroupCoordinator method answered by its ConsumerGroupManager (same signature and doc)."""
-    def forward(self, *args, **kwargs):
-        return getattr(self.consumer_groups, name)(*args, **kwargs)
-    forward.__name__ = forward.__qualname__ = name
-    forward.__doc__ = getattr(ConsumerGroupManager, name).__doc__
-    forward.__wrapped__ = getattr(ConsumerGroupManager, name)
-    return forward
+    """A GroupCoordinator method answered by its ConsumerGroupManager."""
+    return _manager_method("consumer_groups", ConsumerGroupManager, name)
 
 
 class GroupCoordinator(ClassicGroupCoordinator):
