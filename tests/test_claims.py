@@ -24,6 +24,8 @@ def test_a_spread_shows_its_median_and_range_or_that_every_seed_agrees():
     assert f"{spread([2.0, 2.0]):.1f}" == "2.0 (all 2 seeds)"
     assert f"{spread([73.01, 72.98, 73.04]):.1f}" == "73.0 (all 3 seeds)"  # equal at the precision shown
     assert f"{spread([73.01, 72.98, 73.06]):.1f}" == "73.0 (median; 73.0 to 73.1 over 3 seeds)"
+    assert spread([3, 1, 2, 10, 4]).compact() == "3 (1 to 10)" and spread([6, 6.0]).compact() == "6"
+    assert spread([0.51, 0.54]).compact(".1f") == "0.5"  # equal at the precision shown
     s = spread([4, 1])
     assert (s.low, s.high, s.median, s.n) == (1, 4, 2.5, 2)
 

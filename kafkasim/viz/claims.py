@@ -91,6 +91,12 @@ class Spread:
     def __str__(self) -> str:
         return format(self, "g")
 
+    def compact(self, spec: str = "g") -> str:
+        """For a table cell: "6" when every seed gives the same figure at that precision, else
+        "4 (2 to 6)": the median and, in brackets, the lowest and highest value."""
+        low, high = format(self.low, spec), format(self.high, spec)
+        return low if low == high else f"{self.median:{spec}} ({low} to {high})"
+
 
 def spread(values: Iterable[float]) -> Spread:
     """A figure over several seeds; refuses an empty list (a claim needs at least one run)."""
