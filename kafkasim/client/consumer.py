@@ -26,6 +26,7 @@ import math
 from typing import Any, Protocol
 
 from kafkasim.client.assignors import Subscription, assign, owned_partitions, rebalance_protocols, sticky_user_data
+from kafkasim.client.client_log import ClientLog
 from kafkasim.core.config import normalize_version
 from kafkasim.core.embedded_protocol import decode, encode
 from kafkasim.core.engine import Simulation
@@ -73,7 +74,10 @@ FATAL = {Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID, Errors.INVALI
 
 class Consumer:
     """One consumer process: an application thread running the poll loop and, from 0.10.1,
-    a heartbeat thread. It talks to the coordinator only through requests, and writes events."""
+    a heartbeat thread. It talks to the coordinator only through requests, and writes events
+    (and, when the scenario collects client logs, the client's log lines through `log`)."""
+
+    log: ClientLog | None = None
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
         self.world, self.name, self.config = world, name, config
@@ -124,6 +128,7 @@ class Consumer:
         self.last_hb_send = -10**12
         self.next_auto_commit = 0
         self.frozen_until = 0
+        self.heartbeat_ok = 0               # the last successful heartbeat response (read by the client log)
         self.cut_until = 0
         self.hb_timer = None
         self.poll_timer = None
@@ -180,6 +185,8 @@ class Consumer:
         self._reset_process_state()
         self.alive = True
         self._row("Started", reason="static" if self.instance_id else "dynamic")
+        if self.log is not None:
+            self.log.started(self.sim.now)
         self._set_app_state("joining")
         self.sim.schedule(0, self._poll)
 
@@ -210,8 +217,12 @@ class Consumer:
         if self.owned:
             if self.auto_commit:
                 self._commit(sync=True)
+            if self.log is not None:
+                self.log.revoked(self.sim.now, self._owned_tps())
             self._revoke(list(self.owned), "PartitionsRevoked", "closed")
         if self.member_id and self.instance_id is None:
+            if self.log is not None:
+                self.log.closing(self.sim.now, self.member_id)
             self.coord.leave_group(self.world.group_id, [self.member_id], reason="the consumer is being closed")
         self._row("Closed")
         self._stop("stopped")
@@ -463,15 +474,24 @@ class Consumer:
         (the same method at 2.3.0).
         """
         owned = list(self.owned)
+        log = self.log
         if self.generation < 0 and (owned or self.lost_callback):
             if owned:
+                if log is not None:
+                    log.lost(self.sim.now, self._owned_tps())
                 kind = "PartitionsLost" if self.lost_callback else "PartitionsRevoked"
                 self._revoke(owned, kind, self.lost_reason or "rebalance")
             return
         if self.auto_commit and owned:
             self._commit(sync=True)  # both protocols commit first; errors are only logged
         if self.protocol == EAGER:
+            if log is not None:
+                log.revoked(self.sim.now, self._owned_tps())
             self._revoke(owned, "PartitionsRevoked", "rebalance", always=True)
+
+    def _owned_tps(self) -> list[tuple[str, int]]:
+        tps = self.world.partitions.tps
+        return [tps[i] for i in self.owned]
 
     def _revoke(self, partitions: list[int], kind: str, cause: str, always: bool = False) -> None:
         parts = self.world.partitions
@@ -495,6 +515,8 @@ class Consumer:
         if self.sim.now < self.cut_until:
             self.sim.at(self.cut_until, self._retry_after_cut, self.incarnation)
             return
+        if self.log is not None:
+            self.log.joining(self.sim.now)
         protocols = [(name, encode(self._subscription(name))) for name in self.strategies]
         self.coord.join_group(self.world.group_id, self.member_id, self.instance_id, self.session_ms,
                               self.rebalance_timeout_ms, "consumer", protocols,
@@ -525,6 +547,8 @@ class Consumer:
             return
         error = r.error
         if error is Errors.MEMBER_ID_REQUIRED:
+            if self.log is not None:
+                self.log.member_id_required(self.sim.now, r.member_id)
             self.member_id = r.member_id
             self.world.member_names[r.member_id] = self.name
             return self._send_join()
@@ -537,6 +561,9 @@ class Consumer:
             return self._send_join()
         self.member_id, self.generation, self.assignor = r.member_id, r.generation_id, r.protocol_name
         self.world.member_names[r.member_id] = self.name
+        if self.log is not None:
+            self.log.joined(self.sim.now, self.generation, self.member_id, self.assignor, r.leader_id,
+                            len(r.members or ()))
         self.state = COMPLETING
         self._set_app_state("awaiting_sync")
         if self.hb_in_completing and self.kip62:
@@ -575,12 +602,17 @@ class Consumer:
             return self._rejoin_now()
         if s.error is not Errors.NONE:
             return self._reset_generation(s.error, "rebalance", rejoin_now=True)
-        self._complete_rebalance([tuple(tp) for tp in decode(s.assignment) or []])
+        assigned = [tuple(tp) for tp in decode(s.assignment) or []]
+        if self.log is not None:
+            self.log.synced(self.sim.now, self.generation, self.member_id, self.assignor, assigned)
+        self._complete_rebalance(assigned)
 
     def _complete_rebalance(self, assigned: list[tuple[str, int]]) -> None:
         """onJoinComplete: install the assignment and call the listener as Kafka does; only the
         assignor the JoinGroup response named hears of it (`onAssignment`)."""
         parts = self.world.partitions
+        if self.log is not None:
+            self.log.assigned(self.sim.now, assigned, self._owned_tps(), self.protocol == COOPERATIVE)
         new = [parts.index[tp] for tp in sorted(assigned)]
         self.state = STABLE
         self.need_join = False
@@ -660,6 +692,7 @@ class Consumer:
         """HeartbeatThread.enable(): resetTimeouts() also restarts the poll timer."""
         now = self.sim.now
         self.last_poll = now
+        self.heartbeat_ok = now  # resetTimeouts() restarts the session timer too
         if self.hb_timer is None or not self.hb_timer.active:
             self.hb_timer = self.sim.schedule(self.heartbeat_ms, self._heartbeat_tick, self.incarnation)
         if self.poll_timer is None or not self.poll_timer.active:
@@ -680,8 +713,26 @@ class Consumer:
             return
         self.hb_timer = None
         if self.state is STABLE or (self.state is COMPLETING and self.hb_in_completing):
+            if self.log is not None and self._session_check(now):
+                self.hb_timer = self.sim.at(now + self.heartbeat_ms, self._heartbeat_tick, incarnation)
+                return
             self._send_heartbeat()
             self.hb_timer = self.sim.at(now + self.heartbeat_ms, self._heartbeat_tick, incarnation)
+
+    def _session_check(self, now: int) -> bool:
+        """For the client log only: the heartbeat thread's checks before it sends
+        (`AbstractCoordinator.HeartbeatThread.run`). No successful response for session.timeout.ms
+        marks the coordinator unknown; once reachable it is discovered again (in the same tick:
+        Kafka looks it up after retry.backoff.ms). True if the coordinator is still unreachable."""
+        log = self.log
+        if now - self.heartbeat_ok >= self.session_ms:
+            log.coordinator_lost(now, now - self.heartbeat_ok, "REQUEST_TIMED_OUT" if now < self.cut_until else "NONE")
+        if now < self.cut_until:
+            return not log.coordinator_known
+        if not log.coordinator_known:
+            log.coordinator_reached(now)
+            self.heartbeat_ok = now  # resetSessionTimeout() on discovery
+        return False
 
     def _heartbeat_from_poll(self) -> None:
         """Before KIP-62 the heartbeat is a delayed task run only inside poll()/commitSync()."""
@@ -693,6 +744,12 @@ class Consumer:
         if now < self.cut_until:
             return  # lost; the coordinator's session timer keeps running
         error = self.coord.heartbeat(self.group_id, self.member_id, self.generation, self.instance_id).error
+        if self.log is not None:
+            if error is NONE or error is Errors.REBALANCE_IN_PROGRESS:
+                self.heartbeat_ok = now  # receiveHeartbeat()
+            if error is not NONE:
+                self.log.heartbeat_error(now, error.name, self.generation, self.member_id, self.assignor,
+                                         len(self.owned), self.protocol == COOPERATIVE)
         if error is NONE:
             return
         if error is Errors.REBALANCE_IN_PROGRESS:
@@ -718,7 +775,10 @@ class Consumer:
             self.poll_timer = self.sim.at(deadline, self._poll_timer_fired, incarnation)
             return
         self._row("PollTimeout", reason="poll_timeout", value=self.sim.now - self.last_poll)
-        if self.instance_id is None and self.sim.now >= self.cut_until:  # static members never send LeaveGroup
+        leave = self.instance_id is None and self.sim.now >= self.cut_until  # static members never send LeaveGroup
+        if self.log is not None:
+            self.log.poll_timeout(self.sim.now, self.member_id, leave, self.sim.now - deadline, self.max_poll_ms)
+        if leave:
             self.coord.leave_group(self.world.group_id, [self.member_id], reason=POLL_TIMEOUT_REASON)
         self.member_id = "" if self.instance_id is None else self.member_id
         self.generation = -1

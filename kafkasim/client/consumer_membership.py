@@ -171,6 +171,8 @@ class MembershipManager:
             return
         if self.state not in VALID_PREVIOUS[state]:
             raise AssertionError(f"Invalid state transition from {self.state} to {state}")
+        if self.consumer.log is not None:
+            self.consumer.log.transition(self.sim.now, self.member_id, self.epoch, self.state, state)
         self.state = state
         self.consumer._row("MemberTransition", reason=state, value=self.epoch)
 
@@ -332,6 +334,9 @@ class MembershipManager:
         if error in RETRIABLE:
             self._failed_attempt()
         elif error in REJOIN:
+            if self.consumer.log is not None:
+                self.consumer.log.heartbeat_fenced(self.sim.now, error.name, self.member_id, self.epoch,
+                                                   self._next_backoff(), response.error_message or error.message)
             self.sent.reset()
             self.backoff_ms = 0  # no backoff: the rejoin goes out as soon as the partitions are released
             self.fenced()
@@ -347,12 +352,16 @@ class MembershipManager:
         if response.assignment is not None and self.state in CAN_HANDLE_ASSIGNMENT:
             self.assignment_received(response.assignment)
 
-    def _failed_attempt(self) -> None:
-        """`HeartbeatRequestState.onFailedAttempt`: send everything next time, after the backoff."""
+    def _next_backoff(self) -> int:
+        """retry.backoff.ms, doubling after each failure up to retry.backoff.max.ms (no jitter)."""
         config = self.consumer.config
         low = config.get("retry.backoff.ms") or 100
         high = max(low, config.get("retry.backoff.max.ms") or 1000)
-        self.backoff_ms = min(high, self.backoff_ms * 2) if self.backoff_ms else low
+        return min(high, self.backoff_ms * 2) if self.backoff_ms else low
+
+    def _failed_attempt(self) -> None:
+        """`HeartbeatRequestState.onFailedAttempt`: send everything next time, after the backoff."""
+        self.backoff_ms = self._next_backoff()
         self.sent.reset()
         self._arm(self.sim.now + self.backoff_ms)
 
@@ -396,9 +405,11 @@ class AsyncConsumer(Consumer):
             return self.close()
         self.idle = self.waiting = False
         self.next_poll = None
+        m = self.membership
+        if m.state == STALE and self.log is not None:  # resetPollTimer finds the timer expired
+            self.log.stale_rejoin(now, m.member_id, now - self.last_poll - self.max_poll_ms)
         self.last_poll = now
         self._arm_poll_timer()
-        m = self.membership
         if m.state == UNSUBSCRIBED:
             m.subscribe()
         elif m.state in (FENCED, STALE):
@@ -430,6 +441,9 @@ class AsyncConsumer(Consumer):
         if self.auto_commit and self.owned:
             self._commit(sync=True)  # maybeAutoCommitSyncBeforeRebalance; a failure does not stop it
         tps = self.parts.tps
+        if self.log is not None:
+            self.log.reconciling(self.sim.now, target.epoch, m.member_id, [tps[i] for i in target.partitions],
+                                 [tps[i] for i in self.owned])
         revoked = sorted((i for i in self.owned if i not in target.partitions), key=tps.__getitem__)
         if revoked:
             self._revoke(revoked, "PartitionsRevoked", "rebalance")
@@ -481,6 +495,8 @@ class AsyncConsumer(Consumer):
         if m.state in SKIP_HEARTBEAT or m.state in (PREPARE_LEAVING, LEAVING):
             return  # not checked while out of the group; the next poll() re-arms it
         self._row("PollTimeout", reason="poll_timeout", value=now - self.last_poll)
+        if self.log is not None:
+            self.log.poll_timeout(now, m.member_id, True, now - deadline, self.max_poll_ms)
         self.lost_reason = "poll_timeout"
         m.leave(due_to_poll_timer=True)
         if self.batch is None:

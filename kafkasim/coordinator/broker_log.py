@@ -24,13 +24,13 @@ written from 4.0 on; the early-access protocol of 3.7-3.9 (other wording, more I
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Callable, Iterable, Mapping
 
 from kafkasim.core.config import normalize_version, parse_version
+from kafkasim.core.log_time import START_TIME
 from kafkasim.core.java import java_string_hash
 
-START_TIME = datetime(2026, 1, 1)
 OFFSETS_TOPIC = "__consumer_offsets"
 OFFSETS_TOPIC_PARTITIONS = 50  # offsets.topic.num.partitions default
 

@@ -55,6 +55,7 @@ class Run:
         self.scenario = scenario
         self.rows = world.rows
         self.broker_log: list[str] = world.coord.broker_log
+        self.client_logs: dict[str, list[str]] = world.client_logs  # consumer name -> lines (Scenario.client_log)
         self.end_ms = world.end_ms
         self.member_names: dict[str, str] = dict(world.member_names)  # member id -> consumer name
         # client.id -> consumer name, for the rows of a JoinGroup sent before the member had an id

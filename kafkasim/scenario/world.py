@@ -13,6 +13,7 @@ import numpy as np
 
 import kafkasim.core.faults as faults_module
 from kafkasim.core.config import broker_config, consumer_config, generated_client_id, parse_version
+from kafkasim.client.client_log import check_client_log, client_log
 from kafkasim.client.consumer import Consumer
 from kafkasim.client.consumer_membership import consumer_class
 from kafkasim.coordinator import GroupCoordinator
@@ -54,6 +55,10 @@ class Scenario:
     runs for `duration_ms`, and the consumers get `drain_ms` more to catch up. The initial
     consumers start at seeded random instants within the first `start_spread_ms` (real processes
     never start in the same millisecond, and their heartbeat and poll phases differ with it).
+
+    `client_log` collects each consumer's own log, worded as the Java client ("java", Kafka 2.7+,
+    classic or consumer protocol) or librdkafka ("librdkafka", `debug=cgrp`) writes it, in
+    `Run.client_logs` (kafkasim.client.client_log); None (the default) collects none.
     """
 
     kafka_version: str = "3.7"
@@ -72,6 +77,7 @@ class Scenario:
     drain_ms: int = 0
     sample_ms: int = 1000
     start_spread_ms: int = 1000
+    client_log: str | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -132,6 +138,7 @@ class Scenario:
             raise ConfigError(f"static membership (group.instance.id, KIP-345) needs Kafka 2.3 or later, "
                               f"not {self.kafka_version}")
         self._check_consumer_protocol(self.consumer_config)
+        check_client_log(self.client_log, self.kafka_version, self.consumer_config.get("group.protocol"))
         for f in self.faults:
             if getattr(f, "consumer", None):  # a restart into other configs: refused now, not mid-run
                 self._check_consumer_protocol(self.restart_config(f.consumer))
@@ -163,6 +170,8 @@ class Scenario:
     def to_dict(self) -> dict:
         """A JSON-able description (stored with every Run and its Parquet file)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.client_log is None:  # the dicts (and stored results' keys) of runs without client logs stay as they were
+            del out["client_log"]
         dist = self.processing_ms
         out["processing_ms"] = {"type": type(dist).__name__, "describe": dist.describe(),
                                 **{k: v for k, v in vars(dist).items() if isinstance(v, (int, float, str))}}
@@ -192,6 +201,7 @@ class World:
         self.client_names: dict[str, str | None] = {}  # client.id -> consumer name (None: shared)
         self.consumers: dict[str, Consumer] = {}
         self._client_numbers: dict[str, int] = {}     # consumer name -> n of its generated client.id
+        self.client_logs: dict[str, list[str]] = {}    # consumer name -> its log lines (Scenario.client_log)
 
     def processing_clock(self, name: str) -> ProcessingClock:
         rng = np.random.default_rng([self.scenario.seed, zlib.crc32(name.encode())])
@@ -221,12 +231,18 @@ class World:
         group.instance.id is its name; an empty client.id is generated as Kafka does)."""
         if self.scenario.static_membership:
             config["group.instance.id"] = name
+        style = self.scenario.client_log
+        if style == "librdkafka" and not config.get("client.id"):
+            config["client.id"] = "rdkafka"  # librdkafka's default client.id
         if not config.get("client.id"):
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
                                                       lambda: self._client_number(name))
         client_id = config["client.id"]
         self.client_names[client_id] = name if self.client_names.get(client_id, name) == name else None
         consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
+        if style is not None:  # a restarted process writes on in the same log
+            consumer.log = client_log(style, self.client_logs.setdefault(name, []), self.version, client_id,
+                                      self.group_id, config.get("group.instance.id"), config.get("group.protocol"))
         return consumer
 
     def _client_number(self, name: str) -> int:
