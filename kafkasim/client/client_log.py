@@ -150,6 +150,9 @@ class ClientLog:
     def heartbeat_error(self, ms: int, error: str, generation: int, member_id: str, protocol: str | None,
                         owned: int, cooperative: bool) -> None: ...
     def poll_timeout(self, ms: int, member_id: str, leave_sent: bool, over_ms: int, max_poll_ms: int) -> None: ...
+    def commit_refused(self, ms: int) -> None: ...
+    def commit_failed(self, ms: int, error: str, message: str, generation: int, member_id: str,
+                      protocol: str | None) -> None: ...
     def closing(self, ms: int, member_id: str) -> None: ...
     def session_expired(self, ms: int, elapsed_ms: int, last_error: str) -> None: ...
 
@@ -281,6 +284,15 @@ class JavaClassicLog(JavaLog):
             self.write(ms, f"Attempt to heartbeat with {generation_text(generation, member_id, protocol)} and group "
                            f"instance id {instance} failed due to {error}, resetting generation")
             self._reset(ms, f"encountered {error} from HEARTBEAT response", error != "ILLEGAL_GENERATION")
+
+    def commit_refused(self, ms):
+        """`sendOffsetCommitRequest` out of the group (2.4.0, 3.7.0)."""
+        self.write(ms, "Failing OffsetCommit request since the consumer is not part of an active group")
+
+    def commit_failed(self, ms, error, message, generation, member_id, protocol):
+        """`OffsetCommitResponseHandler` (2.6.0+, KAFKA-9823), then the reset (3.0+)."""
+        self.write(ms, f"OffsetCommit failed with {generation_text(generation, member_id, protocol)}: {message}")
+        self._reset(ms, f"encountered {error} from OFFSET_COMMIT response", error != "ILLEGAL_GENERATION")
 
     def _leave(self, ms: int, member_id: str, reason: str) -> None:
         self.write(ms, f"Member {member_id} sending LeaveGroup request to coordinator {self.node} due to {reason}")

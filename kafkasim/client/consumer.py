@@ -447,6 +447,8 @@ class Consumer:
             error = Errors.REQUEST_TIMED_OUT
         elif self.kip62 and self.generation < 0:
             error = Errors.UNKNOWN_MEMBER_ID  # kicked out: fails locally, the broker is never asked
+            if self.log is not None:
+                self.log.commit_refused(self.sim.now)
         elif self.nonblocking_rebalance and self.state in (PREPARING, COMPLETING):
             error = Errors.REBALANCE_IN_PROGRESS
         else:
@@ -454,6 +456,9 @@ class Consumer:
                 self._heartbeat_from_poll()  # commitSync runs the delayed heartbeat task too
             error = self.coord.commit_offsets(self.group_id, self.member_id, self.generation, offsets,
                                               self.instance_id).error
+            if self.log is not None and error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+                self.log.commit_failed(self.sim.now, error.name, error.message, self.generation, self.member_id,
+                                       self.assignor)
         if error is NONE:
             self._row("Commit", value=len(offsets))
             return
