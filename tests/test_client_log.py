@@ -1,0 +1,210 @@
+"""The consumers' own logs (kafkasim.client.client_log): whole lines, times included, for a join,
+a rebalance, a poll-timeout removal, a session timeout after a GC pause and a coordinator lost to
+a network cut, as the Java client (2.8, 3.7, 4.x consumer protocol) and librdkafka 2.8.0 word them.
+
+Wordings were read from Kafka's AbstractCoordinator.java / ConsumerCoordinator.java /
+ConsumerRebalanceListenerInvoker.java (2.8.0, 3.7.0), AbstractMembershipManager.java /
+AbstractHeartbeatRequestManager.java (confluentinc/kafka v8.0.0, v8.1.0) and librdkafka's
+rdkafka_cgrp.c (v2.8.0). Times: the members start at 0 (start_spread_ms=0); the first generation
+completes at 6 s (group.initial.rebalance.delay.ms 3000, extended once by the second JoinGroup of
+the two-step join, InitialDelayedJoin); heartbeats every 3 s; faults at 60 s.
+"""
+
+import pytest
+
+from kafkasim.client.client_log import hash_set_order, topic_partition_hash
+from kafkasim.core import faults as F
+from kafkasim.core.errors import ConfigError
+from kafkasim.scenario import Scenario, simulate
+
+C = "org.apache.kafka.clients.consumer.internals."
+P2 = "[Consumer clientId=consumer-workbook-group-2, groupId=workbook-group] "
+NODE = "localhost:9092 (id: 2147483647 rack: null)"
+M1 = "consumer-workbook-group-2-e653b132-5f23-4e63-8368-5502ec397902"   # c-2's first member id (seeded)
+M2 = "consumer-workbook-group-2-a121a050-2663-4e4a-82af-f1bcc0caaec0"   # after it lost its id
+
+
+def run(version="3.7", faults=(), style="java", consumer=None, member="c-2"):
+    duration = 500_000 if any(isinstance(f, F.SlowProcessing) for f in faults) else 120_000
+    scenario = Scenario(kafka_version=version, members=2, topics={"orders": 4}, duration_ms=duration, faults=faults,
+                        consumer=consumer or {}, client_log=style, start_spread_ms=0)
+    return simulate(scenario).client_logs[member]
+
+
+def java(ts, message, logger="ConsumerCoordinator", level="INFO"):
+    return f"[2026-01-01 {ts}] {level} {P2}{message} ({C}{logger})"
+
+
+def in_order(lines, expected):
+    """Each expected line is in the log, in this order (other lines may come between)."""
+    at = -1
+    for line in expected:
+        assert line in lines[at + 1:], f"missing after line {at}: {line}\n" + "\n".join(lines)
+        at = lines.index(line, at + 1)
+
+
+def gen(g, member, protocol="range"):
+    return f"Generation{{generationId={g}, memberId='{member}', protocol='{protocol}'}}"
+
+
+def test_join_java_3_7_is_the_whole_log():
+    assert run() == [
+        java("00:00:00,000", f"Discovered group coordinator {NODE}"),
+        java("00:00:00,000", "(Re-)joining group"),
+        java("00:00:00,000", f"Request joining group due to: need to re-join with the given member-id: {M1}"),
+        java("00:00:00,000", "(Re-)joining group"),
+        java("00:00:06,000", f"Successfully joined group with generation {gen(1, M1)}"),
+        java("00:00:06,000", f"Successfully synced group in generation {gen(1, M1)}"),
+        java("00:00:06,000", "Notifying assignor about the new Assignment(partitions=[orders-2, orders-3])"),
+        java("00:00:06,000", "Adding newly assigned partitions: orders-2, orders-3", "ConsumerRebalanceListenerInvoker"),
+    ]
+
+
+def test_join_java_2_8_has_neither_the_rejoin_reason_nor_the_assignor_line():
+    lines = run("2.8")
+    assert lines[:3] == [java("00:00:00,000", f"Discovered group coordinator {NODE}"),
+                         java("00:00:00,000", "(Re-)joining group"), java("00:00:00,000", "(Re-)joining group")]
+    assert lines[-1] == java("00:00:06,000", "Adding newly assigned partitions: orders-2, orders-3")
+    assert not any("Notifying assignor" in line or "Request joining" in line for line in lines)
+
+
+def test_rebalance_on_scale_out_eager():
+    """A third member at 60 s: c-2's next heartbeat (63 s) gets REBALANCE_IN_PROGRESS."""
+    in_order(run("2.8", [F.ScaleOut(60_000)]), [
+        java("00:01:03,000", "Attempt to heartbeat failed since group is rebalancing"),
+        java("00:01:03,000", "Revoke previously assigned partitions orders-2, orders-3"),
+        java("00:01:03,000", "(Re-)joining group"),
+        java("00:01:03,000", f"Successfully joined group with generation {gen(2, M1)}"),
+        java("00:01:03,000", "Adding newly assigned partitions: orders-2")])
+    assert java("00:01:03,000", "Request joining group due to: group is already rebalancing") in run("3.7", [F.ScaleOut(60_000)])
+
+
+def test_rebalance_cooperative_prints_the_assignment_table_over_several_lines():
+    lines = run("3.7", [F.ScaleOut(60_000)], consumer={"partition.assignment.strategy": ["cooperative-sticky"]})
+    start = lines.index(java("00:00:06,000", "Updating assignment with").rsplit(" (", 1)[0])
+    assert lines[start + 1:start + 6] == [
+        "\tAssigned partitions:                       [orders-1, orders-3]",
+        "\tCurrent owned partitions:                  []",
+        "\tAdded partitions (assigned - owned):       [orders-1, orders-3]",
+        "\tRevoked partitions (owned - assigned):     []",
+        f" ({C}ConsumerCoordinator)"]
+
+
+def test_poll_timeout_java_3_7_and_2_8():
+    """poll() last returned at 59 s; stuck 400 s; the heartbeat thread finds 300 s passed at 359 s."""
+    slow = [F.SlowProcessing("c-2", 60_000, 400_000)]
+    from kafkasim.client.client_log import POLL_TIMEOUT_TEXT
+    in_order(run("3.7", slow), [
+        java("00:05:59,000", POLL_TIMEOUT_TEXT, level="WARN"),
+        java("00:05:59,000", f"Member {M1} sending LeaveGroup request to coordinator {NODE} due to consumer poll "
+                             f"timeout has expired."),
+        java("00:05:59,000", "Resetting generation and member id due to: consumer pro-actively leaving the group"),
+        java("00:05:59,000", "Request joining group due to: consumer pro-actively leaving the group")])
+    assert POLL_TIMEOUT_TEXT.startswith("consumer poll timeout has expired. This means the time between subsequent "
+                                        "calls to poll() was longer than the configured max.poll.interval.ms")
+    assert java("00:05:59,000", f"Member {M1} sending LeaveGroup request to coordinator {NODE} due to "
+                                f"{POLL_TIMEOUT_TEXT}") in run("2.8", slow)
+
+
+def test_session_timeout_after_gc_pause_java_3_7():
+    """Frozen from 60 s to 110 s, longer than session.timeout.ms (45 s): the coordinator removed it;
+    at 110 s its commit and heartbeat learn it."""
+    in_order(run("3.7", [F.Pause("c-2", 60_000, 50_000)]), [
+        java("00:01:50,000", f"OffsetCommit failed with {gen(1, M1)}: The coordinator is not aware of this member."),
+        java("00:01:50,000", "Resetting generation and member id due to: encountered UNKNOWN_MEMBER_ID from "
+                             "OFFSET_COMMIT response"),
+        java("00:01:50,000", "Giving away all assigned partitions as lost since generation/memberID has been "
+                             "reset,indicating that consumer is in old state or no longer part of the group"),
+        java("00:01:50,000", "Lost previously assigned partitions orders-2, orders-3", "ConsumerRebalanceListenerInvoker"),
+        java("00:01:50,000", "(Re-)joining group"),
+        java("00:01:51,000", f"Successfully joined group with generation {gen(3, M2)}")])
+
+
+def test_coordinator_lost_to_a_network_cut_java_2_8():
+    """Cut 60-110 s: the last heartbeat answered at 24 s + 45 s (session) = 69 s; 2.8 misses a space."""
+    in_order(run("2.8", [F.NetworkCut("c-2", 60_000, 50_000)]), [
+        java("00:01:09,000", f"Group coordinator {NODE} is unavailable or invalid due to cause: session timed out "
+                             f"without receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted."),
+        java("00:01:51,000", f"Discovered group coordinator {NODE}"),
+        java("00:01:51,000", f"Attempt to heartbeat with {gen(1, M1)} and group instance id Optional.empty failed due "
+                             f"to UNKNOWN_MEMBER_ID, resetting generation"),
+        java("00:01:51,000", "Lost previously assigned partitions orders-2, orders-3")])
+
+
+def test_consumer_protocol_4_0_poll_timeout_and_fencing():
+    member = "69TBAu0VSCaKcWiQ2ra3vw"
+    consumer = {"group.protocol": "consumer"}
+    slow = run("4.0", [F.SlowProcessing("c-2", 60_000, 400_000)], consumer=consumer)
+    in_order(slow, [
+        java("00:00:00,000", f"Member {member} with epoch 0 transitioned from UNSUBSCRIBED to JOINING.",
+             "ConsumerMembershipManager"),
+        java("00:05:59,000", "Consumer poll timeout has expired. This means the time between subsequent calls to "
+                             "poll() was longer than the configured max.poll.interval.ms, which typically implies that "
+                             "the poll loop is spending too much time processing messages. You can address this either "
+                             "by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in "
+                             "poll() with max.poll.records.", "ConsumerHeartbeatRequestManager", "WARN"),
+        java("00:05:59,000", f"Member {member} with epoch 2 transitioned from STABLE to PREPARE_LEAVING.",
+             "ConsumerMembershipManager"),
+        java("00:05:59,000", f"Member {member} with epoch -1 transitioned from LEAVING to STALE.",
+             "ConsumerMembershipManager")])
+    gc = run("4.0", [F.Pause("c-2", 60_000, 50_000)], consumer=consumer)
+    in_order(gc, [
+        java("00:01:50,000", f"ConsumerGroupHeartbeatRequest failed because member {member} is unknown. in 100ms: "
+                             f"Member {member} is not a member of group workbook-group.", "ConsumerHeartbeatRequestManager"),
+        java("00:01:50,000", f"Member {member} with epoch 2 transitioned from STABLE to FENCED.", "ConsumerMembershipManager")])
+
+
+def test_librdkafka_join_poll_timeout_and_session_timeout():
+    lines = run(style="librdkafka")
+    leader = "rdkafka-e653b132-5f23-4e63-8368-5502ec397902"
+    assert lines[0].startswith("%7|1767225606.000|JOINGROUP|rdkafka#consumer-1| [thrd:main]: JoinGroup response: "
+                               "GenerationId 1, Protocol range, LeaderId ")
+    # 2 + 4 + (2 + len("orders") + 4 + 2 * 4) + 4 bytes
+    assert "%7|1767225606.000|SYNCGROUP|rdkafka#consumer-1| [thrd:main]: SyncGroup response: Success (30 bytes of " \
+           "MemberState data)" in lines
+    assert lines[-1] == ('%7|1767225606.000|ASSIGN|rdkafka#consumer-1| [thrd:main]: Group "workbook-group": new '
+                         'assignment of 2 partition(s) in join-state wait-sync')
+    assert leader in lines[0] or leader not in "".join(lines)
+    slow = run(style="librdkafka", faults=[F.SlowProcessing("c-2", 60_000, 400_000)])
+    assert ("%4|1767225959.000|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) "
+            "exceeded by 0ms (adjust max.poll.interval.ms for long-running message processing): leaving group") in slow
+    cut = run(style="librdkafka", faults=[F.NetworkCut("c-2", 60_000, 50_000)])
+    # the last heartbeat answered at 57 s; 45 s (session.timeout.ms) later, at 102 s, during the cut
+    assert ("%4|1767225702.000|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out (in "
+            "join-state steady) after 45000 ms without a successful response from the group coordinator (broker 0, "
+            "last error was Local: Timed out): revoking assignment and rejoining group") in cut
+
+
+def test_same_scenario_same_logs_and_default_off_changes_nothing():
+    faults = [F.Pause("c-2", 60_000, 50_000), F.ScaleOut(30_000)]
+    base = Scenario(kafka_version="3.7", members=3, duration_ms=120_000, faults=faults)
+    off, on = simulate(base), simulate(base.replace(client_log="java"))
+    assert off.client_logs == {} and "client_log" not in base.to_dict()
+    assert on.rows == off.rows and on.broker_log == off.broker_log  # writing the Java log changes no event
+    assert simulate(base.replace(client_log="java")).client_logs == on.client_logs
+    assert sorted(on.client_logs) == ["c-1", "c-2", "c-3", "c-4"]
+
+
+def test_topic_partition_hash_set_order():
+    """By hand: "orders".hashCode() = -1008770331; TopicPartition(orders, 0).hashCode() = 31 * 31 +
+    that = -1008769370 = 0xC3DF66A6 unsigned; bucket (h ^ h >>> 16) & 15 = 0x6 ^ 0xF = 9."""
+    assert topic_partition_hash(("orders", 0)) == -1008769370
+    h = -1008769370 & 0xFFFFFFFF
+    assert (h ^ (h >> 16)) & 15 == 9
+    # 17 partitions: the table has 32 buckets (17 / .75 + 1 = 23.6 -> 32); order follows the buckets
+    tps = [("orders", p) for p in range(17)]
+    order = hash_set_order(tps)
+    buckets = [((topic_partition_hash(tp) & 0xFFFFFFFF) ^ ((topic_partition_hash(tp) & 0xFFFFFFFF) >> 16)) & 31
+               for tp in order]
+    assert buckets == sorted(buckets) and sorted(order) == tps
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"client_log": "log4j"}, "client_log must be None, 'java' or 'librdkafka'"),
+    ({"client_log": "java", "kafka_version": "2.6"}, "use kafka_version='2.7' or later"),
+    ({"client_log": "librdkafka", "kafka_version": "4.0", "consumer": {"group.protocol": "consumer"}},
+     "group.protocol=consumer wording is not modelled"),
+])
+def test_bad_client_log_is_refused(kwargs, words):
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        Scenario(**kwargs)
