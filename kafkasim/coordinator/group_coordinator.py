@@ -86,6 +86,12 @@ class GroupCoordinator(ClassicGroupCoordinator):
     at the request level they are served from 4.0 as if switched on. `share_state_init_delay_ms`
     (kafkasim's, >= 0) is how long the share coordinator takes to answer InitializeShareGroupState
     (None: only `complete_share_init` answers it, as Kafka's unit tests drive it).
+    4.1+: `group_share_assignors` (`group.share.assignors`, exactly one entry: simple). 4.3:
+    `group_share_assignment_interval_ms` and its min/max (KIP-1263, as the consumer groups'), the
+    bounds of the per-group delivery limit and record locks (KIP-1240). 4.4: the dead-letter queue
+    (KIP-1191): `share_version` (the feature `share.version`; None: the version's default, 2 from 4.4,
+    where a new cluster finalizes it; 2 turns the DLQ on), `errors_deadletterqueue_auto_create_topics_enable`
+    and `errors_deadletterqueue_topic_name_prefix` (dynamic cluster configs, read as static here).
     """
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int] | None = None,
@@ -107,11 +113,23 @@ class GroupCoordinator(ClassicGroupCoordinator):
                  group_share_max_heartbeat_interval_ms: int | None = None,
                  group_share_min_record_lock_duration_ms: int | None = None,
                  group_share_max_record_lock_duration_ms: int | None = None,
+                 group_share_assignors=None,
+                 group_share_min_delivery_count_limit: int | None = None,
+                 group_share_max_delivery_count_limit: int | None = None,
+                 group_share_min_partition_max_record_locks: int | None = None,
+                 group_share_max_partition_max_record_locks: int | None = None,
+                 group_share_assignment_interval_ms: int | None = None,
+                 group_share_min_assignment_interval_ms: int | None = None,
+                 group_share_max_assignment_interval_ms: int | None = None,
+                 errors_deadletterqueue_auto_create_topics_enable: bool | None = None,
+                 errors_deadletterqueue_topic_name_prefix: str | None = None,
+                 share_version: int | None = None,
                  share_state_init_delay_ms: int | None = None, **classic):
         super().__init__(sim, **classic)
-        share_args = {k: v for k, v in locals().items() if k.startswith("group_share_")}
+        share_args = {k: v for k, v in locals().items() if k.startswith(("group_share_", "errors_deadletterqueue_"))}
         share_configs = share_broker_config(self.kafka_version, {
-            "group.share." + k[len("group_share_"):].replace("_", "."): v for k, v in share_args.items()})
+            (k.replace("_", ".") if k.startswith("errors_") else "group.share." + k[len("group_share_"):].replace("_", ".")): v
+            for k, v in share_args.items()})
         self.consumer_groups = ConsumerGroupManager(
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
@@ -125,11 +143,15 @@ class GroupCoordinator(ClassicGroupCoordinator):
         if policy is None:  # the config's default in that version; none before 3.8
             policy = BROKER_CONFIGS["group.consumer.migration.policy"].default(self.kafka_version) or "disabled"
         self.migration = Migration(self, self.consumer_groups, policy)
-        self.group_configs = GroupConfigs(self.kafka_version, _group_config_bounds(self.kafka_version, share_configs))
+        self.group_configs = GroupConfigs(self.kafka_version, {
+            **_group_config_bounds(self.kafka_version, share_configs),
+            "group.consumer.session.timeout.ms": self.consumer_groups.session_timeout_ms,
+            "group.consumer.heartbeat.interval.ms": self.consumer_groups.heartbeat_interval_ms})
         self.consumer_groups.group_configs = self.group_configs
         self.share_groups = ShareGroupManager(
             sim, topics=self.consumer_groups.topics, configs=share_configs, group_configs=self.group_configs,
             kafka_version=self.kafka_version, share_state_init_delay_ms=share_state_init_delay_ms,
+            share_version=share_version,
             record_heartbeats=self.record_heartbeats,
             log=self.log.share_group if self.log.new_coordinator else None)
         self.share_groups.other_type = self._other_type

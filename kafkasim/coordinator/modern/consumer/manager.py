@@ -107,10 +107,11 @@ from kafkasim.coordinator.modern.consumer.group import (
     MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
     as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
+from kafkasim.coordinator.modern.assignment_interval import assignment_interval, can_compute_next_target_assignment
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.consumer.responses import ApiError, ConsumerGroupHeartbeatResponse
 from kafkasim.coordinator.modern.consumer.rules import ProtocolRules
-from kafkasim.core.config import BROKER_CONFIGS, broker_config, check_exists
+from kafkasim.core.config import BROKER_CONFIGS
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, Errors, check_range
 from kafkasim.core.java import INT_MAX
@@ -158,9 +159,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                               f"{session}={self.session_timeout_ms})")
         self.max_size = check_range("group.consumer.max.size", _or(
             group_consumer_max_size, _broker_default("group.consumer.max.size", kafka_version)), 1, INT_MAX)
-        self.assignment_interval_ms = _assignment_interval(kafka_version, group_consumer_assignment_interval_ms,
-                                                           group_consumer_min_assignment_interval_ms,
-                                                           group_consumer_max_assignment_interval_ms)
+        self.assignment_interval_ms = assignment_interval(kafka_version, "consumer", group_consumer_assignment_interval_ms,
+                                                          group_consumer_min_assignment_interval_ms,
+                                                          group_consumer_max_assignment_interval_ms)
         self.assignors = server_assignors(group_consumer_assignors, self.rules.uniform_stable_extra)
         self.default_assignor = next(iter(self.assignors))
         self.topics: dict[str, int] = {}
@@ -455,8 +456,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         target yet (Kafka: assignment timestamp 0) or the interval is 0, else once
         `group.consumer.assignment.interval.ms` has passed since the last computation. Nothing
         is scheduled: the next heartbeat of any member after that computes it."""
-        interval, last = self.assignment_interval_ms, group.last_assignment_ms
-        return interval == 0 or last is None or self.sim.now >= last + interval
+        return can_compute_next_target_assignment(group.last_assignment_ms, self.assignment_interval_ms, self.sim.now)
 
     def _compute_targets(self, plan: "_Plan") -> tuple["_Targets", str]:
         group, updated = plan.group, plan.updated
@@ -940,24 +940,6 @@ class _Targets:
 # -- helpers ------------------------------------------------------------------------------------
 def _or(value, default):
     return default if value is None else value
-
-
-_INTERVAL_CONFIGS = ("group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
-                     "group.consumer.max.assignment.interval.ms")
-
-
-def _assignment_interval(kafka_version: str, interval: int | None, low: int | None, high: int | None) -> int:
-    """`group.consumer.assignment.interval.ms` (KIP-1263), checked against its bounds as
-    `GroupCoordinatorConfig` checks them (`broker_config`'s wording). Before 4.3 the configs do not
-    exist: 0 (the only behaviour then) is accepted, anything else refused."""
-    given = {name: value for name, value in zip(_INTERVAL_CONFIGS, (interval, low, high)) if value is not None}
-    spec = BROKER_CONFIGS[_INTERVAL_CONFIGS[0]]
-    if not spec.exists_in(kafka_version):
-        for name, value in given.items():
-            if name != _INTERVAL_CONFIGS[0] or value != 0:
-                check_exists("broker", BROKER_CONFIGS[name], kafka_version)
-        return 0
-    return broker_config(kafka_version, given)[_INTERVAL_CONFIGS[0]]
 
 
 def _delta(counts: Counter, remove: Iterable, add: Iterable) -> Counter:
