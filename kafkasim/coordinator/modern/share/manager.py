@@ -36,9 +36,10 @@ the per-group limits of KIP-1240 (read by the share partitions); 4.4's catch-up 
 target epoch (KAFKA-20442), partitions added to an already initialized topic starting at offset 0
 (KAFKA-20742), and the dead-letter queue (KIP-1191, `share.version=2`): `dlq_write` checks the DLQ
 topic as `ShareGroupDLQStateManager.validateDlqTopic` does and keeps what was written by topic.
-KIP-1323 (4.4: `kafka-share-groups.sh` initializing a share group's offsets from a file, e.g. a
-consumer group's committed offsets) is an admin tool over AlterShareGroupOffsets: `share_partition`'s
-`start_offset` argument seeds a start offset the same way.
+Not modelled: KIP-1323 (4.4), which is an admin-tool change only (`kafka-share-groups.sh
+--reset-offsets --from-file`, a CSV plan such as a consumer group's committed offsets, KAFKA-20524)
+sent as AlterShareGroupOffsets, an RPC kafkasim does not have; a replay seeds the same state with
+`SharePartition.load_state(start_offset, [])`.
 
 Simplified, and said so: no `__consumer_offsets` writes (a heartbeat is atomic), no topic ids
 (topics are names), no rack use, no authorisation, no metadata hash (the subscribed topics'
