@@ -30,8 +30,12 @@ head of Confluent's ``4.4`` branch (version 8.4.0-0-ccs: the mirror read here ho
 tag). Where the tags' configs live: ``GroupCoordinatorConfig.java``, ``ConsumerConfig.java``, and the
 upgrade notes in ``docs/getting-started/upgrade.md`` (the 4.3 and 4.4 trees have no
 ``docs/upgrade.html``). 4.3 adds ``group.consumer.assignment.interval.ms`` and its bounds (KIP-1263)
-and deprecates ``group.coordinator.rebalance.protocols`` (KIP-1237); 4.4 changes no default of a
-config listed here. Kafka 4.0 removed configs
+and deprecates ``group.coordinator.rebalance.protocols`` (KIP-1237); for share groups it adds
+``group.share.assignment.interval.ms`` and its bounds (KIP-1263, ``GroupCoordinatorConfig``), the
+bounds of the per-group delivery limit and record locks (KIP-1240, ``ShareGroupConfig``) and removes
+``group.share.enable``; 4.4 adds the share groups' dead-letter-queue cluster configs
+``errors.deadletterqueue.auto.create.topics.enable`` and ``errors.deadletterqueue.topic.name.prefix``
+(KIP-1191, ``GroupCoordinatorConfig`` at the 4.4 branch) and changes no default of a config listed here. Kafka 4.0 removed configs
 (``docs/upgrade.html`` at 4.0.0: ``offsets.commit.required.acks``, ``log.message.format.version``,
 ``auto.include.jmx.reporter``, the ZooKeeper ones, ...), but none of those listed here: every config
 below exists in every 4.x line. The consumer refuses the classic protocol's configs under
