@@ -386,3 +386,19 @@ def test_incremental_assignment_heterogeneous(direction):
             current.pop(f"M{m}", None)
         current = simple_share_assign("4.4", members, TOPICS, current)
         assert covered(current) == 24, m
+
+
+@pytest.mark.parametrize("override, target_epoch", [(None, 2), (0, 3)])
+def test_the_consumer_groups_interval_is_one_mechanism_with_its_group_config(override, target_epoch):
+    """The shared mechanism (`canComputeNextTargetAssignment`) on a consumer group, with 4.3's
+    `consumer.assignment.interval.ms` (`GroupMetadataManager.consumerGroupAssignmentIntervalMs`, branch
+    4.3): b joins 10 ms after a; the broker's 1000 ms postpone its target, a group override of 0 not."""
+    sim = Simulation(seed=0)
+    coord = GroupCoordinator(sim, kafka_version="4.3", topics={"foo": 6})
+    if override is not None:
+        coord.set_group_config("g", {"consumer.assignment.interval.ms": override})
+    for member in ("a", "b"):
+        coord.consumer_group_heartbeat("g", member_id=member, member_epoch=0, rebalance_timeout_ms=300000,
+                                       subscribed_topic_names=["foo"], owned_partitions={})
+        sim.advance(10)
+    assert (coord.group_epoch("g"), coord.target_assignment_epoch("g")) == (3, target_epoch)

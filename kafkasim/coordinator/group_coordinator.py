@@ -146,7 +146,12 @@ class GroupCoordinator(ClassicGroupCoordinator):
         self.group_configs = GroupConfigs(self.kafka_version, {
             **_group_config_bounds(self.kafka_version, share_configs),
             "group.consumer.session.timeout.ms": self.consumer_groups.session_timeout_ms,
-            "group.consumer.heartbeat.interval.ms": self.consumer_groups.heartbeat_interval_ms})
+            "group.consumer.heartbeat.interval.ms": self.consumer_groups.heartbeat_interval_ms,
+            "group.consumer.assignment.interval.ms": self.consumer_groups.assignment_interval_ms,
+            **{name: value for name, value in (
+                ("group.consumer.min.assignment.interval.ms", group_consumer_min_assignment_interval_ms),
+                ("group.consumer.max.assignment.interval.ms", group_consumer_max_assignment_interval_ms))
+               if value is not None}})
         self.consumer_groups.group_configs = self.group_configs
         self.share_groups = ShareGroupManager(
             sim, topics=self.consumer_groups.topics, configs=share_configs, group_configs=self.group_configs,
@@ -171,7 +176,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
         `share.record.lock.duration.ms`, `share.auto.offset.reset`, `share.isolation.level` (4.1+).
         None deletes an override; the group need not exist. ConfigError as Kafka's
         InvalidConfigurationException words it. Read at the next heartbeat (timeouts, intervals),
-        when a lock is armed (lock duration), when a share partition initializes (reset)."""
+        when a lock is armed (lock duration), when a share partition initializes (reset). From 4.3
+        also `consumer.assignment.interval.ms`, `share.assignment.interval.ms` (KIP-1263),
+        `share.delivery.count.limit`, `share.partition.max.record.locks`,
+        `share.renew.acknowledge.enable` (KIP-1240); from 4.4 `errors.deadletterqueue.topic.name`,
+        `errors.deadletterqueue.copy.record.enable` (KIP-1191)."""
         self.group_configs.set(group_id, configs)
 
     def group_config(self, group_id: str) -> dict:

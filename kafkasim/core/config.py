@@ -780,8 +780,8 @@ _BROKER = [
           "computes on every epoch bump, the only behaviour before 4.3.",
           "added in 4.3 (KIP-1263, KAFKA-20300), default 1000 (the upgrade notes: \"previously had an "
           "effective value of 0\"); atLeast(0); must lie within [group.consumer.min.assignment.interval.ms, "
-          "group.consumer.max.assignment.interval.ms]; also a dynamic broker config and a per-group config "
-          "(consumer.assignment.interval.ms), neither modelled", low=0, added_by="KIP-1263, KAFKA-20300"),
+          "group.consumer.max.assignment.interval.ms]; also a dynamic broker config (not modelled) and a per-group "
+          "config (consumer.assignment.interval.ms, set_group_config)", low=0, added_by="KIP-1263, KAFKA-20300"),
     _spec("group.consumer.min.assignment.interval.ms", "int", [("4.3", 0)],
           "Lowest group.consumer.assignment.interval.ms, for the broker and for a group's "
           "consumer.assignment.interval.ms override.", "added in 4.3 (KIP-1263, KAFKA-20300); atLeast(0)",

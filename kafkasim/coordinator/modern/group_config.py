@@ -19,8 +19,9 @@ InvalidConfigurationException wording, which changed twice:
   inclusive.", the session timeout against the interval with the broker's value for the one not
   set; KIP-1191's `errors.deadletterqueue.topic.name` (not starting with "__") and
   `errors.deadletterqueue.copy.record.enable` join.
-Simplified: the streams configs and 4.3's `consumer.assignment.interval.ms` are not modelled
-(refused as unknown names); `share.assignor.offload.enable` (internal) neither.
+4.3's `consumer.assignment.interval.ms` (KIP-1263) is read by the consumer groups' manager.
+Simplified: the streams configs are not modelled (refused as unknown names), nor the internal
+`consumer.assignor.offload.enable` / `share.assignor.offload.enable`.
 
 May import: `kafkasim.core`.
 """
@@ -39,6 +40,7 @@ from kafkasim.core.java import INT_MAX
 GROUP_CONFIGS: dict[str, tuple[tuple[int, int], Any, Any]] = {
     "consumer.session.timeout.ms": ((4, 0), 45000, 1),
     "consumer.heartbeat.interval.ms": ((4, 0), 5000, 1),
+    "consumer.assignment.interval.ms": ((4, 3), 1000, 0),              # KIP-1263
     "share.session.timeout.ms": ((4, 0), 45000, 1),
     "share.heartbeat.interval.ms": ((4, 0), 5000, 1),
     "share.record.lock.duration.ms": ((4, 0), 30000, 1000),
@@ -62,6 +64,7 @@ _BROKER_SYNONYM = {
     "share.delivery.count.limit": "group.share.delivery.count.limit",
     "share.partition.max.record.locks": "group.share.partition.max.record.locks",
     "share.assignment.interval.ms": "group.share.assignment.interval.ms",
+    "consumer.assignment.interval.ms": "group.consumer.assignment.interval.ms",
 }
 
 #: `ShareGroupAutoOffsetResetStrategy`: earliest, latest, or by_duration:<ISO-8601 duration, not negative>.
@@ -72,6 +75,8 @@ _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?
 _BOUNDS = (
     ("consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"),
     ("consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms"),
+    ("consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
+     "group.consumer.max.assignment.interval.ms"),
     ("share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"),
     ("share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"),
     ("share.record.lock.duration.ms", "group.share.min.record.lock.duration.ms",
@@ -82,7 +87,7 @@ _BOUNDS = (
     ("share.assignment.interval.ms", "group.share.min.assignment.interval.ms",
      "group.share.max.assignment.interval.ms"),
 )
-_ONLY_WHEN_SET = frozenset({"share.assignment.interval.ms"})
+_ONLY_WHEN_SET = frozenset({"consumer.assignment.interval.ms", "share.assignment.interval.ms"})
 
 
 def duration_ms(text: str) -> int | None:

@@ -81,9 +81,9 @@ Simplified, and what it costs a learner:
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
   enforced (they only bound the broker default and per-group overrides); per-group dynamic
-  configs other than `consumer.session.timeout.ms` and `consumer.heartbeat.interval.ms` (set through
-  the front's `set_group_config`; 4.3's `consumer.assignment.interval.ms`) and dynamic broker configs
-  are not modelled;
+  configs other than `consumer.session.timeout.ms`, `consumer.heartbeat.interval.ms` and (4.3)
+  `consumer.assignment.interval.ms` (set through the front's `set_group_config`) and dynamic broker
+  configs are not modelled;
 - 4.3's assignment offload switch is not modelled: at v8.3.0 `group.consumer.assignor.offload.enable`
   is no config (KAFKA-20339 removed it for 4.3; `consumerGroupAssignorOffloadEnable()` returns the
   constant true) and at the 4.4 head an internal one (KAFKA-20930), and in both nothing on the
@@ -456,7 +456,15 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         target yet (Kafka: assignment timestamp 0) or the interval is 0, else once
         `group.consumer.assignment.interval.ms` has passed since the last computation. Nothing
         is scheduled: the next heartbeat of any member after that computes it."""
-        return can_compute_next_target_assignment(group.last_assignment_ms, self.assignment_interval_ms, self.sim.now)
+        return can_compute_next_target_assignment(group.last_assignment_ms, self._assignment_interval(group.group_id),
+                                                  self.sim.now)
+
+    def _assignment_interval(self, group_id: str) -> int:
+        """`consumerGroupAssignmentIntervalMs` (4.3): the group's `consumer.assignment.interval.ms`, else
+        the broker's (0 before 4.3)."""
+        if self.group_configs is None:  # the group config exists from 4.3 only (GroupConfigs refuses it before)
+            return self.assignment_interval_ms
+        return self.group_configs.value(group_id, "consumer.assignment.interval.ms", self.assignment_interval_ms)
 
     def _compute_targets(self, plan: "_Plan") -> tuple["_Targets", str]:
         group, updated = plan.group, plan.updated
