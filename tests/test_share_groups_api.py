@@ -629,3 +629,24 @@ def test_lock_timers_are_engine_timers_cancelled_on_acknowledgement():
     assert isinstance(timer, Timer) and timer.active
     sp.acknowledge("m", [(0, 9, "ACCEPT")])
     assert not timer.active
+
+
+def test_share_partition_takes_the_coordinators_validated_values():
+    coord = coord_for(group_share_delivery_count_limit=3, group_share_partition_max_record_locks=150,
+                      group_share_record_lock_duration_ms=20000)
+    sp = coord.share_partition("g", "foo", 2)
+    assert (sp.max_delivery_count, sp.max_in_flight_records, sp.default_record_lock_duration_ms) == (3, 150, 20000)
+
+
+def test_a_failed_heartbeat_stores_nothing():
+    sim = Simulation(seed=0)
+    coord = coord_for(sim=sim, group_share_max_size=1)
+    r = assigned(coord)
+    before = (coord.group_epoch("g"), coord.member_ids("g"), coord.member_epoch("g", "m1"), coord.target_assignment("g"))
+    timer = coord.share_groups.groups["g"].session_timer["m1"]
+    assert coord.share_group_heartbeat("g", member_id="m1", member_epoch=r.member_epoch + 1).error is \
+        Errors.FENCED_MEMBER_EPOCH
+    assert join(coord, member="m2").error is Errors.GROUP_MAX_SIZE_REACHED
+    assert (coord.group_epoch("g"), coord.member_ids("g"), coord.member_epoch("g", "m1"),
+            coord.target_assignment("g")) == before
+    assert coord.share_groups.groups["g"].session_timer["m1"] is timer  # not re-armed by a failure

@@ -43,7 +43,9 @@ sent as AlterShareGroupOffsets, an RPC kafkasim does not have; a replay seeds th
 
 Simplified, and said so: no `__consumer_offsets` writes (a heartbeat is atomic), no topic ids
 (topics are names), no rack use, no authorisation, no metadata hash (the subscribed topics'
-partition counts are compared instead, which changes on the same events), no topic deletion; the
+partition counts are compared instead, which changes on the same events), no topic deletion; a
+restored group (`load_share_group`) has no assignment timestamp, so its next target is computed at
+once whatever the interval (Kafka restores the timestamp from its record); the
 DLQ topic's own config `errors.deadletterqueue.group.enable` is not modelled (a topic in the
 cluster's table counts as enabled), an auto-created DLQ topic is not added to the topic table, and
 the DLQ records carry no copy of the record (`errors.deadletterqueue.copy.record.enable` is kept, unused).
@@ -514,7 +516,9 @@ class ShareGroupManager(ModernGroupQueries):
         reset = self.group_configs.value(group_id, "share.auto.offset.reset", "latest")
         group = self.groups.get(group_id)
         if group is not None and (topic, partition) in group.starts_at_zero:
-            reset = "earliest"  # KAFKA-20742: InitializeShareGroupState sent start offset 0, not -1
+            # KAFKA-20742: InitializeShareGroupState sent start offset 0, not -1; a log that no longer
+            # starts at 0 is read from its start (the fetch's out-of-range reset), hence log_start_offset.
+            reset = "earliest"
         if reset.startswith("by_duration:"):
             raise ConfigError(f"share.auto.offset.reset={reset} needs record timestamps, which "
                               "kafkasim's share partitions do not keep: use earliest or latest")
