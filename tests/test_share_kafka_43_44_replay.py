@@ -139,6 +139,37 @@ def test_share_version_2_is_4_4s():
         GroupCoordinator(Simulation(seed=0), kafka_version="4.2", share_version=2)
 
 
+def test_acknowledge_per_offset_reject_with_dlq_enabled():
+    """SharePartitionTest.testAcknowledgePerOffsetRejectWithDlqEnabled (branch 4.4): ACCEPT 0-2, REJECT
+    3-4 per offset: the batch leaves the cache, SPSO 5, each rejected offset enqueued on its own."""
+    sp = partition(config=DLQ)
+    sp.acquire("member-1", 5, log_batches=[(0, 4)])
+    sp.acquire("member-1", 5, fetch_offset=5, log_batches=[(5, 9)])
+    assert sp.acknowledge("member-1", [(0, 4, ["ACCEPT", "ACCEPT", "ACCEPT", "REJECT", "REJECT"])]) is Errors.NONE
+    assert (sp.cached_batches(), sp.state(5), sp.start_offset, sp.delivery_complete_count) == \
+        ([(5, 9)], "ACQUIRED", 5, 0)
+    assert [(r.first_offset, r.last_offset, r.cause) for r in sp.dlq_records] == \
+        [(3, 3, CLIENT_REJECT), (4, 4, CLIENT_REJECT)]
+
+
+def test_acquisition_lock_timeout_with_dlq_enabled_mixed_offsets():
+    """SharePartitionTest.testAcquisitionLockTimeoutWithDlqEnabledMixedOffsets (branch 4.4): limit 2;
+    0-9 expire once; 0-4 re-acquired (the batch splits) and accepted; 5-9 re-acquired at count 2
+    expire: archived per offset, five enqueues; the batch leaves the cache."""
+    sim = Simulation(seed=0)
+    sp = partition(config=DLQ, sim=sim, max_delivery_count=2, default_record_lock_duration_ms=100)
+    sp.acquire("member-1", 10, log_batches=[(0, 9)])
+    sim.advance(100)
+    assert (sp.state(0), sp.delivery_count(0), sp.lock_timers()) == ("AVAILABLE", 1, [])
+    assert sp.acquire("member-1", 5, fetch_offset=0, log_batches=[(0, 4)]) == [AcquiredRecords(0, 4, 2)]
+    assert sp.acknowledge("member-1", [(0, 4, ["ACCEPT"] * 5)]) is Errors.NONE
+    assert sp.acquire("member-1", 5, fetch_offset=5, log_batches=[(5, 9)]) == [AcquiredRecords(5, 9, 2)]
+    sim.advance(100)
+    assert (sp.cached_batches(), sp.lock_timers(), sp.start_offset) == ([], [], 10)
+    assert [(r.first_offset, r.delivery_count, r.cause) for r in sp.dlq_records] == \
+        [(o, 2, DELIVERY_COUNT_EXCEEDED) for o in range(5, 10)]
+
+
 # == SharePartitionTest: group-level limits (KIP-1240, branch 4.3) =================================
 @pytest.mark.parametrize("version, expected", [("4.3", (8, 5000)), ("4.2", (5, 2000))])
 def test_group_limits_are_read_from_the_group_config(version, expected):
@@ -181,6 +212,47 @@ def test_dynamic_delivery_count_increase_allows_more_deliveries():
         sp.acquire("member-1", 10, fetch_offset=5, log_batches=[(5, 14)])
         sp.acknowledge("member-1", [(5, 14, "RELEASE")])
         assert sp.acquire("member-1", 10, fetch_offset=5, log_batches=[(5, 14)]) == third, version
+
+
+@pytest.mark.parametrize("version, error", [("4.3", Errors.INVALID_RECORD_STATE), ("4.2", Errors.NONE)])
+def test_renew_acknowledge_disabled(version, error):
+    """SharePartitionTest.testRenewAcknowledgeDisabledWithCompleteBatchAck and ...WithPerOffsetAck
+    (branch 4.3): with `share.renew.acknowledge.enable=false` RENEW fails with INVALID_RECORD_STATE
+    ("Renewing acquisition locks is not enabled for the group."), the records stay ACQUIRED and
+    nothing is written; the per-offset request fails at its first offset, rolling back its ACCEPT.
+    4.2 has no such group config: RENEW works."""
+    config = {"share.renew.acknowledge.enable": False}
+    single = partition(version, config, max_delivery_count=2)
+    single.acquire("member-1", 1, log_batches=[(0, 0)])
+    assert single.acknowledge("member-1", [(0, 0, "RENEW")]) is error
+    assert (single.state(0), single.stats["write_share_group_state"]) == ("ACQUIRED", 0)
+    per_offset = partition(version, config, max_delivery_count=2)
+    per_offset.acquire("member-1", 2, log_batches=[(0, 1)])
+    expected = error if error is not Errors.NONE else Errors.NONE
+    assert per_offset.acknowledge("member-1", [(0, 1, ["RENEW", "ACCEPT"])]) is expected
+    states = [per_offset.state(0), per_offset.state(1)]
+    assert states == (["ACQUIRED", "ACQUIRED"] if error is not Errors.NONE else ["ACQUIRED", "ACKNOWLEDGED"])
+    assert per_offset.split_batches() == [(0, 1)]
+
+
+def test_dynamic_partition_max_record_locks():
+    """SharePartitionTest.testDynamicPartitionMaxRecordLocks{Decrease,Increase,ExactBoundary,
+    RemoveGroupConfig,DecreaseBelowInFlightAffectsMaxRecordsToAcquire} (branch 4.3): the group's
+    `share.partition.max.record.locks` is read at every `canAcquireRecords()` (in flight < limit)."""
+    config: dict = {}
+    sp = SharePartition(Simulation(seed=0), "group-1", "t", 0, kafka_version="4.3", max_in_flight_records=50,
+                        group_config=lambda: config)
+    sp.acquire("member-1", 50, log_batches=[(0, 49)])
+    assert sp.can_acquire_records() is False          # 50 < 50 is false
+    config["share.partition.max.record.locks"] = 51
+    assert (sp.max_in_flight(), sp.can_acquire_records()) == (51, True)
+    config["share.partition.max.record.locks"] = 30    # below the 50 in flight
+    assert (sp.max_in_flight(), sp.can_acquire_records()) == (30, False)
+    assert sp.cached_batches() == [(0, 49)]            # nothing is dropped
+    config["share.partition.max.record.locks"] = 500
+    assert sp.can_acquire_records() is True
+    del config["share.partition.max.record.locks"]     # removed: back to the default
+    assert (sp.max_in_flight(), sp.can_acquire_records()) == (50, False)
 
 
 # == GroupConfigTest / GroupConfig.validateValues (branches 4.3 and 4.4) ===========================
