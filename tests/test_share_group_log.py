@@ -136,3 +136,13 @@ def test_simulated_share_group_logs_read_back(version):
     bumps = [r[5] for r in parsed if r[4] == "GroupEpochBumped"]
     first = 2 if version >= "4.3" else 1   # KAFKA-20268: 4.3 creates groups at epoch 1
     assert bumps[0] == first and bumps == sorted(bumps)
+
+
+def test_a_consumer_members_debug_assignment_line_stays_ignored():
+    """The consumer groups' reconciliation line (DEBUG, `... and revokedPartitions=[...]`) is not a
+    share group's: it carries no event."""
+    line = ("[2026-11-27 10:00:00,000] DEBUG [GroupCoordinator id=1 topic=__consumer_offsets partition=7] [GroupId g] "
+            f"Member {M1} new assignment state: epoch=3, previousEpoch=2, state=STABLE, assignedPartitions=[a-0] and "
+            "revokedPartitions=[]. (org.apache.kafka.coordinator.group.GroupMetadataManager)")
+    result = parse_lines([line])
+    assert (result.rows, result.unparsed, result.counts["ignored"]) == ([], [], 1)
