@@ -474,3 +474,22 @@ def test_the_consumer_groups_interval_is_one_mechanism_with_its_group_config(ove
                                        subscribed_topic_names=["foo"], owned_partitions={})
         sim.advance(10)
     assert (coord.group_epoch("g"), coord.target_assignment_epoch("g")) == (3, target_epoch)
+
+
+def test_the_coordinators_share_partitions_read_the_group_limits_and_dlq():
+    """The group configs set through `set_group_config` reach the leader's share partitions: 4.3's
+    delivery limit (KIP-1240), 4.4's DLQ topic (KIP-1191); `share_version=1` on 4.4 keeps the DLQ off."""
+    for version, share_version, dlq in (("4.4", None, 1), ("4.4", 1, 0), ("4.3", None, 0)):
+        coord = GroupCoordinator(Simulation(seed=0), kafka_version=version, topics={"t": 1, "dlq.t": 1},
+                                 share_version=share_version)
+        configs = {"share.delivery.count.limit": 2}
+        if version == "4.4":
+            configs["errors.deadletterqueue.topic.name"] = "dlq.t"
+        coord.set_group_config("g", configs)
+        sp = coord.share_partition("g", "t", 0)
+        sp.acquire("m", 5, log_batches=[(0, 4)])
+        sp.acknowledge("m", [(0, 4, "RELEASE")])
+        sp.acquire("m", 5, log_batches=[(0, 4)])
+        sp.acknowledge("m", [(0, 4, "RELEASE")])  # the second delivery was the last: archived
+        assert (sp.max_delivery(), sp.start_offset) == (2, 5)
+        assert len(coord.share_groups.dlq_topics.get("dlq.t", [])) == dlq, (version, share_version)
