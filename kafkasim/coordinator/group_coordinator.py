@@ -127,9 +127,7 @@ class GroupCoordinator(ClassicGroupCoordinator):
                  share_state_init_delay_ms: int | None = None, **classic):
         super().__init__(sim, **classic)
         share_args = {k: v for k, v in locals().items() if k.startswith(("group_share_", "errors_deadletterqueue_"))}
-        share_configs = share_broker_config(self.kafka_version, {
-            (k.replace("_", ".") if k.startswith("errors_") else "group.share." + k[len("group_share_"):].replace("_", ".")): v
-            for k, v in share_args.items()})
+        share_configs = share_broker_config(self.kafka_version, {_share_config_name(k): v for k, v in share_args.items()})
         self.consumer_groups = ConsumerGroupManager(
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
@@ -381,6 +379,13 @@ class GroupCoordinator(ClassicGroupCoordinator):
     complete_share_init = _share("complete_share_init")
     load_share_group = _share("load_share_group")
     share_partition = _share("share_partition")
+
+
+def _share_config_name(argument: str) -> str:
+    """`group_share_max_size` -> `group.share.max.size`; `errors_deadletterqueue_topic_name_prefix` -> its dots."""
+    if argument.startswith("errors_"):
+        return argument.replace("_", ".")
+    return "group.share." + argument[len("group_share_"):].replace("_", ".")
 
 
 def _group_config_bounds(kafka_version: str, share_configs: dict) -> dict:

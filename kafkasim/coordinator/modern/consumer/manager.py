@@ -159,9 +159,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                               f"{session}={self.session_timeout_ms})")
         self.max_size = check_range("group.consumer.max.size", _or(
             group_consumer_max_size, _broker_default("group.consumer.max.size", kafka_version)), 1, INT_MAX)
-        self.assignment_interval_ms = assignment_interval(kafka_version, "consumer", group_consumer_assignment_interval_ms,
-                                                          group_consumer_min_assignment_interval_ms,
-                                                          group_consumer_max_assignment_interval_ms)
+        self.assignment_interval_ms = assignment_interval(
+            kafka_version, "consumer", group_consumer_assignment_interval_ms,
+            group_consumer_min_assignment_interval_ms, group_consumer_max_assignment_interval_ms)
         self.assignors = server_assignors(group_consumer_assignors, self.rules.uniform_stable_extra)
         self.default_assignor = next(iter(self.assignors))
         self.topics: dict[str, int] = {}

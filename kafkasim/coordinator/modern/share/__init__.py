@@ -51,7 +51,7 @@ from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
 
 __all__ = ["ShareGroupManager", "ShareGroupHeartbeatResponse", "ShareGroup", "ShareGroupMember", "ShareRules",
-           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "DlqRecord", "CLIENT_REJECT",
-           "DELIVERY_COUNT_EXCEEDED", "SharePartitionRules", "share_version", "InFlightBatch",
+           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "DlqRecord",
+           "CLIENT_REJECT", "DELIVERY_COUNT_EXCEEDED", "SharePartitionRules", "share_version", "InFlightBatch",
            "InFlightState", "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "EMPTY_MEMBER_ID",
            "RECORD_STATE_IDS", "ACKNOWLEDGE_TYPES", "ACK_TYPE_TO_RECORD_STATE"]

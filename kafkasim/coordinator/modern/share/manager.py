@@ -77,7 +77,8 @@ from kafkasim.core.errors import ConfigError, Errors, check_int
 LogHook = Callable[[int, str, str, "str | None", dict], None]
 
 #: The broker configs a share-group coordinator reads, as GroupCoordinator's arguments name them.
-SHARE_BROKER_CONFIGS = tuple(name for name in BROKER_CONFIGS if name.startswith(("group.share.", "errors.deadletterqueue.")))
+SHARE_BROKER_CONFIGS = tuple(name for name in BROKER_CONFIGS
+                             if name.startswith(("group.share.", "errors.deadletterqueue.")))
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 _MAX_MEMBER_ID_LENGTH = 36  # KafkaApis.isMemberIdValid (4.2)

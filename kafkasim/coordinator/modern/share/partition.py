@@ -178,7 +178,8 @@ class SharePartition:
 
     def dlq_enabled(self) -> bool:
         """`isDLQEnabledForGroup` (4.4): share.version >= 2 and the group names a DLQ topic."""
-        return self.rules.dlq and self.share_version >= 2 and bool(self._override("errors.deadletterqueue.topic.name", ""))
+        return (self.rules.dlq and self.share_version >= 2
+                and bool(self._override("errors.deadletterqueue.topic.name", "")))
 
     def _to_dlq(self, entries: Sequence[tuple[int, int, InFlightState, str | None]]) -> None:
         """`initiateDLQAndArchive` for every archived range with a DLQ cause: produced to the DLQ
