@@ -650,3 +650,24 @@ def test_a_failed_heartbeat_stores_nothing():
     assert (coord.group_epoch("g"), coord.member_ids("g"), coord.member_epoch("g", "m1"),
             coord.target_assignment("g")) == before
     assert coord.share_groups.groups["g"].session_timer["m1"] is timer  # not re-armed by a failure
+
+
+def test_delete_groups_reaches_share_groups_which_then_read_dead():
+    """DeleteGroups (`GroupMetadataManager.deleteGroup`): a share group only when empty (NON_EMPTY_GROUP, 68)."""
+    sim = Simulation(seed=0)
+    coord = coord_for(sim=sim)
+    assigned(coord)
+    coord.consumer_group_heartbeat("c", member_id="c1", member_epoch=0, rebalance_timeout_ms=300000,
+                                   subscribed_topic_names=["foo"], owned_partitions={})
+    assert coord.delete_groups(["g", "c", "nope"]) == {"g": Errors.NON_EMPTY_GROUP, "c": Errors.NON_EMPTY_GROUP,
+                                                      "nope": Errors.GROUP_ID_NOT_FOUND}
+    sim.advance(45_001)
+    assert coord.group_state("g") == "Empty"
+    sp = coord.share_partition("g", "foo", 0)
+    sp.acquire("m1", 5, log_batches=[(0, 4)])  # a fenced member's fetch still holds a lock
+    timer = sp.lock_timers()[0]
+    assert coord.delete_groups(["g"]) == {"g": Errors.NONE}
+    assert coord.share_partition("g", "foo", 0) is not sp and not timer.active  # the share state went too
+    assert (coord.group_state("g"), coord.group_type("g")) == ("Dead", None)
+    assert coord.delete_groups(["g"]) == {"g": Errors.GROUP_ID_NOT_FOUND}
+    assert join(coord).error is Errors.NONE and coord.group_state("g") == "Stable"  # the id can be used again

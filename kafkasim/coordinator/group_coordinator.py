@@ -192,12 +192,32 @@ class GroupCoordinator(ClassicGroupCoordinator):
         self.share_groups.topic_changed(topic)
 
     def group_state(self, group_id: str) -> str | None:
-        """The state of the classic, consumer-protocol or share group of that id (None: no such group)."""
+        """The state of the classic, consumer-protocol or share group of that id ("Dead" once a
+        modern group is deleted; None: no such group)."""
         if self.share_groups.has_group(group_id):
             return self.share_groups.group_state(group_id)
         if self.consumer_groups.has_group(group_id):
             return self.consumer_groups.group_state(group_id)
-        return super().group_state(group_id)
+        classic = super().group_state(group_id)
+        if classic is not None:
+            return classic
+        return self.share_groups.group_state(group_id) or self.consumer_groups.group_state(group_id)
+
+    def delete_groups(self, group_ids: Iterable[str]) -> dict[str, Errors]:
+        """DeleteGroups for every kind of group (`GroupCoordinatorService.deleteGroups`, then
+        `GroupMetadataManager.deleteGroup`): a consumer or share group only when empty (else
+        NON_EMPTY_GROUP), its committed offsets with it; classic groups as before."""
+        group_ids = list(group_ids)
+        result = {}
+        for group_id in group_ids:
+            for manager in (self.share_groups, self.consumer_groups):
+                if manager.has_group(group_id):
+                    result[group_id] = manager.delete_group(group_id)
+                    if result[group_id] is Errors.NONE:
+                        self.offsets.pop(group_id, None)
+                    break
+        result.update(super().delete_groups([g for g in group_ids if g not in result]))
+        return {group_id: result[group_id] for group_id in group_ids}
 
     def member_ids(self, group_id: str) -> list[str]:
         if self.share_groups.has_group(group_id):

@@ -454,6 +454,13 @@ class ShareGroupManager(ModernGroupQueries):
         return self.group_configs.value(group_id, "share.heartbeat.interval.ms",
                                         self.configs["group.share.heartbeat.interval.ms"])
 
+    def _cancel_all_timers(self, group: ShareGroup) -> None:
+        """A deleted group's share state goes with it (DeleteShareGroupState): its share partitions,
+        and their lock timers, are dropped; the same id starts afresh."""
+        for key in [k for k in self.partitions if k[0] == group.group_id]:
+            for timer in self.partitions.pop(key).lock_timers():
+                timer.cancel()
+
     def assignment_interval_ms(self, group_id: str) -> int:
         """`shareGroupAssignmentIntervalMs` (4.3): the group's `share.assignment.interval.ms`, else the
         broker's `group.share.assignment.interval.ms`; 0 before 4.3 (a target at every epoch bump)."""
