@@ -506,14 +506,17 @@ def test_classic_requests_on_a_share_group_42():
 def test_groups_start_at_epoch_one_from_43():
     """KAFKA-20268 (v8.3.0, `ModernGroup`'s constructor sets the group epoch to 1): a new share
     group's first heartbeat answers epoch 2, and the heartbeat after initialization 3. The second
-    target is computed 1000 ms later, past 4.3's default group.share.assignment.interval.ms, which
-    kafkasim does not model."""
+    target waits for 4.3's default group.share.assignment.interval.ms (1000 ms, KIP-1263): at 999 ms
+    the heartbeat bumps the group epoch to 3 but the member stays at the target's epoch 2."""
     for version in ("4.3", "4.4"):
         coord = coordinator(version, {"foo": 2})
         r = hb(coord, epoch=0, topics=["foo"])
         assert (r.member_epoch, r.assignment) == (2, {})
-        coord.sim.advance(1000)
+        coord.sim.advance(999)
         coord.complete_share_init("fooup")
+        r = hb(coord, epoch=2)
+        assert (r.member_epoch, r.assignment, coord.group_epoch("fooup")) == (2, None, 3)
+        coord.sim.advance(1)
         r = hb(coord, epoch=2)
         assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1]})
 

@@ -554,6 +554,61 @@ _TEMPLATES: dict[str, tuple[bool, list[_Template]]] = {
 }
 _NO_TEMPLATES = (False, ())
 
+
+# -- share groups (KIP-932): the INFO lines GroupMetadataManager.java writes for a share group -------
+# Read at 4.0.0 / 4.1.1 / 4.2.0 and confluentinc/kafka branches 4.3 and 4.4 (the wordings did not change):
+#   "[GroupId g] Member m joins the share group using the share protocol."  (every epoch-0 heartbeat)
+#   "[GroupId g] Member m left the share group."                             (shareGroupLeave)
+#   "[GroupId g] Member m new assignment state: epoch=E, previousEpoch=P, state=STABLE,
+#    assignedPartitions=[...]."                                              (maybeReconcile; INFO for share)
+#   "[GroupId g] Computed a new target assignment for epoch E with '<SimpleAssignor object>' assignor ..."
+#   "Loaded share group g with n members."
+# The epoch bump and the session-expiry fence share the consumer groups' wording (read above). Kept
+# in one table so that it can move with the parser: `SHARE_GROUP_TEMPLATES`, merged in front of the
+# general ones below. A share member's new epoch is a MemberEpochBumped only when it differs from the
+# epoch its last line showed (a subscription change reassigns at the same epoch).
+_SIMPLE_ASSIGNOR = r"org\.apache\.kafka\.coordinator\.group\.assignor\.SimpleAssignor@[^']*+"
+
+
+def _sg_joined(m, t, ctx):
+    ctx.note(m["g"], t, "joined")
+    return [_ev(t, "MemberJoined", m["g"], m["m"])]
+
+
+def _sg_left(m, t, ctx):
+    ctx.note(m["g"], t, "removed")
+    ctx.recent.pop((m["g"], m["m"]), None)
+    return [_ev(t, "MemberRemoved", m["g"], m["m"], reason="leave_group")]
+
+
+def _sg_reconciled(m, t, ctx):
+    """A new member epoch, once per epoch (the memory is keyed (group, member), apart from groups)."""
+    g, member, epoch = m["g"], m["m"], _int(m["n"])
+    last = ctx.recent.get((g, member))
+    ctx.recent[(g, member)] = (t, epoch)
+    if (last[1] if last is not None else _int(m["p"])) == epoch:
+        return []
+    return [_ev(t, "MemberEpochBumped", g, member, reason=m["s"], value=float(epoch))]
+
+
+def _sg_target(m, t, ctx):
+    ctx.note(m["g"], t, "other")
+    return [_ev(t, "TargetAssignmentComputed", m["g"], None, _int(m["n"]), "simple")]
+
+
+SHARE_GROUP_TEMPLATES: dict[str, list[_Template]] = {
+    "[GroupId": [
+        _Template(_cg(r"Member " + _M + r" joins the share group using the share protocol"), "", _sg_joined),
+        _Template(_cg(r"Member " + _M + r" left the share group"), "", _sg_left),
+        _Template(_cg(r"Member " + _M + r" new assignment state: epoch=" + _N + r", previousEpoch=(?P<p>-?\d++), "
+                      r"state=(?P<s>\w++), assignedPartitions=\["), r"[^\]]*+\]", _sg_reconciled),
+        _Template(_cg(r"Computed a new target assignment for epoch " + _N + r" with '" + _SIMPLE_ASSIGNOR +
+                      r"' assignor"), r"(?: in \d++ms)?(?:: .*)?", _sg_target, True)],
+    "Loaded": [_Template(r"Loaded share group (?>(?P<g>.+?) with (?P<c>\d++) members)", "", _loaded)],
+}
+for _key_, _share_templates in SHARE_GROUP_TEMPLATES.items():
+    _TEMPLATES[_key_][1][:0] = _share_templates
+
 _KEY = re.compile(r"\[GroupId=|\[GroupId(?= )|\[Group(?= )|[A-Za-z]+")
 
 

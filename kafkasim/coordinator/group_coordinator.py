@@ -86,6 +86,12 @@ class GroupCoordinator(ClassicGroupCoordinator):
     at the request level they are served from 4.0 as if switched on. `share_state_init_delay_ms`
     (kafkasim's, >= 0) is how long the share coordinator takes to answer InitializeShareGroupState
     (None: only `complete_share_init` answers it, as Kafka's unit tests drive it).
+    4.1+: `group_share_assignors` (`group.share.assignors`, exactly one entry: simple). 4.3:
+    `group_share_assignment_interval_ms` and its min/max (KIP-1263, as the consumer groups'), the
+    bounds of the per-group delivery limit and record locks (KIP-1240). 4.4: the dead-letter queue
+    (KIP-1191): `share_version` (the feature `share.version`; None: the version's default, 2 from 4.4,
+    where a new cluster finalizes it; 2 turns the DLQ on), `errors_deadletterqueue_auto_create_topics_enable`
+    and `errors_deadletterqueue_topic_name_prefix` (dynamic cluster configs, read as static here).
     """
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int] | None = None,
@@ -107,11 +113,21 @@ class GroupCoordinator(ClassicGroupCoordinator):
                  group_share_max_heartbeat_interval_ms: int | None = None,
                  group_share_min_record_lock_duration_ms: int | None = None,
                  group_share_max_record_lock_duration_ms: int | None = None,
+                 group_share_assignors=None,
+                 group_share_min_delivery_count_limit: int | None = None,
+                 group_share_max_delivery_count_limit: int | None = None,
+                 group_share_min_partition_max_record_locks: int | None = None,
+                 group_share_max_partition_max_record_locks: int | None = None,
+                 group_share_assignment_interval_ms: int | None = None,
+                 group_share_min_assignment_interval_ms: int | None = None,
+                 group_share_max_assignment_interval_ms: int | None = None,
+                 errors_deadletterqueue_auto_create_topics_enable: bool | None = None,
+                 errors_deadletterqueue_topic_name_prefix: str | None = None,
+                 share_version: int | None = None,
                  share_state_init_delay_ms: int | None = None, **classic):
         super().__init__(sim, **classic)
-        share_args = {k: v for k, v in locals().items() if k.startswith("group_share_")}
-        share_configs = share_broker_config(self.kafka_version, {
-            "group.share." + k[len("group_share_"):].replace("_", "."): v for k, v in share_args.items()})
+        share_args = {k: v for k, v in locals().items() if k.startswith(("group_share_", "errors_deadletterqueue_"))}
+        share_configs = share_broker_config(self.kafka_version, {_share_config_name(k): v for k, v in share_args.items()})
         self.consumer_groups = ConsumerGroupManager(
             sim, topics=topics, group_consumer_session_timeout_ms=group_consumer_session_timeout_ms,
             group_consumer_heartbeat_interval_ms=group_consumer_heartbeat_interval_ms,
@@ -125,11 +141,20 @@ class GroupCoordinator(ClassicGroupCoordinator):
         if policy is None:  # the config's default in that version; none before 3.8
             policy = BROKER_CONFIGS["group.consumer.migration.policy"].default(self.kafka_version) or "disabled"
         self.migration = Migration(self, self.consumer_groups, policy)
-        self.group_configs = GroupConfigs(self.kafka_version, _group_config_bounds(self.kafka_version, share_configs))
+        self.group_configs = GroupConfigs(self.kafka_version, {
+            **_group_config_bounds(self.kafka_version, share_configs),
+            "group.consumer.session.timeout.ms": self.consumer_groups.session_timeout_ms,
+            "group.consumer.heartbeat.interval.ms": self.consumer_groups.heartbeat_interval_ms,
+            "group.consumer.assignment.interval.ms": self.consumer_groups.assignment_interval_ms,
+            **{name: value for name, value in (
+                ("group.consumer.min.assignment.interval.ms", group_consumer_min_assignment_interval_ms),
+                ("group.consumer.max.assignment.interval.ms", group_consumer_max_assignment_interval_ms))
+               if value is not None}})
         self.consumer_groups.group_configs = self.group_configs
         self.share_groups = ShareGroupManager(
             sim, topics=self.consumer_groups.topics, configs=share_configs, group_configs=self.group_configs,
             kafka_version=self.kafka_version, share_state_init_delay_ms=share_state_init_delay_ms,
+            share_version=share_version,
             record_heartbeats=self.record_heartbeats,
             log=self.log.share_group if self.log.new_coordinator else None)
         self.share_groups.other_type = self._other_type
@@ -149,7 +174,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
         `share.record.lock.duration.ms`, `share.auto.offset.reset`, `share.isolation.level` (4.1+).
         None deletes an override; the group need not exist. ConfigError as Kafka's
         InvalidConfigurationException words it. Read at the next heartbeat (timeouts, intervals),
-        when a lock is armed (lock duration), when a share partition initializes (reset)."""
+        when a lock is armed (lock duration), when a share partition initializes (reset). From 4.3
+        also `consumer.assignment.interval.ms`, `share.assignment.interval.ms` (KIP-1263),
+        `share.delivery.count.limit`, `share.partition.max.record.locks`,
+        `share.renew.acknowledge.enable` (KIP-1240); from 4.4 `errors.deadletterqueue.topic.name`,
+        `errors.deadletterqueue.copy.record.enable` (KIP-1191)."""
         self.group_configs.set(group_id, configs)
 
     def group_config(self, group_id: str) -> dict:
@@ -163,12 +192,32 @@ class GroupCoordinator(ClassicGroupCoordinator):
         self.share_groups.topic_changed(topic)
 
     def group_state(self, group_id: str) -> str | None:
-        """The state of the classic, consumer-protocol or share group of that id (None: no such group)."""
+        """The state of the classic, consumer-protocol or share group of that id ("Dead" once a
+        modern group is deleted; None: no such group)."""
         if self.share_groups.has_group(group_id):
             return self.share_groups.group_state(group_id)
         if self.consumer_groups.has_group(group_id):
             return self.consumer_groups.group_state(group_id)
-        return super().group_state(group_id)
+        classic = super().group_state(group_id)
+        if classic is not None:
+            return classic
+        return self.share_groups.group_state(group_id) or self.consumer_groups.group_state(group_id)
+
+    def delete_groups(self, group_ids: Iterable[str]) -> dict[str, Errors]:
+        """DeleteGroups for every kind of group (`GroupCoordinatorService.deleteGroups`, then
+        `GroupMetadataManager.deleteGroup`): a consumer or share group only when empty (else
+        NON_EMPTY_GROUP), its committed offsets with it; classic groups as before."""
+        group_ids = list(group_ids)
+        result = {}
+        for group_id in group_ids:
+            for manager in (self.share_groups, self.consumer_groups):
+                if manager.has_group(group_id):
+                    result[group_id] = manager.delete_group(group_id)
+                    if result[group_id] is Errors.NONE:
+                        self.offsets.pop(group_id, None)
+                    break
+        result.update(super().delete_groups([g for g in group_ids if g not in result]))
+        return {group_id: result[group_id] for group_id in group_ids}
 
     def member_ids(self, group_id: str) -> list[str]:
         if self.share_groups.has_group(group_id):
@@ -350,6 +399,13 @@ class GroupCoordinator(ClassicGroupCoordinator):
     complete_share_init = _share("complete_share_init")
     load_share_group = _share("load_share_group")
     share_partition = _share("share_partition")
+
+
+def _share_config_name(argument: str) -> str:
+    """`group_share_max_size` -> `group.share.max.size`; `errors_deadletterqueue_topic_name_prefix` -> its dots."""
+    if argument.startswith("errors_"):
+        return argument.replace("_", ".")
+    return "group.share." + argument[len("group_share_"):].replace("_", ".")
 
 
 def _group_config_bounds(kafka_version: str, share_configs: dict) -> dict:

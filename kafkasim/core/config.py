@@ -30,8 +30,12 @@ head of Confluent's ``4.4`` branch (version 8.4.0-0-ccs: the mirror read here ho
 tag). Where the tags' configs live: ``GroupCoordinatorConfig.java``, ``ConsumerConfig.java``, and the
 upgrade notes in ``docs/getting-started/upgrade.md`` (the 4.3 and 4.4 trees have no
 ``docs/upgrade.html``). 4.3 adds ``group.consumer.assignment.interval.ms`` and its bounds (KIP-1263)
-and deprecates ``group.coordinator.rebalance.protocols`` (KIP-1237); 4.4 changes no default of a
-config listed here. Kafka 4.0 removed configs
+and deprecates ``group.coordinator.rebalance.protocols`` (KIP-1237); for share groups it adds
+``group.share.assignment.interval.ms`` and its bounds (KIP-1263, ``GroupCoordinatorConfig``), the
+bounds of the per-group delivery limit and record locks (KIP-1240, ``ShareGroupConfig``) and removes
+``group.share.enable``; 4.4 adds the share groups' dead-letter-queue cluster configs
+``errors.deadletterqueue.auto.create.topics.enable`` and ``errors.deadletterqueue.topic.name.prefix``
+(KIP-1191, ``GroupCoordinatorConfig`` at the 4.4 branch) and changes no default of a config listed here. Kafka 4.0 removed configs
 (``docs/upgrade.html`` at 4.0.0: ``offsets.commit.required.acks``, ``log.message.format.version``,
 ``auto.include.jmx.reporter``, the ZooKeeper ones, ...), but none of those listed here: every config
 below exists in every 4.x line. The consumer refuses the classic protocol's configs under
@@ -776,8 +780,8 @@ _BROKER = [
           "computes on every epoch bump, the only behaviour before 4.3.",
           "added in 4.3 (KIP-1263, KAFKA-20300), default 1000 (the upgrade notes: \"previously had an "
           "effective value of 0\"); atLeast(0); must lie within [group.consumer.min.assignment.interval.ms, "
-          "group.consumer.max.assignment.interval.ms]; also a dynamic broker config and a per-group config "
-          "(consumer.assignment.interval.ms), neither modelled", low=0, added_by="KIP-1263, KAFKA-20300"),
+          "group.consumer.max.assignment.interval.ms]; also a dynamic broker config (not modelled) and a per-group "
+          "config (consumer.assignment.interval.ms, set_group_config)", low=0, added_by="KIP-1263, KAFKA-20300"),
     _spec("group.consumer.min.assignment.interval.ms", "int", [("4.3", 0)],
           "Lowest group.consumer.assignment.interval.ms, for the broker and for a group's "
           "consumer.assignment.interval.ms override.", "added in 4.3 (KIP-1263, KAFKA-20300); atLeast(0)",
@@ -802,6 +806,29 @@ _GCC, _SGC = "GroupCoordinatorConfig", "ShareGroupConfig"
 
 def _share_spec(name: str, defaults, doc: str, where: str, **kw) -> ConfigSpec:
     return _spec(name, "int", defaults, doc, f"{_SHARE_HISTORY}; defined in {where}", added_by="KIP-932", **kw)
+
+
+def _share_43_spec(name: str, default: int, doc: str, where: str, **kw) -> ConfigSpec:
+    kip = "KIP-1263" if "assignment" in name else "KIP-1240"
+    return _spec(name, "int", [("4.3", default)], doc, f"added in 4.3 ({kip}); defined in {where}", added_by=kip, **kw)
+
+
+#: `group.share.assignors`: the one built-in share assignor, by name and by Java class.
+_SHARE_ASSIGNOR = ("simple", "org.apache.kafka.coordinator.group.assignor.SimpleAssignor")
+
+
+def _check_share_assignors(spec: ConfigSpec, value: list[str], vt: tuple) -> list[str]:
+    """`GroupCoordinatorConfig`'s share assignor list (4.1+): the ValidList of 4.2, then the
+    `require` "must contain exactly one assignor"; the entry must be the simple assignor (kafkasim
+    has no custom assignors)."""
+    if vt >= _v("4.2"):
+        value = _valid_list(spec.name, value, empty_ok=False)
+    if len(value) != 1:
+        raise ConfigError(f"{spec.name} must contain exactly one assignor, but found {len(value)}")
+    if value[0] not in _SHARE_ASSIGNOR:
+        raise ConfigError(f"Class {value[0]} cannot be found (the share groups' only built-in assignor is simple, "
+                          f"{_SHARE_ASSIGNOR[1]})")
+    return ["simple"]
 
 
 # KIP-932 share groups: GroupCoordinatorConfig (membership) and ShareGroupConfig (share partitions) at
@@ -853,6 +880,40 @@ _BROKER += [
     _share_spec("group.share.partition.max.record.locks", [("4.0", 200), ("4.1", 2000)],
                 "Most in-flight (acquired or available-again) records per share partition.",
                 _SGC, low=100, high=10000),
+    _spec("group.share.assignors", "list", [("4.1", ["simple"])],
+          "The share groups' server-side assignor, by name (simple, or its Java class); exactly one entry.",
+          f"{_SHARE_HISTORY}; added in 4.1 ({_GCC}; 4.0 hard-codes SimpleAssignor in GroupMetadataManager); "
+          "from 4.2 a repeated entry is dropped and an empty list refused (ValidList.anyNonDuplicateValues)",
+          check=_check_share_assignors, added_by="KIP-932"),
+    # KIP-1240 (4.3, ShareGroupConfig at v8.3.x): the bounds of the per-group share.delivery.count.limit
+    # and share.partition.max.record.locks; KIP-1263 (4.3, GroupCoordinatorConfig): the assignment interval.
+    _share_43_spec("group.share.min.delivery.count.limit", 2,
+                   "Lowest value of a group's share.delivery.count.limit.", _SGC, low=2, high=5),
+    _share_43_spec("group.share.max.delivery.count.limit", 10,
+                   "Highest value of a group's share.delivery.count.limit.", _SGC, low=5, high=25),
+    _share_43_spec("group.share.min.partition.max.record.locks", 100,
+                   "Lowest value of a group's share.partition.max.record.locks.", _SGC, low=100, high=2000),
+    _share_43_spec("group.share.max.partition.max.record.locks", 4000,
+                   "Highest value of a group's share.partition.max.record.locks.", _SGC, low=2000, high=10000),
+    _share_43_spec("group.share.assignment.interval.ms", 1000,
+                   "Least time between two target-assignment computations of a share group (KIP-1263): a change "
+                   "within it bumps the group epoch at once, the next heartbeat of any member once the interval "
+                   "has passed computes the target. 0 computes on every epoch bump, the only behaviour before 4.3.",
+                   _GCC, low=0),
+    _share_43_spec("group.share.min.assignment.interval.ms", 0,
+                   "Lowest group.share.assignment.interval.ms, for the broker and a group's share.assignment.interval.ms.",
+                   _GCC, low=0),
+    _share_43_spec("group.share.max.assignment.interval.ms", 15000,
+                   "Highest group.share.assignment.interval.ms, for the broker and a group's "
+                   "share.assignment.interval.ms.", _GCC, low=0),
+    # KIP-1191 (4.4, GroupCoordinatorConfig at the 4.4 branch): dynamic cluster configs of the share groups'
+    # dead-letter queue (KAFKA-20410).
+    _spec("errors.deadletterqueue.auto.create.topics.enable", "boolean", [("4.4", False)],
+          "Whether the broker creates a share group's dead-letter-queue topic when it does not exist.",
+          f"added in 4.4 (KIP-1191, {_GCC}); a dynamic cluster config", added_by="KIP-1191"),
+    _spec("errors.deadletterqueue.topic.name.prefix", "string", [("4.4", "dlq.")],
+          "The prefix every share group's dead-letter-queue topic name must have (\"\": no restriction).",
+          f"added in 4.4 (KIP-1191, {_GCC}); a dynamic cluster config", added_by="KIP-1191"),
 ]
 BROKER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _BROKER}
 
@@ -882,7 +943,17 @@ def _check_share_groups(cfg: dict, vt: tuple) -> None:
     min_s, max_s = "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"
     min_l, max_l = "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"
     rules = [(max_hb, ge, min_hb), (hb, ge, min_hb), (hb, le, max_hb), (max_s, ge, min_s), (session, ge, min_s),
-             (session, le, max_s), (hb, "less than", session), (lock, ge, min_l), (max_l, ge, lock)]
+             (session, le, max_s), (hb, "less than", session)]
+    if vt >= _v("4.3"):  # GroupCoordinatorConfig (KIP-1263), then ShareGroupConfig.validate (KIP-1240)
+        interval = "group.share.assignment.interval.ms"
+        min_i, max_i = "group.share.min.assignment.interval.ms", "group.share.max.assignment.interval.ms"
+        limit, min_d, max_d = ("group.share.delivery.count.limit", "group.share.min.delivery.count.limit",
+                               "group.share.max.delivery.count.limit")
+        locks, min_k, max_k = ("group.share.partition.max.record.locks", "group.share.min.partition.max.record.locks",
+                               "group.share.max.partition.max.record.locks")
+        rules += [(max_i, ge, min_i), (interval, ge, min_i), (interval, le, max_i),
+                  (max_d, ge, limit), (limit, ge, min_d), (max_k, ge, locks), (locks, ge, min_k)]
+    rules += [(lock, ge, min_l), (max_l, ge, lock)]
     compare = {ge: lambda a, b: a >= b, le: lambda a, b: a <= b, "less than": lambda a, b: a < b}
     for a, relation, b in rules:
         if not compare[relation](cfg[a], cfg[b]):

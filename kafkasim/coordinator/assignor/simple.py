@@ -67,7 +67,7 @@ class SimpleAssignor:
         order = list(spec.topics)
         members = {m: sorted(spec.subscribed_topics(m), key=order.index) for m in spec.member_ids}
         current = {m: {t: sorted(ps) for t, ps in spec.target(m).items()} for m in spec.member_ids}
-        described = getattr(spec, "assignable", None)
+        described = spec.assignable
         assignable = None if described is None else {t: list(described(t)) for t in order}
         plain = _assign(self.generation, members, dict(spec.topics), current, assignable)
         return {m: {t: frozenset(ps) for t, ps in a.items() if ps} for m, a in plain.items()}

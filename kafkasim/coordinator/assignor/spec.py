@@ -16,7 +16,7 @@ May import: `kafkasim.core`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: A member's assignment, as the coordinator stores it: topic -> partitions.
 Assignment = Mapping[str, frozenset]
@@ -40,12 +40,13 @@ class GroupSpec:
     """
 
     __slots__ = ("member_ids", "topics", "subscription_type", "targets", "_subscribed", "_instance",
-                 "_rack", "_inverted")
+                 "_rack", "_inverted", "assignable")
 
     def __init__(self, member_ids: Sequence[str], topics: Mapping[str, int], subscription_type: str,
                  subscribed: Callable[[str], frozenset], targets: Mapping[str, Assignment],
                  instance_id: Callable[[str], str | None], rack_id: Callable[[str], str | None],
-                 inverted: Mapping[str, Mapping[int, str]]):
+                 inverted: Mapping[str, Mapping[int, str]],
+                 assignable: Callable[[str], Iterable[int]] | None = None):
         self.member_ids = member_ids
         self.topics = topics                      # subscribed topic -> partition count
         self.subscription_type = subscription_type
@@ -54,6 +55,9 @@ class GroupSpec:
         self._instance = instance_id
         self._rack = rack_id
         self._inverted = inverted
+        #: Kafka's `SubscribedTopicDescriber.assignablePartitions(topic)` (4.1+): a share group's
+        #: initialized partitions of a topic; None: every partition is assignable.
+        self.assignable = assignable
 
     def subscribed_topics(self, member_id: str) -> frozenset:
         """The topics the member subscribes to that exist (names and resolved regex together)."""

@@ -81,9 +81,9 @@ Simplified, and what it costs a learner:
   maps, so exact picks can differ from a real broker (balance and stickiness do not);
 - `group.consumer.min/max.session.timeout.ms` and `...heartbeat.interval.ms` bounds are not
   enforced (they only bound the broker default and per-group overrides); per-group dynamic
-  configs other than `consumer.session.timeout.ms` and `consumer.heartbeat.interval.ms` (set through
-  the front's `set_group_config`; 4.3's `consumer.assignment.interval.ms`) and dynamic broker configs
-  are not modelled;
+  configs other than `consumer.session.timeout.ms`, `consumer.heartbeat.interval.ms` and (4.3)
+  `consumer.assignment.interval.ms` (set through the front's `set_group_config`) and dynamic broker
+  configs are not modelled;
 - 4.3's assignment offload switch is not modelled: at v8.3.0 `group.consumer.assignor.offload.enable`
   is no config (KAFKA-20339 removed it for 4.3; `consumerGroupAssignorOffloadEnable()` returns the
   constant true) and at the 4.4 head an internal one (KAFKA-20930), and in both nothing on the
@@ -107,10 +107,11 @@ from kafkasim.coordinator.modern.consumer.group import (
     MEMBER_STATES, UNREVOKED_PARTITIONS, Assignment, ClassicMember, ConsumerGroup, ConsumerGroupMember,
     as_lists)
 from kafkasim.coordinator.modern.consumer.reconciliation import Reconciler
+from kafkasim.coordinator.modern.assignment_interval import assignment_interval, can_compute_next_target_assignment
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.consumer.responses import ApiError, ConsumerGroupHeartbeatResponse
 from kafkasim.coordinator.modern.consumer.rules import ProtocolRules
-from kafkasim.core.config import BROKER_CONFIGS, broker_config, check_exists
+from kafkasim.core.config import BROKER_CONFIGS
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, Errors, check_range
 from kafkasim.core.java import INT_MAX
@@ -158,9 +159,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                               f"{session}={self.session_timeout_ms})")
         self.max_size = check_range("group.consumer.max.size", _or(
             group_consumer_max_size, _broker_default("group.consumer.max.size", kafka_version)), 1, INT_MAX)
-        self.assignment_interval_ms = _assignment_interval(kafka_version, group_consumer_assignment_interval_ms,
-                                                           group_consumer_min_assignment_interval_ms,
-                                                           group_consumer_max_assignment_interval_ms)
+        self.assignment_interval_ms = assignment_interval(
+            kafka_version, "consumer", group_consumer_assignment_interval_ms,
+            group_consumer_min_assignment_interval_ms, group_consumer_max_assignment_interval_ms)
         self.assignors = server_assignors(group_consumer_assignors, self.rules.uniform_stable_extra)
         self.default_assignor = next(iter(self.assignors))
         self.topics: dict[str, int] = {}
@@ -455,8 +456,15 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         target yet (Kafka: assignment timestamp 0) or the interval is 0, else once
         `group.consumer.assignment.interval.ms` has passed since the last computation. Nothing
         is scheduled: the next heartbeat of any member after that computes it."""
-        interval, last = self.assignment_interval_ms, group.last_assignment_ms
-        return interval == 0 or last is None or self.sim.now >= last + interval
+        return can_compute_next_target_assignment(group.last_assignment_ms, self._assignment_interval(group.group_id),
+                                                  self.sim.now)
+
+    def _assignment_interval(self, group_id: str) -> int:
+        """`consumerGroupAssignmentIntervalMs` (4.3): the group's `consumer.assignment.interval.ms`, else
+        the broker's (0 before 4.3)."""
+        if self.group_configs is None:  # the group config exists from 4.3 only (GroupConfigs refuses it before)
+            return self.assignment_interval_ms
+        return self.group_configs.value(group_id, "consumer.assignment.interval.ms", self.assignment_interval_ms)
 
     def _compute_targets(self, plan: "_Plan") -> tuple["_Targets", str]:
         group, updated = plan.group, plan.updated
@@ -940,24 +948,6 @@ class _Targets:
 # -- helpers ------------------------------------------------------------------------------------
 def _or(value, default):
     return default if value is None else value
-
-
-_INTERVAL_CONFIGS = ("group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
-                     "group.consumer.max.assignment.interval.ms")
-
-
-def _assignment_interval(kafka_version: str, interval: int | None, low: int | None, high: int | None) -> int:
-    """`group.consumer.assignment.interval.ms` (KIP-1263), checked against its bounds as
-    `GroupCoordinatorConfig` checks them (`broker_config`'s wording). Before 4.3 the configs do not
-    exist: 0 (the only behaviour then) is accepted, anything else refused."""
-    given = {name: value for name, value in zip(_INTERVAL_CONFIGS, (interval, low, high)) if value is not None}
-    spec = BROKER_CONFIGS[_INTERVAL_CONFIGS[0]]
-    if not spec.exists_in(kafka_version):
-        for name, value in given.items():
-            if name != _INTERVAL_CONFIGS[0] or value != 0:
-                check_exists("broker", BROKER_CONFIGS[name], kafka_version)
-        return 0
-    return broker_config(kafka_version, given)[_INTERVAL_CONFIGS[0]]
 
 
 def _delta(counts: Counter, remove: Iterable, add: Iterable) -> Counter:

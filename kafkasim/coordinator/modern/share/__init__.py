@@ -28,9 +28,12 @@ Landed (the coordinator step): `ShareGroupManager` (`manager`: ShareGroupHeartbe
 initialization before assignment from 4.1, session fencing, `load_share_group`, `share_partition`),
 held by `GroupCoordinator` as `share_groups`; per-group configs are `modern.group_config`'s.
 
-Still to come: 4.3's share assignment interval (KIP-1263) and per-group limits as group configs
-(KIP-1240), the log start offset moving past SPSO (retention, DeleteRecords), and 4.4's
-dead-letter queue (KIP-1191).
+Landed (4.3 and 4.4, confluentinc/kafka branches 4.3 and 4.4): the share assignment interval
+(KIP-1263, `modern.assignment_interval`), the per-group limits as group configs (KIP-1240), the
+dead-letter queue (KIP-1191, `share.version=2`: `DlqRecord`, `ShareGroupManager.dlq_write`), the
+emptied group's target epoch (KAFKA-20442) and known topics' new partitions at offset 0 (KAFKA-20742).
+
+Still to come: the log start offset moving past SPSO (retention, DeleteRecords).
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordinator.modern.api`,
 `kafkasim.coordinator.modern.group_config`.
@@ -38,7 +41,8 @@ May import: `kafkasim.core`, `kafkasim.coordinator.assignor`, `kafkasim.coordina
 
 from kafkasim.coordinator.assignor.simple import share_version
 from kafkasim.coordinator.modern.share.partition import (
-    ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, AcquiredRecords, SharePartition, SharePartitionRules)
+    ACK_TYPE_TO_RECORD_STATE, ACKNOWLEDGE_TYPES, CLIENT_REJECT, DELIVERY_COUNT_EXCEEDED, AcquiredRecords, DlqRecord,
+    SharePartition, SharePartitionRules)
 from kafkasim.coordinator.modern.share.group import ShareGroup, ShareGroupMember
 from kafkasim.coordinator.modern.share.manager import SHARE_BROKER_CONFIGS, ShareGroupManager, share_broker_config
 from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
@@ -47,6 +51,7 @@ from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, EMPTY_MEMBER_ID, RECORD_STATE_IDS, InFlightBatch, InFlightState)
 
 __all__ = ["ShareGroupManager", "ShareGroupHeartbeatResponse", "ShareGroup", "ShareGroupMember", "ShareRules",
-           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "SharePartitionRules", "share_version", "InFlightBatch",
+           "share_broker_config", "SHARE_BROKER_CONFIGS", "SharePartition", "AcquiredRecords", "DlqRecord",
+           "CLIENT_REJECT", "DELIVERY_COUNT_EXCEEDED", "SharePartitionRules", "share_version", "InFlightBatch",
            "InFlightState", "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "EMPTY_MEMBER_ID",
            "RECORD_STATE_IDS", "ACKNOWLEDGE_TYPES", "ACK_TYPE_TO_RECORD_STATE"]

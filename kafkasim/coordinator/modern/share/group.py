@@ -54,6 +54,8 @@ class ShareGroup:
         self.initializing: dict[str, tuple[frozenset, int]] = {}  # topic -> (partitions, since ms)
         self.session_timer: dict = {}
         self.state = EMPTY_STATE
+        self.last_assignment_ms: int | None = None   # KIP-1263: when the target was last computed (None: never)
+        self.starts_at_zero: set[tuple[str, int]] = set()  # KAFKA-20742 (4.4): partitions initialized at offset 0
 
     def compute_state(self) -> str:
         return STABLE_STATE if self.members else EMPTY_STATE

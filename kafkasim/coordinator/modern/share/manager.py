@@ -27,10 +27,28 @@ new_group... member_joined, subscription_changed, metadata_changed, initialized,
 TargetAssignmentComputed (reason "simple"), MemberEpochBumped, MemberFenced ("session_timeout"),
 MemberRemoved ("leave_group", "session_timeout"), StateChanged, GroupLoaded.
 
+Kafka 4.3 and 4.4 (confluentinc/kafka branches 4.3 and 4.4, `GroupMetadataManager.java`,
+`GroupCoordinatorConfig.java`, `ShareGroupConfig.java`, `GroupConfig.java`), modelled: new groups
+at epoch 1 (KAFKA-20268); the assignment interval (KIP-1263: `group.share.assignment.interval.ms`,
+or the group's `share.assignment.interval.ms`; the mechanism is `modern.assignment_interval`'s, shared
+with consumer groups) and initialized partitions bumping the epoch only when no target is pending;
+the per-group limits of KIP-1240 (read by the share partitions); 4.4's catch-up of an emptied group's
+target epoch (KAFKA-20442), partitions added to an already initialized topic starting at offset 0
+(KAFKA-20742), and the dead-letter queue (KIP-1191, `share.version=2`): `dlq_write` checks the DLQ
+topic as `ShareGroupDLQStateManager.validateDlqTopic` does and keeps what was written by topic.
+Not modelled: KIP-1323 (4.4), which is an admin-tool change only (`kafka-share-groups.sh
+--reset-offsets --from-file`, a CSV plan such as a consumer group's committed offsets, KAFKA-20524)
+sent as AlterShareGroupOffsets, an RPC kafkasim does not have; a replay seeds the same state with
+`SharePartition.load_state(start_offset, [])`.
+
 Simplified, and said so: no `__consumer_offsets` writes (a heartbeat is atomic), no topic ids
 (topics are names), no rack use, no authorisation, no metadata hash (the subscribed topics'
-partition counts are compared instead, which changes on the same events), no assignment interval
-(4.3's `group.share.assignment.interval.ms`, KIP-1263, is not modelled), no topic deletion.
+partition counts are compared instead, which changes on the same events), no topic deletion; a
+restored group (`load_share_group`) has no assignment timestamp, so its next target is computed at
+once whatever the interval (Kafka restores the timestamp from its record); the
+DLQ topic's own config `errors.deadletterqueue.group.enable` is not modelled (a topic in the
+cluster's table counts as enabled), an auto-created DLQ topic is not added to the topic table, and
+the DLQ records carry no copy of the record (`errors.deadletterqueue.copy.record.enable` is kept, unused).
 A fenced member's acquired records stay acquired (Kafka releases them only when the share session
 closes or the locks expire), as here.
 
@@ -44,11 +62,12 @@ from typing import Any, Callable, Iterable, Mapping
 
 from kafkasim.coordinator.assignor.simple import PartitionAssignorException, simple_share_assign
 from kafkasim.coordinator.modern.api import ApiError
+from kafkasim.coordinator.modern.assignment_interval import can_compute_next_target_assignment
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
 from kafkasim.coordinator.modern.group_config import GroupConfigs
 from kafkasim.coordinator.modern.share.group import (
     STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
-from kafkasim.coordinator.modern.share.partition import SharePartition
+from kafkasim.coordinator.modern.share.partition import DlqRecord, SharePartition, share_feature
 from kafkasim.coordinator.modern.share.responses import ShareGroupHeartbeatResponse
 from kafkasim.coordinator.modern.share.rules import ShareRules
 from kafkasim.core.config import BROKER_CONFIGS, broker_config
@@ -58,7 +77,8 @@ from kafkasim.core.errors import ConfigError, Errors, check_int
 LogHook = Callable[[int, str, str, "str | None", dict], None]
 
 #: The broker configs a share-group coordinator reads, as GroupCoordinator's arguments name them.
-SHARE_BROKER_CONFIGS = tuple(name for name in BROKER_CONFIGS if name.startswith("group.share."))
+SHARE_BROKER_CONFIGS = tuple(name for name in BROKER_CONFIGS
+                             if name.startswith(("group.share.", "errors.deadletterqueue.")))
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 _MAX_MEMBER_ID_LENGTH = 36  # KafkaApis.isMemberIdValid (4.2)
@@ -84,10 +104,11 @@ class ShareGroupManager(ModernGroupQueries):
 
     def __init__(self, sim: Simulation, *, topics: dict[str, int], configs: Mapping[str, Any],
                  group_configs: GroupConfigs, kafka_version="4.2", share_state_init_delay_ms: int | None = None,
-                 record_heartbeats: bool = True, log: LogHook | None = None):
+                 share_version: int | None = None, record_heartbeats: bool = True, log: LogHook | None = None):
         self.sim = sim
         self.kafka_version = kafka_version
         self.rules = ShareRules.for_version(kafka_version)
+        self.share_version = share_feature(share_version, self.rules.served and self.rules.version >= (4, 4))
         self.topics = topics
         self.configs = dict(configs)
         self.group_configs = group_configs
@@ -98,6 +119,10 @@ class ShareGroupManager(ModernGroupQueries):
         self.groups: dict[str, ShareGroup] = {}
         self.partitions: dict[tuple[str, str, int], SharePartition] = {}
         self.stats = {"requests": 0, "timer_events": 0, "assignments": 0, "share_state_inits": 0}
+        #: The dead-letter-queue topics (4.4, KIP-1191): topic -> the records written to it, in order.
+        self.dlq_topics: dict[str, list[DlqRecord]] = {}
+        #: The DLQ writes that failed: (record, Kafka's ConfigException message).
+        self.dlq_failures: list[tuple[DlqRecord, str]] = []
         self._deleted: set[str] = set()
         self._rows = sim.events.rows
         #: Set by the coordinator front: the kind of group ("consumer", "classic") holding an id
@@ -192,7 +217,8 @@ class ShareGroupManager(ModernGroupQueries):
         members = {**group.members, member_id: updated}
         bump, reason = subscription_changed, ("member_joined" if member_id not in group.members
                                               else "subscription_changed")
-        if not bump and self.rules.init_gate and self._initialized_assignment_pending(group):
+        if not bump and self.rules.init_gate and self._initialized_assignment_pending(group) and \
+                (not self.rules.assignment_interval or group.assignment_epoch >= group.group_epoch):
             bump, reason = True, "initialized"
         group_epoch, metadata = group.group_epoch, group.subscription_metadata
         if bump or group.metadata_expired:
@@ -208,7 +234,8 @@ class ShareGroupManager(ModernGroupQueries):
                     reason = "new_group"
         target_epoch = group.assignment_epoch
         targets = None
-        if group_epoch > group.assignment_epoch:
+        if group_epoch > group.assignment_epoch and can_compute_next_target_assignment(
+                group.last_assignment_ms, self.assignment_interval_ms(group_id), self.sim.now):
             targets = self._compute_targets(group, members, metadata, group_epoch)  # may raise: nothing stored
             target_epoch = group_epoch
         # -- commit -----------------------------------------------------------------------------
@@ -228,6 +255,7 @@ class ShareGroupManager(ModernGroupQueries):
             changed = sum(1 for m in members if targets.get(m, {}) != group.target.get(m, {}))
             group.target = targets
             group.assignment_epoch = target_epoch
+            group.last_assignment_ms = self.sim.now
             self.stats["assignments"] += 1
             self._event(group, "TargetAssignmentComputed", reason="simple", value=changed)
             self._emit_log("target_assignment_computed", group_id, None, epoch=target_epoch, assignor="simple",
@@ -348,6 +376,8 @@ class ShareGroupManager(ModernGroupQueries):
         if not change:
             return
         for topic, partitions in change.items():
+            if self.rules.known_topic_starts_at_zero and (topic in group.initialized or topic in group.initializing):
+                group.starts_at_zero.update((topic, p) for p in partitions)
             group.initializing[topic] = (partitions, now)
         self.stats["share_state_inits"] += 1
         if self.init_delay_ms is not None:
@@ -407,6 +437,10 @@ class ShareGroupManager(ModernGroupQueries):
         group.subscription_metadata = metadata
         group.group_epoch += 1
         self._event(group, "GroupEpochBumped", reason="member_removed", value=group.group_epoch)
+        if not group.members and self.rules.empty_group_catches_up:
+            # KAFKA-20442 (4.4): "use a timestamp of zero to mimic the behavior of a new group so that
+            # the assignment interval does not delay the next assignment computation".
+            group.assignment_epoch, group.last_assignment_ms = group.group_epoch, None
         self._sync_state(group)
 
     # == timers and per-group configs ============================================================
@@ -419,6 +453,21 @@ class ShareGroupManager(ModernGroupQueries):
         """`shareGroupHeartbeatIntervalMs`: the group's `share.heartbeat.interval.ms`, else the broker's."""
         return self.group_configs.value(group_id, "share.heartbeat.interval.ms",
                                         self.configs["group.share.heartbeat.interval.ms"])
+
+    def _cancel_all_timers(self, group: ShareGroup) -> None:
+        """A deleted group's share state goes with it (DeleteShareGroupState): its share partitions,
+        and their lock timers, are dropped; the same id starts afresh."""
+        for key in [k for k in self.partitions if k[0] == group.group_id]:
+            for timer in self.partitions.pop(key).lock_timers():
+                timer.cancel()
+
+    def assignment_interval_ms(self, group_id: str) -> int:
+        """`shareGroupAssignmentIntervalMs` (4.3): the group's `share.assignment.interval.ms`, else the
+        broker's `group.share.assignment.interval.ms`; 0 before 4.3 (a target at every epoch bump)."""
+        if not self.rules.assignment_interval:
+            return 0
+        return self.group_configs.value(group_id, "share.assignment.interval.ms",
+                                        self.configs["group.share.assignment.interval.ms"])
 
     def _touch_session(self, group: ShareGroup, member_id: str) -> None:
         """`scheduleShareGroupSessionTimeout`: the member is fenced if silent for the session timeout."""
@@ -473,6 +522,11 @@ class ShareGroupManager(ModernGroupQueries):
         check_int("log_start_offset", log_start_offset, 0)
         check_int("log_end_offset", log_end_offset, log_start_offset)
         reset = self.group_configs.value(group_id, "share.auto.offset.reset", "latest")
+        group = self.groups.get(group_id)
+        if group is not None and (topic, partition) in group.starts_at_zero:
+            # KAFKA-20742: InitializeShareGroupState sent start offset 0, not -1; a log that no longer
+            # starts at 0 is read from its start (the fetch's out-of-range reset), hence log_start_offset.
+            reset = "earliest"
         if reset.startswith("by_duration:"):
             raise ConfigError(f"share.auto.offset.reset={reset} needs record timestamps, which "
                               "kafkasim's share partitions do not keep: use earliest or latest")
@@ -480,10 +534,36 @@ class ShareGroupManager(ModernGroupQueries):
                             max_in_flight_records=self.configs["group.share.partition.max.record.locks"],
                             max_delivery_count=self.configs["group.share.delivery.count.limit"],
                             default_record_lock_duration_ms=self.configs["group.share.record.lock.duration.ms"],
-                            group_config=lambda: self.group_configs.get(group_id))
+                            group_config=lambda: self.group_configs.get(group_id), share_version=self.share_version,
+                            dlq_writer=self.dlq_write)
         sp.load_state(log_start_offset if reset == "earliest" else log_end_offset, [])
         self.partitions[key] = sp
         return sp
+
+    def dlq_write(self, record: DlqRecord) -> str | None:
+        """Produce one DLQ record (4.4, KIP-1191) to the group's `errors.deadletterqueue.topic.name`,
+        checked as `ShareGroupDLQStateManager.validateDlqTopic` does; None, or Kafka's
+        ConfigException message when the topic cannot be used (the record is archived regardless)."""
+        group_id = record.group_id
+        topic = self.group_configs.value(group_id, "errors.deadletterqueue.topic.name", "")
+        prefix = self.configs["errors.deadletterqueue.topic.name.prefix"] or ""
+        failure = None
+        if not topic:
+            failure = f"Configured DLQ topic name in share group: {group_id} is empty."
+        elif topic.startswith("__"):
+            failure = f"Configured DLQ topic name in share group: {group_id} cannot start with __, topic: {topic}."
+        elif topic not in self.topics and topic not in self.dlq_topics and \
+                not self.configs["errors.deadletterqueue.auto.create.topics.enable"]:
+            failure = (f"DLQ topic does not exist and auto create is disabled on cluster for share group: "
+                       f"{group_id}, topic: {topic}.")
+        elif prefix and not topic.startswith(prefix):
+            failure = (f"Configured DLQ topic name does not comply with the DLQ topic prefix in share group: "
+                       f"{group_id}, topic: {topic}, prefix: {prefix}.")
+        if failure is not None:
+            self.dlq_failures.append((record, failure))
+            return failure
+        self.dlq_topics.setdefault(topic, []).append(record)
+        return None
 
     # == restoring a group ========================================================================
     def load_share_group(self, group_id: str, *, group_epoch: int, target_assignment_epoch: int | None = None,

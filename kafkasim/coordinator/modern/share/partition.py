@@ -7,6 +7,15 @@ offset (SPEO), hands them out under acquisition locks, counts deliveries, and ta
 acknowledgements. Every state change it makes (acknowledge, release, lock expiry) is one
 WriteShareGroupState to the share coordinator, counted in `stats["write_share_group_state"]`.
 
+4.4's dead-letter queue (KIP-1191, feature `share.version=2`; `SharePartition` on the 4.4 branch):
+when the group sets `errors.deadletterqueue.topic.name`, a record archived at the delivery limit
+(RELEASE, lock expiry, session release) or REJECTed is handed to the DLQ (`DlqRecord`, with
+Kafka's cause "Offset delivery count exceeded the threshold." or "Offset rejected by client.")
+and then ARCHIVED. Kafka passes it through the non-terminal ARCHIVING state and writes twice
+(phase 1 ARCHIVING, phase 2 ARCHIVED after the DLQ produce, `initiateDLQAndArchive`); kafkasim
+produces at once, so ARCHIVING is never seen, but both writes are counted. A failed DLQ write
+still archives the record ("Failed to write to DLQ, proceeding to ARCHIVED regardless.").
+
 Simplified, and said so: the share coordinator always answers at once and never fails (Kafka's
 rollback on a failed write is not needed; the rollback of an acknowledgement that fails
 validation is); there is no log, so `acquire` takes the log batches a read returned; compaction
@@ -24,7 +33,7 @@ from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from kafkasim.coordinator.assignor.simple import share_version
+from kafkasim.coordinator.assignor.simple import share_version as share_line
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, DECREASE, EMPTY_MEMBER_ID, INCREASE, NO_OP, TERMINAL,
     InFlightBatch, InFlightState)
@@ -37,6 +46,9 @@ ACKNOWLEDGE_TYPES = {"GAP": 0, "ACCEPT": 1, "RELEASE": 2, "REJECT": 3, "RENEW": 
 #: `SharePartition.ACK_TYPE_TO_RECORD_STATE` (RENEW changes no state).
 ACK_TYPE_TO_RECORD_STATE = {"GAP": ARCHIVED, "ACCEPT": ACKNOWLEDGED, "RELEASE": AVAILABLE, "REJECT": ARCHIVED}
 ACQUIRE_MODES = ("batch_optimized", "record_limit")
+#: `ShareGroupDLQManager.DELIVERY_COUNT_EXCEEDED` / `CLIENT_REJECT` (4.4): why a record went to the DLQ.
+DELIVERY_COUNT_EXCEEDED = "Offset delivery count exceeded the threshold."
+CLIENT_REJECT = "Offset rejected by client."
 #: `SharePartition.MINIMUM_THROTTLE_RECORDS_DELIVERY_LIMIT` (4.2).
 MINIMUM_THROTTLE_RECORDS_DELIVERY_LIMIT = 2
 
@@ -56,6 +68,19 @@ class AcquiredRecords(NamedTuple):
     delivery_count: int
 
 
+class DlqRecord(NamedTuple):
+    """`ShareGroupDLQRecordParameter` (4.4, KIP-1191): a range of one share partition sent to the
+    group's dead-letter-queue topic, with its delivery count and cause."""
+
+    group_id: str
+    topic: str
+    partition: int
+    first_offset: int
+    last_offset: int
+    delivery_count: int
+    cause: str
+
+
 @dataclass(frozen=True)
 class SharePartitionRules:
     """What changed in `SharePartition` between versions (each field names its Jira/KIP)."""
@@ -71,13 +96,14 @@ class SharePartitionRules:
     start_adjust: bool             # 4.2+: a fetch below SPSO with nothing cached starts at SPSO
     gap_bounds: bool               # 4.2+: the gap start never moves back, nor past the window's end
     group_limits: bool             # 4.3+: per-group delivery limit, record locks, RENEW switch (KIP-1240)
+    dlq: bool                      # 4.4+: the dead-letter queue, with share.version=2 (KIP-1191)
 
     @classmethod
     def for_version(cls, kafka_version) -> "SharePartitionRules":
-        v = share_version(kafka_version)
+        v = share_line(kafka_version)
         return cls(split_new_batches=v >= (4, 1), release_decrements=v == (4, 1), cap_in_acquisition=v >= (4, 2),
                    throttle=v >= (4, 2), record_limit=v >= (4, 2), renew=v >= (4, 2), gap_window=v >= (4, 1),
-                   start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3))
+                   start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3), dlq=v >= (4, 4))
 
 
 class _Failed(Exception):
@@ -95,16 +121,24 @@ class SharePartition:
     (>= 1), not checked against the broker configs' ranges; `None` takes the version's default.
     `group_config()` returns the group's dynamic overrides (`share.record.lock.duration.ms`, and
     from 4.3 `share.delivery.count.limit`, `share.partition.max.record.locks`,
-    `share.renew.acknowledge.enable`), read each time they are used.
+    `share.renew.acknowledge.enable`; from 4.4 `errors.deadletterqueue.topic.name`), read each time
+    they are used. `share_version` is the feature level (None: 2 from 4.4, else 1); `dlq_writer`
+    produces a `DlqRecord` to the DLQ topic and returns None, or why it failed (the coordinator
+    passes one that checks the topic as `ShareGroupDLQStateManager.validateDlqTopic`); None: every
+    DLQ write succeeds. What was written is `dlq_records`.
     """
 
     def __init__(self, sim: Simulation, group_id: str, topic: str, partition: int, *, kafka_version="4.2",
                  max_in_flight_records: int | None = None, max_delivery_count: int | None = None,
                  default_record_lock_duration_ms: int | None = None,
-                 group_config: Callable[[], Mapping[str, Any]] | None = None):
+                 group_config: Callable[[], Mapping[str, Any]] | None = None, share_version: int | None = None,
+                 dlq_writer: Callable[[DlqRecord], str | None] | None = None):
         self.rules = SharePartitionRules.for_version(kafka_version)
+        self.share_version = share_feature(share_version, self.rules.dlq)
+        self._dlq_writer = dlq_writer
+        self.dlq_records: list[DlqRecord] = []
         self.kafka_version = kafka_version
-        version = share_version(kafka_version)
+        version = share_line(kafka_version)
         if max_in_flight_records is None:
             max_in_flight_records = DEFAULT_MAX_RECORD_LOCKS.get(version, DEFAULT_MAX_RECORD_LOCKS_LATER)
         self.max_in_flight_records = check_int("max_in_flight_records", max_in_flight_records, 1)
@@ -123,6 +157,7 @@ class SharePartition:
         self._find_next = False             # `findNextFetchOffset`
         self._gap: list[int] | None = None  # `GapWindow` [endOffset, gapStartOffset] (4.1+)
         self.stats = {"write_share_group_state": 0, "timer_events": 0}
+        self.dlq_failures = 0  # DLQ writes that failed (4.4): the records were archived regardless
         self._persisted_start = 0
         self._persisted: dict[int, tuple[str, int]] = {}  # offset -> (state, count) as last written
 
@@ -140,6 +175,27 @@ class SharePartition:
         """`maxInFlightRecords()`: the group's `share.partition.max.record.locks` (4.3+) or the default."""
         return self._override("share.partition.max.record.locks", self.max_in_flight_records) \
             if self.rules.group_limits else self.max_in_flight_records
+
+    def dlq_enabled(self) -> bool:
+        """`isDLQEnabledForGroup` (4.4): share.version >= 2 and the group names a DLQ topic."""
+        return (self.rules.dlq and self.share_version >= 2
+                and bool(self._override("errors.deadletterqueue.topic.name", "")))
+
+    def _to_dlq(self, entries: Sequence[tuple[int, int, InFlightState, str | None]]) -> None:
+        """`initiateDLQAndArchive` for every archived range with a DLQ cause: produced to the DLQ
+        (failures logged and ignored), then the phase-2 write of ARCHIVED, one per range."""
+        if not self.dlq_enabled():
+            return
+        for first, last, state, cause in entries:
+            if cause is None or state.state != ARCHIVED:
+                continue
+            record = DlqRecord(self.group_id, self.topic, self.partition, first, last, state.delivery_count, cause)
+            failure = self._dlq_writer(record) if self._dlq_writer is not None else None
+            if failure is None:
+                self.dlq_records.append(record)
+            else:
+                self.dlq_failures += 1
+            self.stats["write_share_group_state"] += 1
 
     def throttle_limit(self) -> int:
         """`throttleRecordsDeliveryLimit`: max(2, ceil(limit / 2)) (4.2+)."""
@@ -182,6 +238,7 @@ class SharePartition:
         if floor is None:
             return
         written: list[tuple[int, int, InFlightState]] = []
+        dlq: list[tuple[int, int, InFlightState, str | None]] = []
         limit = self.max_delivery()
         for batch in self._range(floor.first, last):
             if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
@@ -194,10 +251,12 @@ class SharePartition:
                 state.try_update(ARCHIVED if lst < self._start else AVAILABLE, NO_OP, limit, EMPTY_MEMBER_ID)
                 state.cancel_timer()
                 written.append((f, lst, state))
+                dlq.append((f, lst, state, DELIVERY_COUNT_EXCEEDED if lst >= self._start else None))
                 if state.state != ARCHIVED:
                     self._find_next = True
         if written:
             self._write(written)
+            self._to_dlq(dlq)
             self._update_cached_state_and_offsets()
 
     def lock_timers(self) -> list[Timer]:
@@ -526,7 +585,7 @@ class SharePartition:
     def acknowledge(self, member_id: str, batches: Sequence[tuple[int, int, Any]]) -> Errors:
         """`SharePartition.acknowledge`: `[(first, last, type or [type per offset])]`. The first
         failing batch fails the call and every change of the call is rolled back."""
-        changes: list[tuple[int, int, InFlightState, tuple]] = []
+        changes: list[tuple] = []
         try:
             for entry in batches:
                 first, last, types = _checked_ack_batch(entry, self.rules.renew)
@@ -534,7 +593,7 @@ class SharePartition:
                     continue
                 self._acknowledge_batch(member_id, first, last, types, changes)
         except _Failed as failed:
-            for _, _, state, snapshot in reversed(changes):
+            for _, _, state, snapshot, _ in reversed(changes):
                 state.state, state.member_id = snapshot[0], snapshot[2]  # the count is not reverted
                 if state.state == AVAILABLE:
                     self._find_next = True
@@ -543,7 +602,7 @@ class SharePartition:
         return Errors.NONE
 
     def _acknowledge_batch(self, member_id: str, first: int, last: int, types: list[str],
-                           changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
+                           changes: list[tuple]) -> None:
         for batch in self._ack_sub_map(first, last):
             if batch.last < self._start:
                 continue
@@ -592,7 +651,7 @@ class SharePartition:
         return sub
 
     def _apply(self, kind: str, member_id: str, first: int, last: int, state: InFlightState,
-               changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
+               changes: list[tuple]) -> None:
         if kind == "RENEW":  # a fresh full lock; nothing changes, nothing is written
             if self.rules.group_limits and not self._override("share.renew.acknowledge.enable", True):
                 raise _Failed(Errors.INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled for the group.")
@@ -602,14 +661,16 @@ class SharePartition:
         snapshot = state.snapshot()
         if not state.try_update(ACK_TYPE_TO_RECORD_STATE[kind], NO_OP, self.max_delivery(), EMPTY_MEMBER_ID):
             raise _Failed(Errors.INVALID_RECORD_STATE, "Unable to acknowledge records for the batch")
-        changes.append((first, last, state, snapshot))
+        cause = CLIENT_REJECT if kind == "REJECT" else DELIVERY_COUNT_EXCEEDED if kind == "RELEASE" else None
+        changes.append((first, last, state, snapshot, cause))
 
-    def _commit(self, changes: list[tuple[int, int, InFlightState, tuple]]) -> None:
+    def _commit(self, changes: list[tuple]) -> None:
         """The write succeeded (`completeStateTransition(true)`): locks cancelled, SPSO moved."""
         if not changes:
             return
-        self._write([(first, last, state) for first, last, state, _ in changes])
-        for _, _, state, _ in changes:
+        self._write([(first, last, state) for first, last, state, _, _ in changes])
+        self._to_dlq([(first, last, state, cause) for first, last, state, _, cause in changes])
+        for _, _, state, _, _ in changes:
             state.cancel_timer()
             if state.state == AVAILABLE:
                 self._find_next = True
@@ -622,7 +683,7 @@ class SharePartition:
         and 4.2+, decremented in 4.1."""
         ops = DECREASE if self.rules.release_decrements else NO_OP
         limit = self.max_delivery()
-        changes: list[tuple[int, int, InFlightState, tuple]] = []
+        changes: list[tuple] = []
         for batch in self._batches():
             if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
                     batch.batch_state.member_id == member_id and batch.first < self._start <= batch.last:
@@ -635,7 +696,8 @@ class SharePartition:
                 if state.state == ACQUIRED:
                     snapshot = state.snapshot()
                     state.try_update(ARCHIVED if last < self._start else AVAILABLE, ops, limit, EMPTY_MEMBER_ID)
-                    changes.append((first, last, state, snapshot))
+                    changes.append((first, last, state, snapshot,
+                                    DELIVERY_COUNT_EXCEEDED if last >= self._start else None))
         self._commit(changes)
         return Errors.NONE
 
@@ -717,6 +779,18 @@ class SharePartition:
     def __repr__(self) -> str:
         return (f"SharePartition({self.group_id!r}, {self.topic}-{self.partition}, start={self._start}, "
                 f"end={self._end}, batches={self.cached_batches()})")
+
+
+def share_feature(share_version: int | None, dlq: bool) -> int:
+    """The feature `share.version` (`ShareVersion`): 1 (share groups), 2 (4.4+: the DLQ, KIP-1191);
+    None: the version's latest production level (2 from 4.4, else 1)."""
+    if share_version is None:
+        return 2 if dlq else 1
+    top = 2 if dlq else 1
+    if isinstance(share_version, bool) or share_version not in range(1, top + 1):
+        raise ConfigError(f"share_version (the feature share.version) must be 1" + (" or 2" if dlq else
+                          " before Kafka 4.4 (2, the dead-letter queue of KIP-1191, is 4.4's)") + f", got {share_version!r}")
+    return share_version
 
 
 def _checked_log_batches(log_batches: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

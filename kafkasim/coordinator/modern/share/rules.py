@@ -3,7 +3,8 @@
 Read from `GroupMetadataManager.java` (`shareGroupHeartbeat`, `shareGroupLeave`,
 `throwIfShareGroupMemberEpochIsInvalid`), `GroupCoordinatorService.java`
 (`throwIfShareGroupHeartbeatRequestIsInvalid`) and `KafkaApis.scala` (`handleShareGroupHeartbeat`)
-at 4.0.0, 4.1.1 and 4.2.0 (Confluent's v8.0.0, v8.1.0, v8.2.0). The share-partition rules are
+at 4.0.0, 4.1.1 and 4.2.0 (Confluent's v8.0.0, v8.1.0, v8.2.0), and the 4.3 / 4.4 switches at
+confluentinc/kafka branches 4.3 and 4.4. The share-partition rules are
 `partition.SharePartitionRules`, the assignor's generations `kafkasim.coordinator.assignor.simple`.
 
 May import: `kafkasim.core`, `kafkasim.coordinator.assignor`.
@@ -35,7 +36,14 @@ class ShareRules:
     - `new_metadata_log` (4.1+): the epoch-bump line carries the metadata hash;
     - `initial_group_epoch` (4.3, KAFKA-20268): a new group starts at epoch 1;
     - `init_retry_interval_ms`: an initializing entry older than this is retried (4.1: 2 x
-      offsets.commit.timeout.ms = 10000, hard-coded; 4.2: group.share.initialize.retry.interval.ms, 30000).
+      offsets.commit.timeout.ms = 10000, hard-coded; 4.2: group.share.initialize.retry.interval.ms, 30000);
+    - `assignment_interval` (4.3, KIP-1263): a target is computed at most once per
+      `group.share.assignment.interval.ms` (`canComputeNextTargetAssignment`), and initialized
+      partitions bump the epoch only when no target is pending (`assignmentEpoch >= groupEpoch`);
+    - `empty_group_catches_up` (4.4, KAFKA-20442): fencing the last member sets the target epoch to
+      the new group epoch with timestamp 0 (`shareGroupFenceMember`);
+    - `known_topic_starts_at_zero` (4.4, KAFKA-20742): partitions added to a topic the group already
+      initialized start at offset 0, not at `share.auto.offset.reset`.
     """
 
     version: tuple[int, int]
@@ -50,6 +58,9 @@ class ShareRules:
     new_metadata_log: bool
     initial_group_epoch: int
     init_retry_interval_ms: int
+    assignment_interval: bool
+    empty_group_catches_up: bool
+    known_topic_starts_at_zero: bool
 
     @classmethod
     def for_version(cls, kafka_version) -> "ShareRules":
@@ -62,7 +73,8 @@ class ShareRules:
                    rejoin_with_epoch_zero=since_42, full_request_sends_assignment=since_41,
                    unknown_group_not_found=since_41, new_metadata_log=since_41,
                    initial_group_epoch=1 if v >= (4, 3) else 0,
-                   init_retry_interval_ms=30000 if since_42 else 10000)
+                   init_retry_interval_ms=30000 if since_42 else 10000, assignment_interval=v >= (4, 3),
+                   empty_group_catches_up=v >= (4, 4), known_topic_starts_at_zero=v >= (4, 4))
 
 
 __all__ = ["ShareRules"]
