@@ -106,6 +106,7 @@ class ShareConsumer(Consumer):
         self.delivered: list[tuple[int, int, int, int]] = []  # (i, first, last, count) of the last poll
         self.acks: dict[int, list[tuple[int, int, str]]] = {}  # acknowledgements not sent yet, per partition
         self.sessions: set[int] = set()     # partitions fetched from (the share session's partitions)
+        self.batch_acked: set[tuple[int, int]] = set()  # (i, offset) acknowledged by hand since the last poll
         self.next_fetch_at = 0
         self.hb_backoff = 0
 
@@ -120,7 +121,8 @@ class ShareConsumer(Consumer):
         self._row("Started", reason="dynamic")
         self._set_app_state("joining")
         self._arm_heartbeat(self.sim.now)
-        self.sim.schedule(0, self._poll)
+        if not self.manual:
+            self.sim.schedule(0, self._poll)
 
     def crash(self) -> None:
         """The process dies. From 4.1 the broker sees the connection close and releases the
@@ -243,9 +245,25 @@ class ShareConsumer(Consumer):
         self.next_poll = self.sim.at(until, self._poll)
 
     def _fetch_and_process(self) -> None:
-        """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn,
-        then process the records as one batch."""
+        """One ShareFetch, then the records processed as one batch."""
         now = self.sim.now
+        got, count = self._acquire()
+        # A full batch: more may be waiting, fetch again at once; else wait for the poll resolution.
+        self.next_fetch_at = now if count >= self.max_records else now + self.resolution
+        if not got:
+            return self._wait(now + self.resolution)
+        self._set_app_state("consuming")
+        duration = int(-(-self.clock.take(count) // 1))
+        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
+                          None, None, count, None))
+        self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
+
+    def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
+        """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn;
+        the acquired (partition index, first, last, delivery count) ranges and their size."""
+        now = self.sim.now
+        if now < self.cut_until:
+            return [], 0
         world, member, mode = self.world, self.member_id, self.acquire_mode
         remaining = self.max_records
         got: list[tuple[int, int, int, int]] = []
@@ -269,16 +287,22 @@ class ShareConsumer(Consumer):
             if remaining <= 0:
                 self.rr = (self.rr + j + 1) % k
                 break
-        count = self.max_records - remaining
-        # A full batch: more may be waiting, fetch again at once; else wait for the poll resolution.
-        self.next_fetch_at = now if remaining <= 0 else now + self.resolution
-        if not got:
-            return self._wait(now + self.resolution)
-        self._set_app_state("consuming")
-        duration = int(-(-self.clock.take(count) // 1))
-        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
-                          None, None, count, None))
-        self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
+        return got, self.max_records - remaining
+
+    # -- driven by hand (tests, notebooks): KafkaShareConsumer's own calls -----------------------
+    manual = False  # True: no simulated application; poll() and acknowledge() are called by hand
+
+    def poll(self) -> list[ShareRecord]:
+        """`KafkaShareConsumer.poll()` called by hand (`manual` consumers): the pending
+        acknowledgements are sent (implicit mode: the previous batch accepted), then one ShareFetch."""
+        if self.explicit and self.delivered:
+            pending = {(i, o) for i, first, last, _ in self.delivered for o in range(first, last + 1)}
+            if pending - self.batch_acked:
+                raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
+        self._send_acks(implicit=True)
+        got, _ = self._acquire()
+        self.delivered, self.batch_acked = got, set()
+        return share_records(got, self.parts.tps)
 
     def _batch_done(self) -> None:
         if not self.alive or self.sim.now < self.frozen_until:
@@ -312,7 +336,19 @@ class ShareConsumer(Consumer):
         batch = self.batch[0] if self.batch is not None else self.delivered
         if i is None or not any(j == i and a <= record.offset <= b for j, a, b, _ in batch):
             raise IllegalStateException("The record cannot be acknowledged.")
-        self._add_ack(i, record.offset, record.offset, type)
+        # A second acknowledgement of a record not sent yet replaces the first (ShareInFlightBatch).
+        offset, kept = record.offset, []
+        for a, b, kind in self.acks.get(i, []):
+            if not a <= offset <= b:
+                kept.append((a, b, kind))
+                continue
+            if a < offset:
+                kept.append((a, offset - 1, kind))
+            if offset < b:
+                kept.append((offset + 1, b, kind))
+        self.acks[i] = sorted(kept + [(offset, offset, type)])
+        if type != "RENEW":  # a renewed record must still be acknowledged (KIP-1222)
+            self.batch_acked.add((i, offset))
 
     def _add_ack(self, i: int, first: int, last: int, kind: str) -> None:
         ranges = self.acks.setdefault(i, [])
@@ -335,7 +371,7 @@ class ShareConsumer(Consumer):
         if implicit and not self.explicit:
             for i, first, last, _ in self.delivered:
                 self._add_ack(i, first, last, "ACCEPT")
-        self.delivered = []
+            self.delivered = []
         acks, self.acks = self.acks, {}
         out: dict[tuple[str, int], Errors] = {}
         tps = self.parts.tps
