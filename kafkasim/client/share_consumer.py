@@ -368,6 +368,8 @@ class ShareConsumer(Consumer):
 
     def _send_acks(self, implicit: bool) -> dict[tuple[str, int], Errors]:
         """Send what is pending, one acknowledgement per partition (atomic on the leader)."""
+        if not self.acks and (not self.delivered or not implicit or self.explicit):
+            return {}
         if implicit and not self.explicit:
             for i, first, last, _ in self.delivered:
                 self._add_ack(i, first, last, "ACCEPT")

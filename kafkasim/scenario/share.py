@@ -109,7 +109,7 @@ class ShareLog:
         topic, p = self.parts.tps[i]
         now, kind, rows, group = self.world.sim.now, self.cause, self.rows, self.group_id
         run = None
-        for first, last, state in sorted(written, key=lambda w: w[0]):
+        for first, last, state in (written if len(written) == 1 else sorted(written, key=lambda w: w[0])):
             key = (state.state, state.delivery_count)
             if run is not None and run[1] + 1 == first and run[2] == key:
                 run[1] = last
@@ -195,7 +195,8 @@ def share_invariants(rows: Iterable[tuple], delivery_limit: int) -> None:
         elif kind in WRITE_KINDS:
             tp, (first, last) = (row[6], row[7]), _range(row[9])
             for held in holds[tp].values():
-                held.remove(first, last)
+                if held.starts:
+                    held.remove(first, last)
             if row[11] in TERMINAL and terminal[tp].add(first, last):
                 raise InvariantBroken(f"{tp[0]}-{tp[1]} offsets {first}-{last} made {row[11]} at {row[0]} ms, but "
                                       f"some were acknowledged before: a record acknowledged twice")
