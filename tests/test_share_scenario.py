@@ -175,3 +175,76 @@ def test_broken_invariants_are_caught():
         share_invariants([_write(1, "RecordStateChanged", 0, 8, "ACKNOWLEDGED"), ok[-1]], 5)
     # a lock expiry ends the hold: another member may take the records then
     share_invariants([_acq(0, "a", 0, 9), _write(30000, "LockExpired", 0, 9, "AVAILABLE"), _acq(30001, "b", 0, 9, 2)], 5)
+
+
+# Two members on one partition (4.2: the simple assignor shares it, both get t-0 at their 5 s heartbeat);
+# at 5000 c-1 acquires 0-499 and c-2 500-999, 250 ms of processing each.
+TWO = dict(kafka_version="4.2", group_type="share", members=2, topics={"t": 1}, produce_rate_per_s=1000,
+           processing_ms=0.5, start_spread_ms=0, duration_ms=8000, drain_ms=60000)
+SHARE_KINDS = ("Acquired", "Acknowledged", "LockExpired", "RecordsReleased", "Closed", "MemberFenced")
+
+
+def _share_rows(fault):
+    run = simulate(Scenario(faults=[fault], **TWO))
+    return run, [(r[0], r[3] if r[1] == "consumer" else r[1], r[4], r[9], r[10], r[8])
+                 for r in run.rows if r[4] in SHARE_KINDS]
+
+
+def test_gc_pause_holds_records_until_the_lock_expires_and_stalls_the_partition():
+    # Reference scenarios S2 and S8. c-2 freezes at 5100 holding 500-999. c-1 goes on until the in-flight
+    # range SPSO..SPEO = 500..2499 reaches group.share.partition.max.record.locks (2000): nothing new is
+    # acquired after 2000-2499 until c-2's lock expires at 5000 + 30000, when c-1 takes 500-999 (count 2).
+    run, rows = _share_rows(F.Pause("c-2", 5100, 50_000))
+    assert rows[:9] == [
+        (5000, "c-1", "Acquired", "0-499", 1, None), (5000, "c-2", "Acquired", "500-999", 1, None),
+        (5250, "c-1", "Acknowledged", "ACCEPT 0-499", 500, None), (5250, "c-1", "Acquired", "1000-1499", 1, None),
+        (5500, "c-1", "Acknowledged", "ACCEPT 1000-1499", 500, None), (5500, "c-1", "Acquired", "1500-1999", 1, None),
+        (5750, "c-1", "Acknowledged", "ACCEPT 1500-1999", 500, None), (5750, "c-1", "Acquired", "2000-2499", 1, None),
+        (6000, "c-1", "Acknowledged", "ACCEPT 2000-2499", 500, None)]
+    assert rows[9:11] == [(35000, "broker", "LockExpired", "500-999", 1, None),
+                          (35000, "c-1", "Acquired", "500-999", 2, None)]
+    # The coordinator fences c-2 at its last heartbeat (5000) + 45 s; thawed at 55100, c-2 finishes its batch
+    # at 55250 and ACCEPTs: the records are below SPSO by then, so the acknowledgement succeeds and changes nothing.
+    fenced = [r for r in rows if r[2] == "MemberFenced"]
+    assert [r[0] for r in fenced] == [50000]
+    assert rows[-1] == (55250, "c-2", "Acknowledged", "ACCEPT 500-999", 500, None)
+    s = run.summary
+    assert (s["duplicates"], s["redeliveries"], s["lock_expiries"], s["records_accepted"]) == (500, 500, 500, 8000)
+
+
+def test_network_cut_loses_the_acknowledgement_and_the_records_come_back():
+    run, rows = _share_rows(F.NetworkCut("c-2", 5100, 40_000))
+    assert (5250, "c-2", "Acknowledged", "ACCEPT 500-999", 500, "REQUEST_TIMED_OUT") in rows
+    assert rows[rows.index((35000, "broker", "LockExpired", "500-999", 1, None)) + 1] == \
+        (35000, "c-1", "Acquired", "500-999", 2, None)
+    assert run.summary["acknowledgement_failures"] == 500
+
+
+def test_slow_processing_lets_the_lock_expire_under_the_consumer():
+    # Reference scenario S6: c-2's processing of 500-999 takes 40 s more; its lock expires at 35000.
+    run, rows = _share_rows(F.SlowProcessing("c-2", 5100, 40_000))
+    assert rows[9:11] == [(35000, "broker", "LockExpired", "500-999", 1, None),
+                          (35000, "c-1", "Acquired", "500-999", 2, None)]
+    assert run.summary["duplicates"] == 500
+
+
+def test_graceful_close_releases_the_last_implicit_batch():
+    # ScaleIn: c-2 closes once its batch is done (5250). ShareConsumerImpl.close sends only acknowledged
+    # records (sendAcknowledgementsAndLeaveGroup): implicit mode accepts a batch at the next poll or commit,
+    # not at close, so the session close releases 500-999, redelivered to c-1 (count 2, kept in 4.2).
+    run, rows = _share_rows(F.ScaleIn(5100, ("c-2",)))
+    assert rows[3:8] == [(5250, "c-1", "Acquired", "1000-1499", 1, None),
+                         (5250, "broker", "RecordsReleased", "500-999", 1, None),
+                         (5250, "c-2", "Closed", None, None, None),
+                         (5500, "c-1", "Acknowledged", "ACCEPT 1000-1499", 500, None),
+                         (5500, "c-1", "Acquired", "500-999", 2, None)]
+    assert (run.summary["records_released_on_close"], run.summary["duplicates"]) == (500, 500)
+
+
+def test_scale_out_shares_the_partition_with_the_new_member():
+    # c-3 starts at 5100; the share state is initialized, so its first heartbeat assigns t-0 (sharing 3 on 1
+    # partition) and it takes the next records at once.
+    run, rows = _share_rows(F.ScaleOut(5100, 1))
+    assert rows[2] == (5100, "c-3", "Acquired", "1000-1499", 1, None)
+    assert {r[1] for r in rows if r[2] == "Acquired"} == {"c-1", "c-2", "c-3"}
+    assert run.summary["duplicates"] == 0
