@@ -248,3 +248,19 @@ def test_scale_out_shares_the_partition_with_the_new_member():
     assert rows[2] == (5100, "c-3", "Acquired", "1000-1499", 1, None)
     assert {r[1] for r in rows if r[2] == "Acquired"} == {"c-1", "c-2", "c-3"}
     assert run.summary["duplicates"] == 0
+
+
+def test_queue_metrics_side_by_side():
+    # Share group (ONE): 12 full batches of 500 from 5000, 250 ms each: all 6000 records accepted at 8000,
+    # 2000 ms after production ended; 6000 records in 8 s.
+    share = simulate(Scenario(kafka_version="4.2", duration_ms=6000, drain_ms=10000, **ONE))
+    assert share.queue_metrics == {"throughput_per_s": 750.0, "redeliveries": 0, "duplicates": 0,
+                                   "records_stuck": 0, "drain_ms": 2000}
+    # The consumer group on the same load: the same keys, read from its ledger (processed = done).
+    group = simulate(Scenario(kafka_version="4.2", members=1, topics={"t": 1}, produce_rate_per_s=1000,
+                              duration_ms=6000, drain_ms=10000, processing_ms=0.5, start_spread_ms=0))
+    last = group.ledger.progress[-1][0]
+    assert group.queue_metrics == {"throughput_per_s": round(6000 / (last / 1000), 1), "redeliveries": 0,
+                                   "duplicates": 0, "records_stuck": 0, "drain_ms": last - 6000}
+    stuck = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE)).queue_metrics
+    assert (stuck["records_stuck"], stuck["drain_ms"]) == (4000, None)
