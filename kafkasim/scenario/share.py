@@ -47,8 +47,13 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
     from kafkasim.core import faults
 
     if refusal is not None:
-        raise ConfigError(f"group_type='share' in Kafka {scenario.kafka_version}: {refusal} "
-                          f"(Scenario(broker={{...}}); share_version=1 for the feature)")
+        how = []
+        if "group.share.enable" in refusal or "rebalance.protocols" in refusal:
+            how.append("broker={'group.share.enable': True}")
+        if "share.version" in refusal:
+            how.append("share_version=1 (the feature)")
+        raise ConfigError(f"group_type='share' in Kafka {scenario.kafka_version}: {refusal}"
+                          + (f"; in a Scenario: {' or '.join(how)}" if how else ""))
     if scenario.static_membership:
         raise ConfigError("static_membership: a share consumer has no group.instance.id (ShareConsumerConfig "
                           "refuses it: \"group.instance.id cannot be set when using a share group.\")")
@@ -58,7 +63,9 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
                           f"acknowledge(record, AcknowledgeType.{poison[0].ack}), which a KafkaShareConsumer "
                           f"accepts only in explicit mode (else IllegalStateException \"Implicit acknowledgement of "
                           f"delivery is being used.\"): set consumer={{'share.acknowledgement.mode': 'explicit'}}"
-                          + (" (Kafka 4.1 or later)" if scenario.kafka_version.startswith("4.0") else ""))
+                          + (" (Kafka 4.1 or later: 4.0 has no such config and infers the mode from the first "
+                             "acknowledge(), which kafkasim does not model)"
+                             if scenario.kafka_version.startswith("4.0") else ""))
     for f in poison:
         count = scenario.topics.get(f.topic)
         if count is None or f.partition >= count:

@@ -139,6 +139,8 @@ class Scenario:
             raise ConfigError(f"group_type must be 'consumer' (a consumer group: classic or KIP-848, as group.protocol "
                               f"says) or 'share' (a share group, KIP-932), got {self.group_type!r}")
         if self.group_type == "share":
+            if self.share_version is not None:
+                check_int("share_version", self.share_version, 0)
             set_(self, "broker_config", broker_config(self.kafka_version, self.broker))
             refusal = share_groups_refusal(self.kafka_version, self.broker, self.share_version)
             if refusal is None:
