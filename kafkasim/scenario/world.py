@@ -126,14 +126,14 @@ class Scenario:
             set_(self, "faults", (self.faults,))  # one fault on its own
         if not isinstance(self.faults, (list, tuple)):
             raise ConfigError(f"faults must be a list of faults (Crash, Restart, Pause, SlowProcessing, NetworkCut, "
-                              f"ScaleOut, ScaleIn), got {self.faults!r}")
+                              f"ScaleOut, ScaleIn; PoisonRecord for a share group), got {self.faults!r}")
         set_(self, "faults", tuple(self.faults))
         if not isinstance(self.static_membership, bool):
             raise ConfigError(f"static_membership must be True or False, got {self.static_membership!r}")
         for f in self.faults:
             if not isinstance(f, faults_module.ALL):
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
-                                  f"NetworkCut, ScaleOut, ScaleIn), got {f!r}")
+                                  f"NetworkCut, ScaleOut, ScaleIn; PoisonRecord for a share group), got {f!r}")
         parse_version(self.kafka_version)
         if self.group_type not in ("consumer", "share"):
             raise ConfigError(f"group_type must be 'consumer' (a consumer group: classic or KIP-848, as group.protocol "
