@@ -264,3 +264,14 @@ def test_queue_metrics_side_by_side():
                                    "duplicates": 0, "records_stuck": 0, "drain_ms": last - 6000}
     stuck = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE)).queue_metrics
     assert (stuck["records_stuck"], stuck["drain_ms"]) == (4000, None)
+
+
+def test_crash_in_4_1_releases_with_the_delivery_count_decremented():
+    # Reference scenario S3: 4.1 releases a closed session's records with the count decremented
+    # (KAFKA-17541 part 1), so the redelivery carries count 1 again; 4.2 keeps it (KAFKA-19972).
+    run = simulate(Scenario(kafka_version="4.1", share_version=1, duration_ms=6000, drain_ms=60000,
+                            faults=[F.Restart("c-1", 5100, delay_ms=1000)], **ONE))
+    rows = _strip(_rows(run, "RecordsReleased", "Acquired"))
+    assert rows[1:3] == [(5100, "broker", "RecordsReleased", "t", 0, "0-499", 0, "AVAILABLE"),
+                         (6100, "c-1", "Acquired", "t", 0, "0-499", 1, None)]
+    assert run.summary["redeliveries"] == 0  # a redelivery the counts do not show

@@ -55,7 +55,8 @@ SHARE_SUMMARY_DOC = {
     "records_rejected": "records the application acknowledged REJECT (successfully): archived at once",
     "records_archived": "records ARCHIVED: rejected, or released or expired at the delivery limit "
                         "(group.share.delivery.count.limit)",
-    "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1)",
+    "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1; in 4.1 a "
+                    "session release decrements the count, KAFKA-17541, so those redeliveries do not show)",
     "lock_expiries": "records whose acquisition lock expired (group.share.record.lock.duration.ms) while acquired",
     "records_released_on_close": "records released when a member's share session closed (close(); from 4.1 "
                                  "also a crashed process's closed connection)",
