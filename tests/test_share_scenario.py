@@ -32,11 +32,14 @@ def test_first_poll_waits_for_share_state_initialization_then_takes_500_records(
     # only initializing. Initialized at once, the next heartbeat (t=5000, the 5 s interval) bumps the
     # epoch to 2 and assigns t-0. poll() then acquires offsets 0-499 (SPSO 0: share.auto.offset.reset
     # earliest), processes them in 250 ms, accepts them at the next poll, which takes 500-999, ...
+    # The new assignment is acknowledged by a heartbeat sent at once (ACKNOWLEDGING); the empty one at 0
+    # was not a new assignment (AbstractMembershipManager.processAssignmentReceived at 4.2).
     run = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE))
     heartbeat = _rows(run, "ShareGroupHeartbeat", "GroupEpochBumped")
     assert [(r[0], r[4], r[5], r[9]) for r in heartbeat] == [
         (0, "ShareGroupHeartbeat", 1, None), (0, "GroupEpochBumped", 1, "new_group"),
-        (5000, "ShareGroupHeartbeat", 2, None), (5000, "GroupEpochBumped", 2, "initialized")]
+        (5000, "ShareGroupHeartbeat", 2, None), (5000, "GroupEpochBumped", 2, "initialized"),
+        (5000, "ShareGroupHeartbeat", 2, None)]
     share = _rows(run, "PartitionsAssigned", "Acquired", "Fetched", "Processed", "Acknowledged", "RecordStateChanged")
     assert _strip(share[:10]) == [
         (5000, "c-1", "PartitionsAssigned", "t", 0, None, None, None),

@@ -6,7 +6,8 @@ Read from `clients/src/main/java/org/apache/kafka/clients/consumer/` at 4.0, 4.1
 `internals/ShareMembershipManager.java`, `internals/ShareInFlightBatch.java`:
 
 - the background thread sends ShareGroupHeartbeat (API key 76) at the interval of the last
-  response; the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
+  response, and at once after a new assignment (ACKNOWLEDGING; an empty first assignment is
+  not one, `AbstractMembershipManager.processAssignmentReceived`); the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
   member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0;
 - there is no rebalance listener, no offset commit and no poll timer (`ShareConsumerImpl` at 4.2
   never reads max.poll.interval.ms): a consumer stuck in its application code keeps its
@@ -178,9 +179,10 @@ class ShareConsumer(Consumer):
                 self.world.member_names[r.member_id] = self.name
             self.epoch = r.member_epoch
             self.generation = self.epoch
-            if r.assignment is not None:
-                self._assignment(r.assignment)
-            self._arm_heartbeat(now + r.heartbeat_interval_ms)
+            changed = r.assignment is not None and self._assignment(r.assignment)
+            # A new assignment is reconciled (no callbacks), then acknowledged by a heartbeat sent at once
+            # (ACKNOWLEDGING: AbstractMembershipManager.shouldHeartbeatNow); else the next one after the interval.
+            self._arm_heartbeat(now if changed else now + r.heartbeat_interval_ms)
         elif r.error in REJOIN:
             self._fenced()
         elif r.error in RETRIABLE:
@@ -197,12 +199,16 @@ class ShareConsumer(Consumer):
             self.member_id = ""
         self._arm_heartbeat(self.sim.now)
 
-    def _assignment(self, assignment: dict[str, list[int]]) -> None:
+    def _assignment(self, assignment: dict[str, list[int]]) -> bool:
+        """The assignment a heartbeat brought; True if it differs from the one held."""
         index = self.parts.index
-        self._set_assigned(sorted(index[(t, p)] for t, ps in assignment.items() for p in ps if (t, p) in index),
-                           "PartitionsRevoked")
+        new = sorted(index[(t, p)] for t, ps in assignment.items() for p in ps if (t, p) in index)
+        if new == self.assigned:
+            return False
+        self._set_assigned(new, "PartitionsRevoked")
         if self.assigned:
             self._wake()
+        return True
 
     def _set_assigned(self, new: list[int], gone_kind: str) -> None:
         """The new assignment, as rows: what left (no callback in a share consumer), what came."""
