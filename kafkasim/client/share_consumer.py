@@ -140,7 +140,8 @@ class ShareConsumer(Consumer):
         closes: the member's other records are released), then the leave heartbeat (-1). Implicit
         mode does not accept the last poll's records at close: they are released."""
         self._send_acks(implicit=False)
-        self._release_all()
+        if self.sim.now >= self.cut_until:  # else the session close is lost too: the locks expire
+            self._release_all()
         if self.epoch > 0 and self.sim.now >= self.cut_until:
             self.coord.share_group_heartbeat(self.group_id, self.member_id, -1)
         for i in self.assigned:
