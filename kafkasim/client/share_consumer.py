@@ -131,7 +131,7 @@ class ShareConsumer(Consumer):
         if not self.alive:
             return
         self._row("Crashed", value=len(self.assigned))
-        if self.release_on_disconnect:
+        if self.release_on_disconnect and self.sim.now >= self.cut_until:  # a cut network carries no FIN
             self._release_all()
         self._stop("stopped")
 
