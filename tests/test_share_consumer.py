@@ -2,7 +2,7 @@
 (`core.config.share_consumer_config`, ShareConsumerConfig).
 
 Replays of Kafka's `ShareConsumerTest` (clients/clients-integration-tests/src/test/java/org/apache/
-kafka/clients/consumer/ShareConsumerTest.java at the 4.2 tag, confluentinc/kafka branch 4.2) drive
+kafka/clients/consumer/ShareConsumerTest.java on confluentinc/kafka's branch 4.2, Apache 4.2.x) drive
 one consumer by hand (`manual`): a producer at R records/s for D ms produces R x D / 1000 records
 in log batches of R x 5 ms / 1000 records (linger.ms=5), as `scenario.share` writes the log.
 """
