@@ -273,7 +273,7 @@ class World:
         group.instance.id is its name; an empty client.id is generated as Kafka does)."""
         if self.scenario.static_membership:
             config["group.instance.id"] = name
-        if not config.get("client.id"):  # a share consumer's generated id has the same shape (ShareConsumerConfig)
+        if not config.get("client.id"):  # also a share consumer's (ConsumerConfig.maybeOverrideClientId, inherited)
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
                                                       lambda: self._client_number(name))
         client_id = config["client.id"]
