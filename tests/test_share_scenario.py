@@ -278,3 +278,42 @@ def test_crash_in_4_1_releases_with_the_delivery_count_decremented():
     assert rows[1:3] == [(5100, "broker", "RecordsReleased", "t", 0, "0-499", 0, "AVAILABLE"),
                          (6100, "c-1", "Acquired", "t", 0, "0-499", 1, None)]
     assert run.summary["redeliveries"] == 0  # a redelivery the counts do not show
+
+
+def _lock_rows(renew_ms):
+    # 500 records (1 record/ms for 500 ms), 80 ms of processing each: a batch takes 40 s, the lock 30 s.
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 1},
+                            produce_rate_per_s=1000, duration_ms=500, drain_ms=300_000, processing_ms=80.0,
+                            start_spread_ms=0, consumer={"share.acknowledgement.mode": "explicit"},
+                            share_renew_ms=renew_ms))
+    kinds = ("Acquired", "Acknowledged", "LockExpired", "RecordStateChanged")
+    return run, [(r[0], r[4], r[9], r[10], r[8]) for r in run.rows if r[4] in kinds]
+
+
+def test_processing_slower_than_the_lock_redelivers_until_throttled():
+    # Reference scenarios S6 and S11: each 40 s batch outlives its 30 s lock; the late ACCEPT fails
+    # (INVALID_RECORD_STATE) and the same member gets the records again. From 4.2 the 4th delivery
+    # (count 3 >= T = max(2, ceil(5 / 2)) = 3) is cut to 500 >> 1 = 250 records, each half done in 20 s.
+    run, rows = _lock_rows(None)
+    assert rows[:10] == [
+        (5000, "Acquired", "0-499", 1, None), (35000, "LockExpired", "0-499", 1, None),
+        (45000, "Acknowledged", "ACCEPT 0-499", 500, "INVALID_RECORD_STATE"), (45000, "Acquired", "0-499", 2, None),
+        (75000, "LockExpired", "0-499", 2, None),
+        (85000, "Acknowledged", "ACCEPT 0-499", 500, "INVALID_RECORD_STATE"), (85000, "Acquired", "0-499", 3, None),
+        (115000, "LockExpired", "0-499", 3, None),
+        (125000, "Acknowledged", "ACCEPT 0-499", 500, "INVALID_RECORD_STATE"), (125000, "Acquired", "0-249", 4, None)]
+    assert (run.summary["duplicates"], run.summary["acknowledgement_failures"]) == (1500, 1500)
+
+
+def test_renew_keeps_the_lock_of_a_long_batch():
+    # KIP-1222 (4.2): RENEW every 10 s re-arms a full 30 s lock; the ACCEPT at 45 s succeeds.
+    run, rows = _lock_rows(10_000)
+    assert rows == [(5000, "Acquired", "0-499", 1, None), (15000, "Acknowledged", "RENEW 0-499", 500, None),
+                    (25000, "Acknowledged", "RENEW 0-499", 500, None), (35000, "Acknowledged", "RENEW 0-499", 500, None),
+                    (45000, "RecordStateChanged", "0-499", 1, None), (45000, "Acknowledged", "ACCEPT 0-499", 500, None)]
+    assert run.summary["duplicates"] == 0
+    with pytest.raises(ConfigError, match="needs Kafka 4.2 or later"):
+        Scenario(kafka_version="4.1", share_version=1, share_renew_ms=10_000,
+                 consumer={"share.acknowledgement.mode": "explicit"}, **ONE)
+    with pytest.raises(ConfigError, match="apply to group_type='share' only"):
+        Scenario(share_renew_ms=10_000)

@@ -88,6 +88,8 @@ class ShareConsumer(Consumer):
         self.release_on_disconnect = v >= (4, 1)  # the share session is dropped with the connection
         self.renew = v >= (4, 2)                  # AcknowledgeType.RENEW (KIP-1222)
         self.explicit = config.get("share.acknowledgement.mode") == "explicit"
+        #: The simulated application's RENEW period while it processes a batch (None: it never renews).
+        self.renew_ms: int | None = getattr(world, "share_renew_ms", None) if self.explicit and self.renew else None
         self.acquire_mode = config.get("share.acquire.mode") or "batch_optimized"
         self.max_records: int = config["max.poll.records"]
         self.retry_backoff_ms: int = config.get("retry.backoff.ms") or 100
@@ -264,6 +266,24 @@ class ShareConsumer(Consumer):
         self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
                           None, None, count, None))
         self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
+        if self.renew_ms:
+            self.sim.at(now + self.renew_ms, self._renew, self.incarnation, now)
+
+    def _renew(self, incarnation: int, started: int) -> None:
+        """The application, between two records of a long batch, renews the locks of the batch
+        (`acknowledge(record, RENEW)` for each, then `commitAsync()`; KIP-1222, 4.2+). A thread frozen
+        or stuck in application code renews nothing until it runs again."""
+        if incarnation != self.incarnation or not self.alive or self.batch is None or self.batch[2] != started:
+            return
+        now = self.sim.now
+        busy_until = max(self.frozen_until, self.stalled_until)
+        if now < busy_until:
+            self.sim.at(busy_until, self._renew, incarnation, started)
+            return
+        for i, first, last, _ in self.batch[0]:
+            self._add_ack(i, first, last, "RENEW")
+        self._send_acks(implicit=False)
+        self.sim.at(now + self.renew_ms, self._renew, incarnation, started)
 
     def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
         """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn;

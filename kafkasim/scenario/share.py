@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
-from kafkasim.core.errors import ConfigError
+from kafkasim.core.config import version_tuple
+from kafkasim.core.errors import ConfigError, check_int
 from kafkasim.scenario.workload import RangeSet
 
 #: The producer's linger.ms in Kafka 4 (5 ms, KIP-1030): one log batch per 5 ms of production.
@@ -57,6 +58,13 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
     if scenario.static_membership:
         raise ConfigError("static_membership: a share consumer has no group.instance.id (ShareConsumerConfig "
                           "refuses it: \"group.instance.id cannot be set when using a share group.\")")
+    if scenario.share_renew_ms is not None:
+        check_int("share_renew_ms", scenario.share_renew_ms, 1)
+        if scenario.consumer_config.get("share.acknowledgement.mode") != "explicit" or \
+                version_tuple(scenario.kafka_version) < (4, 2):
+            raise ConfigError("share_renew_ms: the application renews locks with acknowledge(record, "
+                              "AcknowledgeType.RENEW), which needs Kafka 4.2 or later (KIP-1222) and "
+                              "consumer={'share.acknowledgement.mode': 'explicit'}")
     poison = [f for f in scenario.faults if isinstance(f, faults.PoisonRecord)]
     if poison and scenario.consumer_config.get("share.acknowledgement.mode") != "explicit":
         raise ConfigError(f"PoisonRecord: the simulated application acknowledges the poison record with "
@@ -65,7 +73,7 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
                           f"delivery is being used.\"): set consumer={{'share.acknowledgement.mode': 'explicit'}}"
                           + (" (Kafka 4.1 or later: 4.0 has no such config and infers the mode from the first "
                              "acknowledge(), which kafkasim does not model)"
-                             if scenario.kafka_version.startswith("4.0") else ""))
+                             if version_tuple(scenario.kafka_version) < (4, 1) else ""))
     for f in poison:
         count = scenario.topics.get(f.topic)
         if count is None or f.partition >= count:

@@ -62,7 +62,8 @@ class Scenario:
     configs (`core.config.share_consumer_config`: the consumer configs ShareConsumerConfig refuses are
     refused), the group reads from offset 0 (its `share.auto.offset.reset` group config is set to
     earliest), `share_version` is the broker's share.version feature (None: the version's default,
-    on from 4.2), the faults include `PoisonRecord`, and every run is checked against KIP-932's
+    on from 4.2), `share_renew_ms` makes the application renew its batch's locks that often while it
+    processes it (explicit mode, 4.2+: RENEW), the faults include `PoisonRecord`, and every run is checked against KIP-932's
     guarantees (`scenario.share.share_invariants`); the summary adds `SHARE_SUMMARY_DOC`'s metrics.
     """
 
@@ -84,6 +85,7 @@ class Scenario:
     start_spread_ms: int = 1000
     group_type: str = "consumer"
     share_version: int | None = None
+    share_renew_ms: int | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -150,8 +152,8 @@ class Scenario:
         if any(isinstance(f, faults_module.PoisonRecord) for f in self.faults):
             raise ConfigError("PoisonRecord needs a share group (Scenario(group_type='share', ...)): a consumer group's "
                               "application cannot acknowledge one record, it commits offsets")
-        if self.share_version is not None:
-            raise ConfigError("share_version (the share.version feature) applies to group_type='share' only")
+        if self.share_version is not None or self.share_renew_ms is not None:
+            raise ConfigError("share_version and share_renew_ms apply to group_type='share' only")
         if "group.instance.id" in self.consumer:
             raise ConfigError("group.instance.id is per member: use Scenario(static_membership=True), which gives "
                               "each consumer its own name as group.instance.id")
@@ -225,6 +227,7 @@ class World:
         self.consumers: dict[str, Consumer] = {}
         self._client_numbers: dict[str, int] = {}     # consumer name -> n of its generated client.id
         self.share = ShareLog(self) if scenario.group_type == "share" else None
+        self.share_renew_ms = scenario.share_renew_ms
 
     def share_partition(self, i: int):
         """The leader's share partition of partition index i (ShareConsumer's World)."""
