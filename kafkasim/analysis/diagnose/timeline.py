@@ -1,0 +1,200 @@
+"""A group's history read from parsed log events: episodes, generations or epochs, arrivals, departures.
+
+Input rows are the log reader's (`kafkasim.analysis.log_parser.ROW_FIELDS`: the event schema,
+then file, line, seq, time_inferred), of any `source` (the group coordinator's, and the clients'
+once the reader knows their wordings). The coordinator's lines used here, by event kind:
+RebalanceStarted ("Preparing to rebalance group", GroupCoordinator.prepareRebalance),
+GenerationStabilized ("Stabilized group", onCompleteJoin), AssignmentReceived ("Assignment received
+from leader", setAndPropagateAssignment), MemberRemoved ("has failed", onExpireHeartbeat; "has left",
+removeMemberAndUpdateGroup; "removed dynamic members who haven't joined", onCompleteJoin),
+PendingMemberAdded / MemberAdded (KIP-394 joins), and for consumer groups (KIP-848,
+GroupMetadataManager.java) MemberJoined, MemberFenced, GroupEpochBumped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from kafkasim.analysis.log_parser import ROW_FIELDS
+from kafkasim.coordinator.broker_log import START_TIME
+
+_I = {name: i for i, name in enumerate(ROW_FIELDS)}
+T, SOURCE, GROUP, MEMBER, KIND, GEN, ERROR, REASON, VALUE, STATE, FILE, LINE, SEQ = (
+    _I[n] for n in ("time", "source", "group", "member", "kind", "generation", "error", "reason", "value", "state",
+                    "file", "line", "seq"))
+#: A Java client's member id is `clientId + "-" + UUID` (AbstractCoordinator / ClassicGroup.generateMemberId).
+_UUID_TAIL = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+#: group.initial.rebalance.delay.ms's default (KIP-134): joins this close together form the group.
+FORMING_MS = 3_000
+_ARRIVALS = ("PendingMemberAdded", "MemberAdded", "MemberJoined")
+_DEPARTURES = ("MemberRemoved", "PendingMemberExpired")
+
+
+def client_of(member: str | None) -> str | None:
+    """The client id a classic member id starts with (the id without its UUID); a KIP-848 member
+    id (a client-made Uuid, kept for the consumer's lifetime) is returned as it is."""
+    return None if member is None else _UUID_TAIL.sub("", member)
+
+
+def wall(ms: int | None, origin: datetime = START_TIME) -> str:
+    """The log's own clock for a parsed time (`origin` + ms), to the millisecond."""
+    if ms is None:
+        return "?"
+    return (origin + timedelta(milliseconds=int(ms))).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+@dataclass
+class Move:
+    """A member arriving or departing: when, who, why, and the line that says so."""
+
+    time: int
+    member: str
+    reason: str | None
+    file: str
+    line: int
+    static: bool = False
+
+
+@dataclass
+class Episode:
+    """A rebalance: from the first "Preparing to rebalance" to "Stabilized" (classic), or one epoch
+    bump (consumer groups, whose reconciliation Kafka logs only at DEBUG)."""
+
+    start: int
+    end: int | None
+    generation: int | None
+    reason: str | None
+    members: int | None
+    file: str
+    line: int
+    lines: list = field(default_factory=list)  # (file, line) of every event inside it
+
+    @property
+    def duration(self) -> int | None:
+        return None if self.end is None else self.end - self.start
+
+
+@dataclass
+class Timeline:
+    """One group's history."""
+
+    group: str
+    protocol: str = "classic"
+    first: int | None = None
+    last: int | None = None
+    episodes: list[Episode] = field(default_factory=list)
+    arrivals: list[Move] = field(default_factory=list)
+    departures: list[Move] = field(default_factory=list)
+    generations: list[tuple] = field(default_factory=list)  # (time, generation or epoch, members or None)
+    rows: list = field(default_factory=list)
+
+    def formed_at(self) -> int | None:
+        """When the group first had its members: the end of the first rebalance (classic), or of the
+        first burst of joins (consumer groups: each join at most FORMING_MS after the one before, the
+        broker's default group.initial.rebalance.delay.ms). Arrivals up to then form the group."""
+        if self.protocol == "consumer":
+            if not self.arrivals:
+                return None
+            end = self.arrivals[0].time
+            for a in self.arrivals[1:]:
+                if a.time - end > FORMING_MS:
+                    break
+                end = a.time
+            return end
+        for ep in self.episodes:
+            if ep.end is not None:
+                return ep.end
+        return self.generations[0][0] if self.generations else None
+
+    def returned(self, d: Move, within_ms: int, used: set) -> Move | None:
+        """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
+        (KIP-848 ids live as long as the consumer), else of the same client id (a classic member id
+        changes when it rejoins); under KIP-848 a new member (a restarted process) if none."""
+        later = [a for a in self.arrivals if id(a) not in used and d.time <= a.time <= d.time + within_ms
+                 and (a.file, a.line) != (d.file, d.line)]
+        if self.protocol == "consumer":
+            return next((a for a in later if a.member == d.member), None) or next(iter(later), None)
+        return next((a for a in later if client_of(a.member) == client_of(d.member)), None)
+
+    def to_json(self) -> dict:
+        return {"group": self.group, "protocol": self.protocol,
+                "episodes": [{"start": e.start, "end": e.end, "duration_ms": e.duration, "generation": e.generation,
+                              "members": e.members, "reason": e.reason, "file": e.file, "line": e.line}
+                             for e in self.episodes],
+                "arrivals": [_move_json(m) for m in self.arrivals],
+                "departures": [_move_json(m) for m in self.departures]}
+
+
+def _move_json(m: Move) -> dict:
+    return {"time": m.time, "member": m.member, "reason": m.reason, "file": m.file, "line": m.line}
+
+
+def sort_rows(rows: list, files: list[str]) -> list:
+    """Rows in time order; within an instant, by file (in the order given) and position in it."""
+    order = {f: i for i, f in enumerate(files)}
+    return sorted(rows, key=lambda r: (r[T] if r[T] is not None else -1, order.get(r[FILE], len(order)), r[SEQ]))
+
+
+def timelines(rows: list) -> dict[str, Timeline]:
+    """Each group's Timeline, from rows already in time order (`sort_rows`)."""
+    out: dict[str, Timeline] = {}
+    for r in rows:
+        g = r[GROUP]
+        if g is None:
+            continue
+        tl = out.get(g)
+        if tl is None:
+            tl = out[g] = Timeline(g)
+        _add(tl, r)
+    for tl in out.values():
+        _close(tl)
+    return out
+
+
+def _add(tl: Timeline, r: tuple) -> None:
+    tl.rows.append(r)
+    t, kind = r[T], r[KIND]
+    tl.first = t if tl.first is None else tl.first
+    tl.last = t
+    where = (r[FILE], r[LINE])
+    open_ep = tl.episodes[-1] if tl.episodes and tl.episodes[-1].end is None and tl.protocol == "classic" else None
+    if open_ep is not None:
+        open_ep.lines.append(where)
+    if kind in ("MemberJoined", "GroupEpochBumped", "MemberFenced", "TargetAssignmentComputed"):
+        tl.protocol = "consumer"
+    if kind in _ARRIVALS:
+        seen = [a for a in tl.arrivals if a.member == r[MEMBER] and t - a.time <= 1000]
+        if not seen:  # one arrival per member, though 2.2+ logs a pending join and then the add
+            tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
+    elif kind in _DEPARTURES:
+        tl.departures.append(Move(t, r[MEMBER], r[REASON] if kind == "MemberRemoved" else "pending_expired", *where))
+    elif kind == "RebalanceStarted":
+        if open_ep is None:
+            tl.episodes.append(Episode(t, None, None, r[REASON], None, *where, [where]))
+    elif kind == "GenerationStabilized":
+        members = None if r[VALUE] is None else int(r[VALUE])
+        if open_ep is None:  # a log that starts mid-rebalance
+            open_ep = Episode(t, None, None, None, None, *where, [where])
+            tl.episodes.append(open_ep)
+        open_ep.end, open_ep.generation, open_ep.members = t, r[GEN], members
+        tl.generations.append((t, r[GEN], members))
+    elif kind == "GroupEpochBumped":
+        tl.generations.append((t, r[GEN], None))
+        tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where]))
+
+
+def _close(tl: Timeline) -> None:
+    """A consumer group's member count after each epoch bump (joins less departures so far)."""
+    if tl.protocol != "consumer":
+        return
+    present: set = set()
+    moves = sorted([(m.time, m.line, 1, m.member) for m in tl.arrivals] +
+                   [(m.time, m.line, -1, m.member) for m in tl.departures])
+    i = 0
+    for ep in tl.episodes:
+        while i < len(moves) and (moves[i][0], moves[i][1]) <= (ep.start, ep.line):
+            (present.add if moves[i][2] > 0 else present.discard)(moves[i][3])
+            i += 1
+        ep.members = len(present)
