@@ -1,0 +1,148 @@
+"""`kafkasim diagnose`: the right cause first on each sample incident, the JSON exactly as issue 31
+specifies it, healthy runs without a finding, known-bug signatures, redaction, the offline page,
+and one-line errors."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from kafkasim.analysis.diagnose import LABELS, diagnose_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+INCIDENTS = ROOT / "examples" / "incidents"
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _json(path, capsys, *extra):
+    code = main(["diagnose", *map(str, path if isinstance(path, list) else [path]), "--json", "-", *extra])
+    text = capsys.readouterr().out
+    return code, text, json.loads(text[text.index("{\n"):])
+
+
+@pytest.mark.parametrize("name", [p.stem for p in sorted(INCIDENTS.glob("*.log")) if p.stem != "healthy"])
+def test_each_sample_incident_names_its_cause_first(name, capsys):
+    code, text, report = _json(INCIDENTS / f"{name}.log", capsys)
+    assert code == EXIT_OK
+    assert report["findings"][0]["cause"] == name
+    assert report["findings"][0]["group"] == "workbook-group"
+
+
+def test_a_healthy_group_gives_no_finding(capsys):
+    code, text, report = _json(INCIDENTS / "healthy.log", capsys)
+    assert (code, report["findings"]) == (EXIT_OK, [])
+    assert "  no rebalance trouble found" in text.splitlines()
+
+
+def test_the_samples_are_what_the_script_writes():
+    import make_incidents
+
+    assert make_incidents.main(["--check"]) == 0
+
+
+def test_json_schema_exactly(capsys):
+    files = [INCIDENTS / "slow-processing.log", INCIDENTS / "misconfiguration.log"]
+    code, _, report = _json(files, capsys)
+    assert set(report) == {"groups", "findings"} and isinstance(report["groups"], list)
+    scores = [f["score"] for f in report["findings"]]
+    assert scores == sorted(scores, reverse=True) and len(scores) >= 3
+    for f in report["findings"]:
+        assert list(f) == ["cause", "group", "score", "summary", "evidence", "settings"]
+        assert f["cause"] in LABELS and isinstance(f["group"], str) and isinstance(f["score"], float)
+        assert isinstance(f["summary"], str) and f["summary"]
+        assert f["settings"] and all(isinstance(s, str) for s in f["settings"])
+        for e in f["evidence"]:
+            assert list(e) == ["file", "line"] and isinstance(e["line"], int) and e["line"] >= 1
+    # line is 1-based: the slow-processing finding cites the coordinator's line of the poll-timeout
+    # LeaveGroup (GroupCoordinator.scala 3.x "Member MemberMetadata(...) has left group ... through explicit
+    # `LeaveGroup`; client reason: consumer poll timeout has expired", KIP-800).
+    slow = next(f for f in report["findings"] if f["cause"] == "slow-processing")
+    lines = (INCIDENTS / "slow-processing.log").read_text().splitlines()
+    cited = [lines[e["line"] - 1] for e in slow["evidence"]]
+    assert len(cited) == 1 and "has left group workbook-group through explicit `LeaveGroup`; client reason: consumer poll timeout " \
+        "has expired" in cited[0]
+
+
+# Kafka 2.3.0's wording (GroupCoordinator.scala at 2.3.0); KAFKA-8653: with JoinGroup v0 the rebalance
+# timeout is 0, so onCompleteJoin removes the members that have not rejoined the instant it starts.
+KAFKA_8653 = """\
+[2019-07-10 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to rebalance group legacy in state PreparingRebalance with old generation 7 (__consumer_offsets-3) (reason: Adding new member consumer-1-aaa with group instanceid None) (kafka.coordinator.group.GroupCoordinator)
+[2019-07-10 10:00:00,001] INFO [GroupCoordinator 1]: Group legacy removed dynamic members who haven't joined: Set(consumer-2-bbb, consumer-3-ccc) (kafka.coordinator.group.GroupCoordinator)
+[2019-07-10 10:00:00,001] INFO [GroupCoordinator 1]: Stabilized group legacy generation 8 (__consumer_offsets-3) (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_a_known_broker_bug_is_named_with_its_fix_version():
+    report = diagnose_lines(KAFKA_8653, "server.log")
+    best = report.findings[0]
+    assert (best.cause, best.group) == ("broker-bug-or-coordinator", "legacy")
+    assert "KAFKA-8653 (broker 2.3.0, fixed in 2.3.1, 2.4.0)" in best.summary
+    assert [(e.file, e.line) for e in best.evidence] == [("server.log", 2)]
+    assert "slow-processing" not in [f.cause for f in report.findings]  # not a rebalance timeout that ran out
+
+
+def test_session_expiries_of_two_members_together_read_as_network():
+    lines = """\
+[2024-03-05 20:21:14,681] INFO [GroupCoordinator 1]: Member c-1-7f3a in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:21:16,002] INFO [GroupCoordinator 1]: Member c-2-91bc in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:23:14,681] INFO [GroupCoordinator 1]: Member c-3-0d1e in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+"""
+    report = diagnose_lines(lines, "s.log")
+    got = [(f.cause, [e.line for e in f.evidence]) for f in report.findings]
+    assert got == [("network", [1, 2]), ("session-timeout-gc-or-stall", [3])]
+
+
+def test_redact_replaces_ids_and_hosts_the_same_way_everywhere(capsys, tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text((INCIDENTS / "slow-processing.log").read_text())
+    out = tmp_path / "r.json"
+    assert main(["diagnose", str(log), "--redact", "--json", str(out)]) == EXIT_OK
+    text, body = capsys.readouterr().out, out.read_text()
+    for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
+        assert secret not in text and secret not in body
+    assert "client-1 left: poll timeout (LeaveGroup)" in text
+    report = json.loads(body)
+    assert report["groups"][0]["departures"][0]["member"] == "member-1"
+
+
+def test_html_is_self_contained(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["diagnose", str(INCIDENTS / "network.log"), "--html", str(out)]) == EXIT_OK
+    page = out.read_text()
+    assert page.count("<svg") == 2 and "<script" not in page
+    assert all(u in ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+               for u in __import__("re").findall(r"https?://[^\s\"'<>)]+", page))
+    assert "<span class='hit'>" in page and "has failed, removing it from the group" in page
+
+
+@pytest.mark.parametrize("args,message", [
+    (["/no/such/file.log"], "kafkasim diagnose: error: /no/such/file.log: no such file or directory"),
+    ([str(INCIDENTS / "healthy.log"), "--group", "nope"],
+     "kafkasim diagnose: error: --group nope: no such group in these logs (groups found: workbook-group)"),
+    ([str(INCIDENTS / "healthy.log"), "--json", "/"], "kafkasim diagnose: error: --json /: is a directory; give a "
+                                                      "file name"),
+])
+def test_errors_are_one_line(args, message, capsys):
+    assert main(["diagnose", *args]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == message + "\n"
+
+
+def test_any_bytes_give_a_report(tmp_path, capsys):
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(bytes(range(256)) * 40 + b"[GroupCoordinator 1]: Preparing to rebalance group \xff")
+    assert main(["diagnose", str(junk)]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("no consumer-group lines found in the input")
+
+
+def test_accuracy_on_a_small_grid():
+    """The benchmark's quick grid: every cause named first, except one member cut off from the
+    coordinator alone, which the coordinator's lines show exactly as a GC pause (docs/diagnose.md)."""
+    import diagnose_accuracy
+
+    pairs = diagnose_accuracy.measure(quick=True)
+    wrong = sorted({(t, p) for t, p in pairs if t != p and not (t == "healthy" and p == "(none)")})
+    assert wrong == [("network", "session-timeout-gc-or-stall")]
+    assert sum(1 for t, p in pairs if t == "network" and p != t) == 4  # variant 1 at 4 versions
