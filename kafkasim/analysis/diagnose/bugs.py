@@ -53,9 +53,13 @@ KNOWN_BUGS = (
 def _removed_at_rebalance_start(tl: Timeline, reason: str, within_ms: int) -> list:
     """Members removed with `reason` within `within_ms` of the start of their rebalance
     (GroupCoordinator.onCompleteJoin: "removed dynamic members who haven't joined")."""
-    starts = [ep.start for ep in tl.episodes]
-    return [r for r in tl.rows if r[KIND] == "MemberRemoved" and r[REASON] == reason
-            and any(0 <= r[T] - s <= within_ms for s in starts)]
+    out = []
+    for r in tl.rows:
+        if r[KIND] == "MemberRemoved" and r[REASON] == reason:
+            i = tl.episode_at(r[T])
+            if i is not None and r[T] - tl.episodes[i].start <= within_ms:
+                out.append(r)
+    return out
 
 
 def _stuck_in_state(tl: Timeline, state: str, min_ms: int) -> list:
@@ -78,11 +82,17 @@ _LEAVES_COMPLETING = ("AssignmentReceived", "RebalanceStarted", "GroupEmpty")
 
 def _completing(tl: Timeline) -> list:
     """(GenerationStabilized row, when the group left CompletingRebalance or the log ended)."""
-    out = []
-    for i, r in enumerate(tl.rows):
+    out, open_row = [], None
+    for r in tl.rows:
+        if open_row is not None and r[KIND] in _LEAVES_COMPLETING:
+            out.append((open_row, r[T]))
+            open_row = None
         if r[KIND] == "GenerationStabilized":
-            until = next((x[T] for x in tl.rows[i + 1:] if x[KIND] in _LEAVES_COMPLETING), tl.last)
-            out.append((r, until))
+            if open_row is not None:
+                out.append((open_row, r[T]))
+            open_row = r
+    if open_row is not None:
+        out.append((open_row, tl.last))
     return out
 
 

@@ -12,7 +12,7 @@ import re
 
 from kafkasim.analysis.diagnose import bugs
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line
-from kafkasim.analysis.diagnose.timeline import ERROR, KIND, REASON, Move, Timeline, client_of
+from kafkasim.analysis.diagnose.timeline import ERROR, FILE, KIND, LINE, REASON, Move, Timeline, client_of
 
 #: Session expiries of different members this close together are one outage, not one process each.
 TOGETHER_MS = 5_000
@@ -29,13 +29,13 @@ _CLIENT_REASON = re.compile(r"client reason: (?!not provided)")
 def finding(cause: str, tl: Timeline, base: float, moves: list, summary: str) -> Finding:
     """A finding whose score grows with the occurrences seen, its evidence the lines of `moves`
     (Moves, Episodes or rows), in log order, at most 12."""
-    lines = []
+    lines: dict = {}
     for m in moves:
-        where = (m.file, m.line) if hasattr(m, "file") else (m[-4], m[-3])
-        if where not in lines:
-            lines.append(where)
+        lines.setdefault((m.file, m.line) if hasattr(m, "file") else (m[FILE], m[LINE]), None)
+        if len(lines) >= 12:
+            break
     score = round(min(0.99, base + 0.02 * max(0, len(moves) - 1)), 3)
-    return Finding(cause, tl.group, score, summary, [Line(f, n) for f, n in lines[:12]], list(SETTINGS[cause]))
+    return Finding(cause, tl.group, score, summary, [Line(f, n) for f, n in lines], list(SETTINGS[cause]))
 
 
 def _short(member: str | None) -> str:
@@ -100,9 +100,9 @@ def slow_processing(r: Reading) -> list[Finding]:
     # GroupCoordinator.onCompleteJoin / GroupMetadataManager.java completeClassicGroupJoin: "removed dynamic
     # members who haven't joined" once the rebalance timeout (the members' max.poll.interval.ms) ran out,
     # not at once (that is KAFKA-8653: bugs.py).
-    at_start = {id(x) for x in bugs.PATTERNS["removed_at_rebalance_start"](tl, "rebalance_timeout", 1000)}
+    at_start = {(x[FILE], x[LINE]) for x in bugs.PATTERNS["removed_at_rebalance_start"](tl, "rebalance_timeout", 1000)}
     late = [d for d in tl.departures if d.reason == "rebalance_timeout" and tl.protocol == "classic"
-            and not any(x[-3] == d.line and x[-4] == d.file for x in _rows_by_id(tl, at_start))]
+            and (d.file, d.line) not in at_start]
     if late:
         out.append(finding("slow-processing", tl, 0.75, late,
                            f"{_names(late)} did not rejoin within the rebalance timeout (max.poll.interval.ms): "
@@ -124,10 +124,6 @@ def slow_processing(r: Reading) -> list[Finding]:
                            f"{_names(lone)} left by LeaveGroup and rejoined later; without the client's reason "
                            f"(Kafka before 3.2) this is a poll timeout or a restart of that one member"))
     return out
-
-
-def _rows_by_id(tl: Timeline, ids: set) -> list:
-    return [x for x in tl.rows if id(x) in ids]
 
 
 def _restarts(r: Reading) -> list[Move]:
@@ -161,11 +157,13 @@ def network(r: Reading) -> list[Finding]:
     tl, out = r.tl, []
     # The same "has failed" / "session expired" lines (see session_timeout), for several members at once:
     # processes do not pause together, a network between them and the coordinator does.
-    for cluster in r.together:
-        out.append(finding("network", tl, 0.85, cluster,
-                           f"{len({m.member for m in cluster})} members lost their sessions within "
-                           f"{TOGETHER_MS / 1000:g} s ({_names(cluster)}): the connection to the coordinator "
-                           f"was lost, not one process"))
+    if r.together:
+        cluster = r.together[0]
+        moves = [m for c in r.together for m in c]
+        out.append(finding("network", tl, 0.85, moves,
+                           f"{len(r.together)} time(s) several members lost their sessions within "
+                           f"{TOGETHER_MS / 1000:g} s of each other (first {_names(cluster)}): the connection to "
+                           f"the coordinator was lost, not one process"))
     # GroupMetadataManager.removeGroupsForPartition "Unloading group metadata" / loadGroupsForPartition
     # "Loading group metadata" (4.x: "Unloaded group metadata", "Loaded ... group"): the coordinator moved
     # to another broker (a broker restart or a leader change of __consumer_offsets) while the group lived.
@@ -218,10 +216,7 @@ def scaling(r: Reading) -> list[Finding]:
 
 
 def _episode_of(tl: Timeline, m: Move):
-    for i, ep in enumerate(tl.episodes):
-        if ep.start <= m.time <= (ep.end if ep.end is not None else m.time):
-            return i
-    return None
+    return tl.episode_at(m.time)
 
 
 def _emptied(tl: Timeline, d: Move) -> bool:
@@ -229,7 +224,7 @@ def _emptied(tl: Timeline, d: Move) -> bool:
     if any(x[KIND] == "GroupEmpty" and x[0] >= d.time for x in tl.rows):
         return True
     left = {m.member for m in tl.departures}
-    return not [a for a in tl.arrivals if a.member not in left]
+    return not any(a.member not in left for a in tl.arrivals)
 
 
 def slow_join(r: Reading) -> list[Finding]:
@@ -239,6 +234,8 @@ def slow_join(r: Reading) -> list[Finding]:
     # group.initial.rebalance.delay.ms, then the rebalance timeout).
     for ep in tl.episodes:
         end = ep.end if ep.end is not None else tl.last
+        if tl.protocol != "classic" or end - ep.start < SLOW_JOIN_MS:
+            continue
         inside = [a for a in tl.arrivals if ep.start <= a.time <= end]
         if tl.protocol == "classic" and end - ep.start >= SLOW_JOIN_MS and len(inside) >= SLOW_JOIN_ARRIVALS:
             done = f"took {(end - ep.start) / 1000:g} s" if ep.end is not None else \

@@ -13,6 +13,7 @@ GroupMetadataManager.java) MemberJoined, MemberFenced, GroupEpochBumped.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -89,6 +90,8 @@ class Timeline:
     departures: list[Move] = field(default_factory=list)
     generations: list[tuple] = field(default_factory=list)  # (time, generation or epoch, members or None)
     rows: list = field(default_factory=list)
+    _times: list = field(default_factory=list, repr=False)
+    _starts: list = field(default_factory=list, repr=False)
 
     def formed_at(self) -> int | None:
         """When the group first had its members: the end of the first rebalance (classic), or of the
@@ -112,11 +115,37 @@ class Timeline:
         """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
         (KIP-848 ids live as long as the consumer), else of the same client id (a classic member id
         changes when it rejoins); under KIP-848 a new member (a restarted process) if none."""
-        later = [a for a in self.arrivals if id(a) not in used and d.time <= a.time <= d.time + within_ms
-                 and (a.file, a.line) != (d.file, d.line)]
-        if self.protocol == "consumer":
-            return next((a for a in later if a.member == d.member), None) or next(iter(later), None)
-        return next((a for a in later if client_of(a.member) == client_of(d.member)), None)
+        times = self._arrival_times()
+        i = bisect.bisect_left(times, d.time)
+        j = bisect.bisect_right(times, d.time + within_ms)
+        first = None
+        key = client_of(d.member)
+        for k in range(i, j):
+            a = self.arrivals[k]
+            if id(a) in used or (a.file, a.line) == (d.file, d.line):
+                continue
+            if self.protocol == "consumer":
+                if a.member == d.member:
+                    return a
+                first = first or a
+            elif client_of(a.member) == key:
+                return a
+        return first
+
+    def _arrival_times(self) -> list[int]:
+        if len(self._times) != len(self.arrivals):
+            self._times = [a.time for a in self.arrivals]
+        return self._times
+
+    def episode_at(self, ms: int) -> int | None:
+        """The index of the rebalance going on at `ms` (the last one started by then, if not over)."""
+        if len(self._starts) != len(self.episodes):
+            self._starts = [e.start for e in self.episodes]
+        i = bisect.bisect_right(self._starts, ms) - 1
+        if i < 0:
+            return None
+        end = self.episodes[i].end
+        return i if end is None or ms <= end else None
 
     def to_json(self) -> dict:
         return {"group": self.group, "protocol": self.protocol,
@@ -165,7 +194,11 @@ def _add(tl: Timeline, r: tuple) -> None:
     if kind in ("MemberJoined", "GroupEpochBumped", "MemberFenced", "TargetAssignmentComputed"):
         tl.protocol = "consumer"
     if kind in _ARRIVALS:
-        seen = [a for a in tl.arrivals if a.member == r[MEMBER] and t - a.time <= 1000]
+        seen = False
+        for a in reversed(tl.arrivals):
+            if t - a.time > 1000:
+                break
+            seen = seen or a.member == r[MEMBER]
         if not seen:  # one arrival per member, though 2.2+ logs a pending join and then the add
             tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
     elif kind in _DEPARTURES:
