@@ -146,3 +146,59 @@ def test_accuracy_on_a_small_grid():
     wrong = sorted({(t, p) for t, p in pairs if t != p and not (t == "healthy" and p == "(none)")})
     assert wrong == [("network", "session-timeout-gc-or-stall")]
     assert sum(1 for t, p in pairs if t == "network" and p != t) == 4  # variant 1 at 4 versions
+
+
+def test_spark_reads_the_same_as_plain_python(spark, tmp_path, capsys):
+    files = [str(INCIDENTS / "network.log"), str(INCIDENTS / "scaling.log")]
+    assert main(["diagnose", *files, "--json", str(tmp_path / "plain.json")]) == EXIT_OK
+    assert main(["diagnose", *files, "--spark", "--master", "local[2]", "--json", str(tmp_path / "spark.json")]) \
+        == EXIT_OK
+    plain, on_spark = (json.loads((tmp_path / n).read_text()) for n in ("plain.json", "spark.json"))
+    assert on_spark == plain and [f["cause"] for f in plain["findings"]][:2] == ["network", "scaling"]
+
+
+def test_the_timeline_of_a_gc_pause():
+    """examples/incidents/session-timeout-gc-or-stall.log (Kafka 3.7, c-2 paused 60 s at 30 s, session
+    45 s, heartbeats every 3 s from its sync at 6,009 ms): formation, the expiry 45 s after its last
+    heartbeat before the pause (27,009 ms) and the rejoin when the pause ends at 90 s."""
+    report = diagnose_lines((INCIDENTS / "session-timeout-gc-or-stall.log").read_text(), "gc.log")
+    tl = report.timelines["workbook-group"]
+    assert [(e.start, e.end, e.generation, e.members, e.line) for e in tl.episodes] == [
+        (9, 6009, 1, 4, 2), (72009, 72009, 2, 3, 9), (90000, 90009, 3, 4, 13)]
+    assert [(d.time, d.reason, d.line) for d in tl.departures] == [(72009, "session_timeout", 8)]
+    assert [a.time for a in tl.arrivals] == [9, 34, 661, 871, 90000]
+    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-2-") and \
+        tl.episodes[1].reason.endswith(" on heartbeat expiration")
+
+
+def test_group_filter(capsys, tmp_path):
+    other = tmp_path / "other.log"
+    other.write_text((INCIDENTS / "network.log").read_text().replace("workbook-group", "payments"))
+    code, text, report = _json([INCIDENTS / "slow-processing.log", other], capsys, "--group", "payments")
+    assert code == EXIT_OK and [g["group"] for g in report["groups"]] == ["payments"]
+    assert {f["group"] for f in report["findings"]} == {"payments"} and "workbook-group" not in text
+
+
+# KAFKA-12890 (2.7/2.8 wording): a group left in CompletingRebalance for 20 minutes; KAFKA-10134: a
+# member expired between "Stabilized" and "Assignment received" (its heartbeat thread paused).
+STUCK = """\
+[2021-06-01 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to rebalance group g in state PreparingRebalance with old generation 3 (__consumer_offsets-3) (reason: Adding new member c-1-x with group instance id None) (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:00:03,000] INFO [GroupCoordinator 1]: Stabilized group g generation 4 (__consumer_offsets-3) with 2 members (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:00:13,000] INFO [GroupCoordinator 1]: Member c-2-y in group g has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:20:03,000] INFO [GroupCoordinator 1]: Member c-1-x in group g has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_bugs_of_the_table_are_found_by_their_signature():
+    found = [(f.cause, f.summary.split(" (")[0], [e.line for e in f.evidence])
+             for f in diagnose_lines(STUCK, "s.log").findings if f.cause.endswith("bug-or-coordinator")
+             or f.cause == "client-bug"]
+    assert found == [("broker-bug-or-coordinator", "KAFKA-12890", [2]), ("client-bug", "KAFKA-10134", [3, 4])]
+
+
+def test_every_known_bug_row_is_complete():
+    from kafkasim.analysis.diagnose.bugs import KNOWN_BUGS, PATTERNS
+
+    for bug in KNOWN_BUGS:
+        assert bug.pattern in PATTERNS and bug.bug in bug.source and bug.fixed and bug.affected
+        PATTERNS[bug.pattern](diagnose_lines(STUCK).timelines["g"], **bug.params)  # its parameters fit

@@ -51,8 +51,9 @@ def incident(cause: str | None, version: str = "3.7", members: int = 4, seed: in
         return Scenario(**base, faults=shapes[variant % len(shapes)])
     if cause == "too-many-members-or-slow-join":  # a large group whose members start over a minute or more
         big = max(members * 15, 60)
-        return Scenario(**{**base, "members": big, "topics": {"orders": big}, "duration_ms": 120_000,
-                           "start_spread_ms": 60_000 + 30_000 * variant})
+        spread = 60_000 + 30_000 * variant  # the log goes on 60 s past the last start, so the join can end
+        return Scenario(**{**base, "members": big, "topics": {"orders": big}, "duration_ms": spread + 60_000,
+                           "start_spread_ms": spread})
     if cause == "misconfiguration":  # a consumer-protocol client in a classic group, migration disabled
         return Scenario(**{**base, "broker": {"group.consumer.migration.policy": "disabled"}},
                         faults=(Restart(names[0], 30_000, 5_000, graceful=True,

@@ -220,9 +220,14 @@ def _episode_of(tl: Timeline, m: Move):
 
 
 def _emptied(tl: Timeline, d: Move) -> bool:
-    """Did the group end up with nobody after `d` (the application shut down, not a scale-in)?"""
+    """Did the group end up with nobody after `d` (the application shut down, not a scale-in)? The
+    member count of the next generation ("Stabilized group ... with N members") says; without one,
+    whether anyone joined that has not left."""
     if any(x[KIND] == "GroupEmpty" and x[0] >= d.time for x in tl.rows):
         return True
+    after = [n for t, _, n in tl.generations if t >= d.time and n is not None]
+    if after:
+        return after[0] == 0
     left = {m.member for m in tl.departures}
     return not any(a.member not in left for a in tl.arrivals)
 
@@ -232,16 +237,22 @@ def slow_join(r: Reading) -> list[Finding]:
     # "Preparing to rebalance" ... "Stabilized group" (GroupCoordinator.prepareRebalance / onCompleteJoin):
     # joins kept arriving for SLOW_JOIN_MS or more, each delaying the join phase (KIP-134's
     # group.initial.rebalance.delay.ms, then the rebalance timeout).
+    # Before 2.2 (KIP-394) and at 2.8 only the first join of a rebalance has a line of its own, so the
+    # number that joined is also read from the member counts of "Stabilized group ... with N members".
+    before = 0
     for ep in tl.episodes:
         end = ep.end if ep.end is not None else tl.last
+        grew = (ep.members or 0) - before
+        before = ep.members if ep.members is not None else before
         if tl.protocol != "classic" or end - ep.start < SLOW_JOIN_MS:
             continue
         inside = [a for a in tl.arrivals if ep.start <= a.time <= end]
-        if tl.protocol == "classic" and end - ep.start >= SLOW_JOIN_MS and len(inside) >= SLOW_JOIN_ARRIVALS:
+        joined = max(len(inside), grew)
+        if joined >= SLOW_JOIN_ARRIVALS:
             done = f"took {(end - ep.start) / 1000:g} s" if ep.end is not None else \
                 f"had not finished after {(end - ep.start) / 1000:g} s"
             out.append(finding("too-many-members-or-slow-join", tl, 0.85, [ep] + inside,
-                               f"a rebalance {done} while {len(inside)} members joined: a large group joining "
+                               f"a rebalance {done} while {joined} members joined: a large group joining "
                                f"slowly"))
     # One rebalance per join into a formed group, STORM_REBALANCES or more of them: a join storm.
     added = r.new_arrivals
