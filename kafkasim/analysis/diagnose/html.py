@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import gzip
 import html
-from datetime import timedelta
 
 from kafkasim.analysis.diagnose.report import timeline_lines
-from kafkasim.analysis.diagnose.timeline import KIND, MEMBER, T, client_of
+from kafkasim.analysis.diagnose.timeline import FILE, KIND, LINE, MEMBER, T, client_of, wall
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc}pre{background:#f6f6f6;padding:.6em;
@@ -34,11 +33,12 @@ def page(report) -> str:
     for name, tl in report.timelines.items():
         parts.append(f"<h2>Group {html.escape(name)} ({tl.protocol} protocol)</h2>")
         parts.append(_svg(_timeline_spec(tl, report.origin)))
-        worst = _worst(tl)
-        if worst is not None:
-            parts.append(f"<h3>The longest rebalance ({_secs(worst)})</h3>" + _svg(_sequence_spec(tl, worst)))
-        parts.append("<h3>Timeline</h3><pre>" + html.escape("\n".join(timeline_lines(tl, report.origin))) + "</pre>")
         found = [f for f in report.findings if f.group == name]
+        worst = _worst(tl, found)
+        if worst is not None:
+            parts.append(f"<h3>The rebalance of {wall(worst.start, report.origin)} ({_secs(worst)}), event by "
+                         f"event</h3>" + _svg(_sequence_spec(tl, worst)))
+        parts.append("<h3>Timeline</h3><pre>" + html.escape("\n".join(timeline_lines(tl, report.origin))) + "</pre>")
         parts.append("<h3>Findings, best first</h3>")
         if not found:
             parts.append("<p class='none'>No rebalance trouble found.</p>")
@@ -57,29 +57,38 @@ def _secs(ep) -> str:
     return f"{ep.duration / 1000:g} s" if ep.end is not None else "not finished in the log"
 
 
-def _worst(tl):
-    eps = [e for e in tl.episodes if tl.protocol == "classic"]
+def _worst(tl, findings):
+    """The rebalance the best finding's first line falls in; else the longest one."""
+    eps = tl.episodes if tl.protocol == "classic" else []
     if not eps:
         return None
+    for f in findings:
+        for e in f.evidence:
+            row = next((r for r in tl.rows if (r[FILE], r[LINE]) == (e.file, e.line)), None)
+            i = tl.episode_at(row[T]) if row is not None else None
+            if i is not None:
+                return eps[i]
     return max(eps, key=lambda e: ((e.end if e.end is not None else tl.last) - e.start, -e.start))
 
 
 def _timeline_spec(tl, origin) -> dict:
-    """Members' arrivals and departures over time, rebalances shaded behind them."""
-    def iso(ms):
-        return (origin + timedelta(milliseconds=int(ms))).isoformat(timespec="milliseconds")
-    moves = [{"time": iso(m.time), "member": client_of(m.member) or "?", "what": what, "why": m.reason or ""}
+    """Members' arrivals and departures over time (seconds from the group's first line), each
+    rebalance a shaded span with a line at its start."""
+    def sec(ms):
+        return round((ms - tl.first) / 1000, 3)
+    moves = [{"s": sec(m.time), "member": client_of(m.member) or "?", "what": what, "why": m.reason or "join"}
              for what, ms in (("joined", tl.arrivals), ("left", tl.departures)) for m in ms]
-    spans = [{"start": iso(e.start), "end": iso(e.end if e.end is not None else tl.last),
-              "generation": e.generation} for e in tl.episodes]
+    spans = [{"start": sec(e.start), "end": sec(e.end if e.end is not None else tl.last)} for e in tl.episodes]
+    x = {"field": "start", "type": "quantitative", "title": f"seconds after {wall(tl.first, origin)}"}
     return {"width": 900, "height": max(120, 18 * len({m["member"] for m in moves})),
             "title": "members joining and leaving; rebalances shaded",
             "layer": [
                 {"data": {"values": spans}, "mark": {"type": "rect", "color": "#f3c98b", "opacity": 0.5},
-                 "encoding": {"x": {"field": "start", "type": "temporal", "title": "time"},
-                              "x2": {"field": "end"}}},
+                 "encoding": {"x": x, "x2": {"field": "end"}}},
+                {"data": {"values": spans}, "mark": {"type": "rule", "color": "#e67e22", "strokeDash": [3, 3]},
+                 "encoding": {"x": {"field": "start", "type": "quantitative"}}},
                 {"data": {"values": moves}, "mark": {"type": "point", "filled": True, "size": 70},
-                 "encoding": {"x": {"field": "time", "type": "temporal"},
+                 "encoding": {"x": {"field": "s", "type": "quantitative"},
                               "y": {"field": "member", "type": "nominal", "title": None},
                               "color": {"field": "what", "type": "nominal",
                                         "scale": {"domain": ["joined", "left"], "range": ["#2e7d32", "#c0392b"]}},
