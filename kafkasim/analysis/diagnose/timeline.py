@@ -1,8 +1,9 @@
 """A group's history read from parsed log events: episodes, generations or epochs, arrivals, departures.
 
 Input rows are the log reader's (`kafkasim.analysis.log_parser.ROW_FIELDS`: the event schema,
-then file, line, seq, time_inferred), of any `source` (the group coordinator's, and the clients'
-once the reader knows their wordings). The coordinator's lines used here, by event kind:
+then file, line, seq, time_inferred), of any `source`: the history is made of the group
+coordinator's rows; the clients' (once the reader knows their wordings) are kept beside them in
+`Timeline.rows` for the rules. The coordinator's lines used here, by event kind:
 RebalanceStarted ("Preparing to rebalance group", GroupCoordinator.prepareRebalance),
 GenerationStabilized ("Stabilized group", onCompleteJoin), AssignmentReceived ("Assignment received
 from leader", setAndPropagateAssignment), MemberRemoved ("has failed", onExpireHeartbeat; "has left",
@@ -27,6 +28,9 @@ T, SOURCE, GROUP, MEMBER, KIND, GEN, ERROR, REASON, VALUE, STATE, FILE, LINE, SE
                     "file", "line", "seq"))
 #: A Java client's member id is `clientId + "-" + UUID` (AbstractCoordinator / ClassicGroup.generateMemberId).
 _UUID_TAIL = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+#: The `source` of the coordinator's own rows (the log reader's, and "broker" as the client-log reader may
+#: name them); rows of other sources (clients) do not make arrivals, departures or rebalances.
+BROKER_SOURCES = ("coordinator", "broker")
 #: group.initial.rebalance.delay.ms's default (KIP-134): joins this close together form the group.
 FORMING_MS = 3_000
 _ARRIVALS = ("PendingMemberAdded", "MemberAdded", "MemberJoined")
@@ -187,6 +191,8 @@ def _add(tl: Timeline, r: tuple) -> None:
     t, kind = r[T], r[KIND]
     tl.first = t if tl.first is None else tl.first
     tl.last = t
+    if r[SOURCE] not in BROKER_SOURCES:
+        return  # a client's line: kept in `rows` for the rules that read it, the history is the coordinator's
     where = (r[FILE], r[LINE])
     open_ep = tl.episodes[-1] if tl.episodes and tl.episodes[-1].end is None and tl.protocol == "classic" else None
     if open_ep is not None:
