@@ -2,8 +2,8 @@
 
 For every cause the simulator makes (`kafkasim.analysis.diagnose.incidents.MADE`), at each Kafka
 version it is made at, group sizes, shapes (`variant`) and seeds: simulate, diagnose the broker log
-the run wrote, and compare the best finding's cause with the true one. Healthy runs (no fault)
-must give no finding. Writes the confusion matrix and per-cause precision and recall as Markdown,
+the run wrote, and compare the best finding's cause with the true one. Healthy runs (no fault, or
+a rolling restart of static members, which KIP-345 keeps from rebalancing) must give no finding. Writes the confusion matrix and per-cause precision and recall as Markdown,
 into docs/diagnose.md between its markers with --write-doc.
 
     .venv/bin/python benchmarks/diagnose_accuracy.py                 # the full grid (about a minute)
@@ -37,7 +37,8 @@ def grid(quick: bool) -> list[tuple]:
     sizes, seeds, variants = ((4,), (1,), (0, 1)) if quick else ((3, 4, 8), (1, 2, 3), (0, 1, 2, 3))
     runs = [(cause, v, m, s, var) for cause, versions in MADE.items() for v in versions for m in sizes
             for s in seeds for var in variants]
-    runs += [(None, v, m, s, 0) for v in ("2.8", "3.7", "4.0", "4.0c") for m in sizes for s in seeds]
+    runs += [(None, v, m, s, var) for v in ("2.8", "3.7", "4.0", "4.0c") for m in sizes for s in seeds
+             for var in (0, 1)]
     return runs
 
 

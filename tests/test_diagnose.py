@@ -217,3 +217,31 @@ def test_client_rows_sit_beside_the_coordinators_history():
     tl = beside.timelines["workbook-group"]
     assert client in tl.rows and len(tl.departures) == 1 and len(tl.episodes) == 3
     assert [f.to_json() for f in beside.findings] == [f.to_json() for f in alone.findings]
+
+
+# Two processes with group.instance.id pod-1 taking turns (GroupCoordinator.scala 2.4-3.x wording): each
+# replaces the member the other one made 5 s before.
+DUPLICATE_INSTANCE = """\
+[2024-03-05 20:00:00,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-b, while old member id c-1-a will be removed. (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:00:05,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-c, while old member id c-1-b will be removed. (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:00:10,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-d, while old member id c-1-c will be removed. (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_a_duplicate_instance_id_is_a_misconfiguration():
+    found = [(f.cause, [e.line for e in f.evidence]) for f in diagnose_lines(DUPLICATE_INSTANCE, "d.log").findings]
+    assert found == [("misconfiguration", [1, 2, 3])]
+
+
+@pytest.mark.parametrize("version", ["2.8", "3.7", "4.0", "4.0c"])
+def test_a_rolling_restart_of_static_members_is_no_trouble(version):
+    """KIP-345: each static member comes back within its session and replaces itself, once: no
+    rebalance, no finding (and not a duplicate group.instance.id)."""
+    from kafkasim.analysis.diagnose.incidents import incident
+    from kafkasim.scenario.world import simulate
+
+    log = simulate(incident(None, version, variant=1)).broker_log
+    report = diagnose_lines(log, "s.log")
+    rows = report.timelines["workbook-group"].rows
+    assert sum(r[4] == "MemberReplaced" for r in rows) == 4  # one replacement per member
+    assert report.findings == []

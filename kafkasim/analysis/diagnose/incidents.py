@@ -32,8 +32,10 @@ def incident(cause: str | None, version: str = "3.7", members: int = 4, seed: in
     base = dict(kafka_version=version.rstrip("c"), members=members, seed=seed, duration_ms=200_000,
                 consumer=consumer, topics={"orders": max(12, members)})
     names = [f"c-{i}" for i in range(1, members + 1)]
-    if cause is None:
-        return Scenario(**base)
+    if cause is None:  # nothing happens (variant 0), or a rolling restart of static members (1, KIP-345)
+        if variant % 2 == 0:
+            return Scenario(**base)
+        return Scenario(**base, static_membership=True, faults=rolling_restart(names, 30_000, 20_000, 5_000))
     if cause == "slow-processing":  # the poll thread stuck past max.poll.interval.ms (heartbeats go on)
         return Scenario(**{**base, "consumer": {**consumer, "max.poll.interval.ms": 60_000}},
                         faults=(SlowProcessing(names[1], 30_000 + 7_000 * variant, 100_000),))

@@ -12,7 +12,7 @@ import re
 
 from kafkasim.analysis.diagnose import bugs
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line
-from kafkasim.analysis.diagnose.timeline import ERROR, FILE, KIND, LINE, REASON, Move, Timeline, client_of
+from kafkasim.analysis.diagnose.timeline import ERROR, FILE, KIND, LINE, MEMBER, REASON, Move, Timeline, client_of
 
 #: Session expiries of different members this close together are one outage, not one process each.
 TOGETHER_MS = 5_000
@@ -291,14 +291,33 @@ def misconfiguration(r: Reading) -> list[Finding]:
         out.append(finding("misconfiguration", tl, 0.9, fenced,
                            "a static member was fenced by another member with the same group.instance.id: two "
                            "processes share one group.instance.id"))
-    # GroupCoordinator.updateStaticMemberAndRebalance "Static member ... rejoins, assigning new member id ...,
-    # while old member id ... will be removed", again and again: two processes taking turns with one id.
-    replaced = [x for x in tl.rows if x[KIND] == "MemberReplaced"]
-    if len(replaced) >= 3 and replaced[-1][0] - replaced[0][0] <= 60_000:
-        out.append(finding("misconfiguration", tl, 0.8, replaced,
-                           f"{len(replaced)} static-member replacements within a minute: a group.instance.id "
-                           f"used by more than one process"))
+    # GroupCoordinator.updateStaticMemberAndRebalance "Static member ... rejoins, assigning new member id X,
+    # while old member id Y will be removed" (GroupMetadataManager.java "... to replace the existing member
+    # Y"): a member id replaced, then its replacement replaced, within a minute, again and again: two
+    # processes taking turns with one group.instance.id (a restart replaces each member once).
+    turns = _ping_pong([x for x in tl.rows if x[KIND] == "MemberReplaced" and x[MEMBER] and x[REASON]])
+    if turns:
+        out.append(finding("misconfiguration", tl, 0.8, turns,
+                           f"one static member replaced {len(turns)} times, each replacing the last within "
+                           f"{PING_PONG_MS / 1000:g} s: a group.instance.id used by more than one process"))
     return out
+
+
+#: Replacements of one static member this close together are two processes fighting over its instance id.
+PING_PONG_MS, PING_PONG_TURNS = 60_000, 3
+
+
+def _ping_pong(replaced: list) -> list:
+    """The longest chain of replacements (old member id -> new) whose links are each PING_PONG_MS or
+    less apart, if it has PING_PONG_TURNS links or more."""
+    chains: dict[str, list] = {}  # current member id -> the replacements that led to it
+    best: list = []
+    for x in replaced:
+        chain = chains.pop(x[REASON], [])
+        chain = chain + [x] if chain and x[0] - chain[-1][0] <= PING_PONG_MS else [x]
+        chains[x[MEMBER]] = chain
+        best = chain if len(chain) > len(best) else best
+    return best if len(best) >= PING_PONG_TURNS else []
 
 
 def known_bugs(r: Reading) -> list[Finding]:
