@@ -245,3 +245,21 @@ def test_a_rolling_restart_of_static_members_is_no_trouble(version):
     rows = report.timelines["workbook-group"].rows
     assert sum(r[4] == "MemberReplaced" for r in rows) == 4  # one replacement per member
     assert report.findings == []
+
+
+def test_a_rolling_upgrade_to_the_consumer_protocol():
+    """Kafka 4.0, three dynamic members restarted one by one into group.protocol=consumer: the classic
+    group's rebalances, then the conversion (GroupMetadataManager.java "Converted the classic group to a
+    consumer group") and epochs; the classic members still in it rejoin under their ids, which is not
+    a scale-out."""
+    from kafkasim.core.faults import rolling_restart
+    from kafkasim.scenario.world import Scenario, simulate
+
+    sc = Scenario(kafka_version="4.0", members=3, duration_ms=200_000,
+                  faults=rolling_restart(["c-1", "c-2", "c-3"], 30_000, 20_000, consumer={"group.protocol": "consumer"}))
+    report = diagnose_lines(simulate(sc).broker_log, "m.log")
+    tl = report.timelines["workbook-group"]
+    assert tl.protocols == {"classic", "consumer"}
+    assert [e.epoch for e in tl.episodes] == [False, False, True, True, True, True, True]
+    assert [(f.cause, f.score) for f in report.findings] == [("rolling-restart-dynamic-members", 0.94),
+                                                             ("kip848-specific", 0.4)]

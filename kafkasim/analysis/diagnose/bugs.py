@@ -68,7 +68,7 @@ def _stuck_in_state(tl: Timeline, state: str, min_ms: int) -> list:
     if state == "PreparingRebalance":
         for ep in tl.episodes:
             end = ep.end if ep.end is not None else tl.last
-            if tl.protocol == "classic" and end - ep.start >= min_ms:
+            if not ep.epoch and end - ep.start >= min_ms:
                 out.append(next(r for r in tl.rows if r[T] == ep.start and r[KIND] == "RebalanceStarted"))
     else:
         for r, until in _completing(tl):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import html
 
-from kafkasim.analysis.diagnose.report import timeline_lines
+from kafkasim.analysis.diagnose.report import protocols, timeline_lines
 from kafkasim.analysis.diagnose.timeline import FILE, KIND, LINE, MEMBER, T, client_of, wall
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -31,7 +31,7 @@ def page(report) -> str:
         parts.append("<p>No consumer-group lines found in the input: nothing to diagnose.</p>")
     texts = _evidence_text(report)
     for name, tl in report.timelines.items():
-        parts.append(f"<h2>Group {html.escape(name)} ({tl.protocol} protocol)</h2>")
+        parts.append(f"<h2>Group {html.escape(name)} ({protocols(tl)})</h2>")
         parts.append(_svg(_timeline_spec(tl, report.origin)))
         found = [f for f in report.findings if f.group == name]
         worst = _worst(tl, found)
@@ -59,15 +59,15 @@ def _secs(ep) -> str:
 
 def _worst(tl, findings):
     """The rebalance the best finding's first line falls in; else the longest one."""
-    eps = tl.episodes if tl.protocol == "classic" else []
+    eps = [e for e in tl.episodes if not e.epoch]
     if not eps:
         return None
     for f in findings:
         for e in f.evidence:
             row = next((r for r in tl.rows if (r[FILE], r[LINE]) == (e.file, e.line)), None)
             i = tl.episode_at(row[T]) if row is not None else None
-            if i is not None:
-                return eps[i]
+            if i is not None and not tl.episodes[i].epoch:
+                return tl.episodes[i]
     return max(eps, key=lambda e: ((e.end if e.end is not None else tl.last) - e.start, -e.start))
 
 

@@ -18,7 +18,7 @@ def timeline_lines(tl: Timeline, origin) -> list[str]:
     """What happened, in time order: rebalances with their duration and trigger, arrivals, departures."""
     items = []
     for ep in tl.episodes:
-        if tl.protocol == "consumer":
+        if ep.epoch:
             what = f"epoch {ep.generation} ({ep.reason or 'bumped'})" + (f", {ep.members} members" if ep.members else "")
         else:
             took = f"{ep.duration / 1000:g} s" if ep.end is not None else "not finished in this log"
@@ -45,12 +45,14 @@ def text(report) -> str:
         return ("no consumer-group lines found in the input: nothing to diagnose (the reader knows the group "
                 "coordinator's lines of server.log, Kafka 0.9 to 4.x)\n")
     for name, tl in report.timelines.items():
-        eps = [e for e in tl.episodes if e.end is not None and tl.protocol == "classic"]
-        longest = max((e.duration for e in eps), default=None)
-        kind = "rebalances" if tl.protocol == "classic" else "epoch bumps"
-        out.append(f"group {name} ({tl.protocol} protocol), {wall(tl.first, report.origin)} to "
-                   f"{wall(tl.last, report.origin)}: {len(tl.episodes)} {kind}"
-                   + (f", longest {longest / 1000:g} s" if longest is not None else ""))
+        eps = [e for e in tl.episodes if not e.epoch]
+        longest = max((e.duration for e in eps if e.end is not None), default=None)
+        bumps = len(tl.episodes) - len(eps)
+        counts = ", ".join(([f"{len(eps)} rebalances"] if eps or not bumps else []) +
+                           ([f"{bumps} epoch bumps"] if bumps else []))
+        out.append(f"group {name} ({protocols(tl)}), {wall(tl.first, report.origin)} to "
+                   f"{wall(tl.last, report.origin)}: {counts}"
+                   + (f", longest rebalance {longest / 1000:g} s" if longest is not None else ""))
         out += timeline_lines(tl, report.origin)
         found = [f for f in report.findings if f.group == name]
         if not found:
@@ -61,6 +63,12 @@ def text(report) -> str:
             out.append("     would have prevented it: " + "; ".join(f.settings))
         out.append("")
     return "\n".join(out)
+
+
+def protocols(tl: Timeline) -> str:
+    """"classic protocol", "consumer protocol", or both (a group migrating between them, KIP-848)."""
+    kinds = sorted(tl.protocols) or ["classic"]
+    return " and ".join(kinds) + (" protocols" if len(kinds) > 1 else " protocol")
 
 
 def to_json(report) -> str:

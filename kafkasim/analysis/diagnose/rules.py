@@ -101,7 +101,7 @@ def slow_processing(r: Reading) -> list[Finding]:
     # members who haven't joined" once the rebalance timeout (the members' max.poll.interval.ms) ran out,
     # not at once (that is KAFKA-8653: bugs.py).
     at_start = {(x[FILE], x[LINE]) for x in bugs.PATTERNS["removed_at_rebalance_start"](tl, "rebalance_timeout", 1000)}
-    late = [d for d in tl.departures if d.reason == "rebalance_timeout" and tl.protocol == "classic"
+    late = [d for d in tl.departures if d.reason == "rebalance_timeout" and not d.fenced
             and (d.file, d.line) not in at_start]
     if late:
         out.append(finding("slow-processing", tl, 0.75, late,
@@ -244,7 +244,7 @@ def slow_join(r: Reading) -> list[Finding]:
         end = ep.end if ep.end is not None else tl.last
         grew = (ep.members or 0) - before
         before = ep.members if ep.members is not None else before
-        if tl.protocol != "classic" or end - ep.start < SLOW_JOIN_MS:
+        if ep.epoch or end - ep.start < SLOW_JOIN_MS:
             continue
         inside = [a for a in tl.arrivals if ep.start <= a.time <= end]
         joined = max(len(inside), grew)
@@ -341,7 +341,7 @@ def kip848(r: Reading) -> list[Finding]:
     tl, out = r.tl, []
     # GroupMetadataManager.java scheduleConsumerGroupRebalanceTimeout: "fenced from the group because it
     # failed to transition from epoch N within Mms" (3.7: "failed to revoke partitions within").
-    slow = [d for d in tl.departures if d.reason == "rebalance_timeout" and tl.protocol == "consumer"]
+    slow = [d for d in tl.departures if d.reason == "rebalance_timeout" and d.fenced]
     if slow:
         out.append(finding("kip848-specific", tl, 0.75, slow,
                            f"{_names(slow)} fenced for not revoking its partitions within the rebalance timeout "

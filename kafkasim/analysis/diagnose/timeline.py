@@ -31,6 +31,8 @@ _UUID_TAIL = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 #: The `source` of the coordinator's own rows (the log reader's, and "broker" as the client-log reader may
 #: name them); rows of other sources (clients) do not make arrivals, departures or rebalances.
 BROKER_SOURCES = ("coordinator", "broker")
+_CONSUMER_KINDS = ("MemberJoined", "GroupEpochBumped", "MemberFenced", "TargetAssignmentComputed")
+_CLASSIC_KINDS = ("RebalanceStarted", "GenerationStabilized", "AssignmentReceived")
 #: group.initial.rebalance.delay.ms's default (KIP-134): joins this close together form the group.
 FORMING_MS = 3_000
 _ARRIVALS = ("PendingMemberAdded", "MemberAdded", "MemberJoined")
@@ -60,6 +62,7 @@ class Move:
     file: str
     line: int
     static: bool = False
+    fenced: bool = False  # a consumer group's fencing (KIP-848), not a classic removal
 
 
 @dataclass
@@ -75,6 +78,7 @@ class Episode:
     file: str
     line: int
     lines: list = field(default_factory=list)  # (file, line) of every event inside it
+    epoch: bool = False  # a consumer group's epoch bump rather than a classic rebalance
 
     @property
     def duration(self) -> int | None:
@@ -86,7 +90,8 @@ class Timeline:
     """One group's history."""
 
     group: str
-    protocol: str = "classic"
+    protocol: str = "classic"  # "consumer" once a consumer group's (KIP-848) line is seen
+    protocols: set = field(default_factory=set)  # the protocols whose lines the group has
     first: int | None = None
     last: int | None = None
     episodes: list[Episode] = field(default_factory=list)
@@ -95,6 +100,8 @@ class Timeline:
     generations: list[tuple] = field(default_factory=list)  # (time, generation or epoch, members or None)
     rows: list = field(default_factory=list)
     _times: list = field(default_factory=list, repr=False)
+    _fenced: tuple = field(default=(), repr=False)
+    _present: set = field(default_factory=set, repr=False)
     _starts: list = field(default_factory=list, repr=False)
 
     def formed_at(self) -> int | None:
@@ -152,9 +159,10 @@ class Timeline:
         return i if end is None or ms <= end else None
 
     def to_json(self) -> dict:
-        return {"group": self.group, "protocol": self.protocol,
+        return {"group": self.group, "protocol": self.protocol, "protocols": sorted(self.protocols),
                 "episodes": [{"start": e.start, "end": e.end, "duration_ms": e.duration, "generation": e.generation,
-                              "members": e.members, "reason": e.reason, "file": e.file, "line": e.line}
+                              "members": e.members, "reason": e.reason, "file": e.file, "line": e.line,
+                              "epoch_bump": e.epoch}
                              for e in self.episodes],
                 "arrivals": [_move_json(m) for m in self.arrivals],
                 "departures": [_move_json(m) for m in self.departures]}
@@ -194,21 +202,27 @@ def _add(tl: Timeline, r: tuple) -> None:
     if r[SOURCE] not in BROKER_SOURCES:
         return  # a client's line: kept in `rows` for the rules that read it, the history is the coordinator's
     where = (r[FILE], r[LINE])
-    open_ep = tl.episodes[-1] if tl.episodes and tl.episodes[-1].end is None and tl.protocol == "classic" else None
+    open_ep = tl.episodes[-1] if tl.episodes and tl.episodes[-1].end is None and not tl.episodes[-1].epoch \
+        else None
     if open_ep is not None:
         open_ep.lines.append(where)
-    if kind in ("MemberJoined", "GroupEpochBumped", "MemberFenced", "TargetAssignmentComputed"):
+    if kind in _CONSUMER_KINDS:
         tl.protocol = "consumer"
+        tl.protocols.add("consumer")
+    elif kind in _CLASSIC_KINDS:
+        tl.protocols.add("classic")
+    if kind == "MemberFenced":
+        tl._fenced = where
     if kind in _ARRIVALS:
-        seen = False
-        for a in reversed(tl.arrivals):
-            if t - a.time > 1000:
-                break
-            seen = seen or a.member == r[MEMBER]
-        if not seen:  # one arrival per member, though 2.2+ logs a pending join and then the add
+        # One arrival per member while it stays: 2.2+ logs a pending join and then the add, and a classic
+        # member of a consumer group is logged joining again at each of its rejoins (KIP-848 migration).
+        if r[MEMBER] not in tl._present:
             tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
+            tl._present.add(r[MEMBER])
     elif kind in _DEPARTURES:
-        tl.departures.append(Move(t, r[MEMBER], r[REASON] if kind == "MemberRemoved" else "pending_expired", *where))
+        tl._present.discard(r[MEMBER])
+        tl.departures.append(Move(t, r[MEMBER], r[REASON] if kind == "MemberRemoved" else "pending_expired", *where,
+                                  fenced=where == tl._fenced))
     elif kind == "RebalanceStarted":
         if open_ep is None:
             tl.episodes.append(Episode(t, None, None, r[REASON], None, *where, [where]))
@@ -221,7 +235,7 @@ def _add(tl: Timeline, r: tuple) -> None:
         tl.generations.append((t, r[GEN], members))
     elif kind == "GroupEpochBumped":
         tl.generations.append((t, r[GEN], None))
-        tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where]))
+        tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where], epoch=True))
 
 
 def _close(tl: Timeline) -> None:
@@ -232,7 +246,7 @@ def _close(tl: Timeline) -> None:
     moves = sorted([(m.time, m.line, 1, m.member) for m in tl.arrivals] +
                    [(m.time, m.line, -1, m.member) for m in tl.departures])
     i = 0
-    for ep in tl.episodes:
+    for ep in (e for e in tl.episodes if e.epoch):
         while i < len(moves) and (moves[i][0], moves[i][1]) <= (ep.start, ep.line):
             (present.add if moves[i][2] > 0 else present.discard)(moves[i][3])
             i += 1
