@@ -52,7 +52,7 @@ __all__ = [
     "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "SERVER_ASSIGNORS", "normalize_version", "parse_version",
     "version_tuple", "check_exists", "consumer_config", "broker_config", "broker_config_warnings",
     "zookeeper_consumer_config", "java_hash_set_order",
-    "generated_client_id",
+    "generated_client_id", "SHARE_CONSUMER_CONFIGS", "SHARE_GROUP_UNSUPPORTED_CONFIGS", "share_consumer_config",
 ]
 
 
@@ -554,6 +554,73 @@ def _check_consumer(cfg: dict, vt: tuple, overrides: Mapping) -> None:
                               f"fetch.max.wait.ms={wait})")
 
 
+# -- share consumer: KafkaShareConsumer (KIP-932, 4.0+) ----------------------------------------
+#: `ShareConsumerConfig.SHARE_GROUP_UNSUPPORTED_CONFIGS` (clients/.../consumer/ShareConsumerConfig.java at
+#: 4.1.0 and 4.2.0, unchanged at 4.3), in Kafka's order: present in the configs given to a
+#: KafkaShareConsumer, whatever their value, they make its constructor throw ConfigException. 4.0 has
+#: no ShareConsumerConfig: its KafkaShareConsumer takes a plain ConsumerConfig and ignores them.
+SHARE_GROUP_UNSUPPORTED_CONFIGS = (
+    "auto.offset.reset", "enable.auto.commit", "group.instance.id", "isolation.level",
+    "partition.assignment.strategy", "interceptor.classes", "session.timeout.ms", "heartbeat.interval.ms",
+    "group.protocol", "group.remote.assignor")
+
+
+def _share_mode_check(valid: tuple[str, str]):
+    """`ShareAcknowledgementMode.Validator` / `ShareAcquireMode.Validator` (case-insensitive; the
+    value is kept lower-cased): Kafka's ConfigException wraps their message."""
+    def check(spec: ConfigSpec, value: str, vt: tuple) -> str:
+        if value.lower() not in valid:
+            raise ConfigError(f"Invalid value {value} for configuration {spec.name}: Invalid value `{value}` for "
+                              f"configuration {spec.name}. The value must either be '{valid[0]}' or '{valid[1]}'.")
+        return value.lower()
+    return check
+
+
+_SHARE_CONSUMER = [
+    _spec("share.acknowledgement.mode", "string", [("4.1", "implicit")],
+          "implicit: the records of a poll are accepted at the next poll(), commitSync() or commitAsync(); "
+          "explicit: the application acknowledges each record with acknowledge(record, type).",
+          "added in 4.1 (KIP-932, KAFKA-18904; 4.0 infers the mode from the first use of acknowledge()); "
+          "ConsumerConfig, refused by KafkaConsumer under both group.protocol values",
+          check=_share_mode_check(("implicit", "explicit")), added_by="KIP-932"),
+    _spec("share.acquire.mode", "string", [("4.2", "batch_optimized")],
+          "batch_optimized: a poll may return more than max.poll.records, up to the end of a log batch; "
+          "record_limit: never more than max.poll.records.",
+          "added in 4.2 (KIP-1206); ConsumerConfig, refused by KafkaConsumer under both group.protocol values",
+          check=_share_mode_check(("batch_optimized", "record_limit")), added_by="KIP-1206"),
+]
+#: What a KafkaShareConsumer reads (`ShareConsumerConfig` extends `ConsumerConfig`): the consumer's
+#: configs without SHARE_GROUP_UNSUPPORTED_CONFIGS, plus the two share ones.
+SHARE_CONSUMER_CONFIGS: dict[str, ConfigSpec] = {
+    **{n: s for n, s in CONSUMER_CONFIGS.items() if n not in SHARE_GROUP_UNSUPPORTED_CONFIGS},
+    **{s.name: s for s in _SHARE_CONSUMER}}
+
+
+def _check_share_consumer(cfg: dict, vt: tuple, overrides: Mapping) -> None:
+    """Nothing across fields: a share consumer has no heartbeat or session configs of its own."""
+
+
+def share_consumer_config(kafka_version: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The configs of a `KafkaShareConsumer` at `kafka_version`'s defaults with `overrides`, keyed by
+    Kafka's names. From 4.1 a config of SHARE_GROUP_UNSUPPORTED_CONFIGS in `overrides` (any value,
+    None included) raises ConfigError worded as `ShareConsumerConfig.checkUnsupportedConfigsPreProcess`
+    ("auto.offset.reset, group.protocol cannot be set when using a share group."), before anything
+    else is checked; in 4.0 they are accepted and ignored. Share groups need Kafka 4.0 or later."""
+    line = normalize_version(kafka_version)
+    vt = _v(kafka_version)
+    if vt < _v("4.0"):
+        raise ConfigError(f"Kafka {line} has no share consumer: KafkaShareConsumer (KIP-932) needs Kafka 4.0 or later")
+    overrides = {} if overrides is None else overrides
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"share consumer config overrides must be a dict of Kafka config names, got "
+                          f"{type(overrides).__name__}")
+    named = [name for name in SHARE_GROUP_UNSUPPORTED_CONFIGS if name in overrides]
+    if named and vt >= _v("4.1"):
+        raise ConfigError(f"{', '.join(named)} cannot be set when using a share group.")
+    given = {k: v for k, v in overrides.items() if k not in SHARE_GROUP_UNSUPPORTED_CONFIGS}
+    return _resolve("share consumer", SHARE_CONSUMER_CONFIGS, kafka_version, line, given, _check_share_consumer)
+
+
 # -- broker: KIP-848 group coordinator (3.7+) --------------------------------------------------
 #: Server-side assignors of the consumer protocol: name (as a member asks for it in
 #: ``group.remote.assignor``) -> Java class. ``group.consumer.assignors`` takes the class names in
@@ -1026,7 +1093,20 @@ def consumer_config(kafka_version: str, overrides: Mapping[str, Any] | None = No
     group.protocol=consumer, nor group.remote.assignor with classic, from 3.9).
     """
     line = normalize_version(kafka_version)
+    _refuse_share_configs(kafka_version, overrides)
     return _resolve("consumer", CONSUMER_CONFIGS, kafka_version, line, overrides, _check_consumer)
+
+
+def _refuse_share_configs(kafka_version, overrides) -> None:
+    """KafkaConsumer refuses the share consumer's configs under both protocols (ConsumerConfig's
+    CLASSIC_ and CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS, 4.1+), in its checkUnsupportedConfigs wording."""
+    if not isinstance(overrides, Mapping):
+        return
+    named = [s.name for s in _SHARE_CONSUMER if s.exists_in(kafka_version) and _given(overrides.get(s.name))]
+    if named:
+        protocol = str(overrides.get("group.protocol") or "classic").upper()
+        raise ConfigError(f"{', '.join(named)} cannot be set when group.protocol={protocol} (share consumer configs: "
+                          f"use Scenario(group_type='share') for a KafkaShareConsumer)")
 
 
 def generated_client_id(kafka_version, group_id: str, group_instance_id: str | None,

@@ -204,4 +204,39 @@ class ScaleIn(GroupChange):
         return f"ScaleIn {', '.join(self.members)}"
 
 
-ALL = (Crash, Restart, Pause, SlowProcessing, NetworkCut, ScaleOut, ScaleIn)
+@dataclass(frozen=True)
+class PoisonRecord:
+    """A record whose processing always fails (share groups only): the application acknowledges it
+    with `ack` every time it is delivered, RELEASE (redelivered until the delivery limit archives
+    it, group.share.delivery.count.limit) or REJECT (archived at once), and ACCEPTs the others.
+    Acknowledging one record needs share.acknowledgement.mode=explicit (KIP-932)."""
+
+    topic: str
+    partition: int
+    offset: int
+    ack: str = "RELEASE"
+
+    def __post_init__(self):
+        if not isinstance(self.topic, str) or not self.topic:
+            raise ConfigError(f"PoisonRecord.topic must be a topic name, got {self.topic!r}")
+        check_int("PoisonRecord.partition", self.partition, 0)
+        check_int("PoisonRecord.offset", self.offset, 0)
+        if self.ack not in ("RELEASE", "REJECT"):
+            raise ConfigError(f"PoisonRecord.ack must be 'RELEASE' (redelivered until the delivery limit) or "
+                              f"'REJECT' (archived at once), got {self.ack!r}")
+
+    @property
+    def at_ms(self) -> int:
+        return 0
+
+    def schedule(self, world) -> None:
+        world.add_poison(self)
+
+    def short_label(self) -> str:
+        return f"PoisonRecord {self.topic}-{self.partition}@{self.offset}"
+
+    def label(self) -> str:
+        return f"{self.short_label()} ({self.ack} each delivery)"
+
+
+ALL = (Crash, Restart, Pause, SlowProcessing, NetworkCut, ScaleOut, ScaleIn, PoisonRecord)

@@ -13,6 +13,7 @@ import numpy as np
 
 from kafkasim.core.provenance import provenance, with_provenance
 from kafkasim.core.events import ACTIVE_STATES, arrow_schema, ownership_intervals, state_intervals, to_frame
+from kafkasim.scenario.share import share_invariants, share_metrics
 
 #: Summary metrics and what they mean (the keys of `Run.summary`).
 SUMMARY_DOC = {
@@ -45,6 +46,26 @@ SUMMARY_DOC = {
                     "compare it with unconsumed_ms",
 }
 
+#: What a share group's summary adds (group_type="share", KIP-932), read from its events. There
+#: `rebalances` counts group epoch bumps (a member joined, left or was fenced), `duplicates` the
+#: records the application processed more than once, `unprocessed_at_end` those it never processed.
+SHARE_SUMMARY_DOC = {
+    "records_accepted": "records acknowledged ACCEPT (successfully)",
+    "records_rejected": "records acknowledged REJECT (successfully): archived at once",
+    "records_archived": "records ARCHIVED: rejected, or released or expired at the delivery limit "
+                        "(group.share.delivery.count.limit)",
+    "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1)",
+    "lock_expiries": "records whose acquisition lock expired (group.share.record.lock.duration.ms) while acquired",
+    "records_released_on_close": "records released when a member's share session closed (close(); from 4.1 "
+                                 "also a crashed process's closed connection)",
+    "acknowledgement_failures": "records whose acknowledgement failed (INVALID_RECORD_STATE: the lock had "
+                                "expired; REQUEST_TIMED_OUT: lost to a network cut)",
+    "records_stuck": "produced records neither accepted, rejected nor archived at the end of the run",
+    "drain_ms": "time from the end of production until the last record was accepted, rejected or archived "
+                "(None while records are stuck)",
+    "throughput_per_s": "records accepted, rejected or archived per second, until the last of them",
+}
+
 
 class Run:
     """One finished run: the scenario, its events (`events` is a DataFrame, schema in
@@ -64,6 +85,8 @@ class Run:
         self.generations = _generation(world.coord, world.group_id)
         self.engine_stats: dict[str, int] = dict(world.sim.stats)
         self.ledger = world.partitions.finished()
+        if scenario.group_type == "share":  # KIP-932's guarantees, on every run
+            share_invariants(self.rows, scenario.broker_config["group.share.delivery.count.limit"])
         self.provenance = provenance(
             "kafkasim.scenario", kafka_version=scenario.kafka_version, seed=scenario.seed,
             configs={"consumer": scenario.consumer_config, "broker": scenario.broker_config},
@@ -129,8 +152,8 @@ class Run:
 
 
 def _generation(coord, group_id: str) -> int:
-    """The classic group's generation, or the consumer-protocol group's epoch."""
-    if coord.consumer_groups.has_group(group_id):
+    """The classic group's generation, or the consumer-protocol or share group's epoch."""
+    if coord.consumer_groups.has_group(group_id) or coord.share_groups.has_group(group_id):
         return coord.group_epoch(group_id)
     group = coord.groups.get(group_id)
     return group.generation_id if group else 0
@@ -278,6 +301,9 @@ def summarize(run: Run) -> dict:
     parts = run.ledger
     lags = run.lag["lag"].to_numpy()
     produced = parts.produced(run.end_ms)
+    share = {}
+    if run.scenario.group_type == "share":
+        share = share_metrics(rows, produced, run.scenario.duration_ms)
     return {
         "rebalances": rebalances,
         "generations": run.generations,
@@ -294,4 +320,5 @@ def summarize(run: Run) -> dict:
         "mean_lag": round(float(np.mean(lags)), 1),
         "latency_ms": _percentiles(parts.latency),
         "rebalance_ms": rebalance_ms,
+        **share,
     }

@@ -9,6 +9,7 @@ duration is a difference of two cumulative sums: batches cost O(1), whatever the
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
@@ -176,6 +177,7 @@ class Partitions:
         self.latency: list[tuple[int, float, float]] = []  # (records, first latency, last latency) per slice
         self.progress: list[tuple[int, int]] = [(0, 0)]  # (time, hw_total) after each batch, for lag
         self._rates = np.asarray(per_ms, dtype=float)
+        self.done: list | None = None  # share groups: the offsets processed, as ranges per partition
 
     def __len__(self) -> int:
         return len(self.tps)
@@ -221,6 +223,31 @@ class Partitions:
         self.processed += count
         self.progress.append((end, total))
 
+    def process_ranges(self, records: list[tuple[int, int, int, int]], count: int, start: int, end: int) -> None:
+        """Account a share consumer's batch: (partition, first, last, delivery count) ranges, processed
+        one after another from `start` to `end` ms. Share consumers read a partition side by side, so
+        what was processed is kept as ranges per partition (not a high mark); an offset processed
+        before is a duplicate, attributed to "redelivery"."""
+        if self.done is None:
+            self.done = [None] * len(self.tps)
+        rate, latency = self.rate, self.latency
+        per_record = (end - start) / count
+        t = start + per_record
+        for i, a, b, _ in records:
+            done = self.done[i]
+            if done is None:
+                done = self.done[i] = RangeSet()
+            n = b - a + 1
+            dup = done.add(a, b)
+            if dup:
+                self.duplicates["redelivery"] = self.duplicates.get("redelivery", 0) + dup
+            self.hw_total += n - dup
+            r = rate[i]
+            latency.append((n, t - a / r, t + (n - 1) * per_record - b / r))
+            t += n * per_record
+        self.processed += count
+        self.progress.append((end, self.hw_total))
+
     def lag(self, times) -> np.ndarray:
         """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
         times = np.asarray(times, dtype=np.int64)
@@ -232,3 +259,54 @@ class Partitions:
             chunk = clipped[k:k + 256, None] * self._rates[None, :]
             produced[k:k + 256] = chunk.astype(np.int64).sum(axis=1)
         return np.maximum(0, produced - done)
+
+
+class RangeSet:
+    """Disjoint ranges of offsets [first, last], adjacent ones merged."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlap(self, first: int, last: int) -> int:
+        """How many offsets of first..last the set holds."""
+        i = bisect_right(self.ends, first - 1)
+        n = 0
+        while i < len(self.starts) and self.starts[i] <= last:
+            n += min(last, self.ends[i]) - max(first, self.starts[i]) + 1
+            i += 1
+        return n
+
+    def add(self, first: int, last: int) -> int:
+        """Add first..last; returns how many of them were already there."""
+        dup = self.overlap(first, last)
+        lo = bisect_left(self.ends, first - 1)
+        hi = bisect_right(self.starts, last + 1)
+        if lo < hi:
+            first, last = min(first, self.starts[lo]), max(last, self.ends[hi - 1])
+        self.starts[lo:hi] = [first]
+        self.ends[lo:hi] = [last]
+        return dup
+
+    def remove(self, first: int, last: int) -> None:
+        lo = bisect_right(self.ends, first - 1)
+        hi = bisect_left(self.starts, last + 1)
+        if lo >= hi:
+            return
+        keep_s, keep_e = [], []
+        if self.starts[lo] < first:
+            keep_s.append(self.starts[lo])
+            keep_e.append(first - 1)
+        if self.ends[hi - 1] > last:
+            keep_s.append(last + 1)
+            keep_e.append(self.ends[hi - 1])
+        self.starts[lo:hi] = keep_s
+        self.ends[lo:hi] = keep_e
+
+    def __len__(self) -> int:
+        return sum(e - s + 1 for s, e in zip(self.starts, self.ends))
+
+    def ranges(self) -> list[tuple[int, int]]:
+        return list(zip(self.starts, self.ends))

@@ -12,15 +12,18 @@ from typing import Any
 import numpy as np
 
 import kafkasim.core.faults as faults_module
-from kafkasim.core.config import broker_config, consumer_config, generated_client_id, parse_version
+from kafkasim.core.config import (broker_config, consumer_config, generated_client_id, parse_version,
+                                  share_consumer_config, share_groups_refusal)
 from kafkasim.client.client_log import check_client_log, client_log
 from kafkasim.client.consumer import Consumer
 from kafkasim.client.consumer_membership import consumer_class
+from kafkasim.client.share_consumer import ShareConsumer
 from kafkasim.coordinator import GroupCoordinator
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError, check_int
 from kafkasim.core.events import FIELDS, to_frame
 from kafkasim.scenario.run import Run
+from kafkasim.scenario.share import ShareLog, check_share_scenario
 from kafkasim.scenario.workload import Distribution, Partitions, ProcessingClock, as_distribution
 
 _BROKER_ARGS = {
@@ -59,6 +62,13 @@ class Scenario:
     `client_log` collects each consumer's own log, worded as the Java client ("java", Kafka 2.7+,
     classic or consumer protocol) or librdkafka ("librdkafka", `debug=cgrp`) writes it, in
     `Run.client_logs` (kafkasim.client.client_log); None (the default) collects none.
+
+    `group_type="share"` runs a share group (KIP-932) instead: `consumer` holds a KafkaShareConsumer's
+    configs (`core.config.share_consumer_config`: the consumer configs ShareConsumerConfig refuses are
+    refused), the group reads from offset 0 (its `share.auto.offset.reset` group config is set to
+    earliest), `share_version` is the broker's share.version feature (None: the version's default,
+    on from 4.2), the faults include `PoisonRecord`, and every run is checked against KIP-932's
+    guarantees (`scenario.share.share_invariants`); the summary adds `SHARE_SUMMARY_DOC`'s metrics.
     """
 
     kafka_version: str = "3.7"
@@ -78,6 +88,8 @@ class Scenario:
     sample_ms: int = 1000
     start_spread_ms: int = 1000
     client_log: str | None = None
+    group_type: str = "consumer"
+    share_version: int | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -129,6 +141,21 @@ class Scenario:
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
                                   f"NetworkCut, ScaleOut, ScaleIn), got {f!r}")
         parse_version(self.kafka_version)
+        if self.group_type not in ("consumer", "share"):
+            raise ConfigError(f"group_type must be 'consumer' (a consumer group: classic or KIP-848, as group.protocol "
+                              f"says) or 'share' (a share group, KIP-932), got {self.group_type!r}")
+        if self.group_type == "share":
+            set_(self, "broker_config", broker_config(self.kafka_version, self.broker))
+            refusal = share_groups_refusal(self.kafka_version, self.broker, self.share_version)
+            if refusal is None:
+                set_(self, "consumer_config", share_consumer_config(self.kafka_version, self.consumer))
+            check_share_scenario(self, refusal)
+            return
+        if any(isinstance(f, faults_module.PoisonRecord) for f in self.faults):
+            raise ConfigError("PoisonRecord needs a share group (Scenario(group_type='share', ...)): a consumer group's "
+                              "application cannot acknowledge one record, it commits offsets")
+        if self.share_version is not None:
+            raise ConfigError("share_version (the share.version feature) applies to group_type='share' only")
         if "group.instance.id" in self.consumer:
             raise ConfigError("group.instance.id is per member: use Scenario(static_membership=True), which gives "
                               "each consumer its own name as group.instance.id")
@@ -146,7 +173,8 @@ class Scenario:
     def restart_config(self, changes: dict) -> dict:
         """The consumer configs of a member restarted with `changes` (a value None unsets one)."""
         merged = {k: v for k, v in {**self.consumer, **changes}.items() if v is not None}
-        return consumer_config(self.kafka_version, merged)
+        resolve = share_consumer_config if self.group_type == "share" else consumer_config
+        return resolve(self.kafka_version, merged)
 
     def _check_consumer_protocol(self, config: dict) -> None:
         """group.protocol=consumer needs a broker that serves ConsumerGroupHeartbeat (KafkaApis'
@@ -188,6 +216,8 @@ class World:
         self.sim.max_events_per_second = MAX_EVENTS_PER_MEMBER_SECOND * max(1, scenario.members)
         broker = scenario.broker_config
         kwargs = {arg: broker[name] for name, arg in _BROKER_ARGS.items() if broker.get(name) is not None}
+        if scenario.group_type == "share":  # the share coordinator answers InitializeShareGroupState at once
+            kwargs["share_state_init_delay_ms"] = 0
         self.coord = GroupCoordinator(self.sim, kafka_version=scenario.kafka_version, topics=dict(scenario.topics),
                                       **kwargs)
         self.version = parse_version(scenario.kafka_version)
@@ -202,6 +232,26 @@ class World:
         self.consumers: dict[str, Consumer] = {}
         self._client_numbers: dict[str, int] = {}     # consumer name -> n of its generated client.id
         self.client_logs: dict[str, list[str]] = {}    # consumer name -> its log lines (Scenario.client_log)
+        self.share = ShareLog(self) if scenario.group_type == "share" else None
+
+    def share_partition(self, i: int):
+        """The leader's share partition of partition index i (ShareConsumer's World)."""
+        return self.share.partition(i)
+
+    def share_acknowledge(self, i: int, member_id: str, ranges: list):
+        return self.share.acknowledge(i, member_id, ranges)
+
+    def share_release_all(self, i: int, member_id: str):
+        return self.share.release_all(i, member_id)
+
+    def log_batches(self, i: int, fetch_offset: int, max_records: int, now: int) -> list[tuple[int, int]]:
+        return self.share.log_batches(i, fetch_offset, max_records, now)
+
+    def app_acknowledgements(self, i: int, first: int, last: int) -> list[tuple[int, int, str]]:
+        return self.share.app_acknowledgements(i, first, last)
+
+    def add_poison(self, fault) -> None:
+        self.share.add_poison(fault)
 
     def processing_clock(self, name: str) -> ProcessingClock:
         rng = np.random.default_rng([self.scenario.seed, zlib.crc32(name.encode())])
@@ -234,12 +284,13 @@ class World:
         style = self.scenario.client_log
         if style == "librdkafka" and not config.get("client.id"):
             config["client.id"] = "rdkafka"  # librdkafka's default client.id
-        if not config.get("client.id"):
+        if not config.get("client.id"):  # a share consumer's generated id has the same shape (ShareConsumerConfig)
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
                                                       lambda: self._client_number(name))
         client_id = config["client.id"]
         self.client_names[client_id] = name if self.client_names.get(client_id, name) == name else None
-        consumer = self.consumers[name] = consumer_class(config)(self, name, config, start_ms)
+        cls = ShareConsumer if self.scenario.group_type == "share" else consumer_class(config)
+        consumer = self.consumers[name] = cls(self, name, config, start_ms)
         if style is not None:  # a restarted process writes on in the same log
             consumer.log = client_log(style, self.client_logs.setdefault(name, []), self.version, client_id,
                                       self.group_id, config.get("group.instance.id"), config.get("group.protocol"))
@@ -280,13 +331,19 @@ def estimate_events(scenario: Scenario) -> int:
     so a fault that adds millions of members is refused like a scenario that starts with them."""
     end_ms = scenario.duration_ms + scenario.drain_ms
     cfg = scenario.consumer_config
-    heartbeat_ms = scenario.broker_config.get("group.consumer.heartbeat.interval.ms") or 5000 \
-        if cfg.get("group.protocol") == "consumer" else cfg["heartbeat.interval.ms"]
+    if scenario.group_type == "share":
+        heartbeat_ms = scenario.broker_config["group.share.heartbeat.interval.ms"]
+    elif cfg.get("group.protocol") == "consumer":
+        heartbeat_ms = scenario.broker_config.get("group.consumer.heartbeat.interval.ms") or 5000
+    else:
+        heartbeat_ms = cfg["heartbeat.interval.ms"]
     partitions = sum(scenario.topics.values()) * 1.4 * max(1.0, 1000 / scenario.poll_resolution_ms) ** 0.75
     added = [f for f in scenario.faults if isinstance(f, faults_module.ScaleOut)]
     members = scenario.members + sum(f.count for f in added)
     member_seconds = scenario.members * end_ms / 1000 + sum(f.count * max(0, end_ms - f.at_ms) / 1000 for f in added)
-    return int(end_ms / 1000 * partitions + member_seconds * (0.3 + 1000 / max(1, heartbeat_ms))
+    # a share consumer writes some 5 rows per poll (Fetched, Processed, Acquired, Acknowledged, the write)
+    polls = 5 * 1000 / scenario.poll_resolution_ms if scenario.group_type == "share" else 0
+    return int(end_ms / 1000 * partitions + member_seconds * (0.3 + 1000 / max(1, heartbeat_ms) + polls)
                + members * EVENTS_PER_MEMBER_JOIN)
 
 
@@ -310,7 +367,10 @@ def simulate(scenario: Scenario, *, max_events: int | None = EVENT_LIMIT) -> Run
         raise TypeError(f"simulate() takes a Scenario, got {type(scenario).__name__}")
     _check_size(scenario, max_events)
     world = World(scenario)
-    world.coord.commit_offsets(world.group_id, "", -1, {tp: 0 for tp in world.partitions.tps})
+    if world.share is not None:  # the group reads from the start, as a consumer group from committed offsets 0
+        world.coord.set_group_config(world.group_id, {"share.auto.offset.reset": "earliest"})
+    else:
+        world.coord.commit_offsets(world.group_id, "", -1, {tp: 0 for tp in world.partitions.tps})
     spread = world.sim.random("start")
     for _ in range(scenario.members):
         world.add_consumer(spread.randrange(scenario.start_spread_ms) if scenario.start_spread_ms else 0)
@@ -320,4 +380,6 @@ def simulate(scenario: Scenario, *, max_events: int | None = EVENT_LIMIT) -> Run
                 world.consumer(name)  # an unknown member is a ConfigError now, not deep in the run
         fault.schedule(world)
     world.sim.run(until=world.end_ms)
+    if world.share is not None:
+        world.share.finish()
     return Run(scenario, world)

@@ -125,6 +125,9 @@ class SharePartition:
         self.stats = {"write_share_group_state": 0, "timer_events": 0}
         self._persisted_start = 0
         self._persisted: dict[int, tuple[str, int]] = {}  # offset -> (state, count) as last written
+        #: kafkasim's observer of every WriteShareGroupState (not Kafka's): called with the written
+        #: [(first, last, InFlightState)]; a scenario writes them as events.
+        self.on_write: Callable[[Sequence[tuple[int, int, InFlightState]]], None] | None = None
 
     # -- limits, read when used -----------------------------------------------------------------
     def _override(self, name: str, default):
@@ -643,6 +646,8 @@ class SharePartition:
     def _write(self, written: Sequence[tuple[int, int, InFlightState]]) -> None:
         """One WriteShareGroupState: the start offset of the moment and the changed records."""
         self.stats["write_share_group_state"] += 1
+        if self.on_write is not None:
+            self.on_write(written)
         self._persisted_start = self._start
         for first, last, state in written:
             for offset in range(first, last + 1):
