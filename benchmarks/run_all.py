@@ -27,8 +27,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-BENCHMARKS = ["join_storm", "kip848_storm", "scenario_speed", "broker_memory", "zookeeper_storm", "pause_rebalance",
-              "spark_sweep", "log_parse"]
+BENCHMARKS = ["join_storm", "kip848_storm", "scenario_speed", "share_groups", "broker_memory", "zookeeper_storm",
+              "pause_rebalance", "spark_sweep", "log_parse"]
 README = os.path.join(HERE, "README.md")
 
 

@@ -50,8 +50,9 @@ SUMMARY_DOC = {
 #: `rebalances` counts group epoch bumps (a member joined, left or was fenced), `duplicates` the
 #: records the application processed more than once, `unprocessed_at_end` those it never processed.
 SHARE_SUMMARY_DOC = {
-    "records_accepted": "records acknowledged ACCEPT (successfully)",
-    "records_rejected": "records acknowledged REJECT (successfully): archived at once",
+    "records_accepted": "records ACKNOWLEDGED on the share partition (an application's ACCEPT of a record "
+                        "below the share-partition start offset succeeds and changes nothing: not counted)",
+    "records_rejected": "records the application acknowledged REJECT (successfully): archived at once",
     "records_archived": "records ARCHIVED: rejected, or released or expired at the delivery limit "
                         "(group.share.delivery.count.limit)",
     "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1)",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from kafkasim.coordinator.assignor.simple import share_version
+from kafkasim.coordinator.modern.share.persisted import PersistedState
 from kafkasim.coordinator.modern.share.state import (
     ACKNOWLEDGED, ACQUIRED, ARCHIVED, AVAILABLE, DECREASE, EMPTY_MEMBER_ID, INCREASE, NO_OP, TERMINAL,
     InFlightBatch, InFlightState)
@@ -124,7 +125,7 @@ class SharePartition:
         self._gap: list[int] | None = None  # `GapWindow` [endOffset, gapStartOffset] (4.1+)
         self.stats = {"write_share_group_state": 0, "timer_events": 0}
         self._persisted_start = 0
-        self._persisted: dict[int, tuple[str, int]] = {}  # offset -> (state, count) as last written
+        self._persisted = PersistedState()  # the state batches as last written
         #: kafkasim's observer of every WriteShareGroupState (not Kafka's): called with the written
         #: [(first, last, InFlightState)]; a scenario writes them as events.
         self.on_write: Callable[[Sequence[tuple[int, int, InFlightState]]], None] | None = None
@@ -313,8 +314,7 @@ class SharePartition:
         self._start = self._persisted_start = start_offset
         for batch in batches:
             self._put(batch)
-            for offset in range(batch.first, batch.last + 1):
-                self._persisted[offset] = (batch.batch_state.state, batch.batch_state.delivery_count)
+            self._persisted.put(batch.first, batch.last, batch.batch_state.state, batch.batch_state.delivery_count)
         if self._cache:
             self._find_next = True
             self._end = batches[-1].last
@@ -650,24 +650,15 @@ class SharePartition:
             self.on_write(written)
         self._persisted_start = self._start
         for first, last, state in written:
-            for offset in range(first, last + 1):
-                self._persisted[offset] = (state.state, state.delivery_count)
-        for offset in [o for o in self._persisted if o < self._persisted_start]:
-            del self._persisted[offset]
+            self._persisted.put(first, last, state.state, state.delivery_count)
+        self._persisted.trim(self._persisted_start)
 
     def persisted_state(self) -> tuple[int, list[tuple[int, int, str, int]]]:
         """What the share coordinator holds (`__share_group_state`): the start offset and state
         batches as last written. ACQUIRED is never written, so a new leader built with
         `SharePartition(...).load_state(*old.persisted_state())` sees records that were ACQUIRED
         at the failover as their last persisted state, or not at all (fetched again as new)."""
-        batches: list[tuple[int, int, str, int]] = []
-        for offset in sorted(self._persisted):
-            state, count = self._persisted[offset]
-            if batches and batches[-1][1] == offset - 1 and batches[-1][2:] == (state, count):
-                batches[-1] = (batches[-1][0], offset, state, count)
-            else:
-                batches.append((offset, offset, state, count))
-        return self._persisted_start, batches
+        return self._persisted_start, self._persisted.batches()
 
     # -- SPSO -------------------------------------------------------------------------------------
     def _can_move_start_offset(self) -> bool:
