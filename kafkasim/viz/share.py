@@ -20,7 +20,8 @@ from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 #: SharePartition record states (Kafka's RecordState) and their colours: handed out, waiting, done.
 RECORD_STATE_COLORS = {"AVAILABLE": "#9ecae9", "ACQUIRED": "#f58518", "ACKNOWLEDGED": "#54a24b",
                        "ARCHIVED": "#4c4c4c"}
-ROW_PX = 12
+ROW_PX = 16
+LABEL_PX = 48   # an acquisition bar at least this wide gets its "owner #count" label
 
 
 class ShareTrace:
@@ -135,29 +136,38 @@ class ShareTrace:
 
 @returns_chart
 def record_states(trace: ShareTrace, end_ms: int | None = None, title: str = "Record states on the share partition"):
-    """One row per record (offset), its state over time; the tooltip gives the delivery count and owner."""
+    """One row per record (offset), its state over time; an acquisition long enough to hold a label
+    names its owner and delivery count ("c-2 #2"); the tooltip gives both for every bar."""
     frame = trace.intervals(end_ms)
     frame = frame.assign(start_s=frame["start"] / 1000, end_s=frame["end"] / 1000, top=frame["last"] + 1,
+                         mid_s=(frame["start"] + frame["end"]) / 2000, mid_y=(frame["first"] + frame["last"] + 1) / 2,
                          owner=frame["owner"].replace("", "none"),
                          records=frame["first"].astype(str) + "-" + frame["last"].astype(str))
     lo, hi = int(frame["first"].min()), int(frame["last"].max()) + 1
+    span_s = max(1e-9, float(frame["end_s"].max() - frame["start_s"].min()))
+    wide = (frame["end_s"] - frame["start_s"]) >= LABEL_PX * span_s / style.WIDTH
+    frame["label"] = [f"{o} #{c}" if s == "ACQUIRED" and w else "" for o, c, s, w in
+                      zip(frame["owner"], frame["delivery_count"], frame["state"], wide)]
     states = [s for s in RECORD_STATE_COLORS if s in set(frame["state"])]
-    encoding = {
-        "x": field("start_s", title=style.TIME_TITLE), "x2": {"field": "end_s"},
-        "y": field("first", title="offset", scale={"domain": [hi, lo], "nice": False, "zero": False},
-                   axis={"tickMinStep": 1, "format": "d"}),
-        "y2": {"field": "top"},
+    y = field("first", title="offset", scale={"domain": [lo, hi], "reverse": True, "nice": False, "zero": False},
+              axis={"tickMinStep": 1, "format": "d"})
+    x = field("start_s", title=style.TIME_TITLE)
+    bars = unit(None, {"type": "rect", "stroke": "white", "strokeWidth": 0.5}, {
+        "x": x, "x2": {"field": "end_s"}, "y": y, "y2": {"field": "top"},
         "color": field("state", "nominal", title="record state",
                        scale={"domain": states, "range": [RECORD_STATE_COLORS[s] for s in states]},
                        legend={"orient": "right"}),
         "tooltip": [tip("records", "offsets", "nominal"), tip("state", type_="nominal"),
                     tip("delivery_count", "delivery count"), tip("owner", "acquired by", "nominal"),
-                    tip("start_s", "from (s)"), tip("end_s", "until (s)")],
-    }
-    chart = unit(frame, {"type": "rect", "stroke": "white", "strokeWidth": 0.5}, encoding,
-                 width=style.WIDTH, height=max(120, ROW_PX * (hi - lo)))
-    chart["title"] = title_of(title, "hover a bar for its delivery count and owner")
-    return chart
+                    tip("start_s", "from (s)"), tip("end_s", "until (s)")]})
+    labels = unit(None, {"type": "text", "fontSize": 10, "color": "white", "fontWeight": "bold"}, {
+        "x": field("mid_s"), "y": field("mid_y"), "text": field("label", "nominal")},
+        transform=[{"filter": "datum.label != ''"}])
+    spec = unit(frame, {"type": "rect"}, {}, width=style.WIDTH, height=max(120, ROW_PX * (hi - lo)))
+    del spec["mark"], spec["encoding"]
+    spec["layer"] = [bars, labels]
+    spec["title"] = title_of(title, "#: the delivery count of an acquisition; hover a bar for details")
+    return spec
 
 
 def state_counts(trace: ShareTrace) -> pd.DataFrame:
