@@ -81,9 +81,15 @@ def test_release_at_the_delivery_limit_archives_and_the_chart_shows_the_states_p
     assert [tuple(r) for r in frame[["start", "end", "state", "delivery_count", "owner"]].itertuples(index=False)] == [
         (0, 1_000, "ACQUIRED", 1, "c-1"), (1_000, 2_000, "AVAILABLE", 1, ""), (2_000, 3_000, "ACQUIRED", 2, "c-2"),
         (3_000, 4_000, "ARCHIVED", 2, "")]
-    spec = record_states(trace).to_dict()
-    assert spec["mark"]["type"] == "rect"
-    assert spec["encoding"]["color"]["scale"]["domain"] == ["AVAILABLE", "ACQUIRED", "ARCHIVED"]
+    bars, labels = record_states(trace).to_dict()["layer"]
+    assert bars["mark"]["type"] == "rect" and labels["mark"]["type"] == "text"
+    assert bars["encoding"]["color"]["scale"]["domain"] == ["AVAILABLE", "ACQUIRED", "ARCHIVED"]
+    # the 1 s bars are 680 / 4 = 170 px wide: both acquisitions are labelled with owner and delivery count
+    rows = record_states.spec(trace)["data"]["values"]
+    assert [r["label"] for r in rows if r["label"]] == ["c-1 #1", "c-2 #2"]
+    # in the lock story (45 s) the 1 s acquisitions (15 px) are too narrow for a label, the long ones are not
+    rows = record_states.spec(lock_story())["data"]["values"]
+    assert [(r["records"], r["label"]) for r in rows if r["label"]] == [("5-9", "c-1 #1"), ("5-9", "c-2 #2")]
 
 
 def test_share_knobs_set_the_broker_configs_and_need_kafka_4():
