@@ -40,19 +40,21 @@ TARGET_S, TARGET_MB = 10.0, 2048
 LOAD = dict(kafka_version="4.2", members=100, topics={"orders": 10}, produce_rate_per_s=10_000, duration_ms=600_000)
 
 
-def _scenario(case: str):
+def _scenario(case: str, duration_ms: int):
     sys.path.insert(0, ROOT)
     from kafkasim import Scenario
 
+    load = {**LOAD, "duration_ms": duration_ms}
     if case == "share":
-        return Scenario(group_type="share", **LOAD)
-    return Scenario(consumer={"group.protocol": case}, **LOAD)
+        return Scenario(group_type="share", **load)
+    return Scenario(consumer={"group.protocol": case}, **load)
 
 
-def run_case(case: str) -> dict:
+def run_case(case: str, duration_ms: int = LOAD["duration_ms"]) -> dict:
+    """One case, timed (a shorter `duration_ms` for the tests)."""
     from kafkasim import simulate
 
-    sc = _scenario(case)
+    sc = _scenario(case, duration_ms)
     w, c = time.perf_counter(), time.process_time()
     run = simulate(sc)
     wall, cpu = time.perf_counter() - w, time.process_time() - c

@@ -32,11 +32,14 @@ def test_first_poll_waits_for_share_state_initialization_then_takes_500_records(
     # only initializing. Initialized at once, the next heartbeat (t=5000, the 5 s interval) bumps the
     # epoch to 2 and assigns t-0. poll() then acquires offsets 0-499 (SPSO 0: share.auto.offset.reset
     # earliest), processes them in 250 ms, accepts them at the next poll, which takes 500-999, ...
+    # The new assignment is acknowledged by a heartbeat sent at once (ACKNOWLEDGING); the empty one at 0
+    # was not a new assignment (AbstractMembershipManager.processAssignmentReceived at 4.2).
     run = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE))
     heartbeat = _rows(run, "ShareGroupHeartbeat", "GroupEpochBumped")
     assert [(r[0], r[4], r[5], r[9]) for r in heartbeat] == [
         (0, "ShareGroupHeartbeat", 1, None), (0, "GroupEpochBumped", 1, "new_group"),
-        (5000, "ShareGroupHeartbeat", 2, None), (5000, "GroupEpochBumped", 2, "initialized")]
+        (5000, "ShareGroupHeartbeat", 2, None), (5000, "GroupEpochBumped", 2, "initialized"),
+        (5000, "ShareGroupHeartbeat", 2, None)]
     share = _rows(run, "PartitionsAssigned", "Acquired", "Fetched", "Processed", "Acknowledged", "RecordStateChanged")
     assert _strip(share[:10]) == [
         (5000, "c-1", "PartitionsAssigned", "t", 0, None, None, None),
@@ -175,3 +178,103 @@ def test_broken_invariants_are_caught():
         share_invariants([_write(1, "RecordStateChanged", 0, 8, "ACKNOWLEDGED"), ok[-1]], 5)
     # a lock expiry ends the hold: another member may take the records then
     share_invariants([_acq(0, "a", 0, 9), _write(30000, "LockExpired", 0, 9, "AVAILABLE"), _acq(30001, "b", 0, 9, 2)], 5)
+
+
+# Two members on one partition (4.2: the simple assignor shares it, both get t-0 at their 5 s heartbeat);
+# at 5000 c-1 acquires 0-499 and c-2 500-999, 250 ms of processing each.
+TWO = dict(kafka_version="4.2", group_type="share", members=2, topics={"t": 1}, produce_rate_per_s=1000,
+           processing_ms=0.5, start_spread_ms=0, duration_ms=8000, drain_ms=60000)
+SHARE_KINDS = ("Acquired", "Acknowledged", "LockExpired", "RecordsReleased", "Closed", "MemberFenced")
+
+
+def _share_rows(fault):
+    run = simulate(Scenario(faults=[fault], **TWO))
+    return run, [(r[0], r[3] if r[1] == "consumer" else r[1], r[4], r[9], r[10], r[8])
+                 for r in run.rows if r[4] in SHARE_KINDS]
+
+
+def test_gc_pause_holds_records_until_the_lock_expires_and_stalls_the_partition():
+    # Reference scenarios S2 and S8. c-2 freezes at 5100 holding 500-999. c-1 goes on until the in-flight
+    # range SPSO..SPEO = 500..2499 reaches group.share.partition.max.record.locks (2000): nothing new is
+    # acquired after 2000-2499 until c-2's lock expires at 5000 + 30000, when c-1 takes 500-999 (count 2).
+    run, rows = _share_rows(F.Pause("c-2", 5100, 50_000))
+    assert rows[:9] == [
+        (5000, "c-1", "Acquired", "0-499", 1, None), (5000, "c-2", "Acquired", "500-999", 1, None),
+        (5250, "c-1", "Acknowledged", "ACCEPT 0-499", 500, None), (5250, "c-1", "Acquired", "1000-1499", 1, None),
+        (5500, "c-1", "Acknowledged", "ACCEPT 1000-1499", 500, None), (5500, "c-1", "Acquired", "1500-1999", 1, None),
+        (5750, "c-1", "Acknowledged", "ACCEPT 1500-1999", 500, None), (5750, "c-1", "Acquired", "2000-2499", 1, None),
+        (6000, "c-1", "Acknowledged", "ACCEPT 2000-2499", 500, None)]
+    assert rows[9:11] == [(35000, "broker", "LockExpired", "500-999", 1, None),
+                          (35000, "c-1", "Acquired", "500-999", 2, None)]
+    # The coordinator fences c-2 at its last heartbeat (5000) + 45 s; thawed at 55100, c-2 finishes its batch
+    # at 55250 and ACCEPTs: the records are below SPSO by then, so the acknowledgement succeeds and changes nothing.
+    fenced = [r for r in rows if r[2] == "MemberFenced"]
+    assert [r[0] for r in fenced] == [50000]
+    assert rows[-1] == (55250, "c-2", "Acknowledged", "ACCEPT 500-999", 500, None)
+    s = run.summary
+    assert (s["duplicates"], s["redeliveries"], s["lock_expiries"], s["records_accepted"]) == (500, 500, 500, 8000)
+
+
+def test_network_cut_loses_the_acknowledgement_and_the_records_come_back():
+    run, rows = _share_rows(F.NetworkCut("c-2", 5100, 40_000))
+    assert (5250, "c-2", "Acknowledged", "ACCEPT 500-999", 500, "REQUEST_TIMED_OUT") in rows
+    assert rows[rows.index((35000, "broker", "LockExpired", "500-999", 1, None)) + 1] == \
+        (35000, "c-1", "Acquired", "500-999", 2, None)
+    assert run.summary["acknowledgement_failures"] == 500
+
+
+def test_slow_processing_lets_the_lock_expire_under_the_consumer():
+    # Reference scenario S6: c-2's processing of 500-999 takes 40 s more; its lock expires at 35000.
+    run, rows = _share_rows(F.SlowProcessing("c-2", 5100, 40_000))
+    assert rows[9:11] == [(35000, "broker", "LockExpired", "500-999", 1, None),
+                          (35000, "c-1", "Acquired", "500-999", 2, None)]
+    assert run.summary["duplicates"] == 500
+
+
+def test_graceful_close_releases_the_last_implicit_batch():
+    # ScaleIn: c-2 closes once its batch is done (5250). ShareConsumerImpl.close sends only acknowledged
+    # records (sendAcknowledgementsAndLeaveGroup): implicit mode accepts a batch at the next poll or commit,
+    # not at close, so the session close releases 500-999, redelivered to c-1 (count 2, kept in 4.2).
+    run, rows = _share_rows(F.ScaleIn(5100, ("c-2",)))
+    assert rows[3:8] == [(5250, "c-1", "Acquired", "1000-1499", 1, None),
+                         (5250, "broker", "RecordsReleased", "500-999", 1, None),
+                         (5250, "c-2", "Closed", None, None, None),
+                         (5500, "c-1", "Acknowledged", "ACCEPT 1000-1499", 500, None),
+                         (5500, "c-1", "Acquired", "500-999", 2, None)]
+    assert (run.summary["records_released_on_close"], run.summary["duplicates"]) == (500, 500)
+
+
+def test_scale_out_shares_the_partition_with_the_new_member():
+    # c-3 starts at 5100; the share state is initialized, so its first heartbeat assigns t-0 (sharing 3 on 1
+    # partition) and it takes the next records at once.
+    run, rows = _share_rows(F.ScaleOut(5100, 1))
+    assert rows[2] == (5100, "c-3", "Acquired", "1000-1499", 1, None)
+    assert {r[1] for r in rows if r[2] == "Acquired"} == {"c-1", "c-2", "c-3"}
+    assert run.summary["duplicates"] == 0
+
+
+def test_queue_metrics_side_by_side():
+    # Share group (ONE): 12 full batches of 500 from 5000, 250 ms each: all 6000 records accepted at 8000,
+    # 2000 ms after production ended; 6000 records in 8 s.
+    share = simulate(Scenario(kafka_version="4.2", duration_ms=6000, drain_ms=10000, **ONE))
+    assert share.queue_metrics == {"throughput_per_s": 750.0, "redeliveries": 0, "duplicates": 0,
+                                   "records_stuck": 0, "drain_ms": 2000}
+    # The consumer group on the same load: the same keys, read from its ledger (processed = done).
+    group = simulate(Scenario(kafka_version="4.2", members=1, topics={"t": 1}, produce_rate_per_s=1000,
+                              duration_ms=6000, drain_ms=10000, processing_ms=0.5, start_spread_ms=0))
+    last = group.ledger.progress[-1][0]
+    assert group.queue_metrics == {"throughput_per_s": round(6000 / (last / 1000), 1), "redeliveries": 0,
+                                   "duplicates": 0, "records_stuck": 0, "drain_ms": last - 6000}
+    stuck = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE)).queue_metrics
+    assert (stuck["records_stuck"], stuck["drain_ms"]) == (4000, None)
+
+
+def test_crash_in_4_1_releases_with_the_delivery_count_decremented():
+    # Reference scenario S3: 4.1 releases a closed session's records with the count decremented
+    # (KAFKA-17541 part 1), so the redelivery carries count 1 again; 4.2 keeps it (KAFKA-19972).
+    run = simulate(Scenario(kafka_version="4.1", share_version=1, duration_ms=6000, drain_ms=60000,
+                            faults=[F.Restart("c-1", 5100, delay_ms=1000)], **ONE))
+    rows = _strip(_rows(run, "RecordsReleased", "Acquired"))
+    assert rows[1:3] == [(5100, "broker", "RecordsReleased", "t", 0, "0-499", 0, "AVAILABLE"),
+                         (6100, "c-1", "Acquired", "t", 0, "0-499", 1, None)]
+    assert run.summary["redeliveries"] == 0  # a redelivery the counts do not show

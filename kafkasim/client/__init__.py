@@ -8,7 +8,9 @@
   `RoundRobinAssignor.java`, `StickyAssignor.java`, `CooperativeStickyAssignor.java`);
 - `subscription_state`: `SubscriptionState.java`, which partitions are owned, paused, pending revocation;
 - `fetch_buffer`: the completed fetches `poll()` drains (`Fetcher.java`, `FetchBuffer.java`);
-- `pause_resume`: `pause()`/`resume()` across rebalances (KAFKA-13463), a small simulator of its own.
+- `pause_resume`: `pause()`/`resume()` across rebalances (KAFKA-13463), a small simulator of its own;
+- `share_consumer`: `KafkaShareConsumer` in a share group (KIP-932): ShareGroupHeartbeat, ShareFetch,
+  implicit and explicit acknowledgement (`ShareConsumerImpl.java`, `ShareMembershipManager.java`).
 
 May import: `kafkasim.core`. The consumer reaches the coordinator through the scenario's world
 at run time, never by importing it.

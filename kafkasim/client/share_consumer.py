@@ -6,7 +6,8 @@ Read from `clients/src/main/java/org/apache/kafka/clients/consumer/` at 4.0, 4.1
 `internals/ShareMembershipManager.java`, `internals/ShareInFlightBatch.java`:
 
 - the background thread sends ShareGroupHeartbeat (API key 76) at the interval of the last
-  response; the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
+  response, and at once after a new assignment (ACKNOWLEDGING; an empty first assignment is
+  not one, `AbstractMembershipManager.processAssignmentReceived`); the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
   member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0;
 - there is no rebalance listener, no offset commit and no poll timer (`ShareConsumerImpl` at 4.2
   never reads max.poll.interval.ms): a consumer stuck in its application code keeps its
@@ -106,6 +107,7 @@ class ShareConsumer(Consumer):
         self.delivered: list[tuple[int, int, int, int]] = []  # (i, first, last, count) of the last poll
         self.acks: dict[int, list[tuple[int, int, str]]] = {}  # acknowledgements not sent yet, per partition
         self.sessions: set[int] = set()     # partitions fetched from (the share session's partitions)
+        self.batch_acked: set[tuple[int, int]] = set()  # (i, offset) acknowledged by hand since the last poll
         self.next_fetch_at = 0
         self.hb_backoff = 0
 
@@ -120,7 +122,8 @@ class ShareConsumer(Consumer):
         self._row("Started", reason="dynamic")
         self._set_app_state("joining")
         self._arm_heartbeat(self.sim.now)
-        self.sim.schedule(0, self._poll)
+        if not self.manual:
+            self.sim.schedule(0, self._poll)
 
     def crash(self) -> None:
         """The process dies. From 4.1 the broker sees the connection close and releases the
@@ -128,7 +131,7 @@ class ShareConsumer(Consumer):
         if not self.alive:
             return
         self._row("Crashed", value=len(self.assigned))
-        if self.release_on_disconnect:
+        if self.release_on_disconnect and self.sim.now >= self.cut_until:  # a cut network carries no FIN
             self._release_all()
         self._stop("stopped")
 
@@ -137,7 +140,8 @@ class ShareConsumer(Consumer):
         closes: the member's other records are released), then the leave heartbeat (-1). Implicit
         mode does not accept the last poll's records at close: they are released."""
         self._send_acks(implicit=False)
-        self._release_all()
+        if self.sim.now >= self.cut_until:  # else the session close is lost too: the locks expire
+            self._release_all()
         if self.epoch > 0 and self.sim.now >= self.cut_until:
             self.coord.share_group_heartbeat(self.group_id, self.member_id, -1)
         for i in self.assigned:
@@ -176,9 +180,10 @@ class ShareConsumer(Consumer):
                 self.world.member_names[r.member_id] = self.name
             self.epoch = r.member_epoch
             self.generation = self.epoch
-            if r.assignment is not None:
-                self._assignment(r.assignment)
-            self._arm_heartbeat(now + r.heartbeat_interval_ms)
+            changed = r.assignment is not None and self._assignment(r.assignment)
+            # A new assignment is reconciled (no callbacks), then acknowledged by a heartbeat sent at once
+            # (ACKNOWLEDGING: AbstractMembershipManager.shouldHeartbeatNow); else the next one after the interval.
+            self._arm_heartbeat(now if changed else now + r.heartbeat_interval_ms)
         elif r.error in REJOIN:
             self._fenced()
         elif r.error in RETRIABLE:
@@ -195,12 +200,16 @@ class ShareConsumer(Consumer):
             self.member_id = ""
         self._arm_heartbeat(self.sim.now)
 
-    def _assignment(self, assignment: dict[str, list[int]]) -> None:
+    def _assignment(self, assignment: dict[str, list[int]]) -> bool:
+        """The assignment a heartbeat brought; True if it differs from the one held."""
         index = self.parts.index
-        self._set_assigned(sorted(index[(t, p)] for t, ps in assignment.items() for p in ps if (t, p) in index),
-                           "PartitionsRevoked")
+        new = sorted(index[(t, p)] for t, ps in assignment.items() for p in ps if (t, p) in index)
+        if new == self.assigned:
+            return False
+        self._set_assigned(new, "PartitionsRevoked")
         if self.assigned:
             self._wake()
+        return True
 
     def _set_assigned(self, new: list[int], gone_kind: str) -> None:
         """The new assignment, as rows: what left (no callback in a share consumer), what came."""
@@ -243,9 +252,25 @@ class ShareConsumer(Consumer):
         self.next_poll = self.sim.at(until, self._poll)
 
     def _fetch_and_process(self) -> None:
-        """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn,
-        then process the records as one batch."""
+        """One ShareFetch, then the records processed as one batch."""
         now = self.sim.now
+        got, count = self._acquire()
+        # A full batch: more may be waiting, fetch again at once; else wait for the poll resolution.
+        self.next_fetch_at = now if count >= self.max_records else now + self.resolution
+        if not got:
+            return self._wait(now + self.resolution)
+        self._set_app_state("consuming")
+        duration = int(-(-self.clock.take(count) // 1))
+        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
+                          None, None, count, None))
+        self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
+
+    def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
+        """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn;
+        the acquired (partition index, first, last, delivery count) ranges and their size."""
+        now = self.sim.now
+        if now < self.cut_until:
+            return [], 0
         world, member, mode = self.world, self.member_id, self.acquire_mode
         remaining = self.max_records
         got: list[tuple[int, int, int, int]] = []
@@ -269,16 +294,22 @@ class ShareConsumer(Consumer):
             if remaining <= 0:
                 self.rr = (self.rr + j + 1) % k
                 break
-        count = self.max_records - remaining
-        # A full batch: more may be waiting, fetch again at once; else wait for the poll resolution.
-        self.next_fetch_at = now if remaining <= 0 else now + self.resolution
-        if not got:
-            return self._wait(now + self.resolution)
-        self._set_app_state("consuming")
-        duration = int(-(-self.clock.take(count) // 1))
-        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
-                          None, None, count, None))
-        self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
+        return got, self.max_records - remaining
+
+    # -- driven by hand (tests, notebooks): KafkaShareConsumer's own calls -----------------------
+    manual = False  # True: no simulated application; poll() and acknowledge() are called by hand
+
+    def poll(self) -> list[ShareRecord]:
+        """`KafkaShareConsumer.poll()` called by hand (`manual` consumers): the pending
+        acknowledgements are sent (implicit mode: the previous batch accepted), then one ShareFetch."""
+        if self.explicit and self.delivered:
+            pending = {(i, o) for i, first, last, _ in self.delivered for o in range(first, last + 1)}
+            if pending - self.batch_acked:
+                raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
+        self._send_acks(implicit=True)
+        got, _ = self._acquire()
+        self.delivered, self.batch_acked = got, set()
+        return share_records(got, self.parts.tps)
 
     def _batch_done(self) -> None:
         if not self.alive or self.sim.now < self.frozen_until:
@@ -312,7 +343,19 @@ class ShareConsumer(Consumer):
         batch = self.batch[0] if self.batch is not None else self.delivered
         if i is None or not any(j == i and a <= record.offset <= b for j, a, b, _ in batch):
             raise IllegalStateException("The record cannot be acknowledged.")
-        self._add_ack(i, record.offset, record.offset, type)
+        # A second acknowledgement of a record not sent yet replaces the first (ShareInFlightBatch).
+        offset, kept = record.offset, []
+        for a, b, kind in self.acks.get(i, []):
+            if not a <= offset <= b:
+                kept.append((a, b, kind))
+                continue
+            if a < offset:
+                kept.append((a, offset - 1, kind))
+            if offset < b:
+                kept.append((offset + 1, b, kind))
+        self.acks[i] = sorted(kept + [(offset, offset, type)])
+        if type != "RENEW":  # a renewed record must still be acknowledged (KIP-1222)
+            self.batch_acked.add((i, offset))
 
     def _add_ack(self, i: int, first: int, last: int, kind: str) -> None:
         ranges = self.acks.setdefault(i, [])
@@ -332,10 +375,12 @@ class ShareConsumer(Consumer):
 
     def _send_acks(self, implicit: bool) -> dict[tuple[str, int], Errors]:
         """Send what is pending, one acknowledgement per partition (atomic on the leader)."""
+        if not self.acks and (not self.delivered or not implicit or self.explicit):
+            return {}
         if implicit and not self.explicit:
             for i, first, last, _ in self.delivered:
                 self._add_ack(i, first, last, "ACCEPT")
-        self.delivered = []
+            self.delivered = []
         acks, self.acks = self.acks, {}
         out: dict[tuple[str, int], Errors] = {}
         tps = self.parts.tps

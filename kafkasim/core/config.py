@@ -555,8 +555,8 @@ def _check_consumer(cfg: dict, vt: tuple, overrides: Mapping) -> None:
 
 
 # -- share consumer: KafkaShareConsumer (KIP-932, 4.0+) ----------------------------------------
-#: `ShareConsumerConfig.SHARE_GROUP_UNSUPPORTED_CONFIGS` (clients/.../consumer/ShareConsumerConfig.java at
-#: 4.1.0 and 4.2.0, unchanged at 4.3), in Kafka's order: present in the configs given to a
+#: `ShareConsumerConfig.SHARE_GROUP_UNSUPPORTED_CONFIGS` (clients/src/main/java/org/apache/kafka/clients/
+#: consumer/ShareConsumerConfig.java, read on confluentinc/kafka's branches 4.1, 4.2 and 4.3), in Kafka's order: present in the configs given to a
 #: KafkaShareConsumer, whatever their value, they make its constructor throw ConfigException. 4.0 has
 #: no ShareConsumerConfig: its KafkaShareConsumer takes a plain ConsumerConfig and ignores them.
 SHARE_GROUP_UNSUPPORTED_CONFIGS = (

@@ -21,7 +21,10 @@ kind        str    a Kafka request name (JoinGroup, SyncGroup, Heartbeat, LeaveG
                    ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked;
                    parsed broker logs add GroupLoaded (kafkasim.analysis.log_parser); consumer groups
                    (KIP-848) add the kinds listed in kafkasim.coordinator.modern.consumer.manager, and
-                   GroupConverted / GroupConversionRefused (kafkasim.coordinator.migration)
+                   GroupConverted / GroupConversionRefused (kafkasim.coordinator.migration); share groups
+                   (KIP-932) add Acquired and Acknowledged (consumer: reason "first-last" / "TYPE first-last")
+                   and RecordStateChanged, LockExpired, RecordsReleased, SharePartitionState (broker: state =
+                   the record state written; kafkasim.scenario.share)
 generation  int    the group generation the event belongs to (None when not applicable)
 topic       str    topic, for partition-level events
 partition   int    partition number, for partition-level events

@@ -55,7 +55,8 @@ SHARE_SUMMARY_DOC = {
     "records_rejected": "records the application acknowledged REJECT (successfully): archived at once",
     "records_archived": "records ARCHIVED: rejected, or released or expired at the delivery limit "
                         "(group.share.delivery.count.limit)",
-    "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1)",
+    "redeliveries": "deliveries of a record after its first (acquired with a delivery count above 1; in 4.1 a "
+                    "session release decrements the count, KAFKA-17541, so those redeliveries do not show)",
     "lock_expiries": "records whose acquisition lock expired (group.share.record.lock.duration.ms) while acquired",
     "records_released_on_close": "records released when a member's share session closed (close(); from 4.1 "
                                  "also a crashed process's closed connection)",
@@ -65,6 +66,18 @@ SHARE_SUMMARY_DOC = {
     "drain_ms": "time from the end of production until the last record was accepted, rejected or archived "
                 "(None while records are stuck)",
     "throughput_per_s": "records accepted, rejected or archived per second, until the last of them",
+}
+
+
+#: What a share group and a consumer group are compared on (`Run.queue_metrics`), the same keys for
+#: both kinds. "Done" is accepted, rejected or archived for a share group, processed for a consumer group.
+QUEUE_METRICS_DOC = {
+    "throughput_per_s": "records done per second, from the start until the last of them was done",
+    "redeliveries": "records delivered to the application again (share group: acquired with a delivery count "
+                    "above 1; consumer group: fetched again from the committed offset and processed again)",
+    "duplicates": "records the application processed more than once (extra processings)",
+    "records_stuck": "produced records not done at the end of the run",
+    "drain_ms": "time from the end of production until the last record was done (None while records are stuck)",
 }
 
 
@@ -112,6 +125,21 @@ class Run:
     @cached_property
     def summary(self) -> dict:
         return summarize(self)
+
+    @cached_property
+    def queue_metrics(self) -> dict:
+        """`QUEUE_METRICS_DOC`'s metrics, for a share group from its summary, for a consumer group from
+        its ledger, so that the two kinds can stand side by side on the same load."""
+        s = self.summary
+        if self.scenario.group_type == "share":
+            return {k: s[k] for k in QUEUE_METRICS_DOC}
+        stuck = s["unprocessed_at_end"]
+        progress = self.ledger.progress
+        done = progress[-1][1]
+        last = next(t for t, n in progress if n == done) if done else 0
+        return {"throughput_per_s": round(done / (last / 1000), 1) if last else 0.0,
+                "redeliveries": s["duplicates"], "duplicates": s["duplicates"], "records_stuck": stuck,
+                "drain_ms": max(0, last - self.scenario.duration_ms) if stuck == 0 else None}
 
     def member_states(self):
         """One row per (member, state interval): member, state, start, end (ms)."""

@@ -47,8 +47,13 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
     from kafkasim.core import faults
 
     if refusal is not None:
-        raise ConfigError(f"group_type='share' in Kafka {scenario.kafka_version}: {refusal} "
-                          f"(Scenario(broker={{...}}); share_version=1 for the feature)")
+        how = []
+        if "group.share.enable" in refusal or "rebalance.protocols" in refusal:
+            how.append("broker={'group.share.enable': True}")
+        if "share.version" in refusal:
+            how.append("share_version=1 (the feature)")
+        raise ConfigError(f"group_type='share' in Kafka {scenario.kafka_version}: {refusal}"
+                          + (f"; in a Scenario: {' or '.join(how)}" if how else ""))
     if scenario.static_membership:
         raise ConfigError("static_membership: a share consumer has no group.instance.id (ShareConsumerConfig "
                           "refuses it: \"group.instance.id cannot be set when using a share group.\")")
@@ -58,7 +63,9 @@ def check_share_scenario(scenario: Any, refusal: str | None) -> None:
                           f"acknowledge(record, AcknowledgeType.{poison[0].ack}), which a KafkaShareConsumer "
                           f"accepts only in explicit mode (else IllegalStateException \"Implicit acknowledgement of "
                           f"delivery is being used.\"): set consumer={{'share.acknowledgement.mode': 'explicit'}}"
-                          + (" (Kafka 4.1 or later)" if scenario.kafka_version.startswith("4.0") else ""))
+                          + (" (Kafka 4.1 or later: 4.0 has no such config and infers the mode from the first "
+                             "acknowledge(), which kafkasim does not model)"
+                             if scenario.kafka_version.startswith("4.0") else ""))
     for f in poison:
         count = scenario.topics.get(f.topic)
         if count is None or f.partition >= count:
@@ -109,7 +116,7 @@ class ShareLog:
         topic, p = self.parts.tps[i]
         now, kind, rows, group = self.world.sim.now, self.cause, self.rows, self.group_id
         run = None
-        for first, last, state in sorted(written, key=lambda w: w[0]):
+        for first, last, state in (written if len(written) == 1 else sorted(written, key=lambda w: w[0])):
             key = (state.state, state.delivery_count)
             if run is not None and run[1] + 1 == first and run[2] == key:
                 run[1] = last
@@ -188,14 +195,15 @@ def share_invariants(rows: Iterable[tuple], delivery_limit: int) -> None:
                 raise InvariantBroken(f"{tp[0]}-{tp[1]} offsets {first}-{last} delivered to {member} at "
                                       f"{row[0]} ms with delivery count {count:g}, above the limit {delivery_limit}")
             for other, held in holds[tp].items():
-                if other != member and held.overlap(first, last):
+                if held.starts and other != member and held.overlap(first, last):
                     raise InvariantBroken(f"{tp[0]}-{tp[1]} offsets {first}-{last} acquired by {member} at "
                                           f"{row[0]} ms while {other} still held some of them")
             holds[tp].setdefault(member, RangeSet()).add(first, last)
         elif kind in WRITE_KINDS:
             tp, (first, last) = (row[6], row[7]), _range(row[9])
             for held in holds[tp].values():
-                held.remove(first, last)
+                if held.starts:
+                    held.remove(first, last)
             if row[11] in TERMINAL and terminal[tp].add(first, last):
                 raise InvariantBroken(f"{tp[0]}-{tp[1]} offsets {first}-{last} made {row[11]} at {row[0]} ms, but "
                                       f"some were acknowledged before: a record acknowledged twice")

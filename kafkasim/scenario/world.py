@@ -132,19 +132,21 @@ class Scenario:
             set_(self, "faults", (self.faults,))  # one fault on its own
         if not isinstance(self.faults, (list, tuple)):
             raise ConfigError(f"faults must be a list of faults (Crash, Restart, Pause, SlowProcessing, NetworkCut, "
-                              f"ScaleOut, ScaleIn), got {self.faults!r}")
+                              f"ScaleOut, ScaleIn; PoisonRecord for a share group), got {self.faults!r}")
         set_(self, "faults", tuple(self.faults))
         if not isinstance(self.static_membership, bool):
             raise ConfigError(f"static_membership must be True or False, got {self.static_membership!r}")
         for f in self.faults:
             if not isinstance(f, faults_module.ALL):
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
-                                  f"NetworkCut, ScaleOut, ScaleIn), got {f!r}")
+                                  f"NetworkCut, ScaleOut, ScaleIn; PoisonRecord for a share group), got {f!r}")
         parse_version(self.kafka_version)
         if self.group_type not in ("consumer", "share"):
             raise ConfigError(f"group_type must be 'consumer' (a consumer group: classic or KIP-848, as group.protocol "
                               f"says) or 'share' (a share group, KIP-932), got {self.group_type!r}")
         if self.group_type == "share":
+            if self.share_version is not None:
+                check_int("share_version", self.share_version, 0)
             set_(self, "broker_config", broker_config(self.kafka_version, self.broker))
             refusal = share_groups_refusal(self.kafka_version, self.broker, self.share_version)
             if refusal is None:
@@ -284,7 +286,7 @@ class World:
         style = self.scenario.client_log
         if style == "librdkafka" and not config.get("client.id"):
             config["client.id"] = "rdkafka"  # librdkafka's default client.id
-        if not config.get("client.id"):  # a share consumer's generated id has the same shape (ShareConsumerConfig)
+        if not config.get("client.id"):  # also a share consumer's (ConsumerConfig.maybeOverrideClientId, inherited)
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
                                                       lambda: self._client_number(name))
         client_id = config["client.id"]

@@ -1,0 +1,236 @@
+"""The share consumer (`client.share_consumer`, KafkaShareConsumer) and its configs
+(`core.config.share_consumer_config`, ShareConsumerConfig).
+
+Replays of Kafka's `ShareConsumerTest` (clients/clients-integration-tests/src/test/java/org/apache/
+kafka/clients/consumer/ShareConsumerTest.java on confluentinc/kafka's branch 4.2, Apache 4.2.x) drive
+one consumer by hand (`manual`): a producer at R records/s for D ms produces R x D / 1000 records
+in log batches of R x 5 ms / 1000 records (linger.ms=5), as `scenario.share` writes the log.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim.client.share_consumer import IllegalStateException, ShareConsumer, ShareRecord
+from kafkasim.core.config import SHARE_GROUP_UNSUPPORTED_CONFIGS, consumer_config, share_consumer_config
+from kafkasim.core.errors import ConfigError, Errors
+from kafkasim.scenario import Scenario
+from kafkasim.scenario.world import World
+
+
+# -- ShareConsumerConfig --------------------------------------------------------------------------
+def test_share_consumer_defaults_by_version():
+    assert share_consumer_config("4.0")["share.acknowledgement.mode"] is None  # 4.0 infers the mode
+    assert share_consumer_config("4.1")["share.acknowledgement.mode"] == "implicit"
+    assert share_consumer_config("4.1")["share.acquire.mode"] is None
+    c = share_consumer_config("4.2")
+    assert (c["share.acknowledgement.mode"], c["share.acquire.mode"], c["max.poll.records"]) == \
+        ("implicit", "batch_optimized", 500)
+    assert not set(SHARE_GROUP_UNSUPPORTED_CONFIGS) & set(c)
+
+
+def test_every_refused_config_named_in_kafkas_order_and_words():
+    given = {name: None for name in reversed(SHARE_GROUP_UNSUPPORTED_CONFIGS)}  # present is enough, even null
+    with pytest.raises(ConfigError) as e:
+        share_consumer_config("4.2", given)
+    assert str(e.value) == ("auto.offset.reset, enable.auto.commit, group.instance.id, isolation.level, "
+                            "partition.assignment.strategy, interceptor.classes, session.timeout.ms, "
+                            "heartbeat.interval.ms, group.protocol, group.remote.assignor cannot be set when "
+                            "using a share group.")
+    share_consumer_config("4.0", {"session.timeout.ms": 10})  # 4.0: no ShareConsumerConfig, ignored
+
+
+def test_share_modes_are_validated_as_kafka_does():
+    with pytest.raises(ConfigError) as e:
+        share_consumer_config("4.2", {"share.acquire.mode": "fast"})
+    assert str(e.value) == ("Invalid value fast for configuration share.acquire.mode: Invalid value `fast` for "
+                            "configuration share.acquire.mode. The value must either be 'batch_optimized' or "
+                            "'record_limit'.")
+    assert share_consumer_config("4.2", {"share.acknowledgement.mode": "EXPLICIT"})["share.acknowledgement.mode"] \
+        == "explicit"
+    with pytest.raises(ConfigError, match="does not exist in Kafka 4.1: it was added in Kafka 4.2"):
+        share_consumer_config("4.1", {"share.acquire.mode": "record_limit"})
+    with pytest.raises(ConfigError, match="needs Kafka 4.0 or later"):
+        share_consumer_config("3.9")
+
+
+def test_kafka_consumer_refuses_share_configs():
+    # ConsumerConfig's CLASSIC_ and CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS (4.2).
+    with pytest.raises(ConfigError, match=r"^share.acknowledgement.mode, share.acquire.mode cannot be set when "
+                                          r"group.protocol=CONSUMER"):
+        consumer_config("4.2", {"group.protocol": "consumer", "share.acknowledgement.mode": "explicit",
+                                "share.acquire.mode": "record_limit"})
+
+
+# -- one consumer driven by hand ------------------------------------------------------------------
+def _world(records: int, *, rate: int = 1000, version: str = "4.2", broker=None, **consumer) -> World:
+    """A topic t-0 holding `records` records (produced in the first ms), the group reading it from the start."""
+    scenario = Scenario(kafka_version=version, group_type="share", topics={"t": 1}, produce_rate_per_s=rate,
+                        duration_ms=records * 1000 // rate, consumer=consumer, broker=broker or {})
+    world = World(scenario)
+    world.coord.set_group_config(world.group_id, {"share.auto.offset.reset": "earliest"})
+    return world
+
+
+def _consumer(world: World, start_ms: int | None = None) -> ShareConsumer:
+    """A manual consumer, joined and assigned: the first heartbeat joins (epoch 1, nothing assignable
+    until the share state is initialized), the next one, 5 s later, assigns t-0."""
+    c = world.add_consumer(world.sim.now if start_ms is None else start_ms)
+    c.manual = True
+    world.sim.advance(5001)
+    assert c.assigned == [0]
+    return c
+
+
+def _offsets(records):
+    return [(r.offset, r.delivery_count) for r in records]
+
+
+def test_explicit_acknowledge_release_poll_accept():
+    # ShareConsumerTest.testExplicitAcknowledgeReleasePollAccept (4.2)
+    world = _world(1, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    records = c.poll()
+    assert _offsets(records) == [(0, 1)]
+    c.acknowledge(records[0], "RELEASE")
+    records = c.poll()
+    assert _offsets(records) == [(0, 2)]  # released: delivered again, count 2
+    c.acknowledge(records[0], "ACCEPT")
+    assert c.poll() == []
+    assert world.share_partition(0).start_offset == 1
+
+
+def test_explicit_acknowledge_release_then_accept_keeps_the_last():
+    # ShareConsumerTest.testExplicitAcknowledgeReleaseAccept (4.2)
+    world = _world(1, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    record = c.poll()[0]
+    c.acknowledge(record, "RELEASE")
+    c.acknowledge(record, "ACCEPT")
+    assert c.poll() == []
+    assert world.share_partition(0).start_offset == 1
+
+
+def test_explicit_acknowledge_throws_not_in_batch():
+    # ShareConsumerTest.testExplicitAcknowledgeThrowsNotInBatch (4.2)
+    c = _consumer(_world(1, **{"share.acknowledgement.mode": "explicit"}))
+    record = c.poll()[0]
+    c.acknowledge(record)
+    assert c.poll() == []
+    with pytest.raises(IllegalStateException, match="^The record cannot be acknowledged.$"):
+        c.acknowledge(record)
+
+
+def test_implicit_acknowledge_fails_explicit():
+    # ShareConsumerTest.testImplicitAcknowledgeFailsExplicit (4.2)
+    c = _consumer(_world(1))
+    record = c.poll()[0]
+    assert c.poll() == []
+    with pytest.raises(IllegalStateException, match="^Implicit acknowledgement of delivery is being used.$"):
+        c.acknowledge(record)
+
+
+def test_explicit_mode_poll_refuses_unacknowledged_records():
+    c = _consumer(_world(2, **{"share.acknowledgement.mode": "explicit"}))
+    records = c.poll()
+    c.acknowledge(records[0])
+    with pytest.raises(IllegalStateException, match="All records must be acknowledged in explicit"):
+        c.poll()
+
+
+def test_implicit_acknowledge_commit_sync():
+    # ShareConsumerTest.testImplicitAcknowledgeCommitSync (4.2): one partition's result, then none.
+    world = _world(1)
+    c = _consumer(world)
+    assert len(c.poll()) == 1
+    assert c.commit_sync() == {("t", 0): Errors.NONE}
+    assert c.commit_sync() == {}
+    assert c.poll() == []
+
+
+def test_acquisition_lock_timeout_on_consumer():
+    # ShareConsumerTest.testAcquisitionLockTimeoutOnConsumer (4.2), with the broker's 30 s lock: a record
+    # fetched and not acknowledged before its lock expires is fetched again with count 2.
+    world = _world(1)
+    c = _consumer(world)
+    assert _offsets(c.poll()) == [(0, 1)]
+    c.delivered = []  # the application drops the batch without polling: nothing acknowledged
+    world.sim.advance(30_000)
+    assert world.share_partition(0).state(0) == "AVAILABLE"
+    assert _offsets(c.poll()) == [(0, 2)]
+    assert c.poll() == []
+    assert world.share_partition(0).start_offset == 1
+
+
+def test_poll_in_batch_optimized_and_record_limit_modes():
+    # ShareConsumerTest.testPollInBatchOptimizedMode / testPollInRecordLimitMode (4.2): 10 records in one
+    # batch (2 records/ms x linger.ms 5), max.poll.records=5.
+    c = _consumer(_world(10, rate=2000, **{"max.poll.records": 5, "share.acquire.mode": "batch_optimized"}))
+    assert len(c.poll()) == 10
+    c = _consumer(_world(10, rate=2000, **{"max.poll.records": 5, "share.acquire.mode": "record_limit"}))
+    assert [r.offset for r in c.poll()] == [0, 1, 2, 3, 4]
+
+
+def test_delivery_count_after_closing_the_session_with_explicit_acknowledgement():
+    # ShareConsumerTest.testDeliveryCountDifferentBehaviorWhenClosingSessionWithExplicitAcknowledgement (4.2):
+    # record 0 RELEASEd and committed, record 1 released by close(); both come back with count 2 (4.2
+    # keeps the count on a session release, KAFKA-19972).
+    world = _world(2, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    records = c.poll()
+    assert len(records) == 2
+    c.acknowledge(records[0], "RELEASE")
+    assert c.commit_sync() == {("t", 0): Errors.NONE}
+    c.close()
+    second = _consumer(world)
+    assert _offsets(second.poll()) == [(0, 2), (1, 2)]
+
+
+def test_behavior_on_delivery_count_boundary():
+    # ShareConsumerTest.testBehaviorOnDeliveryCountBoundary (4.2), group.share.delivery.count.limit=3.
+    world = _world(1, broker={"group.share.delivery.count.limit": 3}, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    records = c.poll()
+    assert _offsets(records) == [(0, 1)]
+    c.acknowledge(records[0], "RELEASE")
+    assert c.commit_sync() == {("t", 0): Errors.NONE}
+    assert _offsets(c.poll()) == [(0, 2)]
+    c.close()  # released by the session close, count 2 < 3: AVAILABLE again
+    assert _offsets(_consumer(world).poll()) == [(0, 3)]
+
+
+def test_late_accept_after_the_lock_expired_fails_with_invalid_record_state():
+    # Reference scenario S6: the lock expired and another member holds the record.
+    world = _world(1)
+    c = _consumer(world)
+    assert len(c.poll()) == 1
+    world.sim.advance(30_000)
+    other = _consumer(world)
+    assert _offsets(other.poll()) == [(0, 2)]
+    assert c.commit_sync() == {("t", 0): Errors.INVALID_RECORD_STATE}
+
+
+def test_renew_needs_kafka_4_2():
+    c = _consumer(_world(1, version="4.1", broker={"group.share.enable": True},
+                         **{"share.acknowledgement.mode": "explicit"}))
+    record = c.poll()[0]
+    with pytest.raises(ValueError, match="Invalid AcknowledgeType 'RENEW': one of ACCEPT, RELEASE, REJECT in Kafka 4.1"):
+        c.acknowledge(record, "RENEW")
+
+
+def test_renew_moves_the_lock_deadline():
+    # KIP-1222 (4.2): RENEW re-arms a full lock; the record stays with this member past the first deadline.
+    world = _world(1, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    record = c.poll()[0]
+    acquired_at = world.sim.now
+    world.sim.advance(20_000)
+    c.acknowledge(record, "RENEW")
+    assert c.commit_sync() == {("t", 0): Errors.NONE}
+    world.sim.advance(15_000)  # past acquired_at + 30 s, before the renewed deadline
+    assert world.sim.now > acquired_at + 30_000
+    assert world.share_partition(0).state(0) == "ACQUIRED"
+    c.acknowledge(record, "ACCEPT")
+    assert c.commit_sync() == {("t", 0): Errors.NONE}
+    assert world.share_partition(0).start_offset == 1
+    assert isinstance(record, ShareRecord)
