@@ -46,6 +46,10 @@ GROUP_PROTOCOLS = ("classic", "consumer")
 CLASSIC_ONLY = ("session.timeout.ms", "heartbeat.interval.ms", STRATEGY)
 #: Knobs that mean nothing under group.protocol=consumer (they show no value there).
 CLASSIC_KNOBS = (*CLASSIC_ONLY, "rebalance.protocol")
+#: Broker configs of share groups (KIP-932) that a knob sets.
+LOCK_DURATION = "group.share.record.lock.duration.ms"
+DELIVERY_LIMIT = "group.share.delivery.count.limit"
+SHARE_KNOBS = (LOCK_DURATION, DELIVERY_LIMIT)
 #: Faults a knob can choose (kafkasim.core.faults), "none" for no fault.
 FAULTS = ("none", "Crash", "Restart", "Pause", "SlowProcessing", "NetworkCut", "ScaleOut", "ScaleIn")
 _TIMES = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000)
@@ -87,6 +91,12 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          doc="partitions of the topic"),
     Knob("group.max.size", "group.max.size", "int", 1, 12, 1,
          doc="broker: most members a group may have; beyond it GROUP_MAX_SIZE_REACHED (81, fatal) (KIP-389, 2.2+)"),
+    Knob(LOCK_DURATION, LOCK_DURATION, "steps", options=(15_000, 20_000, 30_000, 45_000, 60_000),
+         doc="broker (share groups, KIP-932): how long a record stays acquired by one consumer before it is "
+             "redelivered; the broker accepts group.share.min.record.lock.duration.ms (15 s) to "
+             "group.share.max.record.lock.duration.ms (60 s)"),
+    Knob(DELIVERY_LIMIT, DELIVERY_LIMIT, "int", 2, 10, 1,
+         doc="broker (share groups, KIP-932): deliveries of a record before it is archived (2 to 10)"),
     Knob(STRATEGY, "partition.assignment.strategy", "choice", options=tuple(ASSIGNORS),
          doc="the assignor (range, roundrobin, sticky 0.11+, cooperative-sticky 2.4+)"),
     Knob("rebalance.protocol", "rebalance protocol", "toggle", options=PROTOCOLS,
@@ -172,6 +182,8 @@ def current(name: str, scenario) -> Any:
         "members": scenario.members,
         "partitions": scenario.topics[sorted(scenario.topics)[0]],
         "group.max.size": scenario.broker_config["group.max.size"],
+        LOCK_DURATION: scenario.broker_config.get(LOCK_DURATION),
+        DELIVERY_LIMIT: scenario.broker_config.get(DELIVERY_LIMIT),
         "static.membership": scenario.static_membership,
         "kafka.version": version,
         "fault": type(fault).__name__ if fault is not None else "none",
@@ -220,8 +232,9 @@ def scenario_with(base, values: dict):
                                              values.get(GROUP_PROTOCOL, group_protocol(base)))
     if "members" in values:
         changes["members"] = values["members"]
-    if "group.max.size" in values:
-        changes["broker"] = {**base.broker, "group.max.size": values["group.max.size"]}
+    broker = {name: values[name] for name in ("group.max.size", *SHARE_KNOBS) if name in values}
+    if broker:
+        changes["broker"] = {**base.broker, **broker}
     if "partitions" in values:
         changes["topics"] = {**base.topics, sorted(base.topics)[0]: values["partitions"]}
     if "static.membership" in values:
@@ -279,7 +292,7 @@ def unavailable(name: str, version: str) -> str | None:
         return "2.4+"
     if name == "static.membership" and vt < (2, 3):
         return "2.3+"
-    if name == GROUP_PROTOCOL and vt < (4,):
+    if name in (GROUP_PROTOCOL, *SHARE_KNOBS) and vt < (4,):
         return "4.0+"
     return None
 

@@ -22,8 +22,14 @@ KEY_NUMBERS = (
     ("commit_failures", "failed commits", "failed commits"),
     ("max_lag", "max lag (records)", "max lag"),
     ("latency_ms", "p99 latency", "p99 latency"),
+    # share groups (KIP-932): kafkasim.scenario.run.SHARE_SUMMARY_DOC
+    ("redeliveries", "redeliveries (delivery count above 1)", "redeliveries"),
+    ("lock_expiries", "records whose lock expired", "locks expired"),
+    ("records_archived", "records archived", "archived"),
 )
-DEFAULT_KEYS = tuple(key for key, _, _ in KEY_NUMBERS)
+DEFAULT_KEYS = tuple(key for key, _, _ in KEY_NUMBERS[:9])
+#: The key numbers of a share group's run.
+SHARE_KEYS = ("duplicates", "redeliveries", "lock_expiries", "records_archived", "max_lag", "latency_ms")
 _LABELS = {key: (label, short) for key, label, short in KEY_NUMBERS}
 
 

@@ -1,0 +1,179 @@
+"""Share groups (KIP-932) at the request level: calls made to one leader's share partition, the
+record states they leave over time, and a chart of those states (chapter 12).
+
+`ShareTrace` wraps a `SharePartition` (kafkasim.coordinator.modern.share) and notes, for every call
+(acquire, acknowledge, release_all) and every WriteShareGroupState (a lock expiring inside
+`advance_to` included, at its deadline), the state, delivery count and owner of each record it
+follows. Records that leave the share partition's cache (below SPSO) keep their last, terminal,
+state. `record_states` draws them: one row per record, one bar per state interval.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from kafkasim.viz import style
+from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
+
+#: SharePartition record states (Kafka's RecordState) and their colours: handed out, waiting, done.
+RECORD_STATE_COLORS = {"AVAILABLE": "#9ecae9", "ACQUIRED": "#f58518", "ACKNOWLEDGED": "#54a24b",
+                       "ARCHIVED": "#4c4c4c"}
+ROW_PX = 16
+LABEL_PX = 48   # an acquisition bar at least this wide gets its "owner #count" label
+
+
+class ShareTrace:
+    """The calls made to `sp` and the record states (offsets `first`..`last`) they leave, timed."""
+
+    def __init__(self, sp, first: int, last: int):
+        self.sp, self.sim, self.offsets = sp, sp.sim, range(first, last + 1)
+        self.calls: list[dict] = []
+        self._advancing = False
+        self._expired_ranges: list[list] = []
+        self._rows: list[tuple] = []         # (time, offset, state, delivery count, owner)
+        self._last: dict[int, tuple] = {}
+        previous = sp.on_write
+
+        def noted(written):
+            if previous is not None:
+                previous(written)
+            self._note(written)
+            if self._advancing:  # not a call's write: a lock timer fired (one per offset after a split)
+                self._expired(written)
+
+        sp.on_write = noted
+
+    def _note(self, written=None) -> None:
+        changed = self.offsets if written is None else [o for f, l, _ in written for o in range(f, l + 1)]
+        for offset in changed:
+            if offset not in self.offsets:
+                continue
+            if written is None:
+                state = self.sp.state(offset)
+                if state is None:  # never fetched, or left the cache in a terminal state
+                    continue
+                now = (state, self.sp.delivery_count(offset), self.sp.owner(offset))
+            else:
+                s = next(s for f, l, s in written if f <= offset <= l)
+                now = (s.state, s.delivery_count, s.member_id)
+            if self._last.get(offset) != now:
+                self._last[offset] = now
+                self._rows.append((self.sim.now, offset, *now))
+
+    def _call(self, member: str, call: str, answer) -> None:
+        self.calls.append({"time (s)": self.sim.now / 1000, "member": member, "call": call, "answer": answer,
+                           "SPSO": self.sp.start_offset, "SPEO": self.sp.end_offset,
+                           "next fetch": self.sp.next_fetch_offset})
+        self._note()
+
+    def _expired(self, written) -> None:
+        """One row per instant at which locks expired, the records' ranges merged."""
+        last = self.calls[-1] if self.calls else None
+        ranges = [(f, l, s.state, s.delivery_count) for f, l, s in written]
+        if last is not None and last["call"] == "acquisition lock expired" and last["time (s)"] == self.sim.now / 1000:
+            ranges = self._expired_ranges.pop() + ranges
+            self.calls.pop()
+        merged: list[list] = []
+        for f, l, state, count in sorted(ranges):
+            if merged and merged[-1][1] + 1 == f and merged[-1][2:] == [state, count]:
+                merged[-1][1] = l
+            else:
+                merged.append([f, l, state, count])
+        self._expired_ranges.append(ranges)
+        self._call("leader", "acquisition lock expired",
+                   ", ".join(f"{f}-{l} {state} (delivery {count})" for f, l, state, count in merged))
+
+    def advance_to(self, ms: int) -> None:
+        """Time passes to `ms`: lock timers due by then fire at their deadlines."""
+        self._advancing = True
+        try:
+            self.sim.advance(ms - self.sim.now)
+        finally:
+            self._advancing = False
+
+    def acquire(self, member: str, log_batches: Sequence[tuple[int, int]], max_records: int = 500):
+        """A ShareFetch of `member` whose log read returned `log_batches`."""
+        got = self.sp.acquire(member, max_records, log_batches=list(log_batches))
+        self._call(member, "ShareFetch", ", ".join(f"{r.first_offset}-{r.last_offset} (delivery {r.delivery_count})"
+                                                   for r in got) or "nothing")
+        return got
+
+    def acknowledge(self, member: str, batches: Sequence[tuple[int, int, str]]):
+        """A ShareAcknowledge of `member`: (first, last, ACCEPT | RELEASE | REJECT | RENEW)."""
+        error = self.sp.acknowledge(member, list(batches))
+        self._call(member, "ShareAcknowledge " + ", ".join(f"{t} {f}-{l}" for f, l, t in batches),
+                   f"{error.name} ({error.code})")
+        return error
+
+    def release_all(self, member: str):
+        """`member`'s share session closed: what it still holds is released."""
+        error = self.sp.release_all(member)
+        self._call(member, "share session closed", f"{error.name} ({error.code})")
+        return error
+
+    def table(self) -> pd.DataFrame:
+        """One row per call: when, who, what, the answer, and SPSO, SPEO and the next fetch offset after it."""
+        return pd.DataFrame(self.calls)
+
+    def intervals(self, end_ms: int | None = None) -> pd.DataFrame:
+        """offset, state, delivery_count, owner, start, end (ms): each record's states over time,
+        runs of records in the same state merged into one row (first, last)."""
+        end_ms = self.sim.now if end_ms is None else end_ms
+        rows = pd.DataFrame(self._rows, columns=["time", "offset", "state", "delivery_count", "owner"])
+        rows = rows.sort_values(["offset", "time"], kind="stable")
+        rows["end"] = rows.groupby("offset")["time"].shift(-1).fillna(end_ms).astype(int)
+        rows = rows.rename(columns={"time": "start"})
+        keys = ["start", "end", "state", "delivery_count", "owner"]
+        rows = rows.sort_values([*keys, "offset"], kind="stable")
+        rows["run"] = ((rows[keys] != rows[keys].shift()).any(axis=1) | (rows["offset"] != rows["offset"].shift() + 1)).cumsum()
+        out = rows.groupby("run").agg(first=("offset", "min"), last=("offset", "max"),
+                                      **{k: (k, "first") for k in keys})
+        out = out[out["end"] > out["start"]]
+        return out.sort_values(["first", "start"], kind="stable").reset_index(drop=True)
+
+
+@returns_chart
+def record_states(trace: ShareTrace, end_ms: int | None = None, title: str = "Record states on the share partition"):
+    """One row per record (offset), its state over time; an acquisition long enough to hold a label
+    names its owner and delivery count ("c-2 #2"); the tooltip gives both for every bar."""
+    frame = trace.intervals(end_ms)
+    frame = frame.assign(start_s=frame["start"] / 1000, end_s=frame["end"] / 1000, top=frame["last"] + 1,
+                         mid_s=(frame["start"] + frame["end"]) / 2000, mid_y=(frame["first"] + frame["last"] + 1) / 2,
+                         owner=frame["owner"].replace("", "none"),
+                         records=frame["first"].astype(str) + "-" + frame["last"].astype(str))
+    lo, hi = int(frame["first"].min()), int(frame["last"].max()) + 1
+    span_s = max(1e-9, float(frame["end_s"].max() - frame["start_s"].min()))
+    wide = (frame["end_s"] - frame["start_s"]) >= LABEL_PX * span_s / style.WIDTH
+    frame["label"] = [f"{o} #{c}" if s == "ACQUIRED" and w else "" for o, c, s, w in
+                      zip(frame["owner"], frame["delivery_count"], frame["state"], wide)]
+    states = [s for s in RECORD_STATE_COLORS if s in set(frame["state"])]
+    y = field("first", title="offset", scale={"domain": [lo, hi], "reverse": True, "nice": False, "zero": False},
+              axis={"tickMinStep": 1, "format": "d"})
+    x = field("start_s", title=style.TIME_TITLE)
+    bars = unit(None, {"type": "rect", "stroke": "white", "strokeWidth": 0.5}, {
+        "x": x, "x2": {"field": "end_s"}, "y": y, "y2": {"field": "top"},
+        "color": field("state", "nominal", title="record state",
+                       scale={"domain": states, "range": [RECORD_STATE_COLORS[s] for s in states]},
+                       legend={"orient": "right"}),
+        "tooltip": [tip("records", "offsets", "nominal"), tip("state", type_="nominal"),
+                    tip("delivery_count", "delivery count"), tip("owner", "acquired by", "nominal"),
+                    tip("start_s", "from (s)"), tip("end_s", "until (s)")]})
+    labels = unit(None, {"type": "text", "fontSize": 10, "color": "white", "fontWeight": "bold"}, {
+        "x": field("mid_s"), "y": field("mid_y"), "text": field("label", "nominal")},
+        transform=[{"filter": "datum.label != ''"}])
+    spec = unit(frame, {"type": "rect"}, {}, width=style.WIDTH, height=max(120, ROW_PX * (hi - lo)))
+    del spec["mark"], spec["encoding"]
+    spec["layer"] = [bars, labels]
+    spec["title"] = title_of(title, "#: the delivery count of an acquisition; hover a bar for details")
+    return spec
+
+
+def state_counts(trace: ShareTrace) -> pd.DataFrame:
+    """How many of the followed records are in each state at the end (a check for the chapter)."""
+    last = pd.DataFrame([(o, *v) for o, v in trace._last.items()], columns=["offset", "state", "delivery_count", "owner"])
+    return last.groupby("state").size().reindex(list(RECORD_STATE_COLORS), fill_value=0)
+
+
+__all__ = ["ShareTrace", "record_states", "state_counts", "RECORD_STATE_COLORS"]
