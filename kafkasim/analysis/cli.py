@@ -1,7 +1,8 @@
-"""The `kafkasim` command: parameter sweeps and broker-log ingestion on Spark.
+"""The `kafkasim` command: parameter sweeps, broker-log ingestion on Spark, and the diagnosis of a group's logs.
 
     kafkasim sweep GRID.yaml --out DIR [--master URL] [--conf KEY=VALUE] [--yes] [--debug]
     kafkasim logs PATH... --out DIR [--master URL] [--conf KEY=VALUE] [--no-spark] [--debug]
+    kafkasim diagnose LOG... [--group G] [--json OUT] [--html OUT] [--redact] [--spark [--master URL]] [--debug]
 
 Progress goes to stderr, the summary to stdout. Every error is one line on stderr (`--debug`
 adds the traceback). Exit status: 0 done, 1 a run failed (or an unexpected error), 2 bad input
@@ -84,6 +85,19 @@ def _parser() -> argparse.ArgumentParser:
     lg.add_argument("--master", default=_MASTER, help="as for sweep")
     lg.add_argument("--chunk-mb", type=int, default=32, help="split large files into chunks of this size (MB)")
     lg.add_argument("--no-spark", action="store_true", help="parse in this process with plain Python (no Java needed)")
+    dg = sub.add_parser("diagnose", parents=[common], help="name why consumer groups rebalanced, with the lines that "
+                                                           "show it",
+                        description="Read Kafka logs (server.log and rotations; directories are searched for "
+                                    "server.log*) and report, per consumer group, its rebalances and the causes "
+                                    "they point to, best first, each with its file:line evidence and the settings "
+                                    "that would have prevented it.")
+    dg.add_argument("paths", nargs="+", metavar="LOG", help="log files or directories")
+    dg.add_argument("--group", help="only this consumer group")
+    dg.add_argument("--json", metavar="OUT", help='write {"groups": [...], "findings": [...]} to OUT ("-": stdout)')
+    dg.add_argument("--html", metavar="OUT", help="write a self-contained offline HTML report to OUT")
+    dg.add_argument("--redact", action="store_true", help="replace host names, IPs, client, member and instance ids")
+    dg.add_argument("--spark", action="store_true", help="read the logs with Spark (days of logs from many brokers)")
+    dg.add_argument("--master", default=_MASTER, help="as for sweep (with --spark)")
     return ap
 
 
@@ -210,6 +224,39 @@ def _none_read(files, problems) -> str:
     return f"read none of the {len(files)} file(s) given: {shown}"
 
 
+def _diagnose(args) -> int:
+    from kafkasim.analysis.diagnose import command as diagnose_cli
+    from kafkasim.analysis.log_parser import expand_paths
+
+    try:
+        files = expand_paths(args.paths)
+    except OSError as e:
+        raise _BadInput(str(e)) from None
+    for flag in ("json", "html"):
+        out = getattr(args, flag)
+        if out and out != "-" and os.path.isdir(out):
+            raise _BadInput(f"--{flag} {out}: is a directory; give a file name")
+    try:
+        if args.spark:
+            ks, spark = _spark(args)
+            rows, counts, problems = diagnose_cli.read_with_spark(ks, spark, files)
+        else:
+            rows, counts, problems = diagnose_cli.read_plain(files)
+    except KeyboardInterrupt:
+        raise _Interrupted("nothing was written") from None
+    if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
+        raise _BadInput(_none_read(files, problems))
+    try:
+        report, stdout = diagnose_cli.run(rows, files, counts, group=args.group, json_out=args.json,
+                                          html_out=args.html, redact=args.redact)
+    except diagnose_cli.NoSuchGroup as e:
+        raise _BadInput(str(e)) from None
+    except OSError as e:
+        raise _BadInput(f"cannot write the report: {e}") from None
+    print(stdout, end="")
+    return EXIT_OK
+
+
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
     from kafkasim.analysis.log_parser import parse_file, write_part
@@ -252,7 +299,7 @@ def _print_log_summary(files, out, counts, by_kind, groups, problems, seconds) -
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)  # a usage error exits with 2 (argparse)
     try:
-        return _sweep(args) if args.command == "sweep" else _logs(args)
+        return {"sweep": _sweep, "logs": _logs, "diagnose": _diagnose}[args.command](args)
     except (_BadInput, ConfigError) as e:
         return _fail(args, str(e), EXIT_BAD_INPUT)
     except _SparkProblem as e:

@@ -1,0 +1,266 @@
+"""`kafkasim diagnose`: the right cause first on each sample incident, the JSON exactly as issue 31
+specifies it, healthy runs without a finding, known-bug signatures, redaction, the offline page,
+and one-line errors."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from kafkasim.analysis.diagnose import LABELS, diagnose_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+INCIDENTS = ROOT / "examples" / "incidents"
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _json(path, capsys, *extra):
+    code = main(["diagnose", *map(str, path if isinstance(path, list) else [path]), "--json", "-", *extra])
+    text = capsys.readouterr().out
+    return code, text, json.loads(text[text.index("{\n"):])
+
+
+@pytest.mark.parametrize("name", [p.stem for p in sorted(INCIDENTS.glob("*.log")) if p.stem != "healthy"])
+def test_each_sample_incident_names_its_cause_first(name, capsys):
+    code, text, report = _json(INCIDENTS / f"{name}.log", capsys)
+    assert code == EXIT_OK
+    assert report["findings"][0]["cause"] == name
+    assert report["findings"][0]["group"] == "workbook-group"
+
+
+def test_a_healthy_group_gives_no_finding(capsys):
+    code, text, report = _json(INCIDENTS / "healthy.log", capsys)
+    assert (code, report["findings"]) == (EXIT_OK, [])
+    assert "  no rebalance trouble found" in text.splitlines()
+
+
+def test_the_samples_are_what_the_script_writes():
+    import make_incidents
+
+    assert make_incidents.main(["--check"]) == 0
+
+
+def test_json_schema_exactly(capsys):
+    files = [INCIDENTS / "slow-processing.log", INCIDENTS / "misconfiguration.log"]
+    code, _, report = _json(files, capsys)
+    assert set(report) == {"groups", "findings"} and isinstance(report["groups"], list)
+    scores = [f["score"] for f in report["findings"]]
+    assert scores == sorted(scores, reverse=True) and len(scores) >= 3
+    for f in report["findings"]:
+        assert list(f) == ["cause", "group", "score", "summary", "evidence", "settings"]
+        assert f["cause"] in LABELS and isinstance(f["group"], str) and isinstance(f["score"], float)
+        assert isinstance(f["summary"], str) and f["summary"]
+        assert f["settings"] and all(isinstance(s, str) for s in f["settings"])
+        for e in f["evidence"]:
+            assert list(e) == ["file", "line"] and isinstance(e["line"], int) and e["line"] >= 1
+    # line is 1-based: the slow-processing finding cites the coordinator's line of the poll-timeout
+    # LeaveGroup (GroupCoordinator.scala 3.x "Member MemberMetadata(...) has left group ... through explicit
+    # `LeaveGroup`; client reason: consumer poll timeout has expired", KIP-800).
+    slow = next(f for f in report["findings"] if f["cause"] == "slow-processing")
+    lines = (INCIDENTS / "slow-processing.log").read_text().splitlines()
+    cited = [lines[e["line"] - 1] for e in slow["evidence"]]
+    assert len(cited) == 1 and "has left group workbook-group through explicit `LeaveGroup`; client reason: consumer poll timeout " \
+        "has expired" in cited[0]
+
+
+# Kafka 2.3.0's wording (GroupCoordinator.scala at 2.3.0); KAFKA-8653: with JoinGroup v0 the rebalance
+# timeout is 0, so onCompleteJoin removes the members that have not rejoined the instant it starts.
+KAFKA_8653 = """\
+[2019-07-10 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to rebalance group legacy in state PreparingRebalance with old generation 7 (__consumer_offsets-3) (reason: Adding new member consumer-1-aaa with group instanceid None) (kafka.coordinator.group.GroupCoordinator)
+[2019-07-10 10:00:00,001] INFO [GroupCoordinator 1]: Group legacy removed dynamic members who haven't joined: Set(consumer-2-bbb, consumer-3-ccc) (kafka.coordinator.group.GroupCoordinator)
+[2019-07-10 10:00:00,001] INFO [GroupCoordinator 1]: Stabilized group legacy generation 8 (__consumer_offsets-3) (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_a_known_broker_bug_is_named_with_its_fix_version():
+    report = diagnose_lines(KAFKA_8653, "server.log")
+    best = report.findings[0]
+    assert (best.cause, best.group) == ("broker-bug-or-coordinator", "legacy")
+    assert "KAFKA-8653 (broker 2.3.0, fixed in 2.3.1, 2.4.0)" in best.summary
+    assert [(e.file, e.line) for e in best.evidence] == [("server.log", 2)]
+    assert "slow-processing" not in [f.cause for f in report.findings]  # not a rebalance timeout that ran out
+
+
+def test_session_expiries_of_two_members_together_read_as_network():
+    lines = """\
+[2024-03-05 20:21:14,681] INFO [GroupCoordinator 1]: Member c-1-7f3a in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:21:16,002] INFO [GroupCoordinator 1]: Member c-2-91bc in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:23:14,681] INFO [GroupCoordinator 1]: Member c-3-0d1e in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+"""
+    report = diagnose_lines(lines, "s.log")
+    got = [(f.cause, [e.line for e in f.evidence]) for f in report.findings]
+    assert got == [("network", [1, 2]), ("session-timeout-gc-or-stall", [3])]
+
+
+def test_redact_replaces_ids_and_hosts_the_same_way_everywhere(capsys, tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text((INCIDENTS / "slow-processing.log").read_text())
+    out, page = tmp_path / "r.json", tmp_path / "r.html"
+    assert main(["diagnose", str(log), "--redact", "--json", str(out), "--html", str(page)]) == EXIT_OK
+    text, body, html = capsys.readouterr().out, out.read_text(), page.read_text()
+    assert "clientHost=/ip-1" in html  # the evidence lines themselves, around the member's LeaveGroup
+    for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
+        assert secret not in text and secret not in body and secret not in html
+    assert "client-1 left: poll timeout (LeaveGroup)" in text
+    report = json.loads(body)
+    assert report["groups"][0]["departures"][0]["member"] == "member-1"
+
+
+def test_html_is_self_contained(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["diagnose", str(INCIDENTS / "network.log"), "--html", str(out)]) == EXIT_OK
+    page = out.read_text()
+    assert page.count("<svg") == 2 and "<script" not in page
+    assert all(u in ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+               for u in __import__("re").findall(r"https?://[^\s\"'<>)]+", page))
+    assert "<span class='hit'>" in page and "has failed, removing it from the group" in page
+
+
+@pytest.mark.parametrize("args,message", [
+    (["/no/such/file.log"], "kafkasim diagnose: error: /no/such/file.log: no such file or directory"),
+    ([str(INCIDENTS / "healthy.log"), "--group", "nope"],
+     "kafkasim diagnose: error: --group nope: no such group in these logs (groups found: workbook-group)"),
+    ([str(INCIDENTS / "healthy.log"), "--json", "/"], "kafkasim diagnose: error: --json /: is a directory; give a "
+                                                      "file name"),
+])
+def test_errors_are_one_line(args, message, capsys):
+    assert main(["diagnose", *args]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == message + "\n"
+
+
+def test_any_bytes_give_a_report(tmp_path, capsys):
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(bytes(range(256)) * 40 + b"[GroupCoordinator 1]: Preparing to rebalance group \xff")
+    assert main(["diagnose", str(junk)]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("no consumer-group lines found in the input")
+
+
+def test_accuracy_on_a_small_grid():
+    """The benchmark's quick grid: every cause named first, except one member cut off from the
+    coordinator alone, which the coordinator's lines show exactly as a GC pause (docs/diagnose.md)."""
+    import diagnose_accuracy
+
+    pairs = diagnose_accuracy.measure(quick=True)
+    wrong = sorted({(t, p) for t, p in pairs if t != p and not (t == "healthy" and p == "(none)")})
+    assert wrong == [("network", "session-timeout-gc-or-stall")]
+    assert sum(1 for t, p in pairs if t == "network" and p != t) == 4  # variant 1 at 4 versions
+
+
+def test_spark_reads_the_same_as_plain_python(spark, tmp_path, capsys):
+    files = [str(INCIDENTS / "network.log"), str(INCIDENTS / "scaling.log")]
+    assert main(["diagnose", *files, "--json", str(tmp_path / "plain.json")]) == EXIT_OK
+    assert main(["diagnose", *files, "--spark", "--master", "local[2]", "--json", str(tmp_path / "spark.json")]) \
+        == EXIT_OK
+    plain, on_spark = (json.loads((tmp_path / n).read_text()) for n in ("plain.json", "spark.json"))
+    assert on_spark == plain and [f["cause"] for f in plain["findings"]][:2] == ["network", "scaling"]
+
+
+def test_the_timeline_of_a_gc_pause():
+    """examples/incidents/session-timeout-gc-or-stall.log (Kafka 3.7, c-2 paused 60 s at 30 s, session
+    45 s, heartbeats every 3 s from its sync at 6,009 ms): formation, the expiry 45 s after its last
+    heartbeat before the pause (27,009 ms) and the rejoin when the pause ends at 90 s."""
+    report = diagnose_lines((INCIDENTS / "session-timeout-gc-or-stall.log").read_text(), "gc.log")
+    tl = report.timelines["workbook-group"]
+    assert [(e.start, e.end, e.generation, e.members, e.line) for e in tl.episodes] == [
+        (9, 6009, 1, 4, 2), (72009, 72009, 2, 3, 9), (90000, 90009, 3, 4, 13)]
+    assert [(d.time, d.reason, d.line) for d in tl.departures] == [(72009, "session_timeout", 8)]
+    assert [a.time for a in tl.arrivals] == [9, 34, 661, 871, 90000]
+    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-2-") and \
+        tl.episodes[1].reason.endswith(" on heartbeat expiration")
+
+
+def test_group_filter(capsys, tmp_path):
+    other = tmp_path / "other.log"
+    other.write_text((INCIDENTS / "network.log").read_text().replace("workbook-group", "payments"))
+    code, text, report = _json([INCIDENTS / "slow-processing.log", other], capsys, "--group", "payments")
+    assert code == EXIT_OK and [g["group"] for g in report["groups"]] == ["payments"]
+    assert {f["group"] for f in report["findings"]} == {"payments"} and "workbook-group" not in text
+
+
+# KAFKA-12890 (2.7/2.8 wording): a group left in CompletingRebalance for 20 minutes; KAFKA-10134: a
+# member expired between "Stabilized" and "Assignment received" (its heartbeat thread paused).
+STUCK = """\
+[2021-06-01 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to rebalance group g in state PreparingRebalance with old generation 3 (__consumer_offsets-3) (reason: Adding new member c-1-x with group instance id None) (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:00:03,000] INFO [GroupCoordinator 1]: Stabilized group g generation 4 (__consumer_offsets-3) with 2 members (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:00:13,000] INFO [GroupCoordinator 1]: Member c-2-y in group g has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+[2021-06-01 10:20:03,000] INFO [GroupCoordinator 1]: Member c-1-x in group g has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_bugs_of_the_table_are_found_by_their_signature():
+    found = [(f.cause, f.summary.split(" (")[0], [e.line for e in f.evidence])
+             for f in diagnose_lines(STUCK, "s.log").findings if f.cause.endswith("bug-or-coordinator")
+             or f.cause == "client-bug"]
+    assert found == [("broker-bug-or-coordinator", "KAFKA-12890", [2]), ("client-bug", "KAFKA-10134", [3, 4])]
+
+
+def test_every_known_bug_row_is_complete():
+    from kafkasim.analysis.diagnose.bugs import KNOWN_BUGS, PATTERNS
+
+    for bug in KNOWN_BUGS:
+        assert bug.pattern in PATTERNS and bug.bug in bug.source and bug.fixed and bug.affected
+        PATTERNS[bug.pattern](diagnose_lines(STUCK).timelines["g"], **bug.params)  # its parameters fit
+
+
+def test_client_rows_sit_beside_the_coordinators_history():
+    """Rows of another source (the clients' logs, once the reader knows them) are kept for the rules
+    but make no arrival, departure or rebalance: the history is the coordinator's."""
+    from kafkasim.analysis.diagnose import diagnose_rows
+    from kafkasim.analysis.log_parser import parse_lines
+
+    rows = parse_lines((INCIDENTS / "session-timeout-gc-or-stall.log").read_text(), "gc.log").rows
+    client = (72_000, "java-consumer", "workbook-group", "consumer-workbook-group-2", "MemberRemoved", None, None,
+              None, None, "session_timeout", None, None, "client.log", 5, 5_000_000, False)
+    alone, beside = diagnose_rows(rows, ["gc.log"]), diagnose_rows(rows + [client], ["gc.log", "client.log"])
+    tl = beside.timelines["workbook-group"]
+    assert client in tl.rows and len(tl.departures) == 1 and len(tl.episodes) == 3
+    assert [f.to_json() for f in beside.findings] == [f.to_json() for f in alone.findings]
+
+
+# Two processes with group.instance.id pod-1 taking turns (GroupCoordinator.scala 2.4-3.x wording): each
+# replaces the member the other one made 5 s before.
+DUPLICATE_INSTANCE = """\
+[2024-03-05 20:00:00,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-b, while old member id c-1-a will be removed. (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:00:05,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-c, while old member id c-1-b will be removed. (kafka.coordinator.group.GroupCoordinator)
+[2024-03-05 20:00:10,000] INFO [GroupCoordinator 1]: Static member pod-1 of group g with unknown member id rejoins, assigning new member id c-1-d, while old member id c-1-c will be removed. (kafka.coordinator.group.GroupCoordinator)
+"""
+
+
+def test_a_duplicate_instance_id_is_a_misconfiguration():
+    found = [(f.cause, [e.line for e in f.evidence]) for f in diagnose_lines(DUPLICATE_INSTANCE, "d.log").findings]
+    assert found == [("misconfiguration", [1, 2, 3])]
+
+
+@pytest.mark.parametrize("version", ["2.8", "3.7", "4.0", "4.0c"])
+def test_a_rolling_restart_of_static_members_is_no_trouble(version):
+    """KIP-345: each static member comes back within its session and replaces itself, once: no
+    rebalance, no finding (and not a duplicate group.instance.id)."""
+    from kafkasim.analysis.diagnose.incidents import incident
+    from kafkasim.scenario.world import simulate
+
+    log = simulate(incident(None, version, variant=1)).broker_log
+    report = diagnose_lines(log, "s.log")
+    rows = report.timelines["workbook-group"].rows
+    assert sum(r[4] == "MemberReplaced" for r in rows) == 4  # one replacement per member
+    assert report.findings == []
+
+
+def test_a_rolling_upgrade_to_the_consumer_protocol():
+    """Kafka 4.0, three dynamic members restarted one by one into group.protocol=consumer: the classic
+    group's rebalances, then the conversion (GroupMetadataManager.java "Converted the classic group to a
+    consumer group") and epochs; the classic members still in it rejoin under their ids, which is not
+    a scale-out."""
+    from kafkasim.core.faults import rolling_restart
+    from kafkasim.scenario.world import Scenario, simulate
+
+    sc = Scenario(kafka_version="4.0", members=3, duration_ms=200_000,
+                  faults=rolling_restart(["c-1", "c-2", "c-3"], 30_000, 20_000, consumer={"group.protocol": "consumer"}))
+    report = diagnose_lines(simulate(sc).broker_log, "m.log")
+    tl = report.timelines["workbook-group"]
+    assert tl.protocols == {"classic", "consumer"}
+    assert [e.epoch for e in tl.episodes] == [False, False, True, True, True, True, True]
+    assert [(f.cause, f.score) for f in report.findings] == [("rolling-restart-dynamic-members", 0.94),
+                                                             ("kip848-specific", 0.4)]
