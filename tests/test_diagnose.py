@@ -264,3 +264,16 @@ def test_a_rolling_upgrade_to_the_consumer_protocol():
     assert [e.epoch for e in tl.episodes] == [False, False, True, True, True, True, True]
     assert [(f.cause, f.score) for f in report.findings] == [("rolling-restart-dynamic-members", 0.94),
                                                              ("kip848-specific", 0.4)]
+
+
+def test_a_rebalance_that_never_ends_matches_kafka_9752():
+    """A join phase still open 11 minutes later (past twice the default rebalance timeout): the
+    signature of KAFKA-9752 (fixed in 2.5.0)."""
+    lines = """\
+[2020-03-01 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to rebalance group g in state PreparingRebalance with old generation 5 (__consumer_offsets-3) (reason: Adding new member c-1-x with group instance id None) (kafka.coordinator.group.GroupCoordinator)
+[2020-03-01 10:11:00,000] INFO [GroupCoordinator 1]: Member c-2-y in group g has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
+"""
+    report = diagnose_lines(lines, "s.log")
+    bug = next(f for f in report.findings if f.cause == "broker-bug-or-coordinator")
+    assert bug.summary.startswith("KAFKA-9752 (broker up to 2.4.1, fixed in 2.5.0") and bug.evidence[0].line == 1
+    assert report.timelines["g"].episodes[0].end is None

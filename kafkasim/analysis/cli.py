@@ -226,6 +226,7 @@ def _none_read(files, problems) -> str:
 
 def _diagnose(args) -> int:
     from kafkasim.analysis.diagnose import command as diagnose_cli
+    from kafkasim.analysis.diagnose import read_files
     from kafkasim.analysis.log_parser import expand_paths
 
     try:
@@ -241,7 +242,7 @@ def _diagnose(args) -> int:
             ks, spark = _spark(args)
             rows, counts, problems = diagnose_cli.read_with_spark(ks, spark, files)
         else:
-            rows, counts, problems = diagnose_cli.read_plain(files)
+            rows, counts, problems = read_files(files)
     except KeyboardInterrupt:
         raise _Interrupted("nothing was written") from None
     if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):

@@ -50,17 +50,24 @@ def diagnose_rows(rows: list, files: list[str] | None = None, group: str | None 
     return Report(groups, best_first(findings), list(files or []))
 
 
-def diagnose_files(paths: list[str], group: str | None = None) -> Report:
-    """Read the files with the log reader (any bytes; never fatal) and diagnose them."""
+def read_files(paths: list[str]) -> tuple[list, Counter, list]:
+    """Rows, counts and (file, problem) for files that could not be read to their end, read with the
+    log reader in this process (it never raises for what a file holds or is)."""
     from kafkasim.analysis.log_parser import parse_file
 
-    rows, counts, files = [], Counter(), []
+    rows, counts, problems = [], Counter(), []
     for path in paths:
         result = parse_file(path)
         rows += result.rows
         counts.update(result.counts)
-        files.append(str(path))
-    report = diagnose_rows(rows, files, group)
+        problems += [(file, problem) for file, _, problem in result.file_problems]
+    return rows, counts, problems
+
+
+def diagnose_files(paths: list[str], group: str | None = None) -> Report:
+    """Read the files with the log reader (any bytes; never fatal) and diagnose them."""
+    rows, counts, _ = read_files(paths)
+    report = diagnose_rows(rows, [str(p) for p in paths], group)
     report.counts = counts
     return report
 
@@ -75,4 +82,5 @@ def diagnose_lines(text: str | list[str], file: str = "<lines>") -> Report:
     return report
 
 
-__all__ = ["LABELS", "SETTINGS", "Finding", "Line", "Report", "diagnose_rows", "diagnose_files", "diagnose_lines"]
+__all__ = ["LABELS", "SETTINGS", "Finding", "Line", "Report", "diagnose_rows", "diagnose_files", "diagnose_lines",
+           "read_files"]

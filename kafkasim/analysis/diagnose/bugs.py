@@ -33,7 +33,8 @@ KNOWN_BUGS = (
         "JoinGroup v0 requests get a rebalance timeout of 0, so a rebalance ends as soon as it starts and "
         "removes every member that has not rejoined yet, in an endless loop",
         "https://issues.apache.org/jira/browse/KAFKA-8653 (fix: apache/kafka#7072)"),
-    Bug("KAFKA-9752", "broker", "2.2.0 to 2.4.1", "2.2.3, 2.3.2, 2.4.2, 2.5.0", "stuck_in_state",
+    Bug("KAFKA-9752", "broker", "up to 2.4.1", "2.5.0 (its 2.2, 2.3 and 2.4 backports never shipped in a release)",
+        "stuck_in_state",
         {"state": "PreparingRebalance", "min_ms": 600_000},
         "after a new member's session timeout (old JoinGroup versions), the group's rebalance never completes",
         "https://issues.apache.org/jira/browse/KAFKA-9752 (fix: apache/kafka#8339)"),

@@ -3,32 +3,19 @@ or Spark for days of logs from many brokers), the group filter, and the three ou
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 from collections import Counter
 
 from kafkasim.analysis.diagnose import Report, diagnose_rows
-from kafkasim.analysis.diagnose.report import text
+from kafkasim.analysis.diagnose.report import text, to_json
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.log_parser import ROW_FIELDS, parse_file
+from kafkasim.analysis.log_parser import ROW_FIELDS
 
 
 class NoSuchGroup(ValueError):
     """--group names a group the logs do not have."""
-
-
-def read_plain(files: list[str]) -> tuple[list, Counter, list]:
-    """Rows, counts and file problems of the files, read in this process (the log reader never raises
-    for what a file holds)."""
-    rows, counts, problems = [], Counter(), []
-    for path in files:
-        result = parse_file(path)
-        rows += result.rows
-        counts.update(result.counts)
-        problems += [(file, problem) for file, _, problem in result.file_problems]
-    return rows, counts, problems
 
 
 def read_with_spark(ks, spark, files: list[str]) -> tuple[list, Counter, list]:
@@ -56,7 +43,7 @@ def run(rows: list, files: list[str], counts: Counter, *, group: str | None = No
     clean = Redactor().learn(rows) if redact else (lambda s: s)
     stdout = clean(text(report))
     if json_out:
-        body = clean(json.dumps(report.to_json(), indent=1, ensure_ascii=False)) + "\n"
+        body = clean(to_json(report)) + "\n"
         if json_out == "-":
             stdout += body
         else:
