@@ -330,7 +330,7 @@ def test_guide_holds_objectives_misconceptions_and_answer_keys(chapters):
     levels = [len(h.split()[0]) for h in headings(text)]
     assert levels[0] == 1 and levels.count(1) == 1, "one title"
     assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), "no skipped heading level"
-    assert "### Half-day workshop: chapters 00 to 04" in text and "### Full day: chapters 00 to 11" in text
+    assert "### Half-day workshop: chapters 00 to 04" in text and "### Full day: chapters 00 to 13" in text
     for chapter in chapters:
         assert f"### {chapter.label}" in text and chapter.objectives in text and chapter.demo in text
         assert f"**Time:** {chapter.minutes} minutes" in text
