@@ -1,6 +1,7 @@
 """Every live explorer of the chapters, built as its notebook builds it.
 
-The explorer's call (`Explorer(...)`, `NetworkExplorer(...)`, `PauseExplorer(...)`) is found in
+The explorer's call (`Explorer(...)`, `NetworkExplorer(...)`, `PauseExplorer(...)`, chapter 13's
+`IncidentExplorer(...)`) is found in
 the notebook, and only the statements it depends on are run before it (a backward slice over the
 notebook's top-level statements, from its parameters cell on), so that a chapter's simulations and
 Spark sweeps are not re-run. A value that only a sweep computes is replaced by the grid scenario it
@@ -16,7 +17,8 @@ from pathlib import Path
 import nbformat
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-EXPLORERS = ("Explorer", "NetworkExplorer", "PauseExplorer")
+EXPLORERS = ("Explorer", "NetworkExplorer", "PauseExplorer",
+             "IncidentExplorer")  # chapter 13 defines it in the notebook (a diagnosis is analysis, which viz never imports)
 
 #: {notebook stem: {name: source}}: names whose notebook value comes out of a Spark sweep.
 SUBSTITUTES = {

@@ -37,7 +37,7 @@ def test_every_chapter_explorer_is_found():
     assert chapters == ["01-consumer-groups", "02-liveness", "03-slow-consumers", "04-rebalance-protocol",
                         "05-group-size", "06-broker-memory", "07-zookeeper-rebalance-storms",
                         "09-pause-and-rebalance", "10-rebalances-at-scale", "11-consumer-protocol",
-                        "12-share-groups"]
+                        "12-share-groups", "13-diagnose-your-incident"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPLORERS))

@@ -330,7 +330,7 @@ def test_guide_holds_objectives_misconceptions_and_answer_keys(chapters):
     levels = [len(h.split()[0]) for h in headings(text)]
     assert levels[0] == 1 and levels.count(1) == 1, "one title"
     assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), "no skipped heading level"
-    assert "### Half-day workshop: chapters 00 to 04" in text and "### Full day: chapters 00 to 12" in text
+    assert "### Half-day workshop: chapters 00 to 04" in text and "### Full day: chapters 00 to 13" in text
     for chapter in chapters:
         assert f"### {chapter.label}" in text and chapter.objectives in text and chapter.demo in text
         assert f"**Time:** {chapter.minutes} minutes" in text
@@ -341,8 +341,8 @@ def test_guide_holds_objectives_misconceptions_and_answer_keys(chapters):
 
 
 def test_full_day_plan_has_a_slot_for_every_chapter(chapters):
-    """Every chapter of the edition, chapters 11 (the consumer protocol) and 12 (share groups) included, has a
-    row in the full day's timetable, not only a section with its answer key (issue 17, item 12)."""
+    """Every chapter of the edition, chapter 11 (the consumer protocol) included, has a row in the
+    full day's timetable, not only a section with its answer key (issue 17, item 12)."""
     text = course.guide(chapters)
     full_day = text[text.index("### Full day"):text.index("## Chapters")]
     for chapter in chapters:

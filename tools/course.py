@@ -288,7 +288,7 @@ class PlanSpec:
 
 
 PLANS = (PlanSpec("Half-day workshop", 0, 4, False, 13 * 60 + 30),
-         PlanSpec("Full day", 0, 12, True, 17 * 60 + 30))
+         PlanSpec("Full day", 0, 13, True, 17 * 60 + 30))
 
 
 def clock(minutes: int) -> str:
