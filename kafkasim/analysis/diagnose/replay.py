@@ -89,6 +89,7 @@ class Fit:
     offset_ms: int = 0  # the log's time (ms, as the reader gives it) of the scenario's 0
     timeline: Timeline | None = None
     names: dict = field(default_factory=dict)  # the log's client id / instance id / member id -> "c-N"
+    cause: str | None = None  # the diagnosis' best cause for the group, which settles an ambiguous fault
 
     def require(self) -> Fit:
         """This fit, or NotEnoughToFit with its reason."""
@@ -123,11 +124,10 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
                                     "members and what happened to them")
     if texts is None:
         texts = _texts(tl)
-    fit = Fit(tl.group, True, protocol=tl.protocol, timeline=tl, offset_ms=tl.first)
+    fit = Fit(tl.group, True, protocol=tl.protocol, timeline=tl, offset_ms=tl.first, cause=top)
     version = _version(tl, texts, fit)
     settings = _timeouts(tl, texts, version, fit)
-    initial, spread = _initial(tl, top, fit)
-    count = max(len(initial), _stabilized_count(tl) or 0)
+    initial, count, spread = _initial(tl, top, fit)
     if count == 0:
         return Fit(tl.group, False, "no member count: no member joins, and no 'Stabilized ... with N members' or "
                                     "'The group has N members' line", timeline=tl)
@@ -406,62 +406,80 @@ def _instances(texts: dict) -> dict:
     return {m[1]: m[2] for lines in texts.values() for text in lines.values() for m in _INSTANCE.finditer(text)}
 
 
-def _initial(tl: Timeline, top: str | None, fit: Fit) -> tuple[list[str], int]:
-    """The members there from the start, and the start spread of their joins. A join storm's (the
-    diagnosis' too-many-members-or-slow-join) are all its members' first joins."""
+def _initial(tl: Timeline, top: str | None, fit: Fit) -> tuple[list[str], int, int]:
+    """The members there from the start, their count and the start spread of their joins. A join
+    storm's (the diagnosis' too-many-members-or-slow-join) are all its members' first joins. Kafka
+    2.8 logs one join line per rebalance, so the count is also read from "Stabilized ... with N members"."""
     formed = tl.formed_at()
     firsts: dict = {}
     for m in sorted(tl.arrivals + tl.departures, key=lambda m: m.time):
         firsts.setdefault(client_of(m.member), (m.time, m in tl.arrivals))
     storm = top == "too-many-members-or-slow-join"
-    initial = [k for k, (t, arrived) in firsts.items()
-               if storm or not arrived or formed is None or t <= formed]
-    joins = [firsts[k][0] for k in initial if firsts[k][1]]
+    joined = [k for k, (t, arrived) in firsts.items() if arrived and (storm or formed is None or t <= formed)]
+    stabilized = [e.members for e in tl.episodes if e.members and not e.epoch]
+    count = max([len(joined)] + stabilized[:1] + (stabilized if storm else []) + [_assigned_count(tl) or 0])
+    java = _java_numbers(tl, firsts)
+    if java:  # the client ids say which consumer of its process each one is: 1 to count started first
+        initial = [k for k in firsts if java[k] <= count]
+    else:  # a member first seen leaving was there before the log began
+        initial = joined + [k for k, (t, arrived) in firsts.items() if not arrived and (formed is None or t > formed)]
+        count = max(count, len(initial))
+    joins = [firsts[k][0] for k in joined]
     spread = max(1000, -(-(max(joins) - tl.first) // 1000) * 1000) if joins else 1000
     if joins:
         fit.read.append(f"{len(joins)} members joined from {(min(joins) - tl.first) / 1000:g} s to "
                         f"{(max(joins) - tl.first) / 1000:g} s after the group's first line: start_spread_ms={spread}"
                         + (" (a join storm: every first join is a starting member)" if storm else ""))
-    return initial, spread
+    if count > len(joins):
+        fit.read.append(f"{count} members in the first generation (its 'Stabilized ... with N members' line)")
+    return initial, count, spread
 
 
-def _stabilized_count(tl: Timeline) -> int | None:
-    first = next((e for e in tl.episodes if e.members), None)
-    if first is not None:
-        return first.members
+def _assigned_count(tl: Timeline) -> int | None:
     return next((int(r[VALUE]) for r in tl.rows if r[KIND] == "AssignmentReceived" and r[VALUE] is not None), None)
+
+
+def _java_numbers(tl: Timeline, firsts: dict) -> dict:
+    """{client id: N} when every client id is the Java default `consumer-<group>-N`, else {}."""
+    rx = re.compile(_JAVA_CLIENT_ID.format(re.escape(tl.group)) + "$")
+    nums = {k: rx.match(k or "") for k in firsts}
+    return {k: int(m[1]) for k, m in nums.items()} if nums and all(nums.values()) else {}
 
 
 def _names(tl: Timeline, initial: list, texts: dict, count: int) -> dict:
     """Each identity's scenario name "c-N": a Java default client id `consumer-<group>-N` keeps its N
-    (the simulator names its clients so), otherwise by order of first appearance."""
-    rx = re.compile(_JAVA_CLIENT_ID.format(re.escape(tl.group)) + "$")
-    nums = [rx.match(k or "") for k in initial]
-    if all(nums) and sorted(int(m[1]) for m in nums) == list(range(1, len(initial) + 1)):
-        names = {k: f"c-{int(m[1])}" for k, m in zip(initial, nums)}
+    (the simulator names its clients so), otherwise by order of first appearance, the starting
+    members first. Instance ids (KIP-848 static members) take the name of their first member id."""
+    firsts = {client_of(m.member): None for m in sorted(tl.arrivals + tl.departures, key=lambda m: m.time)}
+    java = _java_numbers(tl, firsts)
+    if java:
+        names = {k: f"c-{n}" for k, n in java.items()}
     else:
         names = {k: f"c-{i}" for i, k in enumerate(initial, 1)}
+        names.update({k: f"c-{i}" for i, k in enumerate([k for k in firsts if k not in names], count + 1)})
     instances = _instances(texts)
     for m in sorted(tl.arrivals, key=lambda m: m.time):
         key = _identity(m.member, instances)
         if key not in names and client_of(m.member) in names:
             names[key] = names[client_of(m.member)]
-    return {"_instances": instances, **names, "_count": count}
+    return {"_instances": instances, "_count": max([count] + [int(v[2:]) for v in names.values()]),
+            "_initial": count, **names}
 
 
 def _name(fit: Fit, member: str | None) -> str:
+    """The scenario name of a member id; an identity not seen before gets the next free one."""
     names = fit.names
     key = _identity(member, names["_instances"])
     if key not in names:
-        names[key] = f"c-{names['_count'] + 1}"
         names["_count"] += 1
+        names[key] = f"c-{names['_count']}"
     return names[key]
 
 
 def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, dict]:
     """One fault per departure (by Kafka's removal reason) and per burst of new members."""
     off, end = tl.first, tl.last - tl.first + TAIL_MS
-    session, hb, poll = settings["session"], settings["heartbeat"], settings["poll"]
+    session, hb = settings["session"], settings["heartbeat"]
     instances = fit.names["_instances"]
     unreleased = [r for r in tl.rows if r[KIND] == "ConsumerGroupHeartbeat" and r[ERROR] == "UNRELEASED_INSTANCE_ID"]
     refused = [r for r in tl.rows if r[KIND] == "GroupConversionRefused"]
@@ -473,10 +491,16 @@ def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, 
         if back is not None:
             used.add(id(back))
         until = (back.time - off) if back is not None else end
-        if d.reason in ("poll_timeout", "rebalance_timeout"):
+        busy = back is not None and d.reason == "leave_group" and (
+            fit.cause == "slow-processing" or (fit.protocol == "consumer" and back.member == d.member))
+        if d.reason in ("poll_timeout", "rebalance_timeout") or busy:
+            poll = _poll(tl, fit, settings, t)
             at = max(0, t - poll)
             faults.append(SlowProcessing(name, at, max(1, until - at)))
-            fit.read.append(f"{name} removed ({d.reason}) at {t / 1000:g} s, {where}: SlowProcessing from "
+            why = d.reason if not busy else ("left and came back under the same member id: the process lived"
+                                              if fit.protocol == "consumer" else "left and came back; diagnosed "
+                                              "slow-processing")
+            fit.read.append(f"{name} removed ({why}) at {t / 1000:g} s, {where}: SlowProcessing from "
                             f"max.poll.interval.ms ({poll}) before" + (f", until it rejoined, {back.file}:{back.line}"
                                                                        if back else ", to the end"))
         elif d.reason == "session_timeout":
@@ -524,6 +548,22 @@ def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, 
     return faults, broker
 
 
+def _poll(tl: Timeline, fit: Fit, settings: dict, t: int) -> int:
+    """max.poll.interval.ms for a poll timeout at `t` (ms from the first line): the one printed, else the
+    default, unless the default would start the stall before the group formed (the member polled to
+    join): then the time since it formed, rounded down to 10 s, which puts the replay's leave at the
+    logged instant (the real value may be smaller, and the stall later)."""
+    poll, formed = settings["poll"], tl.formed_at()
+    if "max.poll.interval.ms" in settings["read"] or formed is None or t - poll >= formed - tl.first:
+        return poll
+    since = t - (formed - tl.first)
+    poll = max(1000, since // 10_000 * 10_000 if since >= 10_000 else since // 1000 * 1000)
+    settings["read"]["max.poll.interval.ms"] = settings["poll"] = poll
+    fit.assumed.append(f"max.poll.interval.ms={poll}: no line prints it, and the default would start the stall "
+                       f"before the group formed; {poll} ms puts the leave at the logged instant")
+    return poll
+
+
 def _bursts(items: list) -> list:
     """(time, name, where) grouped into bursts whose items are each within FORMING_MS of the first."""
     out = []
@@ -537,8 +577,10 @@ def _bursts(items: list) -> list:
 
 
 def _scale_out(tl: Timeline, fit: Fit, used: set) -> list:
-    """New members (not a return, not a starting member) joining the group: ScaleOut per burst."""
-    known = {k for k in fit.names if not k.startswith("_")}
+    """New members (not a return, not a starting member) joining the group: one ScaleOut per burst,
+    of as many members as joined, or as the next generation grew by (2.8 logs one join a rebalance)."""
+    first = fit.names["_initial"]
+    known = {k for k, v in fit.names.items() if not k.startswith("_") and int(v[2:]) <= first}
     new = []
     for a in sorted(tl.arrivals, key=lambda m: m.time):
         key = _identity(a.member, fit.names["_instances"])
@@ -548,9 +590,19 @@ def _scale_out(tl: Timeline, fit: Fit, used: set) -> list:
         new.append((a.time - tl.first, _name(fit, a.member), f"{a.file}:{a.line}"))
     out = []
     for t, names_, wheres in _bursts(new):
-        out.append(ScaleOut(t, len(names_)))
-        fit.read.append(f"{len(names_)} new member(s) joined at {t / 1000:g} s ({', '.join(wheres)}): ScaleOut")
+        count = max(len(names_), _growth(tl, t + tl.first))
+        out.append(ScaleOut(t, count))
+        fit.read.append(f"{count} new member(s) joined at {t / 1000:g} s ({', '.join(wheres)}): ScaleOut")
     return out
+
+
+def _growth(tl: Timeline, at: int) -> int:
+    """How many members the rebalance going on at `at` added ("Stabilized ... with N members")."""
+    i = tl.episode_at(at)
+    if i is None or tl.episodes[i].epoch or not tl.episodes[i].members:
+        return 0
+    before = next((e.members for e in reversed(tl.episodes[:i]) if e.members and not e.epoch), None)
+    return tl.episodes[i].members - before if before else 0
 
 
 # -- what-if ------------------------------------------------------------------------------------------
