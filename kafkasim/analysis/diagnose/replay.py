@@ -37,6 +37,8 @@ from kafkasim.scenario.world import Scenario, simulate
 TOLERANCE_MS = 5_000
 #: The replay runs this long past the log's last line of the group.
 TAIL_MS = 10_000
+#: The longest log (from the group's first line to its last) that is replayed: cut a longer one to the incident.
+MAX_REPLAY_MS = 3_600_000
 #: Summary keys (`Run.summary`, SUMMARY_DOC) shown side by side by `what_if`; "removals" sums removals_by_reason.
 WHAT_IF_KEYS = ("rebalances", "generations", "removals", "unconsumed_ms", "partition_downtime_ms", "rebalance_ms",
                 "duplicates", "max_lag")
@@ -122,6 +124,10 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     if len(lines) < 2:
         return Fit(tl.group, False, f"only {len(lines)} line of group {tl.group}: a scenario needs the group's "
                                     "members and what happened to them")
+    if tl.last - tl.first > MAX_REPLAY_MS:
+        return Fit(tl.group, False, f"the group's lines span {(tl.last - tl.first) / 3_600_000:.1f} h; a replay "
+                                    f"simulates at most {MAX_REPLAY_MS // 60_000} min: cut the log to the incident",
+                   timeline=tl)
     if texts is None:
         texts = _texts(tl)
     fit = Fit(tl.group, True, protocol=tl.protocol, timeline=tl, offset_ms=tl.first, cause=top)
@@ -196,7 +202,10 @@ def replay(fit: Fit) -> Replay:
     from kafkasim.analysis.diagnose import diagnose_lines
 
     fit.require()
-    run = simulate(fit.scenario)
+    try:
+        run = simulate(fit.scenario)
+    except ConfigError as e:
+        raise NotEnoughToFit(f"the fitted scenario cannot run: {e}") from None
     sim = diagnose_lines(run.broker_log).timelines.get(fit.group) or Timeline(fit.group)
     score, parts = closeness(fit.timeline, sim, fit.offset_ms)
     return Replay(fit, run, sim, score, parts)
