@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from kafkasim.analysis.diagnose.html import _read_lines
+from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, KIND, LINE, MEMBER, REASON, T, VALUE, FORMING_MS, Timeline,
                                                  client_of)
@@ -334,7 +334,7 @@ def _texts(tl: Timeline) -> dict:
     wanted: dict = {}
     for r in tl.rows:
         wanted.setdefault(r[FILE], set()).add(r[LINE])
-    return {f: _read_lines(f, lines) for f, lines in wanted.items()}
+    return {f: read_lines(f, lines) for f, lines in wanted.items()}
 
 
 def _line_texts(tl: Timeline, texts: dict):
