@@ -236,3 +236,13 @@ def test_the_chart_puts_the_log_above_the_replay():
     spec = replay(fit_files([str(INCIDENTS / "network.log")])).chart().to_dict()
     assert [panel["title"] for panel in spec["vconcat"]] == ["log", "replay"]
     assert spec["title"] == "group workbook-group: closeness 1.00"
+
+
+def test_cli_replay_is_redacted_too(capsys, tmp_path):
+    out = tmp_path / "replay.json"
+    assert main(["diagnose", str(INCIDENTS / "slow-processing.log"), "--redact", "--replay", "--replay-json",
+                 str(out)]) == EXIT_OK
+    text, body = capsys.readouterr().out, out.read_text()
+    assert "fault: SlowProcessing c-2 for 100 s at 29.991 s" in text
+    for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
+        assert secret not in text and secret not in body

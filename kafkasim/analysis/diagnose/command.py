@@ -83,6 +83,10 @@ def replays(report: Report) -> tuple[str, list[dict]]:
             out.append(f"replay of group {name}: cannot fit a scenario: {e}\n")
             machine.append({"group": name, "error": str(e)})
             continue
+        except Exception as e:  # noqa: BLE001 - the diagnosis above stands; the replay's failure is one line
+            out.append(f"replay of group {name} failed: {type(e).__name__}: {e}\n")
+            machine.append({"group": name, "error": f"{type(e).__name__}: {e}"})
+            continue
         out += [fit.text(), rep.text(), "what if the same faults met other settings (one run each, seed 1):",
                 what_if_text(rows), ""]
         machine.append(replay_to_json(rep, rows))
