@@ -203,8 +203,8 @@ def test_too_little_to_fit_says_why(lines, reason):
 
 
 def test_a_log_longer_than_a_replay_is_refused():
-    far = "[2026-01-01 02:00:00,000] INFO [GroupCoordinator 0]: Stabilized group g generation 6 (__consumer_offsets-1)" \
-          " with 3 members (kafka.coordinator.group.GroupCoordinator)"
+    far = ("[2026-01-01 02:00:00,000] INFO [GroupCoordinator 0]: Stabilized group g generation 6 "
+           "(__consumer_offsets-1) with 3 members (kafka.coordinator.group.GroupCoordinator)")
     fit = fit_lines([_G.format("1,000", "Stabilized group g generation 5 (__consumer_offsets-1) with 3 members"), far])
     assert not fit.ok and f"at most {MAX_REPLAY_MS // 60_000} min" in fit.reason
 

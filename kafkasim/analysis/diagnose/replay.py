@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 
 from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
-from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, KIND, LINE, MEMBER, REASON, T, VALUE, FORMING_MS, Timeline,
-                                                 client_of)
+from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON, T, VALUE,
+                                                 Timeline, client_of)
 from kafkasim.core.config import KAFKA_VERSIONS, ConfigError, broker_config, consumer_config
 from kafkasim.core.faults import Crash, NetworkCut, Pause, Restart, ScaleIn, ScaleOut, SlowProcessing
 from kafkasim.scenario.world import Scenario, simulate
@@ -91,6 +91,8 @@ class Fit:
     offset_ms: int = 0  # the log's time (ms, as the reader gives it) of the scenario's 0
     timeline: Timeline | None = None
     names: dict = field(default_factory=dict)  # the log's client id / instance id / member id -> "c-N"
+    instances: dict = field(default_factory=dict)  # KIP-848 member id -> its group.instance.id
+    starting: int = 0  # members c-1 .. c-<starting> start with the scenario; later ones are scaled out
     cause: str | None = None  # the diagnosis' best cause for the group, which settles an ambiguous fault
 
     def require(self) -> Fit:
@@ -137,9 +139,10 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     if count == 0:
         return Fit(tl.group, False, "no member count: no member joins, and no 'Stabilized ... with N members' or "
                                     "'The group has N members' line", timeline=tl)
-    fit.names = _names(tl, initial, texts, count)
+    fit.starting, fit.instances = count, _instances(texts)
+    fit.names = _names(tl, initial, fit.instances, count)
     faults, broker = _faults(tl, fit, settings, texts)
-    static = any(a.static for a in tl.arrivals) or bool(_instances(texts))
+    static = any(a.static for a in tl.arrivals) or bool(fit.instances)
     if static:
         fit.read.append("static membership: members join with a group.instance.id")
     consumer = dict(settings["read"])
@@ -287,8 +290,9 @@ def replay_to_json(rep: Replay, rows: list[dict] | None = None) -> dict:
 
 
 def replay_chart(rep: Replay, width: int = 700):
-    """The log's timeline above the replay's (Altair, the `viz` extra): rebalances as shaded spans,
-    members joining and leaving as points, seconds from the log's first line of the group."""
+    """The log's timeline above the replay's (Altair, the `viz` extra): rebalances as shaded spans with
+    a dashed line at each start, members joining and leaving as points, seconds from the log's first
+    line of the group."""
     import altair as alt
 
     spans, moves = [], []
@@ -307,10 +311,10 @@ def replay_chart(rep: Replay, width: int = 700):
         x="s:Q", y=alt.Y("member:N", title=None),
         color=alt.Color("what:N", scale=alt.Scale(domain=["joined", "left"], range=["#2e7d32", "#c0392b"])),
         shape="reason:N", tooltip=["member:N", "what:N", "reason:N", "s:Q"])
-    return alt.vconcat(*(alt.layer(rects.transform_filter(f"datum.timeline == '{t}'"),
-                                   points.transform_filter(f"datum.timeline == '{t}'"))
-                         .properties(width=width, height=120, title=t) for t in ("log", "replay"))
-                       ).resolve_scale(x="shared").properties(
+    starts = alt.Chart(alt.Data(values=spans)).mark_rule(color="#e67e22", strokeDash=[3, 3]).encode(x="start:Q")
+    panels = [alt.layer(*(c.transform_filter(f"datum.timeline == '{t}'") for c in (rects, starts, points)))
+              .properties(width=width, height=120, title=t) for t in ("log", "replay")]
+    return alt.vconcat(*panels).resolve_scale(x="shared").properties(
         title=f"group {rep.fit.group}: closeness {rep.score:.2f}")
 
 
@@ -455,7 +459,7 @@ def _java_numbers(tl: Timeline, firsts: dict) -> dict:
     return {k: int(m[1]) for k, m in nums.items()} if nums and all(nums.values()) else {}
 
 
-def _names(tl: Timeline, initial: list, texts: dict, count: int) -> dict:
+def _names(tl: Timeline, initial: list, instances: dict, count: int) -> dict:
     """Each identity's scenario name "c-N": a Java default client id `consumer-<group>-N` keeps its N
     (the simulator names its clients so), otherwise by order of first appearance, the starting
     members first. Instance ids (KIP-848 static members) take the name of their first member id."""
@@ -466,22 +470,19 @@ def _names(tl: Timeline, initial: list, texts: dict, count: int) -> dict:
     else:
         names = {k: f"c-{i}" for i, k in enumerate(initial, 1)}
         names.update({k: f"c-{i}" for i, k in enumerate([k for k in firsts if k not in names], count + 1)})
-    instances = _instances(texts)
     for m in sorted(tl.arrivals, key=lambda m: m.time):
         key = _identity(m.member, instances)
         if key not in names and client_of(m.member) in names:
             names[key] = names[client_of(m.member)]
-    return {"_instances": instances, "_count": max([count] + [int(v[2:]) for v in names.values()]),
-            "_initial": count, **names}
+    return names
 
 
 def _name(fit: Fit, member: str | None) -> str:
     """The scenario name of a member id; an identity not seen before gets the next free one."""
     names = fit.names
-    key = _identity(member, names["_instances"])
+    key = _identity(member, fit.instances)
     if key not in names:
-        names["_count"] += 1
-        names[key] = f"c-{names['_count']}"
+        names[key] = f"c-{max([fit.starting] + [int(v[2:]) for v in names.values()]) + 1}"
     return names[key]
 
 
@@ -489,7 +490,7 @@ def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, 
     """One fault per departure (by Kafka's removal reason) and per burst of new members."""
     off, end = tl.first, tl.last - tl.first + TAIL_MS
     session, hb = settings["session"], settings["heartbeat"]
-    instances = fit.names["_instances"]
+    instances = fit.instances
     unreleased = [r for r in tl.rows if r[KIND] == "ConsumerGroupHeartbeat" and r[ERROR] == "UNRELEASED_INSTANCE_ID"]
     refused = [r for r in tl.rows if r[KIND] == "GroupConversionRefused"]
     faults, broker, used, gone = [], {}, set(), []
@@ -588,11 +589,10 @@ def _bursts(items: list) -> list:
 def _scale_out(tl: Timeline, fit: Fit, used: set) -> list:
     """New members (not a return, not a starting member) joining the group: one ScaleOut per burst,
     of as many members as joined, or as the next generation grew by (2.8 logs one join a rebalance)."""
-    first = fit.names["_initial"]
-    known = {k for k, v in fit.names.items() if not k.startswith("_") and int(v[2:]) <= first}
+    known = {k for k, v in fit.names.items() if int(v[2:]) <= fit.starting}
     new = []
     for a in sorted(tl.arrivals, key=lambda m: m.time):
-        key = _identity(a.member, fit.names["_instances"])
+        key = _identity(a.member, fit.instances)
         if id(a) in used or key in known:
             continue
         known.add(key)
