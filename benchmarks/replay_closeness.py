@@ -46,8 +46,8 @@ def measure(quick: bool = False) -> list[dict]:
             last = fit.timeline.last
             began = sorted(type(f).__name__ for f in truth.faults if f.at_ms <= last)
             lo, hi = (KAFKA_VERSIONS.index(v) for v in fit.version_range)
-            row.update(closeness=replay(fit).score, members=fit.scenario.members == truth.members,
-                       faults=sorted(type(f).__name__ for f in fit.scenario.faults) == began,
+            row.update(closeness=replay(fit).score, members=fit.members == truth.members,
+                       faults=sorted(type(f).__name__ for f in fit.faults) == began,
                        version=lo <= KAFKA_VERSIONS.index(version.rstrip("c")) <= hi)
         out.append(row)
     return out

@@ -94,6 +94,17 @@ class Fit:
     instances: dict = field(default_factory=dict)  # KIP-848 member id -> its group.instance.id
     starting: int = 0  # members c-1 .. c-<starting> start with the scenario; later ones are scaled out
     cause: str | None = None  # the diagnosis' best cause for the group, which settles an ambiguous fault
+    joins: tuple = ()  # ScaleOuts that start a join storm's members at their logged join instants (not faults)
+
+    @property
+    def members(self) -> int:
+        """The group's members: those the scenario starts with, and those `joins` starts later."""
+        return 0 if self.scenario is None else self.scenario.members + sum(j.count for j in self.joins)
+
+    @property
+    def faults(self) -> tuple:
+        """The scenario's faults fitted to what happened (without `joins`)."""
+        return () if self.scenario is None else tuple(f for f in self.scenario.faults if f not in self.joins)
 
     def require(self) -> Fit:
         """This fit, or NotEnoughToFit with its reason."""
@@ -106,9 +117,9 @@ class Fit:
         if not self.ok:
             return f"cannot fit a scenario to group {self.group}: {self.reason}"
         s = self.scenario
-        out = [f"fitted scenario for group {self.group}: Kafka {s.kafka_version}, {s.members} members, "
+        out = [f"fitted scenario for group {self.group}: Kafka {s.kafka_version}, {self.members} members, "
                f"{self.protocol} protocol" + (", static membership" if s.static_membership else "")]
-        out += [f"  fault: {f.label()}" for f in s.faults] or ["  no fault"]
+        out += [f"  fault: {f.label()}" for f in self.faults] or ["  no fault"]
         out += ["  read from the log:"] + [f"    {r}" for r in self.read]
         out += ["  assumed:"] + [f"    {a}" for a in self.assumed]
         return "\n".join(out)
@@ -142,6 +153,9 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     fit.starting, fit.instances = count, _instances(texts)
     fit.names = _names(tl, initial, fit.instances, count)
     faults, broker = _faults(tl, fit, settings, texts)
+    fit.joins = _storm_joins(tl, initial, count, fit)
+    if fit.joins:
+        spread = 1000
     static = any(a.static for a in tl.arrivals) or bool(fit.instances)
     if static:
         fit.read.append("static membership: members join with a group.instance.id")
@@ -155,9 +169,10 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     fit.assumed.append("the initial members start at seeded instants within start_spread_ms, not at the logged "
                        "ones; seed " + str(seed))
     try:
-        fit.scenario = Scenario(kafka_version=version, members=count, seed=seed, group_id=tl.group,
-                                duration_ms=max(1, tl.last - tl.first) + TAIL_MS, consumer=consumer, broker=broker,
-                                topics={"orders": partitions}, faults=tuple(sorted(faults, key=lambda f: f.at_ms)),
+        fit.scenario = Scenario(kafka_version=version, members=count - sum(j.count for j in fit.joins), seed=seed,
+                                group_id=tl.group, duration_ms=max(1, tl.last - tl.first) + TAIL_MS,
+                                consumer=consumer, broker=broker, topics={"orders": partitions},
+                                faults=tuple(sorted(fit.joins + tuple(faults), key=lambda f: f.at_ms)),
                                 static_membership=static, start_spread_ms=spread)
     except ConfigError as e:
         return Fit(tl.group, False, f"the settings read give no valid scenario: {e}", timeline=tl)
@@ -283,8 +298,9 @@ def replay_to_json(rep: Replay, rows: list[dict] | None = None) -> dict:
     """A machine-readable replay (for `kafkasim diagnose --replay-json`; not part of --json's schema)."""
     s = rep.fit.scenario
     return {"group": rep.fit.group, "kafka_version": s.kafka_version, "version_range": list(rep.fit.version_range),
-            "protocol": rep.fit.protocol, "members": s.members, "static_membership": s.static_membership,
-            "consumer": dict(s.consumer), "broker": dict(s.broker), "faults": [f.label() for f in s.faults],
+            "protocol": rep.fit.protocol, "members": rep.fit.members, "static_membership": s.static_membership,
+            "consumer": dict(s.consumer), "broker": dict(s.broker), "faults": [f.label() for f in rep.fit.faults],
+            "joins": [j.label() for j in rep.fit.joins],
             "read": rep.fit.read, "assumed": rep.fit.assumed, "closeness": rep.score, "parts": rep.parts,
             "what_if": rows or []}
 
@@ -446,6 +462,29 @@ def _initial(tl: Timeline, top: str | None, fit: Fit) -> tuple[list[str], int, i
     if count > len(joins):
         fit.read.append(f"{count} members in the first generation (its 'Stabilized ... with N members' line)")
     return initial, count, spread
+
+
+def _storm_joins(tl: Timeline, initial: list, count: int, fit: Fit) -> tuple:
+    """A join storm whose every join is logged (2.4+ logs each one; 2.8 one a rebalance): its members
+    joining after the first second are started at their logged instants (ScaleOut, joins within 100 ms
+    together), since the storm's rebalances follow the join instants, which a seed would not reproduce."""
+    if fit.cause != "too-many-members-or-slow-join":
+        return ()
+    firsts: dict = {}
+    for a in sorted(tl.arrivals, key=lambda m: m.time):
+        firsts.setdefault(client_of(a.member), a.time - tl.first)
+    times = sorted(firsts[k] for k in initial if k in firsts)
+    if len(times) < count:
+        return ()
+    out: list = []
+    for t in (t for t in times if t > 1000):
+        if out and t - out[-1][0] <= 100:
+            out[-1][1] += 1
+        else:
+            out.append([t, 1])
+    fit.read.append(f"{sum(n for _, n in out)} of the {count} members started at their logged join instants "
+                    f"({len(out)} ScaleOuts), the others within the first second")
+    return tuple(ScaleOut(t, n) for t, n in out)
 
 
 def _assigned_count(tl: Timeline) -> int | None:
