@@ -202,6 +202,10 @@ _G = "[2026-01-01 00:00:0{}] INFO [GroupCoordinator 0]: {} (kafka.coordinator.gr
                          "client reason: not provided)")], "only 1 line of group g"),
     ([_G.format("1,000", "Preparing to restabilize group g with old generation 4"),   # 0.9: no member count
       _G.format("3,000", "Stabilized group g generation 5")], "no member count"),
+    ([_G.format("0,009", "Preparing to rebalance group g with old generation 0 (__consumer_offsets-24)"),  # 2.0
+      _G.format("6,009", "Stabilized group g generation 1 (__consumer_offsets-24)"),
+      _G.format("7,009", "Member consumer-2-f612f15a-0ecf-4bfd-9d29-096a4907d846 in group g has failed, removing it "
+                         "from the group")], "no member count"),  # one member seen leaving: of how many?
     ([_G.format("1,000", "Stabilized group g generation 5"), _G.format("2,000", "Stabilized group h generation 5")],
      "the log has 2 groups; name one (g, h)"),
 ])

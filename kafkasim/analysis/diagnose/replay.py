@@ -149,7 +149,8 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     initial, count, spread = _initial(tl, top, fit)
     if count == 0:
         return Fit(tl.group, False, "no member count: no member joins, and no 'Stabilized ... with N members' or "
-                                    "'The group has N members' line", timeline=tl)
+                                    "'The group has N members' line (Kafka 2.8+; before 2.1 no line names the "
+                                    "members that stay)", timeline=tl)
     fit.starting, fit.instances = count, _instances(texts)
     fit.names = _names(tl, initial, fit.instances, count)
     faults, broker = _faults(tl, fit, settings, texts)
@@ -271,10 +272,10 @@ def what_if(fit: Fit, settings: tuple[str, ...] | None = None) -> list[dict]:
     for name in settings or tuple(VARIANTS):
         try:
             scenario, changes = VARIANTS[name](fit)
+            s = simulate(scenario).summary
         except (ConfigError, _NotApplicable) as e:
-            rows.append({"setting": name, "changes": "", "note": str(e)})
+            rows.append({"setting": name, "changes": "", "note": str(e).splitlines()[0]})
             continue
-        s = simulate(scenario).summary
         rows.append({"setting": name, "changes": changes, "note": "",
                      **{k: sum(s["removals_by_reason"].values()) if k == "removals" else s[k] for k in WHAT_IF_KEYS}})
     return rows
@@ -452,7 +453,7 @@ def _initial(tl: Timeline, top: str | None, fit: Fit) -> tuple[list[str], int, i
         initial = [k for k in firsts if java[k] <= count]
     else:  # a member first seen leaving was there before the log began
         initial = joined + [k for k, (t, arrived) in firsts.items() if not arrived and (formed is None or t > formed)]
-        count = max(count, len(initial))
+        count = max(count, len(initial)) if count else 0  # members seen only leaving do not say how many stay
     joins = [firsts[k][0] for k in joined]
     spread = max(1000, -(-(max(joins) - tl.first) // 1000) * 1000) if joins else 1000
     if joins:
