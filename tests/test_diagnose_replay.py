@@ -187,8 +187,9 @@ def test_what_if_covers_every_setting_and_says_which_do_not_apply():
     assert kip848["consumer protocol"]["note"] == "already the consumer protocol"
     assert kip848["cooperative-sticky"]["note"] == "the consumer protocol assigns on the broker"
     table = what_if_text(list(kip848.values()))
-    assert "(already static)" in table and table.splitlines()[0].split()[:3] == ["setting", "rebalances",
-                                                                                 "generations"]
+    assert table.splitlines()[0].split()[:3] == ["setting", "rebalances", "generations"]
+    assert "\nstatic membership   (already static)\n" in table  # padded to "cooperative-sticky", the longest
+    assert what_if_text([kip848["static membership"]]).splitlines()[1] == "static membership  (already static)"
 
 
 _G = "[2026-01-01 00:00:0{}] INFO [GroupCoordinator 0]: {} (kafka.coordinator.group.GroupCoordinator)"

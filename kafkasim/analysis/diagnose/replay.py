@@ -282,15 +282,16 @@ def what_if(fit: Fit, settings: tuple[str, ...] | None = None) -> list[dict]:
 
 
 def what_if_text(rows: list[dict]) -> str:
-    """The what-if rows as a plain table (one line per setting)."""
-    head = ("setting",) + WHAT_IF_KEYS
-    cells = [[r["setting"]] + ([str(r[k]) for k in WHAT_IF_KEYS] if not r["note"] else [f"({r['note']})"])
-             for r in rows]
-    widths = [max(len(head[i]), *(len(c[i]) for c in cells if i < len(c) and len(c) > 2)) for i in range(len(head))]
-    out = ["  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(head, widths)))]
-    for c in cells:
-        out.append("  ".join(x.rjust(w) if i else x.ljust(w) for i, (x, w) in enumerate(zip(c, widths)))
-                   if len(c) > 2 else c[0].ljust(widths[0]) + "  " + c[1])
+    """The what-if rows as a plain table (one line per setting; a setting that does not apply shows
+    why), then what each setting changed."""
+    figures = [r for r in rows if not r["note"]]
+    first = max([len("setting")] + [len(r["setting"]) for r in rows])
+    widths = [max([len(k)] + [len(str(r[k])) for r in figures]) for k in WHAT_IF_KEYS]
+    out = ["setting".ljust(first) + "".join("  " + k.rjust(w) for k, w in zip(WHAT_IF_KEYS, widths))]
+    for r in rows:
+        rest = f"  ({r['note']})" if r["note"] else "".join(f"  {str(r[k]).rjust(w)}"
+                                                             for k, w in zip(WHAT_IF_KEYS, widths))
+        out.append(r["setting"].ljust(first) + rest)
     out += [f"  {r['setting']}: {r['changes']}" for r in rows if r["changes"]]
     return "\n".join(out)
 
