@@ -20,7 +20,7 @@ from kafkasim.analysis.cli import EXIT_OK, main
 from kafkasim.analysis.diagnose import diagnose_files, diagnose_lines
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.replay import (MAX_REPLAY_MS, NotEnoughToFit, closeness, fit_files, fit_lines,
-                                               replay, what_if, what_if_text)
+                                               fit_scenario, replay, what_if, what_if_text)
 from kafkasim.analysis.diagnose.timeline import Episode, Move, Timeline
 from kafkasim.core.config import KAFKA_VERSIONS
 from kafkasim.scenario.world import simulate
@@ -264,3 +264,23 @@ def test_cli_replay_is_redacted_too(capsys, tmp_path):
     assert "fault: SlowProcessing c-2 for 100 s at 29.991 s" in text
     for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
         assert secret not in text and secret not in body
+
+
+def test_the_benchmarks_quick_grid():
+    """benchmarks/replay_closeness.py --quick: every run fitted with its member count and a version
+    range holding its version; fault kinds missed only where the broker's lines cannot tell (one
+    member cut off reads as a Pause; a static rolling restart, the healthy variant, leaves no line)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import replay_closeness
+
+    rows = replay_closeness.measure(quick=True)
+    assert all(r["fitted"] and r["members"] and r["version"] for r in rows)
+    assert {r["cause"] for r in rows if not r["faults"]} == {"network", "healthy"}
+    assert min(r["closeness"] for r in rows) >= 0.95
+
+
+def test_a_timeline_can_be_fitted_on_its_own():
+    report = diagnose_files([str(INCIDENTS / "slow-processing.log")])
+    alone = fit_scenario(report.timelines["workbook-group"])  # without the diagnosis' cause: the same fault here
+    assert [f.label() for f in alone.faults] == [f.label() for f in fit_scenario(report).faults] == [
+        "SlowProcessing c-2 for 100 s at 29.991 s"]
