@@ -284,3 +284,12 @@ def test_a_timeline_can_be_fitted_on_its_own():
     alone = fit_scenario(report.timelines["workbook-group"])  # without the diagnosis' cause: the same fault here
     assert [f.label() for f in alone.faults] == [f.label() for f in fit_scenario(report).faults] == [
         "SlowProcessing c-2 for 100 s at 29.991 s"]
+
+
+def test_without_the_lines_text_the_version_is_the_scenarios_default_and_says_so():
+    # diagnose_lines keeps no text: fit_scenario cannot read the wording (fit_lines can).
+    fit = fit_scenario(diagnose_lines((INCIDENTS / "slow-processing.log").read_text()))
+    assert (fit.scenario.kafka_version, fit.version_range) == ("3.7", ("0.9", "4.4"))
+    assert fit.assumed[0] == "Kafka 3.7 (Scenario's default): no line's wording dates the log (or its text was " \
+                             "not given)"
+    assert fit_lines((INCIDENTS / "slow-processing.log").read_text()).version_range == ("3.2", "3.9")

@@ -37,6 +37,8 @@ from kafkasim.scenario.world import Scenario, simulate
 TOLERANCE_MS = 5_000
 #: The replay runs this long past the log's last line of the group.
 TAIL_MS = 10_000
+#: The version simulated when no line's wording dates the log.
+DEFAULT_VERSION = Scenario.kafka_version
 #: The longest log (from the group's first line to its last) that is replayed: cut a longer one to the incident.
 MAX_REPLAY_MS = 3_600_000
 #: Summary keys (`Run.summary`, SUMMARY_DOC) shown side by side by `what_if`; "removals" sums removals_by_reason.
@@ -128,7 +130,8 @@ class Fit:
 def fit_scenario(report, group: str | None = None, *, texts: dict | None = None, seed: int = 1) -> Fit:
     """Fit a Scenario to `group`'s log (a `Report` of `diagnose_files`/`diagnose_lines`, or one
     `Timeline`). `texts` ({file: {line: text}}) gives the lines' text, for the wording and the
-    timeouts it prints; by default the report's files are read again. Never raises for what the log
+    timeouts it prints; by default the report's files are read again (a pasted excerpt's text is not
+    kept: fit it with `fit_lines`). Never raises for what the log
     holds: a log with too little gives a Fit with `ok=False` and the reason."""
     tl, top = _pick(report, group)
     if isinstance(tl, str):
@@ -387,10 +390,11 @@ def _version(tl: Timeline, texts: dict, fit: Fit) -> str:
                            f"in one log, e.g. during an upgrade; the newest is taken")
         hi = lo
     fit.version_range = (KAFKA_VERSIONS[lo], KAFKA_VERSIONS[hi])
-    if why:
-        fit.read.append(f"Kafka {KAFKA_VERSIONS[lo]} to {KAFKA_VERSIONS[hi]} from the wording: " + "; ".join(why))
-    else:
-        fit.assumed.append("no dated wording in the lines read: any Kafka version")
+    if not why:
+        fit.assumed.append(f"Kafka {DEFAULT_VERSION} (Scenario's default): no line's wording dates the log (or "
+                           "its text was not given)")
+        return DEFAULT_VERSION
+    fit.read.append(f"Kafka {KAFKA_VERSIONS[lo]} to {KAFKA_VERSIONS[hi]} from the wording: " + "; ".join(why))
     fit.assumed.append(f"Kafka {KAFKA_VERSIONS[lo]}, the oldest release of that range (each wording proves "
                        "'at least', its end only 'until the wording changed'), with its defaults")
     return KAFKA_VERSIONS[lo]
