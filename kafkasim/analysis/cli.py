@@ -2,7 +2,8 @@
 
     kafkasim sweep GRID.yaml --out DIR [--master URL] [--conf KEY=VALUE] [--yes] [--debug]
     kafkasim logs PATH... --out DIR [--master URL] [--conf KEY=VALUE] [--no-spark] [--debug]
-    kafkasim diagnose LOG... [--group G] [--json OUT] [--html OUT] [--redact] [--spark [--master URL]] [--debug]
+    kafkasim diagnose LOG... [--group G] [--json OUT] [--html OUT] [--redact] [--replay] [--replay-json OUT]
+                      [--spark [--master URL]] [--debug]
 
 Progress goes to stderr, the summary to stdout. Every error is one line on stderr (`--debug`
 adds the traceback). Exit status: 0 done, 1 a run failed (or an unexpected error), 2 bad input
@@ -96,6 +97,11 @@ def _parser() -> argparse.ArgumentParser:
     dg.add_argument("--json", metavar="OUT", help='write {"groups": [...], "findings": [...]} to OUT ("-": stdout)')
     dg.add_argument("--html", metavar="OUT", help="write a self-contained offline HTML report to OUT")
     dg.add_argument("--redact", action="store_true", help="replace host names, IPs, client, member and instance ids")
+    dg.add_argument("--replay", action="store_true", help="also fit a scenario to each group, replay it beside the "
+                                                          "log (closeness) and run what-ifs (static membership, "
+                                                          "cooperative-sticky, the consumer protocol, longer timeouts)")
+    dg.add_argument("--replay-json", metavar="OUT", help="write the fits, closeness and what-ifs as JSON to OUT "
+                                                         "(apart from --json, whose schema stays issue 31's)")
     dg.add_argument("--spark", action="store_true", help="read the logs with Spark (days of logs from many brokers)")
     dg.add_argument("--master", default=_MASTER, help="as for sweep (with --spark)")
     return ap
@@ -233,10 +239,10 @@ def _diagnose(args) -> int:
         files = expand_paths(args.paths)
     except OSError as e:
         raise _BadInput(str(e)) from None
-    for flag in ("json", "html"):
+    for flag in ("json", "html", "replay_json"):
         out = getattr(args, flag)
         if out and out != "-" and os.path.isdir(out):
-            raise _BadInput(f"--{flag} {out}: is a directory; give a file name")
+            raise _BadInput(f"--{flag.replace('_', '-')} {out}: is a directory; give a file name")
     try:
         if args.spark:
             ks, spark = _spark(args)
@@ -249,7 +255,8 @@ def _diagnose(args) -> int:
         raise _BadInput(_none_read(files, problems))
     try:
         report, stdout = diagnose_cli.run(rows, files, counts, group=args.group, json_out=args.json,
-                                          html_out=args.html, redact=args.redact)
+                                          html_out=args.html, redact=args.redact, replay=args.replay,
+                                          replay_json=args.replay_json)
     except diagnose_cli.NoSuchGroup as e:
         raise _BadInput(str(e)) from None
     except OSError as e:

@@ -4,7 +4,8 @@ The log reader (`kafkasim.analysis.log_parser`) turns the files into events; `ti
 group's history of them (rebalance episodes, generations or epochs, members arriving and leaving
 with their reasons); `rules` holds one rule per cause label (`model.LABELS`), each reading lines
 whose Kafka source it cites; `bugs` is the table of known broker and client bugs with their log
-signature; `report` writes the screen and the JSON, `html` the offline page, `redact` the shareable copy.
+signature; `report` writes the screen and the JSON, `html` the offline page, `redact` the shareable copy;
+`replay` fits a Scenario to a group's log, replays it beside the log and runs the what-ifs.
 How well it names the cause, measured on simulated incidents: docs/diagnose.md.
 """
 

@@ -125,10 +125,12 @@ def _evidence_text(report) -> dict:
     for f in report.findings:
         for e in f.evidence:
             wanted.setdefault(e.file, set()).update(range(e.line - CONTEXT, e.line + CONTEXT + 1))
-    return {file: _read_lines(file, lines) for file, lines in wanted.items()}
+    return {file: read_lines(file, lines) for file, lines in wanted.items()}
 
 
-def _read_lines(path: str, lines: set) -> dict:
+def read_lines(path: str, lines: set) -> dict:
+    """{line number: text} of the 1-based `lines` of a file (gzip or plain), read up to the last one;
+    an unreadable file gives what was read (the page and the replay show file:line without the text)."""
     out, last = {}, max(lines)
     try:
         with open(path, "rb") as raw:
