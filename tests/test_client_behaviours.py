@@ -88,10 +88,11 @@ def test_coordinator_commit_keeps_a_member_alive_from_0_10_0(kafka_version, expi
 
 
 # -- 2. cooperative-sticky listed first in an eager group ---------------------------------------
-def scale_out(strategy: list[str]):
-    """Three consumers on six partitions (Kafka 3.7); c-4 starts at 60 s."""
+def scale_out(strategy: list[str], one_process: bool = True):
+    """Three consumers on six partitions (Kafka 3.7); c-4 starts at 60 s. In one process (numbered
+    client ids, so the members sort as c-1, c-2, c-3, c-4), unless `one_process` is False."""
     return simulate(Scenario(members=3, topics={"orders": 6}, produce_rate_per_s=60, duration_ms=100_000, seed=1,
-                             consumer={"partition.assignment.strategy": strategy},
+                             consumer={"partition.assignment.strategy": strategy}, one_process=one_process,
                              faults=[faults.ScaleOut(at_ms=60_000)]))
 
 
@@ -128,7 +129,7 @@ def test_no_revoke_callback_at_the_first_join_from_2_4(kafka_version, at_first_j
     first join calls it (with nothing) only up to 2.3."""
     run = simulate(Scenario(kafka_version=kafka_version, members=3, topics={"orders": 2}, produce_rate_per_s=20,
                             duration_ms=30_000, seed=1, consumer={"partition.assignment.strategy": ["range"]},
-                            faults=[faults.ScaleOut(at_ms=20_000)]))
+                            faults=[faults.ScaleOut(at_ms=20_000)], one_process=True))  # members sort c-1 .. c-4
     generation_1 = [(6_009, "c-2", "PartitionsAssigned", "orders", 1, None),
                     (6_009, "c-1", "PartitionsAssigned", "orders", 0, None),
                     (6_009, "c-3", "PartitionsAssigned", None, None, 0)]
@@ -222,17 +223,22 @@ def member_ids(run) -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.parametrize("kafka_version,consumer,static,client_ids,prefixes", [
-    ("2.3", {}, False, ["consumer-1", "consumer-2"], ["consumer-1", "consumer-2"]),
-    ("3.7", {}, False, ["consumer-workbook-group-1", "consumer-workbook-group-2"],
+@pytest.mark.parametrize("kafka_version,consumer,static,one_process,client_ids,prefixes", [
+    # each consumer its own process: the first number of its own JVM's counter
+    ("2.3", {}, False, False, ["consumer-1", "consumer-1"], ["consumer-1", "consumer-1"]),
+    ("2.4", {}, False, False, ["consumer-workbook-group-1"] * 2, ["consumer-workbook-group-1"] * 2),
+    ("3.7", {}, False, False, ["consumer-workbook-group-1"] * 2, ["consumer-workbook-group-1"] * 2),
+    # one process builds both (c-1 is built first, c-2 starts first)
+    ("2.3", {}, False, True, ["consumer-1", "consumer-2"], ["consumer-1", "consumer-2"]),
+    ("3.7", {}, False, True, ["consumer-workbook-group-1", "consumer-workbook-group-2"],
      ["consumer-workbook-group-1", "consumer-workbook-group-2"]),
-    ("3.7", {"client.id": "billing"}, False, ["billing", "billing"], ["billing", "billing"]),
-    ("3.7", {}, True, ["consumer-workbook-group-c-1", "consumer-workbook-group-c-2"], ["c-1", "c-2"]),
-    ("3.7", {"client.id": "billing"}, True, ["billing", "billing"], ["c-1", "c-2"]),  # <group.instance.id>-<UUID>
+    ("3.7", {"client.id": "billing"}, False, False, ["billing", "billing"], ["billing", "billing"]),
+    ("3.7", {}, True, False, ["consumer-workbook-group-c-1", "consumer-workbook-group-c-2"], ["c-1", "c-2"]),
+    ("3.7", {"client.id": "billing"}, True, False, ["billing", "billing"], ["c-1", "c-2"]),  # <instance id>-<UUID>
 ])
-def test_member_ids_start_with_the_client_id(kafka_version, consumer, static, client_ids, prefixes):
+def test_member_ids_start_with_the_client_id(kafka_version, consumer, static, one_process, client_ids, prefixes):
     run = simulate(Scenario(kafka_version=kafka_version, members=2, topics={"orders": 2}, duration_ms=10_000, seed=1,
-                            consumer=consumer, static_membership=static))
+                            consumer=consumer, static_membership=static, one_process=one_process))
     # The first JoinGroup, sent without a member id, names the client.id (c-2 starts first).
     assert [r[3] for r in run.rows if r[4] == "JoinGroup" and not re.search(UUID, r[3])] == client_ids[::-1]
     ids = member_ids(run)
@@ -256,8 +262,9 @@ def range_owners(run, time_ms: int) -> dict[str, list[int]]:
     return out
 
 
-def restart_c1(consumer: dict):
-    return simulate(Scenario(members=3, topics={"orders": 6}, produce_rate_per_s=60, duration_ms=80_000, seed=4,
+def restart_c1(consumer: dict, one_process: bool = False, kafka_version: str = "3.7", seed: int = 4):
+    return simulate(Scenario(kafka_version=kafka_version, members=3, topics={"orders": 6}, produce_rate_per_s=60,
+                             duration_ms=80_000, seed=seed, one_process=one_process,
                              consumer={"partition.assignment.strategy": ["range"], **consumer},
                              faults=[faults.Restart("c-1", at_ms=40_000, delay_ms=10_000, graceful=True)]))
 
@@ -278,17 +285,45 @@ def test_range_order_follows_the_member_ids_so_a_restart_with_a_shared_client_id
     assert range_owners(run, 79_000) == {"c-2": [0, 1], "c-3": [2, 3], "c-1": [4, 5]}
 
 
-def test_with_generated_client_ids_a_restart_keeps_its_place():
-    run = restart_c1({})
+def test_in_one_process_generated_client_ids_keep_a_restarted_member_in_its_place():
+    run = restart_c1({}, one_process=True)
     assert range_owners(run, 39_000) == range_owners(run, 79_000) == {"c-1": [0, 1], "c-2": [2, 3], "c-3": [4, 5]}
     assert all(m.startswith("consumer-workbook-group-1-") for m in ids_of(run, "c-1"))
     assert len(ids_of(run, "c-1")) == 2
 
 
-def test_charts_name_consumers_not_client_ids():
-    run = scale_out(["range"])
-    lanes = set(protocol.messages(run)["member"])
-    assert lanes == {"coordinator", "c-1", "c-2", "c-3", "c-4"}
-    assert tables.member_name(run, "consumer-workbook-group-4") == "c-4"  # a first JoinGroup's client.id
+def dealt_by_range(run, member_ids) -> dict[str, list[int]]:
+    """RangeAssignor on orders' six partitions over three members sorted by member id: two each, in order."""
+    return {name: [2 * i, 2 * i + 1] for i, name in enumerate(sorted_names(run, member_ids))}
+
+
+@pytest.mark.parametrize("kafka_version,client_id", [("2.3", "consumer-1"), ("2.4", "consumer-workbook-group-1")])
+def test_each_process_generates_the_same_client_id_so_the_uuids_alone_order_the_members(kafka_version, client_id):
+    """Each consumer is its own JVM, whose counter starts at 1: every member id is the same client.id
+    plus a UUID, so range deals the partitions in the order of the UUIDs, and a restarted member, with
+    a new UUID, may take another place (as with a client.id set to one value for all)."""
+    for seed in (4, 5, 6):
+        run = restart_c1({}, kafka_version=kafka_version, seed=seed)
+        ids = {name: sorted(ids_of(run, name), key=lambda m: next(r[0] for r in run.rows if r[3] == m))
+               for name in ("c-1", "c-2", "c-3")}
+        assert all(re.fullmatch(f"{client_id}-{UUID}", m) for group in ids.values() for m in group)
+        (old, new), [c2], [c3] = ids["c-1"], ids["c-2"], ids["c-3"]
+        assert range_owners(run, 39_000) == dealt_by_range(run, [old, c2, c3])
+        assert range_owners(run, 79_000) == dealt_by_range(run, [new, c2, c3])
+
+
+@pytest.mark.parametrize("one_process", [False, True])
+def test_charts_name_consumers_not_client_ids(one_process):
+    run = scale_out(["range"], one_process=one_process)
+    messages = protocol.messages(run)
+    assert set(messages["member"]) == {"coordinator", "c-1", "c-2", "c-3", "c-4"}
+    # c-4's first JoinGroup, sent before it had a member id, names its client.id: shared by all four
+    # consumers (each its own process) or c-4's own (the fourth consumer of one process)
+    client_id = "consumer-workbook-group-4" if one_process else "consumer-workbook-group-1"
+    first, second = messages[(messages["time"] == 60_000) & (messages["kind"] == "request")][
+        ["member", "label", "detail"]].values.tolist()
+    assert first == ["c-4", "JoinGroup", f"member id {client_id}, generation 1"]
+    assert second[:2] == ["c-4", "JoinGroup"] and re.fullmatch(f"member id {client_id}-{UUID}, generation 1", second[2])
+    assert tables.member_name(run, client_id) == ("c-4" if one_process else client_id)
     shared = simulate(Scenario(members=2, topics={"orders": 2}, duration_ms=10_000, consumer={"client.id": "app"}))
     assert shared.client_names == {}  # "app" names no one consumer

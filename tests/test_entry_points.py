@@ -297,3 +297,9 @@ def test_a_log_directory_that_cannot_be_listed_is_named_as_a_permission_problem(
     assert capsys.readouterr().err == (f"kafkasim logs: error: {logs}: permission denied: the directory {logs} "
                                        f"cannot be listed by this user (Permission denied)\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_one_process_is_true_or_false():
+    with pytest.raises(ConfigError) as e:
+        Scenario(one_process="yes")
+    assert str(e.value) == "one_process must be True or False, got 'yes'"

@@ -226,7 +226,8 @@ def test_a_graceful_close_waits_for_the_batch_in_progress():
     being processed at 21 s (fetched at 20,118 ms, done at 21,118 ms) is finished and committed
     first; nothing is lost or processed twice."""
     restart = Scenario(members=4, topics={"orders": 2}, duration_ms=60_000, drain_ms=30_000, seed=0,
-                       faults=[faults.Restart("c-1", 21_000, 0, graceful=True)])
+                       faults=[faults.Restart("c-1", 21_000, 0, graceful=True)],
+                       one_process=True)  # numbered client ids: c-1 sorts first and owns orders-0
     run = simulate(restart)
     s = run.summary
     assert (s["records_produced"], s["records_processed"], s["duplicates"]) == (60_000, 60_000, 0)
@@ -239,7 +240,8 @@ def test_a_restart_of_a_frozen_process_waits_until_it_thaws():
     thaws, and only then does the new one start (never two processes of one member at once)."""
     frozen = Scenario(members=4, topics={"orders": 2}, duration_ms=60_000, drain_ms=30_000, seed=0,
                       faults=[faults.Pause("c-1", 10_000, duration_ms=20_000),
-                              faults.Restart("c-1", 21_000, 0, graceful=True)])
+                              faults.Restart("c-1", 21_000, 0, graceful=True)],
+                      one_process=True)  # numbered client ids: c-1 sorts first and owns orders-0
     assert _c1(simulate(frozen), "Closed", "Started")[1:] == [(30_118, "Closed"), (30_118, "Started")]
 
 

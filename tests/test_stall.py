@@ -9,7 +9,9 @@ max.poll.interval.ms, and it calls poll() again when the call returns: it rejoin
 
 Every run: 2 members started at 0 ms, max.poll.interval.ms = 30 s, c-2 stalls at 60 s for 10 s
 (shorter than the interval) or 40 s (longer: the timer expires at 60 + 30 = 90 s, the stuck call
-returns at 100 s).
+returns at 100 s). The two consumers are threads of one application (`one_process`: a stuck call
+holds one thread, not the other), so their client ids are numbered and c-1's member id sorts first:
+range gives c-2 what is left after c-1.
 """
 
 import pytest
@@ -28,7 +30,7 @@ def run_of(protocol: str, partitions: int, rate: float, stall_ms: int):
     records come every 40 s (at 40 s and 80 s), so at 60 s it has been waiting in poll() for 20 s."""
     return simulate(Scenario(
         kafka_version="4.0", members=2, start_spread_ms=0, topics={"orders": partitions}, produce_rate_per_s=rate,
-        processing_ms=100, duration_ms=120_000,
+        processing_ms=100, duration_ms=120_000, one_process=True,
         consumer={"group.protocol": protocol, "max.poll.interval.ms": INTERVAL},
         faults=[faults.SlowProcessing("c-2", STALL_AT, stall_ms)]))
 

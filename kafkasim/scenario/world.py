@@ -58,6 +58,12 @@ class Scenario:
     """Everything that determines a run. Configs use Kafka's names; unset ones take the
     defaults of `kafka_version`. Same scenario (and seed): the same events, byte for byte.
 
+    Each consumer is its own process (a `Crash` kills one, not the others), so a consumer without a
+    client.id takes the first number of its own JVM's counter: `consumer-<group.id>-1` for every one
+    from 2.4 (`consumer-1` before), and the members' ids differ only by their UUID, which is what
+    orders them for range and roundrobin. `one_process=True` builds them all in one JVM, as the
+    consumer threads of one application: numbered 1, 2, 3 ... in the order they start.
+
     The group starts with committed offsets at the beginning of every partition, production
     runs for `duration_ms`, and the consumers get `drain_ms` more to catch up. The initial
     consumers start at seeded random instants within the first `start_spread_ms` (real processes
@@ -86,6 +92,7 @@ class Scenario:
     processing_ms: Any = 2.0
     faults: tuple = ()
     static_membership: bool = False
+    one_process: bool = False
     group_id: str = "workbook-group"
     poll_resolution_ms: int = 1000
     drain_ms: int = 0
@@ -141,6 +148,8 @@ class Scenario:
         set_(self, "faults", tuple(self.faults))
         if not isinstance(self.static_membership, bool):
             raise ConfigError(f"static_membership must be True or False, got {self.static_membership!r}")
+        if not isinstance(self.one_process, bool):
+            raise ConfigError(f"one_process must be True or False, got {self.one_process!r}")
         for f in self.faults:
             if not isinstance(f, faults_module.ALL):
                 raise ConfigError(f"faults must be kafkasim.core.faults objects (Crash, Restart, Pause, SlowProcessing, "
@@ -293,8 +302,9 @@ class World:
         if style == "librdkafka" and not config.get("client.id"):
             config["client.id"] = "rdkafka"  # librdkafka's default client.id
         if not config.get("client.id"):  # also a share consumer's (ConsumerConfig.maybeOverrideClientId, inherited)
+            number = (lambda: self._client_number(name)) if self.scenario.one_process else (lambda: 1)
             config["client.id"] = generated_client_id(self.version, self.group_id, config.get("group.instance.id"),
-                                                      lambda: self._client_number(name))
+                                                      number)
         client_id = config["client.id"]
         self.client_names[client_id] = name if self.client_names.get(client_id, name) == name else None
         cls = ShareConsumer if self.scenario.group_type == "share" else consumer_class(config)
@@ -305,10 +315,10 @@ class World:
         return consumer
 
     def _client_number(self, name: str) -> int:
-        """n of the generated client.id `consumer-<group.id>-<n>`. Kafka counts the consumers one
-        JVM builds; the simulator counts the consumers of the run, as if one process built them all,
-        so that ids are the same in every run: c-3 is the third, and a restarted process, which
-        builds its consumer again in the same order, gets its number again."""
+        """n of the generated client.id `consumer-<group.id>-<n>` when one process builds every
+        consumer (`Scenario.one_process`): Kafka's process-wide CONSUMER_CLIENT_ID_SEQUENCE counts
+        them from 1, so c-3 is the third; a consumer the application builds again after a restart
+        takes its number again (the simulator's simplification: Kafka would count on)."""
         return self._client_numbers.setdefault(name, len(self._client_numbers) + 1)
 
     @property

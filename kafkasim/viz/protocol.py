@@ -111,7 +111,7 @@ def _classic_messages(run, rows) -> list[tuple]:
     """JoinGroup, SyncGroup, Heartbeat, LeaveGroup and their replies, with the notes."""
     group = run.scenario.group_id
     out = []
-    for row in rows:
+    for i, row in enumerate(rows):
         kind, source = row[KIND], row[SOURCE]
         if kind not in _DRAWN:
             continue
@@ -122,7 +122,7 @@ def _classic_messages(run, rows) -> list[tuple]:
             continue
         if source != "coordinator" or row[GROUP] != group:
             continue
-        member = tables.member_name(run, row[MEMBER])
+        member = tables.request_member_name(run, rows, i)
         detail = f"member id {row[MEMBER]}, generation {row[GENERATION]}"
         if kind in REQUESTS:
             failed = kind == "Heartbeat" and row[ERROR] not in (None, "NONE")

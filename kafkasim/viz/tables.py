@@ -61,6 +61,19 @@ def member_name(run, member_id: str | None) -> str | None:
     return run.member_names.get(member_id) or run.client_names.get(member_id) or consumer_name(member_id)
 
 
+def request_member_name(run, rows: list, i: int) -> str | None:
+    """`member_name` of rows[i], where a JoinGroup sent before the member had an id names a client.id
+    that several consumers share (each consumer its own process: `consumer-<group>-1` for all): the
+    coordinator's answer, the next row at the same instant, names the member id it handed out."""
+    member = rows[i][MEMBER]
+    name = member_name(run, member)
+    if name == member and member and i + 1 < len(rows):
+        after = rows[i + 1]
+        if after[SOURCE] == "coordinator" and after[T] == rows[i][T] and after[MEMBER] in run.member_names:
+            return run.member_names[after[MEMBER]]
+    return name
+
+
 def protocol(run) -> str:
     """The group protocol of the run's consumers: "classic" or "consumer" (KIP-848)."""
     return "consumer" if run.scenario.consumer_config.get("group.protocol") == "consumer" else "classic"
