@@ -544,7 +544,7 @@ def test_tables_and_parquet_parts_name_their_columns(tmp_path):
     event = {"time": T, "source": "coordinator", "group": "my-group", "member": M1, "kind": "MemberRemoved",
              "generation": None, "topic": None, "partition": None, "error": None, "reason": "session_timeout",
              "value": None, "state": None, "file": "server.log", "line": 1, "seq": 1_000_000, "time_inferred": False,
-             "log_source": "broker", "versions": None, "detail": None}
+             "log_source": "broker", "versions": None, "detail": None, "client": None, "instance": None}
     kept = {"file": "server.log", "line": 2, "problem": "unrecognised wording", "text": bad}
     assert result.events_table().column_names == list(ROW_FIELDS)
     assert result.unparsed_table().column_names == list(UNPARSED_FIELDS)

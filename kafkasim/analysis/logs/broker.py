@@ -23,18 +23,18 @@ from kafkasim.coordinator.classic.coordinator import POLL_TIMEOUT_PREFIX  # the 
 # `[GroupCoordinator N]:` (0.9 to 3.9), `[GroupCoordinator id=N topic=__consumer_offsets partition=P]`
 # (the new coordinator, default from 4.0), `[GroupMetadataManager brokerId=N]` (1.0+) or
 # `[Group Metadata Manager on Broker N]:` (0.9 to 0.11).
-MARK = (r"\[(?:GroupCoordinator (?P<coordinator>-?\d++)\]:? ?"
-        r"|GroupCoordinator id=(?P<new_coordinator>-?\d++) topic=\S++ partition=\d++\] ?"
-        r"|GroupMetadataManager brokerId=(?P<metadata_manager>-?\d++)\] ?"
-        r"|Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d++)\]:? ?)")
+BRACKETED = (r"GroupCoordinator (?P<coordinator>-?\d++)\]:? ?",
+             r"GroupCoordinator id=(?P<new_coordinator>-?\d++) topic=\S++ partition=\d++\] ?",
+             r"GroupMetadataManager brokerId=(?P<metadata_manager>-?\d++)\] ?",
+             r"Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d++)\]:? ?")
 PREFIXES = ("coordinator", "new_coordinator", "metadata_manager", "old_metadata_manager")
 NEEDLES = ("[Group",)
 LOGGERS = (" (kafka.coordinator", " (org.apache.kafka.coordinator")
 
 
 def ev(t, kind, group, member=None, generation=None, reason=None, value=None, state=None, error=None) -> tuple:
-    """An event of the coordinator."""
-    return (t, "coordinator", group, member, kind, generation, None, None, error, reason, value, state, None)
+    """An event of the coordinator (FIELDS only: the reader adds no detail, client or instance)."""
+    return (t, "coordinator", group, member, kind, generation, None, None, error, reason, value, state)
 
 
 def leave_reason(client_reason: str | None) -> str:

@@ -19,6 +19,7 @@ from kafkasim.analysis.logs.result import kept
 
 NO_TIME = (None, None, None)
 _MS = timedelta(milliseconds=1)
+_EPOCH = datetime(1970, 1, 1)
 
 
 class Clock:
@@ -62,6 +63,15 @@ class Clock:
         if base.__class__ is int:
             return base + ms
         return base if base[0] is None else (base[0] + ms, None, base[2])
+
+    def _epoch(self, text: str):
+        """`SECONDS.MILLIS` since 1970-01-01 UTC (librdkafka's stamp) in ms since the origin."""
+        seconds, _, millis = text.partition(".")
+        try:
+            base = (_EPOCH + timedelta(seconds=int(seconds)) - self.origin) // _MS
+        except OverflowError:
+            return NO_TIME
+        return base + int((millis + "00")[:3])
 
     def _base(self, date: str, hms: str, zone: str | None):
         """The whole second `date hms zone` in ms since the origin, or a tuple as `_time` returns."""

@@ -119,7 +119,7 @@ def joins(pieces: list[str], seps: list[str], tries: int) -> list[str]:
     return out
 
 
-def fused_cuts(line: str, first, mark: re.Pattern, loggers: tuple[str, ...]) -> list[int]:
+def fused_cuts(line: str, first, mark, loggers: tuple[str, ...]) -> list[int]:
     """Where the second, third ... records of a line begin, when a paste fused several into one:
     after the previous record's logger name, else at the last date-time before the next prefix,
     else before the level word in front of it, else at the prefix itself."""

@@ -26,6 +26,7 @@ up to MAX_LINE_CHARS).
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from typing import Iterable
 
@@ -34,7 +35,7 @@ from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WI
                                             MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
                                             joins, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
-from kafkasim.analysis.logs.sources import LOGGERS, MARK, SOURCE_OF, any_needle
+from kafkasim.analysis.logs.sources import BLOCKS, EPOCH, LOGGERS, MARK, NEEDLES, ONE_LINE, SOURCE_OF, any_needle
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.coordinator.broker_log import START_TIME
 
@@ -46,6 +47,12 @@ MAX_CONTINUATION_LINES = 3
 #: large group, a Set of members that did not rejoin) stay well below it.
 MAX_LINE_CHARS = 1 << 20
 NO_TEMPLATES = (False, ())
+#: Lines of a block (see `LogParser._block`) read at most.
+MAX_BLOCK_LINES = 500
+#: One line of a block: `\tname = value` (AbstractConfig.logAll), behind any prefix.
+BLOCK_LINE = re.compile(r"(?:^|\s)(?P<k>[a-z][a-z0-9._-]*+) = (?P<v>[^\n]*+)$")
+#: A logger name alone on its line, after a block.
+LOGGERS_ALONE = tuple(logger.lstrip() for logger in LOGGERS)
 
 # -- outcomes of one record ------------------------------------------------------------------------
 _OTHER, _IGNORED, _EVENTS, _UNPARSED = range(4)
@@ -61,6 +68,7 @@ _OTHER, _IGNORED, _EVENTS, _UNPARSED = range(4)
 #             have the wording
 _OTHER_OUTCOME = (_OTHER, True, None, None, None, False, None, False, False, None)
 _FUSED = (_OTHER, True, None, None, None, False, None, True, False, None)  # see `_try`
+_NO_EXTRAS = (None, None, None)  # detail, client, instance of an event that has none (a broker's: `broker.ev`)
 
 
 
@@ -95,7 +103,7 @@ class LogParser(Clock):
         self._owned_done = False
         n = first_line - 1
         other = physical = borrowed = 0
-        it, pushed = self._it, self._pushed
+        it, pushed, needles = self._it, self._pushed, NEEDLES
         last_other = None
         while True:  # the hot loop: most lines of a server.log are other loggers'
             if pushed:
@@ -106,7 +114,10 @@ class LogParser(Clock):
                     break
             n += 1
             physical += 1
-            if not any_needle(line):
+            for needle in needles:
+                if needle in line:
+                    break
+            else:
                 other += 1
                 last_other = line
                 continue
@@ -186,6 +197,8 @@ class LogParser(Clock):
         if mark is None:
             self._emit(_OTHER_OUTCOME, n, line)
             return used
+        if mark.lastgroup in BLOCKS:
+            return used + self._block(line, n, mark, SOURCE_OF[mark.lastgroup])
         if not plain and not line.isascii():  # frames inside the message: where a terminal UI wrapped it
             pieces, seps = inner_frames(line, mark.end(), pad)
             if seps:
@@ -222,6 +235,35 @@ class LogParser(Clock):
         self._emit(outcome, n, line, k)
         return used
 
+    def _block(self, line: str, n: int, mark, source) -> int:
+        """A header line and the `name = value` lines that follow it (up to MAX_BLOCK_LINES, and the
+        logger name log4j's `%m (%c)%n` prints after them): one record. Returns the lines it took."""
+        settings: dict[str, str] = {}
+        used = 0
+        while used < MAX_BLOCK_LINES:
+            nxt, owned = self._peek_line()
+            if nxt is None:
+                break
+            item = BLOCK_LINE.search(nxt, 0, MAX_LINE_CHARS)
+            if item is None:
+                if nxt.lstrip(" \t").startswith(LOGGERS_ALONE):
+                    used += 1
+                else:
+                    self._push(nxt, owned)
+                break
+            settings[item["k"]] = item["v"].rstrip()
+            used += 1
+        t, inferred, tod, note = self._when(self._time(line[:mark.start()]))
+        events = source.block(mark, settings, t)
+        self._emit((_EVENTS if events else _IGNORED, True, events, note, t, inferred, tod, False, False,
+                    (source.name, None)), n, line)
+        return used
+
+    def _time_of(self, head: str, mark):
+        """The record's time: its head's date, or the mark's own (a librdkafka line's epoch seconds)."""
+        group = EPOCH.get(mark.lastgroup)
+        return self._time(head) if group is None else self._epoch(mark[group])
+
     def _best_of(self, texts: list[str]) -> str:
         """Of several readings of one line, the one that reads as a whole record with the most events
         (the first one on a tie)."""
@@ -247,17 +289,21 @@ class LogParser(Clock):
             if mark is None:
                 return _OTHER_OUTCOME
         rest = line[mark.end():]
-        if any_needle(rest) and MARK.search(rest) is not None:
-            return _FUSED
+        for needle in NEEDLES:
+            if needle in rest:
+                if MARK.search(rest) is not None:
+                    return _FUSED
+                break
         head = line[:mark.start()]
         for logger in LOGGERS:
             j = rest.rfind(logger)
             if j >= 0:
                 if over:
                     break
-                return self._message(rest[:j].rstrip(), self._time(head), mark, True, False)
+                return self._message(rest[:j].rstrip(), self._time_of(head, mark), mark, True, False)
         message = rest.rstrip()
-        complete = cut = split = False
+        complete = mark.lastgroup in ONE_LINE  # a source that prints no logger after its message
+        cut = split = False
         note = None
         if not over:
             fused_on = RECORD_START.search(message)
@@ -270,7 +316,7 @@ class LogParser(Clock):
         else:
             cut = complete = True
             note = f"a line of more than {MAX_LINE_CHARS:,} characters, read up to there"
-        return self._message(message, self._time(head), mark, complete, cut, note, split)
+        return self._message(message, self._time_of(head, mark), mark, complete, cut, note, split)
 
     def _message(self, message: str, when, mark, complete: bool, cut: bool, note: str | None = None,
                  split: bool = False):
@@ -476,7 +522,8 @@ class LogParser(Clock):
                     or (v is not None and not -9007199254740992.0 <= v <= 9007199254740992.0)):
                 event, why = in_range(event)
                 note = join_notes(note, why)
-            rows.append(event[:12] + (file, n, n * 1_000_000 + k, inferred, log_source, versions, event[12]))
+            where = (file, n, n * 1_000_000 + k, inferred, log_source, versions)
+            rows.append(event + where + _NO_EXTRAS if len(event) == 12 else event[:12] + where + event[12:])
             k += 1
         if inferred and len(rows) > start:
             counts["inferred"] += 1

@@ -10,7 +10,11 @@ log_source        who wrote the line: "broker" (the group coordinator's server.l
                   library: "java", "librdkafka", ... (`sources.SOURCES`)
 versions          the releases of that writer whose source has the line's wording ("2.4-3.9", "3.7-");
                   None where not known. The versions of a log are where its rows' ranges meet.
-detail            text beyond the schema: a setting's value (kind ClientConfig), a version (ClientVersion)
+detail            text beyond the schema: a setting's value (kind ClientConfig), a version (KafkaVersion,
+                  ClientVersion), a state left (MemberTransition), a coordinator (CoordinatorDiscovered)
+client            the client's id as its lines name it (Java's `clientId=`, librdkafka's handle name
+                  `rdkafka#consumer-1`); None in broker lines
+instance          the group.instance.id (static membership) a client line names; None when none
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from kafkasim.core.provenance import provenance, with_provenance
 #: Characters of a line's text kept in ``unparsed``; a longer text is cut, its length noted.
 MAX_KEPT_CHARS = 16 << 10
 #: Columns of `ParseResult.rows`: the event schema, then where the event was read and what else its line told.
-ROW_FIELDS = (*FIELDS, "file", "line", "seq", "time_inferred", "log_source", "versions", "detail")
+ROW_FIELDS = (*FIELDS, "file", "line", "seq", "time_inferred", "log_source", "versions", "detail", "client",
+              "instance")
 #: Columns of `ParseResult.unparsed`.
 UNPARSED_FIELDS = ("file", "line", "problem", "text")
 #: Counters of a parse (`ParseResult.counts`): physical lines; records of a known source (a fused line
@@ -39,7 +44,8 @@ COUNTS = ("lines", "coordinator", "events", "ignored", "unparsed", "salvaged", "
           "inferred", "unreadable")
 #: The Arrow types of the columns after FIELDS (`ParseResult.events_table`, the Spark `events` Parquet).
 EXTRA_TYPES = (("file", "string"), ("line", "int64"), ("seq", "int64"), ("time_inferred", "bool"),
-               ("log_source", "string"), ("versions", "string"), ("detail", "string"))
+               ("log_source", "string"), ("versions", "string"), ("detail", "string"), ("client", "string"),
+               ("instance", "string"))
 
 INT32 = (-(1 << 31), (1 << 31) - 1)   # Arrow's int32: generation and partition columns
 EXACT = float(1 << 53)                 # the largest integer a float64 `value` holds exactly

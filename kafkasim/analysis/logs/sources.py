@@ -1,4 +1,4 @@
-"""Every source the reader knows, joined: one prefix pattern, one fast filter, one list of loggers.
+"""Every source the reader knows, joined: one prefix search, one fast filter, one list of loggers.
 
 A source is a writer of log lines (`wording.Source`): the broker's group coordinator, or a client
 library. Adding one is a module of its wordings and a line in SOURCES.
@@ -7,20 +7,60 @@ library. Adding one is a module of its wordings and a line in SOURCES.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
-from kafkasim.analysis.logs import broker, broker_kip848
+from kafkasim.analysis.logs import broker, broker_kip848, java_client, librdkafka
 from kafkasim.analysis.logs.wording import Source
 
-BROKER = Source("broker", broker.MARK, broker.PREFIXES, broker.NEEDLES, broker.LOGGERS,
+BROKER = Source("broker", broker.BRACKETED, broker.NEEDLES, (), broker.PREFIXES, broker.LOGGERS,
                 {**broker.CLASSIC_TEMPLATES, **broker_kip848.TEMPLATES}, broker.key)
+JAVA = Source("java", java_client.BRACKETED, java_client.NEEDLES, java_client.FREE, java_client.PREFIXES,
+              java_client.LOGGERS, java_client.TEMPLATES, java_client.key, ("java_config",), java_client.config_block)
 
-SOURCES: tuple[Source, ...] = (BROKER,)
+LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, (), librdkafka.TEMPLATES,
+                    librdkafka.key, epoch=librdkafka.EPOCH)
 
-#: The message prefix of every source; `Match.lastgroup` names the prefix, SOURCE_OF its source.
-MARK = re.compile("|".join(s.mark for s in SOURCES))
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA)
+
+
+class Marks:
+    """The message prefixes of every source: `search` finds the leftmost one in a text, as one
+    alternation of them all would, but fast: the prefixes that begin with `[` are one pattern that
+    begins with a literal (which the regex engine skips to), and each other prefix is searched only in
+    a text that holds its needle. `Match.lastgroup` names the prefix (SOURCE_OF: its source)."""
+
+    def __init__(self, sources: tuple[Source, ...]):
+        self.bracket = re.compile(r"\[(?:" + "|".join(p for s in sources for p in s.bracketed) + ")")
+        self.free = [(needle, re.compile(pattern)) for s in sources for needle, pattern in s.free]
+
+    def search(self, text: str, pos: int = 0) -> re.Match | None:
+        found = self.bracket.search(text, pos)
+        for needle, pattern in self.free:
+            if needle in text:
+                other = pattern.search(text, pos)
+                if other is not None and (found is None or other.start() < found.start()):
+                    found = other
+        return found
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        while True:
+            found = self.search(text, pos)
+            if found is None:
+                return
+            yield found
+            pos = max(found.end(), pos + 1)
+
+
+MARK = Marks(SOURCES)
 SOURCE_OF = {prefix: s for s in SOURCES for prefix in s.prefixes}
+#: The prefixes that open a block of `name = value` lines.
+BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
+#: The prefixes of sources that print no logger after the message: a line is a whole record.
+ONE_LINE = frozenset(prefix for s in SOURCES if not s.loggers for prefix in s.prefixes)
+#: prefix -> the group of its mark that holds the line's time (seconds since the epoch).
+EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
 #: Substrings of which every line of a known source has one (the reader's fast filter).
-NEEDLES = tuple(dict.fromkeys(n for s in SOURCES for n in s.needles))
+NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: Text that begins a logger name printed after the message, of any source.
 LOGGERS = tuple(dict.fromkeys(lg for s in SOURCES for lg in s.loggers))
 

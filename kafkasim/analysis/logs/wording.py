@@ -46,10 +46,11 @@ class Ctx:
 
 
 def event(t, source: str, kind: str, group=None, member=None, generation=None, reason=None, value=None,
-          state=None, error=None, topic=None, partition=None, detail=None) -> tuple:
-    """An event tuple: kafkasim.core.events.FIELDS, then `detail` (text beyond the schema: a
-    setting's value, a client's version; see ROW_FIELDS)."""
-    return (t, source, group, member, kind, generation, topic, partition, error, reason, value, state, detail)
+          state=None, error=None, topic=None, partition=None, detail=None, client=None, instance=None) -> tuple:
+    """An event tuple: kafkasim.core.events.FIELDS, then `detail`, `client` and `instance` (see
+    result.ROW_FIELDS: what a line tells beyond the schema)."""
+    return (t, source, group, member, kind, generation, topic, partition, error, reason, value, state, detail, client,
+            instance)
 
 
 def number(text):
@@ -73,27 +74,38 @@ class Source:
     """One writer of log lines.
 
     name       the `log_source` of its rows: "broker", "java", "librdkafka", ...
-    mark       its message prefix (a regular expression); each alternative is one named group,
-               the name `prefixes` maps to this source (`Match.lastgroup` tells which matched)
-    prefixes   the names of the mark's outer groups
-    needles    substrings of which one is in every line of this source (the reader's fast filter)
+    bracketed  its message prefixes that begin with `[`, each without that `[` and with an outer named
+               group that `prefixes` lists (`Match.lastgroup` tells which matched); they are searched
+               as one pattern, which stays fast because it begins with a literal
+    needles    substrings of which one is in every line with a bracketed prefix (the fast filter)
+    free       (needle, pattern) of each other prefix: searched only in lines that hold its needle
+    prefixes   the names of the prefixes' outer groups
     loggers    text that begins the logger name printed after the message (`" (kafka.coordinator"`)
     templates  first word of the message -> (strict, templates); an unmatched message under a strict
                key is kept aside as unparsed, under a lenient one it is ignored
     key        the dispatch key of a message (default: its first word); `key(message, mark)`
+    blocks     prefixes that open a block of `name = value` lines (Java's "ConsumerConfig values:")
+    block      `block(mark, settings, time)`: the events of such a block
+    epoch      prefix -> the mark's group that holds the line's time as seconds since the epoch
     """
 
     name: str
-    mark: str
-    prefixes: tuple[str, ...]
+    bracketed: tuple[str, ...]
     needles: tuple[str, ...]
+    free: tuple[tuple[str, str], ...]
+    prefixes: tuple[str, ...]
     loggers: tuple[str, ...]
     templates: dict
-    key: Callable[[str, re.Match], str] | None = None
+    key: Callable[[str, re.Match], str] = None
+    blocks: tuple[str, ...] = ()
+    block: Callable[[re.Match, dict, int | None], list] | None = None
+    epoch: dict = field(default_factory=dict)
     strict: list = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "strict", [k for k, (strict, _) in self.templates.items() if strict])
+        if self.key is None:
+            object.__setattr__(self, "key", first_word)
 
 
 WORD = re.compile(r"[A-Za-z]+")
