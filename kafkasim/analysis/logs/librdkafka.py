@@ -97,8 +97,8 @@ def _init(m, t, ctx):
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "MAXPOLL": (True, [Template(r"Application maximum poll interval \((?P<i>\d++)ms\) exceeded by (?P<x>\d++)ms "
-                                r"\(adjust max\.poll\.interval\.ms for long-running message processing\): leaving group",
-                                "", _max_poll, versions="1.0-")]),
+                                r"\(adjust max\.poll\.interval\.ms for long-running message processing\): "
+                                r"leaving group", "", _max_poll, versions="1.0-")]),
     "SESSTMOUT": (True, [Template(r"Consumer group session timed out \(in join-state (?P<js>[\w-]++)\) after "
                                   r"(?P<ms>\d++) ms without a successful response from the group coordinator \(broker "
                                   r"-?\d++, last error was (?P<e>[^)]*+)\): revoking assignment and rejoining group",
@@ -108,9 +108,9 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                  r"partition\(s\) assigned\): (?P<e>.*)", "", _heartbeat, versions="1.6-"),
         Template(r"Heartbeat failed due to coordinator \([^)]*+\) no longer available: (?P<e>.*?): re-querying for "
                  r"coordinator", "", _heartbeat, versions="1.0-")]),
-    "JOINGROUP": (False, [Template(r"JoinGroup response: GenerationId (?P<n>-?\d++), Protocol (?P<p>[^,\s]*+), LeaderId "
-                                   r"[^,\s]*+(?: \(me\))?, my MemberId (?P<m>[^,\s]*+), member metadata count \d++: (?P<e>.*)",
-                                   "", _joined, versions="0.11-")]),
+    "JOINGROUP": (False, [Template(r"JoinGroup response: GenerationId (?P<n>-?\d++), Protocol (?P<p>[^,\s]*+), "
+                                   r"LeaderId [^,\s]*+(?: \(me\))?, my MemberId (?P<m>[^,\s]*+), member metadata "
+                                   r"count \d++: (?P<e>.*)", "", _joined, versions="0.11-")]),
     "REBALANCE": (False, [
         Template(r"Group \"(?P<g>[^\"]*+)\" (?:initiating rebalance|is rebalancing) \((?P<p>[A-Z]++)\) in state \S++ "
                  r"\(join-state [^\s)]++\) with (?P<c>\d++) assigned partition\(s\)(?: \(lost\))?: (?P<r>.*)", "",

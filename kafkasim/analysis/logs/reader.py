@@ -4,7 +4,7 @@ How a line is read
 ------------------
 1. Find a known source's message prefix anywhere in the line (`sources.MARK`): the broker's group
    coordinator (`[GroupCoordinator N]:` ...: `broker`), or a client's. Lines without one are other
-   loggers' lines: counted, never parsed further (a fast substring filter, `sources.NEEDLES`, keeps
+   loggers' lines: counted, never parsed further (a fast substring filter, `sources.FILTER`, keeps
    a real `server.log` fast to read).
 2. Everything before the prefix is the "head" (a date and a level, and whatever a container runtime
    or a copy-paste put in front); its last date-time is the event's time (`clock`). Everything after
@@ -35,7 +35,8 @@ from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WI
                                             MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
                                             joins, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
-from kafkasim.analysis.logs.sources import BLOCKS, EPOCH, LOGGERS, MARK, NEEDLES, ONE_LINE, SOURCE_OF, any_needle
+from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, LOGGERS, MARK, NEEDLES, ONE_LINE, SOURCE_OF,
+                                            any_needle)
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.coordinator.broker_log import START_TIME
 
@@ -103,7 +104,8 @@ class LogParser(Clock):
         self._owned_done = False
         n = first_line - 1
         other = physical = borrowed = 0
-        it, pushed, needles = self._it, self._pushed, NEEDLES
+        it, pushed = self._it, self._pushed
+        (f1, f2, f3), more = FILTER[:3], FILTER[3:]
         last_other = None
         while True:  # the hot loop: most lines of a server.log are other loggers'
             if pushed:
@@ -114,10 +116,7 @@ class LogParser(Clock):
                     break
             n += 1
             physical += 1
-            for needle in needles:
-                if needle in line:
-                    break
-            else:
+            if f1 not in line and f2 not in line and f3 not in line and not (more and any_needle(line, more)):
                 other += 1
                 last_other = line
                 continue
@@ -259,11 +258,6 @@ class LogParser(Clock):
                     (source.name, None)), n, line)
         return used
 
-    def _time_of(self, head: str, mark):
-        """The record's time: its head's date, or the mark's own (a librdkafka line's epoch seconds)."""
-        group = EPOCH.get(mark.lastgroup)
-        return self._time(head) if group is None else self._epoch(mark[group])
-
     def _best_of(self, texts: list[str]) -> str:
         """Of several readings of one line, the one that reads as a whole record with the most events
         (the first one on a tie)."""
@@ -295,14 +289,16 @@ class LogParser(Clock):
                     return _FUSED
                 break
         head = line[:mark.start()]
+        prefix = mark.lastgroup
+        when = self._time(head) if prefix not in EPOCH else self._epoch(mark[EPOCH[prefix]])
         for logger in LOGGERS:
             j = rest.rfind(logger)
             if j >= 0:
                 if over:
                     break
-                return self._message(rest[:j].rstrip(), self._time_of(head, mark), mark, True, False)
+                return self._message(rest[:j].rstrip(), when, mark, prefix, True, False)
         message = rest.rstrip()
-        complete = mark.lastgroup in ONE_LINE  # a source that prints no logger after its message
+        complete = prefix in ONE_LINE  # a source that prints no logger after its message
         cut = split = False
         note = None
         if not over:
@@ -316,11 +312,10 @@ class LogParser(Clock):
         else:
             cut = complete = True
             note = f"a line of more than {MAX_LINE_CHARS:,} characters, read up to there"
-        return self._message(message, self._time_of(head, mark), mark, complete, cut, note, split)
+        return self._message(message, when, mark, prefix, complete, cut, note, split)
 
-    def _message(self, message: str, when, mark, complete: bool, cut: bool, note: str | None = None,
+    def _message(self, message: str, when, mark, prefix: str, complete: bool, cut: bool, note: str | None = None,
                  split: bool = False):
-        prefix = mark.lastgroup
         source = SOURCE_OF[prefix]
         key = source.key(message, mark)
         strict, templates = source.templates.get(key, NO_TEMPLATES)
@@ -339,7 +334,7 @@ class LogParser(Clock):
                         note = join_notes(note, time_note)
                     events = tpl.build(m, t, Ctx(prefix, False, self._recent, mark))
                     return (_EVENTS if events else _IGNORED, complete, events, note, t, inferred, tod, split, False,
-                            (source.name, tpl.versions))
+                            tpl.origin)
             if complete:
                 if strict:
                     return self._outcome(_UNPARSED, complete, "unrecognised wording", note, when, split)
@@ -354,7 +349,7 @@ class LogParser(Clock):
                 kinds = ", ".join(e[4] for e in events)
                 salvage = f"truncated, kept {kinds}" + (" with a cut reason" if "(reason: " in message else "")
                 return (_EVENTS, complete, events, join_notes(salvage, note, time_note), t, inferred, tod, split, True,
-                        (source.name, tpl.versions))
+                        tpl.origin)
         if not strict:
             return self._outcome(_IGNORED, complete, None, note, when, split)
         return self._outcome(_UNPARSED, complete, "truncated or unrecognised wording", note, when, split)

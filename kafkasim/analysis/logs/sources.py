@@ -31,13 +31,14 @@ class Marks:
 
     def __init__(self, sources: tuple[Source, ...]):
         self.bracket = re.compile(r"\[(?:" + "|".join(p for s in sources for p in s.bracketed) + ")")
-        self.free = [(needle, re.compile(pattern)) for s in sources for needle, pattern in s.free]
+        self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
+        self._bracket = self.bracket.search
 
     def search(self, text: str, pos: int = 0) -> re.Match | None:
-        found = self.bracket.search(text, pos)
-        for needle, pattern in self.free:
+        found = self._bracket(text, pos)
+        for needle, search in self.free:
             if needle in text:
-                other = pattern.search(text, pos)
+                other = search(text, pos)
                 if other is not None and (found is None or other.start() < found.start()):
                     found = other
         return found
@@ -59,15 +60,21 @@ BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
 ONE_LINE = frozenset(prefix for s in SOURCES if not s.loggers for prefix in s.prefixes)
 #: prefix -> the group of its mark that holds the line's time (seconds since the epoch).
 EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
-#: Substrings of which every line of a known source has one (the reader's fast filter).
+#: Substrings of which every line of a known source has one.
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
+#: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
+#: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
+#: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
+FILTER = ("[Group", "onsumer", "Kafka version")
+assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
+FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
 LOGGERS = tuple(dict.fromkeys(lg for s in SOURCES for lg in s.loggers))
 
 
-def any_needle(text: str) -> bool:
-    """Whether `text` may hold a record of a known source (some needle is in it)."""
-    for needle in NEEDLES:
+def any_needle(text: str, needles: tuple[str, ...] = NEEDLES) -> bool:
+    """Whether `text` may hold a record of a known source (one of `needles` is in it)."""
+    for needle in needles:
         if needle in text:
             return True
     return False

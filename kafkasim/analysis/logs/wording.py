@@ -20,13 +20,14 @@ class Template:
     when every field the head captures is followed by its delimiter. `versions`: the releases of
     the source whose code has this wording (e.g. "2.4-3.9", "3.7-"), where it is known."""
 
-    __slots__ = ("full", "head", "build", "versions")
+    __slots__ = ("full", "head", "build", "versions", "origin")
 
     def __init__(self, head: str, tail: str, build: Callable, salvage: bool = False, versions: str | None = None):
         self.full = re.compile(head + tail + r"\.?", re.S)
         self.head = re.compile(head + r"(?=[ .,:(\]])", re.S) if salvage else None
         self.build = build
         self.versions = versions
+        self.origin = (None, versions)  # (log_source, versions) of its rows: the Source that holds it sets it
 
 
 class Ctx:
@@ -106,6 +107,9 @@ class Source:
         object.__setattr__(self, "strict", [k for k, (strict, _) in self.templates.items() if strict])
         if self.key is None:
             object.__setattr__(self, "key", first_word)
+        for _, templates in self.templates.values():
+            for tpl in templates:
+                tpl.origin = (self.name, tpl.versions)
 
 
 WORD = re.compile(r"[A-Za-z]+")
