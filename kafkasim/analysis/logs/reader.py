@@ -35,7 +35,7 @@ from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WI
                                             MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
                                             joins, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
-from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, LOGGERS, MARK, NEEDLES, ONE_LINE, SOURCE_OF,
+from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, FREE_NEEDLES, LOGGERS, MARK, ONE_LINE, SOURCE_OF,
                                             any_needle)
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.coordinator.broker_log import START_TIME
@@ -48,6 +48,7 @@ MAX_CONTINUATION_LINES = 3
 #: large group, a Set of members that did not rejoin) stay well below it.
 MAX_LINE_CHARS = 1 << 20
 NO_TEMPLATES = (False, ())
+BRACKET = MARK.bracket.search
 #: Lines of a block (see `LogParser._block`) read at most.
 MAX_BLOCK_LINES = 500
 #: One line of a block: `\tname = value` (AbstractConfig.logAll), behind any prefix.
@@ -69,7 +70,6 @@ _OTHER, _IGNORED, _EVENTS, _UNPARSED = range(4)
 #             have the wording
 _OTHER_OUTCOME = (_OTHER, True, None, None, None, False, None, False, False, None)
 _FUSED = (_OTHER, True, None, None, None, False, None, True, False, None)  # see `_try`
-_NO_EXTRAS = (None, None, None)  # detail, client, instance of an event that has none (a broker's: `broker.ev`)
 
 
 
@@ -192,7 +192,11 @@ class LogParser(Clock):
             used += more
             if decoded is not None:
                 line = decoded
-        mark = MARK.search(line)
+        mark = BRACKET(line)  # MARK.search, without its call when the line holds no other prefix's needle
+        for needle in FREE_NEEDLES:
+            if needle in line:
+                mark = MARK.search(line)
+                break
         if mark is None:
             self._emit(_OTHER_OUTCOME, n, line)
             return used
@@ -283,11 +287,8 @@ class LogParser(Clock):
             if mark is None:
                 return _OTHER_OUTCOME
         rest = line[mark.end():]
-        for needle in NEEDLES:
-            if needle in rest:
-                if MARK.search(rest) is not None:
-                    return _FUSED
-                break
+        if ("[" in rest and BRACKET(rest) is not None) or any_needle(rest, FREE_NEEDLES) and MARK.search(rest):
+            return _FUSED
         head = line[:mark.start()]
         prefix = mark.lastgroup
         when = self._time(head) if prefix not in EPOCH else self._epoch(mark[EPOCH[prefix]])
@@ -517,8 +518,10 @@ class LogParser(Clock):
                     or (v is not None and not -9007199254740992.0 <= v <= 9007199254740992.0)):
                 event, why = in_range(event)
                 note = join_notes(note, why)
-            where = (file, n, n * 1_000_000 + k, inferred, log_source, versions)
-            rows.append(event + where + _NO_EXTRAS if len(event) == 12 else event[:12] + where + event[12:])
+            if len(event) == 12:  # a broker's: no detail, client or instance
+                rows.append(event + (file, n, n * 1_000_000 + k, inferred, log_source, versions, None, None, None))
+            else:
+                rows.append(event[:12] + (file, n, n * 1_000_000 + k, inferred, log_source, versions) + event[12:])
             k += 1
         if inferred and len(rows) > start:
             counts["inferred"] += 1

@@ -53,6 +53,8 @@ class Marks:
 
 
 MARK = Marks(SOURCES)
+#: The needles of the prefixes that do not begin with `[` (see Marks).
+FREE_NEEDLES = tuple(needle for needle, _ in MARK.free)
 SOURCE_OF = {prefix: s for s in SOURCES for prefix in s.prefixes}
 #: The prefixes that open a block of `name = value` lines.
 BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
