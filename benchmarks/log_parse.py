@@ -9,7 +9,7 @@ shifts the dates by one day so that time keeps increasing.
 
 Three measurements, each in a fresh process, on the same file:
 
-``python``     `kafkasim.analysis.log_parser.parse_file` in one process, then the same Parquet output
+``python``     `kafkasim.analysis.logs.parse_file` in one process, then the same Parquet output
                (what `kafkasim logs --no-spark` does; no Spark, no Java).
 ``local[1]``   `kafkasim.analysis.spark.parse_broker_logs` on one core (32 MB chunks).
 ``local[2]``   the same on two cores.
@@ -128,7 +128,7 @@ def run_mode(mode: str, path: str) -> dict:
     if mode == "python":  # what `kafkasim logs --no-spark` does
         import pyarrow.parquet as pq
 
-        from kafkasim.analysis.log_parser import parse_file
+        from kafkasim.analysis.logs import parse_file
 
         start = time.perf_counter()
         result = parse_file(path)

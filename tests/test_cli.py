@@ -10,7 +10,7 @@ import pytest
 
 from kafkasim import Scenario, simulate
 from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, main
-from kafkasim.analysis.log_parser import parse_file
+from kafkasim.analysis.logs import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """\
@@ -172,12 +172,12 @@ def test_a_log_that_cannot_be_read_is_reported_and_the_others_are_read(tmp_path,
 
 
 def test_an_unexpected_error_is_one_line_and_the_traceback_is_under_debug(tmp_path, capsys, monkeypatch):
-    import kafkasim.analysis.log_parser as log_parser
+    import kafkasim.analysis.logs as logs
 
     def broken(path):
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(log_parser, "parse_file", broken)
+    monkeypatch.setattr(logs, "parse_file", broken)
     (tmp_path / "server.log").write_text("x\n")
     args = ["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "out"), "--no-spark"]
     assert main(args) == EXIT_FAILED_RUNS
@@ -190,12 +190,12 @@ def test_an_unexpected_error_is_one_line_and_the_traceback_is_under_debug(tmp_pa
 
 
 def test_ctrl_c_during_a_parse_says_what_is_left(tmp_path, capsys, monkeypatch):
-    import kafkasim.analysis.log_parser as log_parser
+    import kafkasim.analysis.logs as logs
 
     def interrupted(path):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(log_parser, "parse_file", interrupted)
+    monkeypatch.setattr(logs, "parse_file", interrupted)
     (tmp_path / "server.log").write_text("x\n")
     assert main(["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "out"), "--no-spark"]) == 130
     assert capsys.readouterr().err.strip() == (f"kafkasim logs: {tmp_path / 'server.log'}\n\nkafkasim logs: "

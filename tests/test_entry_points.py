@@ -15,7 +15,7 @@ import pytest
 
 import kafkasim.scenario.world as world_module
 from kafkasim import Scenario, simulate
-from kafkasim.analysis import log_parser as lp
+from kafkasim.analysis import logs as lp
 from kafkasim.analysis.cli import EXIT_BAD_INPUT, main
 from kafkasim.analysis.experiments import compare_with_group_coordinator
 from kafkasim.analysis.sweep_grid import Grid

@@ -20,8 +20,11 @@ from kafkasim import Scenario, simulate
 from kafkasim import faults as F
 from kafkasim.core.config import KAFKA_VERSIONS
 from kafkasim.core.events import FIELDS
-from kafkasim.analysis import log_parser as lp
-from kafkasim.analysis.log_parser import (ROW_FIELDS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths,
+from kafkasim.analysis import logs as lp
+from kafkasim.analysis.logs import broker, broker_kip848
+from kafkasim.analysis.logs.sources import BROKER
+from kafkasim.analysis.logs.wording import Ctx
+from kafkasim.analysis.logs import (ROW_FIELDS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths,
                                           fresh_output, parse_chunk, parse_file, parse_lines, write_part)
 
 ORIGIN = datetime(2024, 3, 5, 20, 0, 0)
@@ -242,36 +245,36 @@ def test_static_rejoin_of_2_3_has_no_group_in_the_line():
     check(ev, kind="MemberReplaced", group=None, member=M1, reason=M2)
 
 
-# `_TEMPLATES` is built once, when the module is imported; these tests call the builder factories
-# (and `_cg`) again, inside the test, and check what the builder made reads from a matched line.
+# `BROKER.templates` is built once, when the module is imported; these tests call the builder factories
+# (and `cg`) again, inside the test, and check what the builder made reads from a matched line.
 @pytest.mark.parametrize("make,key,index,message,expected", [
-    (lambda: lp._added(), "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
+    (lambda: broker._added(), "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "static", "Stable")),
-    (lambda: lp._added(), "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
+    (lambda: broker._added(), "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "dynamic", "Stable")),
-    (lambda: lp._added(False), "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
+    (lambda: broker._added(False), "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
      f"PreparingRebalance state. Adding to the group now", ("MemberAdded", M1, "dynamic", "PreparingRebalance")),
-    (lambda: lp._removed("session_timeout"), "Member", 0, f"Member {M1} in group my-group has failed",
+    (lambda: broker._removed("session_timeout"), "Member", 0, f"Member {M1} in group my-group has failed",
      ("MemberRemoved", M1, "session_timeout", None)),
-    (lambda: lp._removed("leave_group"), "Member", 1, f"Member {M1} in group my-group has left, removing it from the "
+    (lambda: broker._removed("leave_group"), "Member", 1, f"Member {M1} in group my-group has left, removing it from the "
      f"group", ("MemberRemoved", M1, "leave_group", None)),
-    (lambda: lp._cg_refused_as("upgrade_unsupported_version"), "Cannot", 2, "Cannot upgrade classic group my-group to "
+    (lambda: broker_kip848._cg_refused_as("upgrade_unsupported_version"), "Cannot", 2, "Cannot upgrade classic group my-group to "
      "consumer group: Unsupported version 4.", ("GroupConversionRefused", None, "upgrade_unsupported_version", None)),
-    (lambda: lp._cg_refused_as("downgrade_malformed_protocol"), "Cannot", 4, "Cannot downgrade the consumer group "
+    (lambda: broker_kip848._cg_refused_as("downgrade_malformed_protocol"), "Cannot", 4, "Cannot downgrade the consumer group "
      "my-group: fail to parse the Consumer Protocol consumer", ("GroupConversionRefused", None,
                                                                  "downgrade_malformed_protocol", None)),
 ])
 def test_the_builder_factories_make_the_event_of_their_wording(make, key, index, message, expected):
-    match = lp._TEMPLATES[key][1][index].full.fullmatch(message)
+    match = BROKER.templates[key][1][index].full.fullmatch(message)
     kind, member, reason, state = expected
-    (row,) = make()(match, T, lp._Ctx("coordinator", False))
+    (row,) = make()(match, T, Ctx("coordinator", False))
     assert dict(zip(FIELDS, row)) == {"time": T, "source": "coordinator", "group": "my-group", "member": member,
                                       "kind": kind, "generation": None, "topic": None, "partition": None,
                                       "error": None, "reason": reason, "value": None, "state": state}
 
 
 def test_a_consumer_group_pattern_reads_the_group_id_up_to_the_words_that_follow_it():
-    pattern = re.compile(lp._cg(r"Bumped group epoch to " + lp._N))
+    pattern = re.compile(broker.cg(r"Bumped group epoch to " + broker.N))
     assert pattern.fullmatch("[GroupId my-group] Bumped group epoch to 8").groupdict() == {"g": "my-group", "n": "8"}
     assert pattern.fullmatch("[GroupId my] group] Bumped group epoch to 8").groupdict() == {"g": "my] group", "n": "8"}
     assert pattern.fullmatch("[GroupId my-group] Bumped group epoch to x") is None
@@ -540,7 +543,8 @@ def test_tables_and_parquet_parts_name_their_columns(tmp_path):
     result = parse_lines([kafka_line(BARE), bad], file="server.log", origin=ORIGIN)
     event = {"time": T, "source": "coordinator", "group": "my-group", "member": M1, "kind": "MemberRemoved",
              "generation": None, "topic": None, "partition": None, "error": None, "reason": "session_timeout",
-             "value": None, "state": None, "file": "server.log", "line": 1, "seq": 1_000_000, "time_inferred": False}
+             "value": None, "state": None, "file": "server.log", "line": 1, "seq": 1_000_000, "time_inferred": False,
+             "log_source": "broker", "versions": None, "detail": None, "client": None, "instance": None}
     kept = {"file": "server.log", "line": 2, "problem": "unrecognised wording", "text": bad}
     assert result.events_table().column_names == list(ROW_FIELDS)
     assert result.unparsed_table().column_names == list(UNPARSED_FIELDS)
@@ -1096,3 +1100,14 @@ def test_a_generation_no_column_holds_is_left_empty_and_named(generation, named)
     (ev,), result = events([line])
     check(ev, kind="RebalanceStarted", group="my-group", generation=None, state="PreparingRebalance")
     assert result.unparsed == [("<lines>", 1, f"generation {named} out of range (a 32-bit integer): left empty", line)]
+
+
+def test_the_former_module_still_gives_every_public_name():
+    """`kafkasim.analysis.log_parser` was the reader's one module; notebooks and scripts that import
+    from it keep working, on the very objects of `kafkasim.analysis.logs`."""
+    from kafkasim.analysis import log_parser, logs
+
+    assert log_parser.__all__ == logs.__all__
+    assert all(getattr(log_parser, name) is getattr(logs, name) for name in logs.__all__)
+    assert log_parser.parse_lines([kafka_line("Stabilized group g generation 5 (__consumer_offsets-3)")]).rows[0][4] \
+        == "GenerationStabilized"

@@ -30,8 +30,10 @@ from hypothesis import strategies as st
 
 from kafkasim import Scenario, simulate
 from kafkasim import faults as F
-from kafkasim.analysis import log_parser as lp
-from kafkasim.analysis.log_parser import (COUNTS, MAX_KEPT_CHARS, MAX_LINE_CHARS, ROW_FIELDS, chunk_plan,
+from kafkasim.analysis import logs as lp
+from kafkasim.analysis.logs import files
+from kafkasim.analysis.logs.sources import BROKER
+from kafkasim.analysis.logs import (COUNTS, MAX_KEPT_CHARS, MAX_LINE_CHARS, ROW_FIELDS, chunk_plan,
                                           count_newlines, expand_paths, parse_chunk, parse_file, parse_files,
                                           parse_lines)
 from kafkasim.core.events import FIELDS
@@ -260,7 +262,7 @@ def test_a_fault_of_the_parser_costs_one_record_not_the_file(monkeypatch):
     def broken(m, t, ctx):
         raise RuntimeError("a bug")
 
-    stabilized = lp._TEMPLATES["Stabilized"][1][0]
+    stabilized = BROKER.templates["Stabilized"][1][0]
     monkeypatch.setattr(stabilized, "build", broken)
     evs, result = rows([kafka_line(BARE), kafka_line("Stabilized group g generation 5 (__consumer_offsets-3)"),
                         kafka_line(BARE)])
@@ -466,7 +468,7 @@ def test_a_fault_of_the_parser_while_reading_a_file_is_that_files_problem(tmp_pa
     def broken(parser, f):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(lp, "_parse_open_file", broken)
+    monkeypatch.setattr(files, "_parse_open_file", broken)
     result = parse_file(str(path), ORIGIN)
     assert result.unparsed == [(str(path), 0, "not read (RuntimeError: a bug)", "")]
     assert result.file_problems == [(str(path), 0, "not read (RuntimeError: a bug)")]

@@ -17,7 +17,7 @@ import pytest
 
 from kafkasim import Scenario, simulate
 from kafkasim import faults as F
-from kafkasim.analysis.log_parser import parse_lines
+from kafkasim.analysis.logs import parse_lines
 from kafkasim.core.config import KAFKA_VERSIONS, parse_version
 from kafkasim.core.events import FIELDS
 

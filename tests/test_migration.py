@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kafkasim import ConfigError, Errors, GroupCoordinator, Scenario, Simulation, simulate
-from kafkasim.analysis.log_parser import parse_lines
+from kafkasim.analysis.logs import parse_lines
 from kafkasim.core.embedded_protocol import decode_assignment, encode, encode_assignment
 from kafkasim.core.faults import Restart, rolling_restart
 

@@ -12,10 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import mutation  # noqa: E402
 
 STATUS = {
-    "kafkasim.analysis.log_parser.x_a__mutmut_1": "killed",
-    "kafkasim.analysis.log_parser.x_a__mutmut_2": "timeout",
-    "kafkasim.analysis.log_parser.x_a__mutmut_3": "survived",
-    "kafkasim.analysis.log_parser.x_a__mutmut_4": "survived",
+    "kafkasim.analysis.logs.reader.x_a__mutmut_1": "killed",
+    "kafkasim.analysis.logs.reader.x_a__mutmut_2": "timeout",
+    "kafkasim.analysis.logs.reader.x_a__mutmut_3": "survived",
+    "kafkasim.analysis.logs.reader.x_a__mutmut_4": "survived",
     "kafkasim.coordinator.assignor.range.xǁRangeAssignorǁassign__mutmut_1": "killed",
     "kafkasim.coordinator.group_size.x_b__mutmut_1": "no tests",
     "kafkasim.coordinator.group_size.x_b__mutmut_2": "not checked",
@@ -24,7 +24,7 @@ STATUS = {
 
 
 def test_module_of_reads_functions_and_methods():
-    assert mutation.module_of("kafkasim.analysis.log_parser.x_a__mutmut_1") == "kafkasim.analysis.log_parser"
+    assert mutation.module_of("kafkasim.analysis.logs.reader.x_a__mutmut_1") == "kafkasim.analysis.logs.reader"
     assert mutation.module_of("kafkasim.coordinator.assignor.range.xǁRangeAssignorǁassign__mutmut_1") == \
         "kafkasim.coordinator.assignor.range"
 
@@ -38,22 +38,22 @@ def test_a_sample_is_per_module_seeded_and_filtered():
 
 
 def test_report_counts_timeouts_as_killed_and_equivalents_apart():
-    equivalent = {"kafkasim.analysis.log_parser.x_a__mutmut_4": "the default restated"}
+    equivalent = {"kafkasim.analysis.logs.reader.x_a__mutmut_4": "the default restated"}
     text = mutation.report(STATUS, sorted(STATUS), equivalent)
     # log parser: 4 checked, 2 killed (one timed out), 1 survived, 1 equivalent: 2 of 3 judged.
-    assert "| kafkasim.analysis.log_parser | 4 | 2 | 1 | 1 | 66.7% | >= 90%: NOT met |" in text
+    assert "| kafkasim.analysis.logs.reader | 4 | 2 | 1 | 1 | 66.7% | >= 90%: NOT met |" in text
     assert "| kafkasim.coordinator.group_size | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text
     assert "| kafkasim.broker.network | 1 | 1 | 0 | 0 | 100.0% |  |" in text  # not a targeted part
     assert "| assignors | 1 | 1 | 0 | 0 | 100.0% | >= 90%: met |" in text
     assert "| coordinator | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text
     assert "| all | 7 | 4 | 2 | 1 | 66.7% | |" in text
-    assert "Survivors (2)" in text and "- `kafkasim.analysis.log_parser.x_a__mutmut_3` (survived)" in text
-    assert "- `kafkasim.analysis.log_parser.x_a__mutmut_4`: the default restated" in text
+    assert "Survivors (2)" in text and "- `kafkasim.analysis.logs.reader.x_a__mutmut_3` (survived)" in text
+    assert "- `kafkasim.analysis.logs.reader.x_a__mutmut_4`: the default restated" in text
 
 
-DIFF = """# kafkasim.analysis.log_parser.x_a__mutmut_4: survived
---- kafkasim/analysis/log_parser.py
-+++ kafkasim/analysis/log_parser.py
+DIFF = """# kafkasim.analysis.logs.reader.x_a__mutmut_4: survived
+--- kafkasim/analysis/logs/reader.py
++++ kafkasim/analysis/logs/reader.py
 @@ -1,2 +1,2 @@
 -    return get_close_matches(word, names, n=1, cutoff=0.6)
 +    return get_close_matches(word, names, n=1, )
@@ -65,11 +65,11 @@ DIFF = """# kafkasim.analysis.log_parser.x_a__mutmut_4: survived
 def test_an_equivalent_counts_only_while_its_change_is_the_listed_one(tmp_path, monkeypatch, capsys,
                                                                        listed_change, counted):
     listed = tmp_path / "equivalent.toml"
-    listed.write_text(f'[[equivalent]]\nmutant = "kafkasim.analysis.log_parser.x_a__mutmut_4"\n'
+    listed.write_text(f'[[equivalent]]\nmutant = "kafkasim.analysis.logs.reader.x_a__mutmut_4"\n'
                       f'change = "{listed_change}"\nwhy = "0.6 is the default cutoff"\n'
-                      f'[[equivalent]]\nmutant = "kafkasim.analysis.log_parser.x_a__mutmut_1"\n'
+                      f'[[equivalent]]\nmutant = "kafkasim.analysis.logs.reader.x_a__mutmut_1"\n'
                       f'change = "x"\nwhy = "killed anyway: not an equivalent"\n')
     monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: DIFF)
     found = mutation.equivalents(STATUS, listed)
-    assert found == ({"kafkasim.analysis.log_parser.x_a__mutmut_4": "0.6 is the default cutoff"} if counted else {})
+    assert found == ({"kafkasim.analysis.logs.reader.x_a__mutmut_4": "0.6 is the default cutoff"} if counted else {})
     assert ("no longer" in capsys.readouterr().err) is not counted

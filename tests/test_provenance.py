@@ -11,7 +11,7 @@ import pytest
 
 import kafkasim
 from kafkasim import Scenario, faults, read_provenance, simulate
-from kafkasim.analysis.log_parser import parse_lines
+from kafkasim.analysis.logs import parse_lines
 from kafkasim.analysis.sweep_grid import Grid, run_one, write_events
 from kafkasim.core.engine import Simulation
 from kafkasim.core.provenance import KAFKASIM_VERSION
@@ -79,7 +79,7 @@ def test_a_parsed_log_names_the_files_it_read(run, tmp_path):
     pq.write_table(parsed.events_table(), tmp_path / "events.parquet")
     stored = read_provenance(tmp_path / "events.parquet")
     assert (stored["model"], stored["inputs"]["files"], stored["kafka_version"]) == (
-        "kafkasim.analysis.log_parser", ["server.log"], None)
+        "kafkasim.analysis.logs", ["server.log"], None)
 
 
 def test_a_file_without_provenance_says_so(tmp_path):

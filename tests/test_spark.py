@@ -16,7 +16,7 @@ from kafkasim import faults as F
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
 from kafkasim.analysis.sweep_grid import Grid, run_all, scenario_from_spec
-from kafkasim.analysis.log_parser import COUNTS, chunk_plan, expand_paths, parse_files
+from kafkasim.analysis.logs import COUNTS, chunk_plan, expand_paths, parse_files
 
 BASE = {"members": 3, "topics": {"t": 4}, "duration_ms": 60_000,
         "faults": [{"type": "Pause", "member": "c-1", "at_ms": 20_000, "duration_ms": 5_000}]}

@@ -19,7 +19,7 @@ import yaml
 from kafkasim import Scenario, simulate
 from kafkasim.analysis import spark as ks
 from kafkasim.analysis.cli import EXIT_OK, EXIT_SPARK
-from kafkasim.analysis.log_parser import parse_files
+from kafkasim.analysis.logs import parse_files
 from spark_helpers import connect_server, free_port, snapshot, standalone_cluster
 
 pytestmark = pytest.mark.cluster

@@ -38,7 +38,7 @@ def test_code_version_follows_the_model_files_only(tmp_path):
     before = results.code_version(package)
     assert before == results.code_version(results.PACKAGE)
     (package / "viz" / "charts.py").write_text("# a view is not part of a sweep's rows\n")
-    (package / "analysis" / "log_parser.py").write_text("# nor is the log parser\n")
+    (package / "analysis" / "logs" / "reader.py").write_text("# nor is the log reader\n")
     assert results.code_version(package) == before
     coordinator = package / "coordinator" / "classic" / "group.py"
     coordinator.write_text(coordinator.read_text() + "\n# one more line\n")
@@ -47,7 +47,7 @@ def test_code_version_follows_the_model_files_only(tmp_path):
 
 def test_the_code_version_covers_every_module_a_sweep_runs(tmp_path):
     """Simulate one run of each kind chapter 10 sweeps, in a fresh interpreter: every kafkasim module
-    it imports (the log parser aside, which `kafkasim.analysis.spark` imports for broker logs) is a
+    it imports (the log reader aside, `kafkasim.analysis.logs`, which `kafkasim.analysis.spark` imports for logs) is a
     file that code_version hashes."""
     script = """
 import json, sys
@@ -65,7 +65,7 @@ print(json.dumps(sorted(m.__file__ for name, m in sys.modules.items() if name.st
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     imported = {Path(f).resolve() for f in json.loads(out.stdout)}
     hashed = set(results.source_files())
-    assert imported - hashed == {results.PACKAGE / "analysis" / "log_parser.py"}
+    assert imported - hashed == set((results.PACKAGE / "analysis" / "logs").glob("*.py"))
     assert len(imported & hashed) >= 40  # the models, the scenario layer and the sweep code, found by path
 
 

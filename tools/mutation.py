@@ -36,7 +36,7 @@ EQUIVALENT = ROOT / "tools" / "equivalent_mutants.toml"
 #: module prefix; a module counts in the first part whose prefix it has.
 TARGET = 0.90
 AREAS = {"assignors": ("kafkasim.client.assignors", "kafkasim.coordinator.assignor"),
-         "log parser": ("kafkasim.analysis.log_parser",),
+         "log parser": ("kafkasim.analysis.logs",),
          "coordinator": ("kafkasim.coordinator",)}
 TARGETED = tuple(p for prefixes in AREAS.values() for p in prefixes)
 _LINE = re.compile(r"\s*(\S+): (.+)")

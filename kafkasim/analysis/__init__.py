@@ -1,5 +1,5 @@
 """Reading many runs and real brokers: sweep grids (`sweep_grid`), real `server.log` parsing into
-the event schema (`log_parser`), the same on Spark (`spark`), experiments that compare models
+the event schema (`logs`, formerly `log_parser`), the same on Spark (`spark`), experiments that compare models
 (`experiments`), why a group rebalanced, named from its logs (`diagnose`), and the `kafkasim` command (`cli`).
 
 May import: `kafkasim.core`, the models and `kafkasim.scenario`. Never the views.

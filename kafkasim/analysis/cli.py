@@ -186,7 +186,7 @@ def _sweep(args) -> int:
 
 
 def _logs(args) -> int:
-    from kafkasim.analysis.log_parser import expand_paths, fresh_output
+    from kafkasim.analysis.logs import expand_paths, fresh_output
     from kafkasim.analysis import local_path
 
     try:
@@ -267,7 +267,7 @@ def _diagnose(args) -> int:
 
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
-    from kafkasim.analysis.log_parser import parse_file, write_part
+    from kafkasim.analysis.logs import parse_file, write_part
 
     start = time.perf_counter()
     by_kind, groups, counts, problems = Counter(), Counter(), Counter(), []

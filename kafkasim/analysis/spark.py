@@ -13,7 +13,7 @@ and no Java). `import kafkasim` never imports this module.
   pass through the JVM, so the simulator's time is what a sweep costs. Runs already in `out` are
   skipped, so an interrupted (Ctrl-C, a killed driver) or extended sweep resumes, losing at most
   the runs in flight.
-- `parse_broker_logs(spark, paths, out)`: Kafka broker logs read by `kafkasim.analysis.log_parser` in
+- `parse_broker_logs(spark, paths, out)`: Kafka broker logs read by `kafkasim.analysis.logs` in
   executors, in byte-range chunks of large files, into `out/events` and `out/unparsed`.
 - Analysis that works on simulated and parsed events alike: `rebalance_episodes` (window
   functions over the coordinator's group-state changes), `time_in_state` (per member or per
@@ -62,8 +62,8 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS, REMOVAL_REASONS
 from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit_run, committed_runs, compact_summaries,
                                          finished_runs, open_sweep_folder)
-from kafkasim.analysis.log_parser import (COUNTS, chunk_plan, count_newlines, expand_paths, fresh_output,
-                                         parse_chunk, write_part)
+from kafkasim.analysis.logs import (COUNTS, EXTRA_TYPES, chunk_plan, count_newlines, expand_paths, fresh_output,
+                                   parse_chunk, write_part)
 from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
 
 MIN_JAVA = 17
@@ -557,14 +557,15 @@ def read_sweep(spark, out: str):
 class LogParse:
     out: str
     files: list
-    events: object      # DataFrame: FIELDS + file, line, seq, time_inferred
+    events: object      # DataFrame: kafkasim.analysis.logs.ROW_FIELDS
     unparsed: object    # DataFrame: file, line, problem, text
     counts: Counter
     seconds: float
     tasks: int
 
 
-_LOG_EVENTS_DDL = f"{EVENTS_DDL}, file string, line long, seq long, time_inferred boolean"
+_SPARK_TYPES = {"string": "string", "int64": "long", "bool": "boolean"}
+_LOG_EVENTS_DDL = EVENTS_DDL + "".join(f", {name} {_SPARK_TYPES[kind]}" for name, kind in EXTRA_TYPES)
 _UNPARSED_DDL = "file string, line long, problem string, text string"
 _COUNTS_DDL = "chunk long, " + ", ".join(f"{c} long" for c in COUNTS)
 

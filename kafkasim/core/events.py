@@ -19,7 +19,7 @@ kind        str    a Kafka request name (JoinGroup, SyncGroup, Heartbeat, LeaveG
                    Processed, Commit, CommitFailed, ...; the broker network model (kafkasim.broker.network) adds
                    Produce/Fetch/... (request read) and ProduceResponse/... (response sent), ChannelMuted,
                    ChannelUnmuted, MemoryPoolDepleted, MemoryPoolRecovered, ProcessorBlocked, ProcessorUnblocked;
-                   parsed broker logs add GroupLoaded (kafkasim.analysis.log_parser); consumer groups
+                   parsed broker logs add GroupLoaded (kafkasim.analysis.logs); consumer groups
                    (KIP-848) add the kinds listed in kafkasim.coordinator.modern.consumer.manager, and
                    GroupConverted / GroupConversionRefused (kafkasim.coordinator.migration); share groups
                    (KIP-932) add Acquired and Acknowledged (consumer: reason "first-last" / "TYPE first-last")

@@ -1,0 +1,285 @@
+"""The Java consumer's rebalance lines (Apache Kafka's `KafkaConsumer`, and everything built on it:
+Spring Kafka, Kafka Streams, Kafka Connect workers' consumers), 1.1 to 4.x.
+
+Read at each release from `clients/src/main/java/org/apache/kafka/clients/consumer/internals/`:
+`AbstractCoordinator.java`, `ConsumerCoordinator.java` and (3.7+) `ConsumerRebalanceListenerInvoker.java`
+for the classic protocol; under `group.protocol=consumer` (KIP-848) `MembershipManagerImpl.java` and
+`HeartbeatRequestManager.java` (3.7 - 3.9), `AbstractMembershipManager.java` and
+`AbstractHeartbeatRequestManager.java` (4.x); `common/config/AbstractConfig.java` (the "ConsumerConfig
+values:" block) and `common/utils/AppInfoParser.java` ("Kafka version: ..."). Each template says the
+releases whose source has its wording (docs/log-reader.md, "Client logs", lists them with the files).
+
+Every line of the consumer carries its LogContext prefix (`ConsumerUtils.createLogContext`, before 3.7
+`KafkaConsumer`): `[Consumer clientId=C, groupId=G] `, with `instanceId=I, ` first for a static member
+(2.3+). The events are the consumer's side (source "consumer", kinds as the simulated consumer writes
+them where it writes them: JoinGroup, PartitionsRevoked, PartitionsAssigned, PartitionsLost,
+PollTimeout, MemberTransition, CommitFailed; the responses it logs as JoinGroupResponse,
+SyncGroupResponse, HeartbeatResponse and ConsumerGroupHeartbeat with their `error`).
+
+Simplifications: lines of 0.9 - 1.0 (no LogContext prefix: the group is in the message) and DEBUG lines
+are not read; the coordinator a line names is kept as text (`detail`), not as a broker id.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kafkasim.analysis.logs.wording import Template, event, number
+from kafkasim.core.errors import Errors
+
+BRACKETED = (r"(?P<java>Consumer (?:instanceId=(?P<j_instance>[^,\]]*+), )?clientId=(?P<j_client>[^,\]]*+), "
+             r"groupId=(?P<j_group>[^\]]*+)\] ?)",)
+FREE = (("ConsumerConfig values", r"(?P<java_config>ConsumerConfig values: ?)"),
+        ("Kafka version", r"(?P<java_version>(?<![\w.])Kafka version ?: ?)"))
+PREFIXES = ("java", "java_config", "java_version")
+NEEDLES = ("[Consumer ",)
+LOGGERS = (" (org.apache.kafka.clients", " (org.apache.kafka.common")
+#: The settings of a "ConsumerConfig values:" block kept as ClientConfig events (the ones a rebalance
+#: depends on; `ConsumerConfig.java` names them).
+SETTINGS = ("group.id", "client.id", "group.instance.id", "group.protocol", "group.remote.assignor",
+            "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "max.poll.records",
+            "partition.assignment.strategy", "enable.auto.commit", "auto.commit.interval.ms", "request.timeout.ms",
+            "default.api.timeout.ms", "internal.leave.group.on.close", "retry.backoff.ms")
+
+_ERROR_OF_MESSAGE = {e.message: e.name for e in Errors if e.message}
+_GEN = (r"Generation\{generationId=(?P<n>-?\d++), memberId='(?P<m>[^']*+)', protocol='(?P<p>[^']*+)'\}")
+_INSTANCE = r"(?:Optional\[[^\]]*+\]|Optional\.empty|\S++)"
+#: A broker as `Node.toString()` prints it: `host:9092 (id: 1 rack: null)` (4.x adds ` isFenced: false`).
+_NODE = r"\S++ \(id: -?\d++ rack: [^)]*+\)"
+
+
+def _ids(ctx) -> tuple:
+    """(group, client, instance) of the line's prefix ("null": none)."""
+    mark = ctx.mark
+    group, instance = mark["j_group"], mark["j_instance"]
+    return (None if group in (None, "null") else group, mark["j_client"],
+            None if instance in (None, "null") else instance)
+
+
+def _ev(t, ctx, kind, **fields) -> tuple:
+    group, client, instance = _ids(ctx)
+    return event(t, "consumer", kind, group, client=client, instance=instance, **fields)
+
+
+def _generation(m) -> dict:
+    """generation, member and protocol of a `Generation{...}` (2.7+) or a bare generation id (before)."""
+    found = m.groupdict()
+    return {"generation": number(found.get("n") or found.get("n2")), "member": found.get("m") or None,
+            "reason": found.get("p")}
+
+
+def _simple(kind: str, **fixed):
+    def build(m, t, ctx):
+        found = m.groupdict()
+        fields = dict(fixed)
+        if found.get("r") is not None:
+            fields["reason"] = found["r"]
+        if found.get("m") is not None:
+            fields["member"] = found["m"]
+        if found.get("ms") is not None:
+            fields["value"] = float(number(found["ms"]))
+        if found.get("c") is not None:
+            fields["detail"] = found["c"]
+        return [_ev(t, ctx, kind, **fields)]
+    return build
+
+
+def _joined(kind: str):
+    def build(m, t, ctx):
+        return [_ev(t, ctx, kind, **_generation(m))]
+    return build
+
+
+def _failed(kind: str, error: str | None = None):
+    """A JoinGroup, SyncGroup or heartbeat response with an error: named by the line, or by Kafka's
+    message for it (`Errors.java`), or by the situation the wording stands for (`error`)."""
+    def build(m, t, ctx):
+        found = m.groupdict()
+        name = found.get("e") or _ERROR_OF_MESSAGE.get((found.get("msg") or "").strip()) or error
+        fields = _generation(m) if found.get("n") or found.get("n2") else {"member": found.get("m")}
+        fields["reason"] = "stale" if found.get("stale") else None  # the sent generation is no longer current
+        return [_ev(t, ctx, kind, error=name, **fields)]
+    return build
+
+
+_TP = re.compile(r"(.+)-(\d+)$")
+
+
+def _partitions(kind: str):
+    """One event per partition of the list (`Utils.join(partitions, ", ")`, or a Set's `[a-0, b-1]`), as
+    the simulated consumer writes them; one with value 0 when the list is empty."""
+    def build(m, t, ctx):
+        items = [p.strip() for p in m["l"].strip().strip("[]").split(",") if p.strip()]
+        out = []
+        for item in items:
+            tp = _TP.match(item)
+            if tp is None:
+                continue
+            out.append(_ev(t, ctx, kind, topic=tp.group(1), partition=number(tp.group(2))))
+        return out or [_ev(t, ctx, kind, value=0.0)]
+    return build
+
+
+def _transition(m, t, ctx):
+    epoch = number(m["e"])
+    return [_ev(t, ctx, "MemberTransition", member=m["m"], reason=m["to"], detail=m["from"],
+                value=float(epoch) if epoch is not None else None)]
+
+
+def _version(m, t, ctx):
+    return [event(t, "consumer", "KafkaVersion", detail=m["v"])]
+
+
+_POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was longer than the configured "
+                r"max\.poll\.interval\.ms, which typically implies that the poll loop is spending too much time "
+                r"processing messages\.")
+_REJOIN = r" Need to re-join the group\. Sent generation was " + _GEN
+
+TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
+    "(Re-)joining": (True, [Template(r"\(Re-\)joining group", "", _simple("JoinGroup"), versions="1.1-")]),
+    "Successfully": (True, [
+        Template(r"Successfully joined group with generation (?:" + _GEN + r"|(?P<n2>-?\d++))", "",
+                 _joined("JoinGroupResponse"), versions="1.1-"),
+        Template(r"Successfully synced group in generation " + _GEN, "", _joined("SyncGroupResponse"),
+                 versions="2.7-")]),
+    "JoinGroup": (False, [
+        Template(r"JoinGroup failed: (?P<msg>.*?)" + _REJOIN, "", _failed("JoinGroupResponse"), versions="2.7-"),
+        Template(r"JoinGroup failed: The group instance id \S++ has been fenced by another instance\. Sent "
+                 r"generation was " + _GEN, "", _failed("JoinGroupResponse", "FENCED_INSTANCE_ID"), versions="2.7-"),
+        Template(r"JoinGroup failed: Coordinator " + _NODE + r" is loading the group", ".*",
+                 _failed("JoinGroupResponse", "COORDINATOR_LOAD_IN_PROGRESS"), versions="2.7-"),
+        Template(r"JoinGroup failed: (?P<msg>.*?) Marking coordinator unknown\. Sent generation was " + _GEN, "",
+                 _failed("JoinGroupResponse"), versions="2.7-"),
+        Template(r"JoinGroup failed due to non-fatal error: (?P<e>REBALANCE_IN_PROGRESS)", ".*",
+                 _failed("JoinGroupResponse"), versions="2.7-")]),
+    "SyncGroup": (False, [
+        Template(r"SyncGroup failed: The group began another rebalance\." + _REJOIN, "",
+                 _failed("SyncGroupResponse", "REBALANCE_IN_PROGRESS"), versions="2.7-"),
+        Template(r"SyncGroup failed: The group instance id \S++ has been fenced by another instance\. Sent "
+                 r"generation was " + _GEN, "", _failed("SyncGroupResponse", "FENCED_INSTANCE_ID"), versions="2.7-"),
+        Template(r"SyncGroup failed: (?P<msg>.*?)" + _REJOIN, "", _failed("SyncGroupResponse"), versions="2.7-"),
+        Template(r"SyncGroup failed: (?P<msg>.*?) Marking coordinator unknown\. Sent generation was " + _GEN, "",
+                 _failed("SyncGroupResponse"), versions="2.7-")]),
+    "Attempt": (False, [
+        Template(r"Attempt to heartbeat failed since group is rebalancing", "",
+                 _failed("HeartbeatResponse", "REBALANCE_IN_PROGRESS"), versions="1.0-2.8"),
+        Template(r"Attempt to heartbeat failed since generation (?P<n2>-?\d++) is not current", "",
+                 _failed("HeartbeatResponse", "ILLEGAL_GENERATION"), versions="1.0-2.5"),
+        Template(r"Attempt to heartbeat failed for since member id (?P<m>\S+?) is not valid\.", "",
+                 _failed("HeartbeatResponse", "UNKNOWN_MEMBER_ID"), versions="1.0-2.5"),
+        Template(r"Attempt to heartbeat failed since coordinator " + _NODE + r" is either not "
+                 r"started or not valid", "", _failed("HeartbeatResponse", "NOT_COORDINATOR"), versions="1.0-"),
+        Template(r"Attempt to heartbeat with (?P<stale>stale )?" + _GEN + r" and group instance id " + _INSTANCE +
+                 r" failed due to (?P<e>[A-Z_]++), (?:resetting generation|ignoring the error)", "",
+                 _failed("HeartbeatResponse"), versions="2.6-")]),
+    "This": (True, [Template(r"This member will leave the group because consumer poll timeout has expired\. " +
+                             _POLL_ADVICE, ".*", _simple("PollTimeout", reason="poll_timeout"), versions="2.1-2.3")]),
+    "consumer": (True, [Template(r"consumer poll timeout has expired\. " + _POLL_ADVICE, ".*",
+                                 _simple("PollTimeout", reason="poll_timeout"), versions="2.4-")]),
+    "Consumer": (False, [
+        Template(r"Consumer poll timeout has expired\. " + _POLL_ADVICE, ".*",
+                 _simple("PollTimeout", reason="poll_timeout"), versions="3.8-"),
+        Template(r"Consumer has been disconnected from the group coordinator for (?P<ms>\d++)ms", "",
+                 _simple("CoordinatorDisconnected"), versions="2.8-")]),
+    "Time": (False, [Template(r"Time between subsequent calls to poll\(\) was longer than the configured "
+                              r"max\.poll\.interval\.ms, exceeded approximately by (?P<ms>-?\d++) ms\. Member "
+                              r"(?P<m>\S++) will rejoin the group now", "", _simple("PollTimeoutRejoin"),
+                              versions="3.8-")]),
+    "Member": (False, [
+        Template(r"Member (?P<m>\S++) sending LeaveGroup request to coordinator (?P<c>" + _NODE + r")(?: due to "
+                 r"(?P<r>.*))?", "", _simple("LeaveGroup"), versions="2.2-"),
+        Template(r"Member (?P<m>\S++) with epoch (?P<e>-?\d++) transitioned from (?P<from>[A-Z_]++) to "
+                 r"(?P<to>[A-Z_]++)", "", _transition, versions="3.7-"),
+        Template(r"Member (?P<m>\S++) is triggering callbacks to release assignment .*? and leave group", "",
+                 _simple("LeaveGroup", reason="unsubscribe or close"), versions="3.8-")]),
+    "Discovered": (False, [Template(r"Discovered group coordinator (?P<c>.+)", "", _simple("CoordinatorDiscovered"),
+                                    versions="1.1-")]),
+    "Group": (False, [
+        Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid, will attempt "
+                 r"rediscovery", "", _simple("CoordinatorLost"), versions="1.1-2.6"),
+        Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid due to cause: "
+                 r"(?P<r>.*?)\. ?isDisconnected: (?:true|false)\. Rediscovery will be attempted", "",
+                 _simple("CoordinatorLost"), versions="2.7-")]),
+    "Request": (False, [Template(r"Request joining group due to: (?P<r>.*)", "", _simple("RejoinRequested"),
+                                 versions="3.0-")]),
+    "Resetting": (False, [Template(r"Resetting generation (?:and member id )?due to: (?P<r>.*)", "",
+                                   _simple("GenerationReset"), versions="2.4-")]),
+    "Revoke": (False, [Template(r"Revoke previously assigned partitions ?(?P<l>.*)", "",
+                                _partitions("PartitionsRevoked"), versions="2.4-")]),
+    "Revoking": (False, [Template(r"Revoking previously assigned partitions ?(?P<l>.*)", "",
+                                  _partitions("PartitionsRevoked"), versions="1.0-2.3, 3.7- (consumer protocol)")]),
+    "Adding": (False, [Template(r"Adding newly assigned partitions:? ?(?P<l>.*)", "",
+                                _partitions("PartitionsAssigned"), versions="2.4-")]),
+    "Setting": (False, [Template(r"Setting newly assigned partitions:? ?(?P<l>.*)", "",
+                                 _partitions("PartitionsAssigned"), versions="1.0-2.3")]),
+    "Lost": (False, [Template(r"Lost previously assigned partitions ?(?P<l>.*)", "", _partitions("PartitionsLost"),
+                              versions="2.4-")]),
+    "Finished": (False, [Template(r"Finished assignment for group at generation (?P<n2>-?\d++): ", ".*",
+                                  _joined("AssignmentComputed"), versions="2.4-")]),
+    "Failing": (False, [Template(r"Failing OffsetCommit request since the consumer is not part of an active group", "",
+                                 _simple("CommitFailed", reason="not part of an active group"), versions="2.3-")]),
+    "Asynchronous": (False, [Template(r"Asynchronous auto-commit of offsets .*? failed: (?P<r>.*)", "",
+                                      _simple("CommitFailed"), versions="1.0-")]),
+    "Synchronous": (False, [Template(r"Synchronous auto-commit of offsets .*? failed: (?P<r>.*)", "",
+                                     _simple("CommitFailed"), versions="1.0-")]),
+    "GroupHeartbeatRequest": (False, [
+        Template(r"GroupHeartbeatRequest failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is fenced\.", ".*",
+                 _failed("ConsumerGroupHeartbeat", "FENCED_MEMBER_EPOCH"), versions="3.7-3.9"),
+        Template(r"GroupHeartbeatRequest failed because member (?P<m>\S++) is unknown\.", ".*",
+                 _failed("ConsumerGroupHeartbeat", "UNKNOWN_MEMBER_ID"), versions="3.7-3.9"),
+        Template(r"GroupHeartbeatRequest failed because the group coordinator " + _NODE + r" is not "
+                 r"available\.", ".*", _failed("ConsumerGroupHeartbeat", "COORDINATOR_NOT_AVAILABLE"),
+                 versions="3.7-3.9"),
+        Template(r"GroupHeartbeatRequest failed due to unreleased instance id [^\s:]++: ", ".*",
+                 _failed("ConsumerGroupHeartbeat", "UNRELEASED_INSTANCE_ID"), versions="3.8-3.9"),
+        Template(r"GroupHeartbeatRequest failed due to fenced instance id [^\s:]++: ", ".*",
+                 _failed("ConsumerGroupHeartbeat", "FENCED_INSTANCE_ID"), versions="3.8-3.9"),
+        Template(r"GroupHeartbeatRequest failed due to (?P<e>[A-Z_]++): ", ".*", _failed("ConsumerGroupHeartbeat"),
+                 versions="3.7-3.9")]),
+    "ConsumerGroupHeartbeatRequest": (False, [
+        Template(r"ConsumerGroupHeartbeatRequest failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is "
+                 r"fenced\.", ".*", _failed("ConsumerGroupHeartbeat", "FENCED_MEMBER_EPOCH"), versions="4.0-"),
+        Template(r"ConsumerGroupHeartbeatRequest failed because member (?P<m>\S++) is unknown\.", ".*",
+                 _failed("ConsumerGroupHeartbeat", "UNKNOWN_MEMBER_ID"), versions="4.0-"),
+        Template(r"ConsumerGroupHeartbeatRequest failed because the group coordinator " + _NODE + r" "
+                 r"is not available\.", ".*", _failed("ConsumerGroupHeartbeat", "COORDINATOR_NOT_AVAILABLE"),
+                 versions="4.0-"),
+        Template(r"ConsumerGroupHeartbeatRequest failed due to unreleased instance id [^\s:]++: ", ".*",
+                 _failed("ConsumerGroupHeartbeat", "UNRELEASED_INSTANCE_ID"), versions="4.0-"),
+        Template(r"ConsumerGroupHeartbeatRequest failed due to fenced instance id [^\s:]++: ", ".*",
+                 _failed("ConsumerGroupHeartbeat", "FENCED_INSTANCE_ID"), versions="4.0-"),
+        Template(r"ConsumerGroupHeartbeatRequest failed due to (?P<e>[A-Z_]++): ", ".*",
+                 _failed("ConsumerGroupHeartbeat"), versions="4.0-")]),
+    "#version": (False, [Template(r"(?P<v>\d[\w.+-]*+)", "", _version, versions="1.0-")]),
+}
+
+_WORD = re.compile(r"\S+")
+
+
+def key(message: str, mark) -> str:
+    """The message's first word (space-delimited: "(Re-)joining"); "#version" after AppInfoParser's words."""
+    if mark.lastgroup == "java_version":
+        return "#version"
+    m = _WORD.match(message)
+    return m.group() if m else ""
+
+
+_NUMERIC = re.compile(r"-?\d{1,18}")
+
+
+def config_block(mark, settings: dict[str, str], t) -> list[tuple]:
+    """The ClientConfig events of a "ConsumerConfig values:" block (AbstractConfig.logAll: one
+    `\\tname = value` line per config, sorted by name): one per setting of SETTINGS, the setting's
+    name as `reason`, its text as `detail`, its number (if it is one) as `value`."""
+    group = settings.get("group.id") or None
+    client = settings.get("client.id") or None
+    instance = settings.get("group.instance.id")
+    instance = None if instance in (None, "", "null") else instance
+    out = []
+    for name in SETTINGS:
+        if name in settings:
+            text = settings[name]
+            value = float(text) if _NUMERIC.fullmatch(text) else None
+            out.append(event(t, "consumer", "ClientConfig", group, reason=name, value=value, detail=text,
+                             client=client, instance=instance))
+    return out

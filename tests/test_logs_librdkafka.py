@@ -1,0 +1,125 @@
+"""librdkafka's lines (kafkasim.analysis.logs.librdkafka): each line's expected event written by hand from
+the format strings of src/rdkafka_cgrp.c, src/rdkafka.c and src/rdkafka_conf.c at the release named
+beside it, as `rd_kafka_log_print` writes them to stderr (`%LEVEL|SECONDS.MILLIS|FAC|NAME| message`),
+bare or behind docker compose and `kubectl logs --prefix` prefixes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+
+ORIGIN = datetime(2024, 3, 5)
+#: 1709669774.681 s since the epoch is 2024-03-05 20:16:14.681 UTC: ms since ORIGIN
+T = ((20 * 60 + 16) * 60 + 14) * 1000 + 681
+KEYS = ("time", "source", "group", "member", "kind", "generation", "error", "reason", "value", "log_source",
+        "versions", "detail", "client")
+
+
+def rd(level: int, fac: str, message: str, name: str = "rdkafka#consumer-1", thread: str = "main") -> str:
+    return f"%{level}|1709669774.681|{fac}|{name}| [thrd:{thread}]: {message}"
+
+
+def rows(lines) -> list[dict]:
+    result = parse_lines(lines, origin=ORIGIN)
+    assert result.unparsed == [], result.unparsed
+    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+
+
+def expected(kind, versions, **fields) -> dict:
+    row = {k: None for k in KEYS}
+    row.update(time=T, source="consumer", kind=kind, log_source="librdkafka", versions=versions,
+               client="rdkafka#consumer-1")
+    row.update(fields)
+    return row
+
+
+@pytest.mark.parametrize("line,events", [
+    # rdkafka_cgrp.c 1.0+: rd_kafka_log(LOG_WARNING, "MAXPOLL", "Application maximum poll interval (%dms) exceeded by
+    # %dms (adjust max.poll.interval.ms for long-running message processing): leaving group")
+    (rd(4, "MAXPOLL", "Application maximum poll interval (300000ms) exceeded by 88ms (adjust max.poll.interval.ms for "
+                      "long-running message processing): leaving group"),
+     [expected("PollTimeout", "1.0-", reason="poll_timeout", value=300088.0),
+      expected("ClientConfig", "1.0-", reason="max.poll.interval.ms", value=300000.0, detail="300000")]),
+    # 1.4+: rd_kafka_cgrp_session_timeout_check, "%s: revoking assignment and rejoining group"
+    (rd(4, "SESSTMOUT", "Consumer group session timed out (in join-state steady) after 45012 ms without a successful "
+                        "response from the group coordinator (broker 1, last error was Broker: Not coordinator): "
+                        "revoking assignment and rejoining group"),
+     [expected("SessionTimeout", "1.4-", error="NOT_COORDINATOR", value=45012.0, detail="steady")]),
+    (rd(4, "SESSTMOUT", "Consumer group session timed out (in join-state wait-sync) after 10003 ms without a "
+                        "successful response from the group coordinator (broker 2, last error was Success): revoking "
+                        "assignment and rejoining group"),
+     [expected("SessionTimeout", "1.4-", value=10003.0, detail="wait-sync")]),
+    # 1.6+ (debug=cgrp): "Group \"%s\" heartbeat error response in state %s (join-state %s, %d partition(s)
+    # assigned): %s" with rd_kafka_err2str
+    (rd(7, "HEARTBEAT", 'Group "orders" heartbeat error response in state up (join-state steady, 2 partition(s) '
+                        'assigned): Broker: Group rebalance in progress'),
+     [expected("HeartbeatResponse", "1.6-", group="orders", error="REBALANCE_IN_PROGRESS")]),
+    (rd(7, "HEARTBEAT", "Heartbeat failed due to coordinator (broker-1:9092/1) no longer available: Local: Broker "
+                        "transport failure: re-querying for coordinator"),
+     [expected("HeartbeatResponse", "1.0-", error="_TRANSPORT")]),
+    # 0.11+: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, member metadata
+    # count %d: %s" (" (me)" when this member leads; "(no error)" or err2str)
+    (rd(7, "JOINGROUP", "JoinGroup response: GenerationId 5, Protocol range, LeaderId rdkafka-9f1b (me), my MemberId "
+                        "rdkafka-9f1b, member metadata count 2: (no error)"),
+     [expected("JoinGroupResponse", "0.11-", member="rdkafka-9f1b", generation=5, reason="range")]),
+    (rd(7, "JOINGROUP", "JoinGroup response: GenerationId -1, Protocol , LeaderId , my MemberId , member metadata "
+                        "count 0: Broker: Unknown member"),
+     [expected("JoinGroupResponse", "0.11-", generation=-1, error="UNKNOWN_MEMBER_ID")]),
+    # 1.6+: "Group \"%.*s\" %s (%s) in state %s (join-state %s) with %d assigned partition(s)%s: %s"
+    (rd(7, "REBALANCE", 'Group "orders" is rebalancing (EAGER) in state up (join-state steady) with 2 assigned '
+                        'partition(s): rebalance in progress'),
+     [expected("RebalanceStarted", "1.6-", group="orders", reason="rebalance in progress", value=2.0,
+               detail="EAGER")]),
+    (rd(7, "REBALANCE", 'Group "orders" initiating rebalance (COOPERATIVE) in state up (join-state steady) with 3 '
+                        'assigned partition(s) (lost): Heartbeat failed: Broker: Unknown member'),
+     [expected("RebalanceStarted", "1.6-", group="orders", reason="Heartbeat failed: Broker: Unknown member",
+               value=3.0, detail="COOPERATIVE")]),
+    (rd(7, "REBALANCE", 'Group "orders": revoking all 3 partition(s) (assignment lost)'),
+     [expected("PartitionsLost", "1.6-", group="orders", value=3.0)]),
+    # rdkafka_conf.c 1.6+ (debug=conf): rd_kafka_dbg(CONF, "CONF", "  %s = %s")
+    (rd(7, "CONF", "  session.timeout.ms = 45000", thread="app"),
+     [expected("ClientConfig", "1.6-", reason="session.timeout.ms", value=45000.0, detail="45000")]),
+    (rd(7, "CONF", "  group.instance.id = pod-0", thread="app"),
+     [expected("ClientConfig", "1.6-", reason="group.instance.id", detail="pod-0")]),
+    # rdkafka.c 1.0+: "librdkafka v%s (0x%x) %s initialized (builtin.features %s, %s, debug 0x%x)"
+    (rd(7, "INIT", "librdkafka v2.3.0 (0x20300ff) rdkafka#consumer-1 initialized (builtin.features gzip,snappy,ssl,"
+                   "sasl,regex,lz4,sasl_gssapi,sasl_plain,sasl_scram,plugins,zstd,sasl_oauthbearer,http,oidc, GCC GXX "
+                   "PKGCONFIG INSTALL GNULD LDS C11THREADS LIBDL PLUGINS ZLIB SSL SASL_CYRUS HDRHISTOGRAM SYSLOG "
+                   "SNAPPY SOCKEM SASL_SCRAM SASL_OAUTHBEARER OAUTHBEARER_OIDC CRC32C_HW, debug 0x2000)", thread="app"),
+     [expected("ClientVersion", "1.0-", detail="2.3.0")]),
+])
+def test_each_wording_reads_as_its_event(line, events):
+    assert rows([line]) == events
+
+
+def test_a_client_id_names_the_handle_and_prefixes_are_read_through():
+    """The handle is `<client.id>#consumer-<n>`; docker compose and `kubectl logs --prefix` put theirs in front."""
+    line = rd(4, "MAXPOLL", "Application maximum poll interval (60000ms) exceeded by 12ms (adjust "
+                            "max.poll.interval.ms for long-running message processing): leaving group",
+              name="billing-svc#consumer-2")
+    got = rows(["worker-1  | " + line, "[pod/worker-0/app] " + line])
+    assert [(r["kind"], r["client"], r["value"]) for r in got] == [
+        ("PollTimeout", "billing-svc#consumer-2", 60012.0), ("ClientConfig", "billing-svc#consumer-2", 60000.0)] * 2
+
+
+def test_an_unknown_warning_of_a_strict_facility_is_kept_aside():
+    result = parse_lines([rd(4, "MAXPOLL", "Application maximum poll interval exceeded")], origin=ORIGIN)
+    assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "unrecognised wording")]
+
+
+def test_debug_lines_of_other_facilities_and_settings_are_counted_only():
+    result = parse_lines([rd(7, "FETCH", "Fetch topic orders [0] at offset 12"),
+                          rd(7, "CONF", "  socket.keepalive.enable = true", thread="app")], origin=ORIGIN)
+    assert result.rows == [] and result.unparsed == [] and result.counts["ignored"] == 2
+
+
+def test_the_lines_own_stamp_is_its_time_whatever_is_in_front():
+    """The epoch stamp is UTC (rd_gettimeofday), and it is the line's time even behind a container runtime's
+    stamp (a CRI line written 44 minutes later, say, by a buffering pipe)."""
+    line = rd(7, "REBALANCE", 'Group "g": revoking all 0 partition(s)')
+    result = parse_lines([line, "2024-03-05T21:00:00.000000000Z stdout F " + line], origin=ORIGIN)
+    assert [r[0] for r in result.rows] == [T, T]
+    assert [r[ROW_FIELDS.index("time_inferred")] for r in result.rows] == [False, False]
