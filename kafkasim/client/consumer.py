@@ -305,17 +305,22 @@ class Consumer:
             self.batch = (records, count, start, self.sim.at(timer.time + extra, self._batch_done))
 
     # -- the application thread: poll loop -----------------------------------------------
-    def _poll(self) -> None:
-        now = self.sim.now
-        if not self.alive or now < self.frozen_until:
-            self._paused(self._poll)
-            return
-        if self._busy():
-            return
+    def _poll_starts(self) -> bool:
+        """`poll()`'s prologue, the same in every consumer: False when this poll does not run (dead,
+        frozen: it runs when thawed; busy; closing: it closes); else the app thread is in poll()."""
+        if self._paused(self._poll) or self._busy():
+            return False
         if self.closing:
-            return self.close()
+            self.close()
+            return False
         self.idle = self.waiting = False
         self.next_poll = None
+        return True
+
+    def _poll(self) -> None:
+        if not self._poll_starts():
+            return
+        now = self.sim.now
         self.last_poll = now
         if self.state is STABLE:
             if not self.kip62:

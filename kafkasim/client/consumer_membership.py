@@ -395,16 +395,9 @@ class AsyncConsumer(Consumer):
     # -- the application thread ------------------------------------------------------------------
     def _poll(self) -> None:
         """`poll()`: reset the poll timer; join, rejoin or reconcile first; then fetch."""
+        if not self._poll_starts():
+            return
         now = self.sim.now
-        if not self.alive or now < self.frozen_until:
-            self._paused(self._poll)
-            return
-        if self._busy():
-            return
-        if self.closing:
-            return self.close()
-        self.idle = self.waiting = False
-        self.next_poll = None
         m = self.membership
         if m.state == STALE and self.log is not None:  # resetPollTimer finds the timer expired
             self.log.stale_rejoin(now, m.member_id, now - self.last_poll - self.max_poll_ms)

@@ -227,16 +227,9 @@ class ShareConsumer(Consumer):
 
     # -- the application thread: poll loop -----------------------------------------------------
     def _poll(self) -> None:
+        if not self._poll_starts():
+            return
         now = self.sim.now
-        if not self.alive or now < self.frozen_until:
-            self._paused(self._poll)
-            return
-        if self._busy():
-            return
-        if self.closing:
-            return self.close()
-        self.idle = self.waiting = False
-        self.next_poll = None
         self.last_poll = now
         self._send_acks(implicit=True)
         if not self.assigned:
