@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
 import platform
 import subprocess
+import sys
+import time
+from typing import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -18,6 +22,39 @@ def in_fresh_process(python: str, script: str, *args: str, timeout: float = 3600
     if proc.returncode != 0:
         raise RuntimeError(f"{os.path.basename(script)} {' '.join(args)} failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def timed(fn):
+    """`fn()`, its wall time and its CPU time (`time.process_time`: steadier on a shared machine)."""
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def cases_in_fresh_processes(script: str, cases, say: Callable[[dict], str], *, python: str | None = None,
+                              timeout: float = 3600, log=print) -> list[dict]:
+    """`script --case <case>` for each case, each in a fresh process; `say(row)` is logged per case."""
+    rows = []
+    for case in cases:
+        row = in_fresh_process(python or sys.executable, script, "--case", case, timeout=timeout)
+        log(f"  {case}: {say(row)}")
+        rows.append(row)
+    return rows
+
+
+def case_main(argv, doc: str, cases, run_case: Callable[[str], dict], run_suite, report) -> int:
+    """The command line of a benchmark measured case by case: `--case C` measures C in this process
+    (one JSON line); without it every case, each in a fresh process, as a Markdown table (exit 1 if a
+    target is missed)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--case", choices=cases, help="measure one case in this process (one JSON line)")
+    args = ap.parse_args(argv)
+    if args.case:
+        print(json.dumps(run_case(args.case)))
+        return 0
+    rows = run_suite(log=lambda s: print(s, file=sys.stderr))
+    print(report(rows, machine_info(), 1))
+    return 0 if all(r["ok"] for r in rows) else 1
 
 
 def machine_info(python: str | None = None) -> dict:

@@ -18,20 +18,16 @@ the wall time of a single run varies with what else is running, CPU time much le
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from measure import machine_info  # noqa: E402
+from measure import case_main, cases_in_fresh_processes, machine_info, timed  # noqa: E402
 
 NAME = "scenario_speed"
 CASES = ("default", "large")
@@ -47,12 +43,6 @@ def _scenario(case: str):
     return Scenario(members=1000, topics={"orders": 10_000}, produce_rate_per_s=1000, duration_ms=600_000)
 
 
-def _timed(fn):
-    w, c = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - w, time.process_time() - c
-
-
 def run_case(case: str) -> dict:
     from kafkasim import simulate
 
@@ -62,8 +52,8 @@ def run_case(case: str) -> dict:
         simulate(sc).summary
     sim_wall, sim_cpu, sum_wall = [], [], []
     for _ in range(runs):
-        run, wall, cpu = _timed(lambda: simulate(sc))
-        _, swall, _ = _timed(lambda: run.summary)
+        run, wall, cpu = timed(lambda: simulate(sc))
+        _, swall, _ = timed(lambda: run.summary)
         sim_wall.append(wall)
         sim_cpu.append(cpu)
         sum_wall.append(swall)
@@ -78,17 +68,8 @@ def run_case(case: str) -> dict:
 
 
 def run_suite(*, quick=False, repeat=1, python=None, log=print):
-    python = python or sys.executable
-    rows = []
-    for case in CASES:
-        proc = subprocess.run([python, os.path.abspath(__file__), "--case", case], capture_output=True,
-                              text=True, cwd=ROOT, timeout=600)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{case} failed:\n{proc.stderr[-4000:]}")
-        row = json.loads(proc.stdout.strip().splitlines()[-1])
-        log(f"  {case}: simulate {row['simulate_wall_s'] * 1000:.1f} ms wall")
-        rows.append(row)
-    return rows
+    return cases_in_fresh_processes(__file__, CASES, lambda row: f"simulate {row['simulate_wall_s'] * 1000:.1f} ms wall",
+                                    python=python, timeout=600, log=log)
 
 
 def report(rows, info, repeat):
@@ -106,15 +87,7 @@ def report(rows, info, repeat):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--case", choices=CASES, help="measure one case in this process (one JSON line)")
-    args = ap.parse_args(argv)
-    if args.case:
-        print(json.dumps(run_case(args.case)))
-        return 0
-    rows = run_suite(log=lambda s: print(s, file=sys.stderr))
-    print(report(rows, machine_info(), 1))
-    return 0 if all(r["ok"] for r in rows) else 1
+    return case_main(argv, __doc__, CASES, run_case, run_suite, report)
 
 
 if __name__ == "__main__":

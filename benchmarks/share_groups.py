@@ -20,19 +20,15 @@ of one run varies with what else runs, CPU time much less.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import resource
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from measure import machine_info  # noqa: E402
+from measure import case_main, cases_in_fresh_processes, machine_info, timed  # noqa: E402
 
 NAME = "share_groups"
 CASES = ("share", "classic", "consumer")
@@ -55,12 +51,8 @@ def run_case(case: str, duration_ms: int = LOAD["duration_ms"]) -> dict:
     from kafkasim import simulate
 
     sc = _scenario(case, duration_ms)
-    w, c = time.perf_counter(), time.process_time()
-    run = simulate(sc)
-    wall, cpu = time.perf_counter() - w, time.process_time() - c
-    w = time.perf_counter()
-    s = run.summary
-    summary_wall = time.perf_counter() - w
+    run, wall, cpu = timed(lambda: simulate(sc))
+    s, summary_wall, _ = timed(lambda: run.summary)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = {"benchmark": NAME, "case": case, "members": sc.members, "partitions": sum(sc.topics.values()),
            "simulated_ms": sc.duration_ms, "simulate_wall_s": wall, "simulate_cpu_s": cpu,
@@ -80,17 +72,8 @@ def run_case(case: str, duration_ms: int = LOAD["duration_ms"]) -> dict:
 
 
 def run_suite(*, quick=False, repeat=1, python=None, log=print):
-    python = python or sys.executable
-    rows = []
-    for case in CASES:
-        proc = subprocess.run([python, os.path.abspath(__file__), "--case", case], capture_output=True,
-                              text=True, cwd=ROOT, timeout=900)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{case} failed:\n{proc.stderr[-4000:]}")
-        row = json.loads(proc.stdout.strip().splitlines()[-1])
-        log(f"  {case}: simulate {row['simulate_wall_s']:.1f} s wall, {row['simulate_cpu_s']:.1f} s CPU")
-        rows.append(row)
-    return rows
+    return cases_in_fresh_processes(__file__, CASES, lambda row: f"simulate {row['simulate_wall_s']:.1f} s wall, {row['simulate_cpu_s']:.1f} s CPU",
+                                    python=python, timeout=900, log=log)
 
 
 def report(rows, info, repeat):
@@ -115,15 +98,7 @@ def report(rows, info, repeat):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--case", choices=CASES, help="measure one case in this process (one JSON line)")
-    args = ap.parse_args(argv)
-    if args.case:
-        print(json.dumps(run_case(args.case)))
-        return 0
-    rows = run_suite(log=lambda s: print(s, file=sys.stderr))
-    print(report(rows, machine_info(), 1))
-    return 0 if all(r["ok"] for r in rows) else 1
+    return case_main(argv, __doc__, CASES, run_case, run_suite, report)
 
 
 if __name__ == "__main__":
