@@ -44,3 +44,23 @@ def stable_group(n: int, group="g", seed=0, **config):
     coord.sync_group(group, leader, 1, {mid: mid.encode() for mid in ids})
     assert coord.group_state(group) == "Stable"
     return sim, coord, ids, leader
+
+
+def glance_share_coordinator(sim):
+    """The share-groups design's "At a glance" block (issue 28): a 4.2 coordinator with the share
+    configs as the block spells them out, topic foo of 3 partitions."""
+    return GroupCoordinator(sim, kafka_version="4.2", topics={"foo": 3},
+                            group_share_session_timeout_ms=45000, group_share_heartbeat_interval_ms=5000,
+                            group_share_max_size=200, group_share_record_lock_duration_ms=30000,
+                            group_share_delivery_count_limit=5, group_share_partition_max_record_locks=2000)
+
+
+def glance_share_admin(coord):
+    """The block's admin lines: group g's lock and session overrides, topic bar (3 partitions), and
+    share group g2 loaded at epoch 10 with m1 holding foo-0..2."""
+    coord.set_group_config("g", {"share.session.timeout.ms": 50000, "share.record.lock.duration.ms": 60000})
+    coord.create_partitions("bar", 3)
+    coord.load_share_group("g2", group_epoch=10, target_assignment_epoch=10,
+                           members={"m1": {"member_epoch": 10, "previous_member_epoch": 9,
+                                           "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
+                           target_assignment={"m1": {"foo": [0, 1, 2]}})

@@ -16,6 +16,8 @@ from kafkasim import Errors, GroupCoordinator, Simulation
 from kafkasim.core.config import BROKER_CONFIGS, broker_config
 from kafkasim.core.errors import ConfigError
 
+from coordinator_helpers import glance_share_admin, glance_share_coordinator
+
 M1 = "Rz3TqYCwS6S1h9bA8kE0Yw"  # 22-character ids, as Uuid.randomUuid().toString() gives
 M2 = "p7VxK0nWQk2cXh4fJ9bZ1Q"
 
@@ -32,10 +34,7 @@ def hb(coord, group="fooup", member=M1, epoch=0, topics=None, rack=None):
 # == the design's "At a glance" block, run as written ===========================================
 def test_at_a_glance_block_runs_as_written():
     sim = Simulation(seed=0)
-    coord = GroupCoordinator(sim, kafka_version="4.2", topics={"foo": 3},
-                             group_share_session_timeout_ms=45000, group_share_heartbeat_interval_ms=5000,
-                             group_share_max_size=200, group_share_record_lock_duration_ms=30000,
-                             group_share_delivery_count_limit=5, group_share_partition_max_record_locks=2000)
+    coord = glance_share_coordinator(sim)
     r = coord.share_group_heartbeat("g", member_id="m1", member_epoch=0, rack_id=None,
                                     subscribed_topic_names=["foo"])
     # 4.2: nothing is initialized yet, so the first target is empty (sent: epoch 0).
@@ -51,12 +50,7 @@ def test_at_a_glance_block_runs_as_written():
     assert coord.target_assignment("g") == {"m1": {"foo": [0, 1, 2]}}
     assert (coord.member_ids("g"), coord.member_epoch("g", "m1"), coord.assigned_partitions("g", "m1")) == \
         (["m1"], 2, {"foo": [0, 1, 2]})
-    coord.set_group_config("g", {"share.session.timeout.ms": 50000, "share.record.lock.duration.ms": 60000})
-    coord.create_partitions("bar", 3)
-    coord.load_share_group("g2", group_epoch=10, target_assignment_epoch=10,
-                           members={"m1": {"member_epoch": 10, "previous_member_epoch": 9,
-                                           "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
-                           target_assignment={"m1": {"foo": [0, 1, 2]}})
+    glance_share_admin(coord)
     assert (coord.group_type("g2"), coord.group_state("g2"), coord.member_epoch("g2", "m1")) == ("share", "Stable", 10)
     sp = coord.share_partition("g", "foo", 0)
     assert coord.share_partition("g", "foo", 0) is sp

@@ -17,6 +17,8 @@ from kafkasim.coordinator.modern.share import AcquiredRecords, SharePartition, S
 from kafkasim.core.engine import Timer
 from kafkasim.core.errors import ConfigError
 
+from coordinator_helpers import glance_share_admin, glance_share_coordinator
+
 
 def coord_for(version="4.2", topics=None, sim=None, **kw) -> GroupCoordinator:
     return GroupCoordinator(sim or Simulation(seed=0), kafka_version=version,
@@ -38,10 +40,7 @@ def assigned(coord, group="g", member="m1", version="4.2"):
 # == At a glance: the block run as written, each line's documented result checked ===================
 def test_at_a_glance():
     sim = Simulation(seed=0)
-    coord = GroupCoordinator(sim, kafka_version="4.2", topics={"foo": 3},
-                             group_share_session_timeout_ms=45000, group_share_heartbeat_interval_ms=5000,
-                             group_share_max_size=200, group_share_record_lock_duration_ms=30000,
-                             group_share_delivery_count_limit=5, group_share_partition_max_record_locks=2000)
+    coord = glance_share_coordinator(sim)
     r = coord.share_group_heartbeat("g", member_id="m1", member_epoch=0, rack_id=None, subscribed_topic_names=["foo"])
     assert (r.error, r.error_message, r.member_id, r.member_epoch, r.heartbeat_interval_ms, r.assignment) == \
         (Errors.NONE, None, "m1", 1, 5000, {})
@@ -53,12 +52,7 @@ def test_at_a_glance():
     assert coord.target_assignment("g") == {"m1": {"foo": [0, 1, 2]}}
     assert (coord.member_ids("g"), coord.member_epoch("g", "m1"), coord.assigned_partitions("g", "m1")) == \
         (["m1"], 2, {"foo": [0, 1, 2]})
-    coord.set_group_config("g", {"share.session.timeout.ms": 50000, "share.record.lock.duration.ms": 60000})
-    coord.create_partitions("bar", 3)
-    coord.load_share_group("g2", group_epoch=10, target_assignment_epoch=10,
-                           members={"m1": {"member_epoch": 10, "previous_member_epoch": 9,
-                                           "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1, 2]}}},
-                           target_assignment={"m1": {"foo": [0, 1, 2]}})
+    glance_share_admin(coord)
     sp = coord.share_partition("g", "foo", 0)
     got = sp.acquire("m1", 500, fetch_offset=sp.next_fetch_offset, log_batches=[(0, 99), (100, 149)])
     assert got == [AcquiredRecords(first_offset=0, last_offset=149, delivery_count=1)]
