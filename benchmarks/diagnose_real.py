@@ -24,11 +24,13 @@ from dataclasses import asdict, dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 
 import yaml  # noqa: E402
 
 from kafkasim.analysis.diagnose import LABELS, diagnose_files  # noqa: E402
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_file  # noqa: E402
+from measure import write_between  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "tests", "data", "incidents")
 INDEX = os.path.join(CORPUS, "index.yaml")
@@ -125,14 +127,6 @@ def tables(outcomes: list[Outcome], entries: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_doc(body: str, doc: str = DOC) -> None:
-    with open(doc, encoding="utf-8") as f:
-        text = f.read()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    with open(doc, "w", encoding="utf-8") as f:
-        f.write(text[:start] + "\n" + body + "\n" + text[end:])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", metavar="OUT", help="write every incident's outcome as JSON")
@@ -145,7 +139,7 @@ def main(argv=None) -> int:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump([asdict(o) for o in outcomes], f, indent=1, ensure_ascii=False)
     if args.write_doc:
-        write_doc(body)
+        write_between(DOC, BEGIN, END, body)
     return 0
 
 

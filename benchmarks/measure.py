@@ -57,6 +57,15 @@ def case_main(argv, doc: str, cases, run_case: Callable[[str], dict], run_suite,
     return 0 if all(r["ok"] for r in rows) else 1
 
 
+def write_between(path: str, begin: str, end: str, body: str) -> None:
+    """Replace what stands between the markers `begin` and `end` in the file at `path` with `body`."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start, stop = text.index(begin) + len(begin), text.index(end)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + "\n" + body + "\n" + text[stop:])
+
+
 def machine_info(python: str | None = None) -> dict:
     """What the tables say they were measured on (the Python is the measuring interpreter's)."""
     model = "unknown"

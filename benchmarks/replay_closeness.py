@@ -24,6 +24,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 from diagnose_accuracy import DOC, HEALTHY, grid  # noqa: E402
+from measure import write_between  # noqa: E402
 
 from kafkasim.analysis.diagnose.incidents import incident  # noqa: E402
 from kafkasim.analysis.diagnose.replay import fit_lines, replay  # noqa: E402
@@ -70,14 +71,6 @@ def table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def write_doc(body: str) -> None:
-    with open(DOC, encoding="utf-8") as f:
-        text = f.read()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    with open(DOC, "w", encoding="utf-8") as f:
-        f.write(text[:start] + "\n" + body + "\n" + text[end:])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one group size, one seed")
@@ -86,7 +79,7 @@ def main(argv=None) -> int:
     body = table(measure(args.quick))
     print(body)
     if args.write_doc:
-        write_doc(body)
+        write_between(DOC, BEGIN, END, body)
     return 0
 
 
