@@ -26,7 +26,7 @@ import math
 from typing import Any, Protocol
 
 from kafkasim.client.assignors import Subscription, assign, owned_partitions, rebalance_protocols, sticky_user_data
-from kafkasim.client.client_log import ClientLog
+from kafkasim.client.client_log import POLL_TIMEOUT_TEXT, ClientLog
 from kafkasim.core.config import normalize_version
 from kafkasim.core.embedded_protocol import decode, encode
 from kafkasim.core.engine import Simulation
@@ -57,12 +57,8 @@ EAGER, COOPERATIVE = "eager", "cooperative"
 INFINITY = float("inf")
 NONE = Errors.NONE
 
-#: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires.
-POLL_TIMEOUT_REASON = (
-    "consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than "
-    "the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time "
-    "processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the "
-    "maximum size of batches returned in poll() with max.poll.records.")
+#: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires: the words it logs.
+POLL_TIMEOUT_REASON = POLL_TIMEOUT_TEXT
 
 #: Fatal JoinGroup/SyncGroup/Heartbeat errors: the Java client throws and the application stops.
 #: INVALID_GROUP_ID (an empty group.id) is InvalidGroupIdException to the application (AbstractCoordinator).
@@ -428,8 +424,7 @@ class Consumer:
             self.next_poll = self.sim.schedule(0, self._poll)
 
     def _batch_done(self) -> None:
-        if not self.alive or self.sim.now < self.frozen_until:
-            self._paused(self._batch_done)
+        if self._paused(self._batch_done):
             return
         records, count, start, _ = self.batch
         self.batch = None

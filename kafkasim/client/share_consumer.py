@@ -37,7 +37,7 @@ grid of the scenario's poll resolution (Kafka long-polls up to fetch.max.wait.ms
 4.0's inferred acknowledgement mode is taken from the config as 4.1 does; acknowledgements lost to
 a network cut fail (REQUEST_TIMED_OUT), and are not retried.
 
-May import: `kafkasim.core`, `kafkasim.client.consumer`.
+May import: `kafkasim.core`, `kafkasim.client.consumer`, `kafkasim.client.subscription_state`.
 """
 
 from __future__ import annotations
@@ -45,21 +45,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kafkasim.client.consumer import Consumer, World
+from kafkasim.client.subscription_state import IllegalStateException
 from kafkasim.core.errors import Errors
 from kafkasim.core.java import random_uuid
 
 #: AcknowledgeType (`clients/.../consumer/AcknowledgeType.java`): RENEW from 4.2 (KIP-1222).
 ACKNOWLEDGE_TYPES = ("ACCEPT", "RELEASE", "REJECT", "RENEW")
-TERMINAL_ACKS = ("ACCEPT", "REJECT")
 #: Heartbeat errors after which the member rejoins with epoch 0 (`ShareMembershipManager.transitionToFenced`).
 REJOIN = {Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID}
 #: Heartbeat errors that are only retried (after retry.backoff.ms).
 RETRIABLE = {Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS,
              Errors.REQUEST_TIMED_OUT}
-
-
-class IllegalStateException(RuntimeError):
-    """Java's IllegalStateException, as `KafkaShareConsumer` throws it (with Kafka's message)."""
 
 
 class ShareRecord(NamedTuple):
@@ -256,8 +252,7 @@ class ShareConsumer(Consumer):
             return self._wait(now + self.resolution)
         self._set_app_state("consuming")
         duration = int(-(-self.clock.take(count) // 1))
-        self.rows.append((now, "consumer", self.group_id, self.name, "Fetched", self.epoch or None, None, None,
-                          None, None, count, None))
+        self._row("Fetched", value=count)
         self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
         if self.renew_ms:
             self.sim.at(now + self.renew_ms, self._renew, self.incarnation, now)
@@ -302,8 +297,8 @@ class ShareConsumer(Consumer):
                                 batch_size=self.max_records, acquire_mode=mode):
                 got.append((i, a.first_offset, a.last_offset, a.delivery_count))
                 remaining -= a.last_offset - a.first_offset + 1
-                self.rows.append((now, "consumer", self.group_id, self.name, "Acquired", self.epoch, tps[i][0],
-                                  tps[i][1], None, f"{a.first_offset}-{a.last_offset}", a.delivery_count, None))
+                self._row("Acquired", topic=tps[i][0], partition=tps[i][1], reason=f"{a.first_offset}-{a.last_offset}",
+                          value=a.delivery_count)
             if remaining <= 0:
                 self.rr = (self.rr + j + 1) % k
                 break
@@ -325,15 +320,13 @@ class ShareConsumer(Consumer):
         return share_records(got, self.parts.tps)
 
     def _batch_done(self) -> None:
-        if not self.alive or self.sim.now < self.frozen_until:
-            self._paused(self._batch_done)
+        if self._paused(self._batch_done):
             return
         got, count, start, _ = self.batch
         self.batch = None
         now = self.sim.now
         self.parts.process_ranges(got, count, start, now)
-        self.rows.append((now, "consumer", self.group_id, self.name, "Processed", self.epoch or None, None, None,
-                          None, None, count, None))
+        self._row("Processed", value=count)
         if self.explicit:
             for i, first, last, _ in got:  # the application's acknowledge(record, type) for each record
                 for a, b, kind in self.world.app_acknowledgements(i, first, last):

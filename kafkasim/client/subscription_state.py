@@ -42,7 +42,8 @@ def at_least(kafka_version, release: str) -> bool:
 
 class IllegalStateException(RuntimeError):
     """Java's `IllegalStateException`, as `KafkaConsumer.pause`/`resume`/`seek` throw it for a
-    partition the consumer does not own (`SubscriptionState.assignedState`)."""
+    partition the consumer does not own (`SubscriptionState.assignedState`), and `KafkaShareConsumer`
+    for an acknowledgement its mode does not allow (`client.share_consumer`)."""
 
 
 @dataclass(slots=True)
