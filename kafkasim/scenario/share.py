@@ -121,21 +121,16 @@ class ShareLog:
 
     def _written(self, i: int, written) -> None:
         """One WriteShareGroupState as rows, contiguous offsets of one state and count merged."""
+        runs: list[list] = []  # [first, last, state, delivery count]
+        for first, last, state in sorted(written, key=lambda w: w[0]):
+            if runs and runs[-1][1] + 1 == first and runs[-1][2:] == [state.state, state.delivery_count]:
+                runs[-1][1] = last
+            else:
+                runs.append([first, last, state.state, state.delivery_count])
         topic, p = self.parts.tps[i]
-        now, kind, rows, group = self.world.sim.now, self.cause, self.rows, self.group_id
-        run = None
-        for first, last, state in (written if len(written) == 1 else sorted(written, key=lambda w: w[0])):
-            key = (state.state, state.delivery_count)
-            if run is not None and run[1] + 1 == first and run[2] == key:
-                run[1] = last
-                continue
-            if run is not None:
-                rows.append((now, "broker", group, None, kind, None, topic, p, None, f"{run[0]}-{run[1]}",
-                             run[2][1], run[2][0]))
-            run = [first, last, key]
-        if run is not None:
-            rows.append((now, "broker", group, None, kind, None, topic, p, None, f"{run[0]}-{run[1]}",
-                         run[2][1], run[2][0]))
+        now, kind, group = self.world.sim.now, self.cause, self.group_id
+        self.rows.extend((now, "broker", group, None, kind, None, topic, p, None, f"{first}-{last}", count, state)
+                         for first, last, state, count in runs)
 
     def log_batches(self, i: int, fetch_offset: int, max_records: int, now: int) -> list[tuple[int, int]]:
         """The log batches a read from `fetch_offset` returns (see the module docstring)."""
@@ -148,8 +143,7 @@ class ShareLog:
         stop = min(end, fetch_offset + max(1, max_records))
         if stop <= start:
             return []
-        out = [(b, min(b + size, end) - 1) for b in range(start, stop, size)]
-        return out
+        return [(b, min(b + size, end) - 1) for b in range(start, stop, size)]
 
     def add_poison(self, fault) -> None:
         i = self.parts.index[(fault.topic, fault.partition)]
@@ -174,8 +168,7 @@ class ShareLog:
     def finish(self) -> None:
         """The share partitions' start and end offsets at the end of the run, as rows."""
         now = self.world.sim.now
-        for i in range(len(self.parts.tps)):
-            topic, p = self.parts.tps[i]
+        for i, (topic, p) in enumerate(self.parts.tps):
             sp = self._partitions.get(i)
             spso, speo = (sp.start_offset, sp.end_offset) if sp is not None else (0, 0)
             self.rows.append((now, "broker", self.group_id, None, "SharePartitionState", None, topic, p, None,
@@ -250,13 +243,11 @@ def share_metrics(rows: Iterable[tuple], produced: int, duration_ms: int) -> dic
             elif kind == "RecordsReleased":
                 released += n
         elif kind == "Acknowledged":
-            kind_, _, span = row[9].partition(" ")
-            first, last = _range(span)
-            n = last - first + 1
+            first, last = _range(row[9])  # "TYPE first-last"
             if row[8] is not None:
-                failed += n
-            elif kind_ == "REJECT":
-                rejected += n
+                failed += last - first + 1
+            elif row[9].startswith("REJECT "):
+                rejected += last - first + 1
     stuck = produced - terminal
     return {"records_accepted": accepted, "records_rejected": rejected, "records_archived": archived,
             "redeliveries": redelivered, "lock_expiries": expired, "records_released_on_close": released,
