@@ -252,14 +252,7 @@ class ShareGroupManager(ModernGroupQueries):
             self._event(group, "GroupEpochBumped", reason=reason, value=group_epoch)
             self._emit_log("group_epoch_bumped", group_id, None, epoch=group_epoch, metadata=metadata)
         if targets is not None:
-            changed = sum(1 for m in members if targets.get(m, {}) != group.target.get(m, {}))
-            group.target = targets
-            group.assignment_epoch = target_epoch
-            group.last_assignment_ms = self.sim.now
-            self.stats["assignments"] += 1
-            self._event(group, "TargetAssignmentComputed", reason="simple", value=changed)
-            self._emit_log("target_assignment_computed", group_id, None, epoch=target_epoch, assignor="simple",
-                           assignment={m: as_lists(a) for m, a in targets.items()})
+            self._store_target(group, members, targets, target_epoch)
         reconciled = self._reconcile(group, updated, bump)
         self._touch_session(group, member_id)
         self._sync_state(group)
@@ -270,6 +263,17 @@ class ShareGroupManager(ModernGroupQueries):
         return ShareGroupHeartbeatResponse(member_id=member_id, member_epoch=reconciled.member_epoch,
                                            heartbeat_interval_ms=self.heartbeat_interval_ms(group_id),
                                            assignment=as_lists(reconciled.assigned) if send else None)
+
+    def _store_target(self, group: ShareGroup, members: Mapping, targets: dict, target_epoch: int) -> None:
+        """The new target assignment, stored at `target_epoch` (its members whose target changed counted)."""
+        changed = sum(1 for m in members if targets.get(m, {}) != group.target.get(m, {}))
+        group.target = targets
+        group.assignment_epoch = target_epoch
+        group.last_assignment_ms = self.sim.now
+        self.stats["assignments"] += 1
+        self._event(group, "TargetAssignmentComputed", reason="simple", value=changed)
+        self._emit_log("target_assignment_computed", group.group_id, None, epoch=target_epoch, assignor="simple",
+                       assignment={m: as_lists(a) for m, a in targets.items()})
 
     def _get_or_create_group(self, group_id: str, create: bool) -> ShareGroup:
         """`getOrMaybeCreateShareGroup` (4.1+) / `getOrMaybeCreatePersistedShareGroup` (4.0)."""
