@@ -43,12 +43,12 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from kafkasim.client.subscription_state import TopicPartition, tp_str
 from kafkasim.core.config import parse_version
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import int32, java_string_hash
 from kafkasim.core.log_time import log4j_time, unix_time
 
-TopicPartition = tuple[str, int]
 
 STYLES = ("java", "librdkafka")
 #: The first Java release whose classic-protocol lines are written (earlier wording was not read).
@@ -79,11 +79,6 @@ RDKAFKA_ERRORS = {"NONE": "Success", "REBALANCE_IN_PROGRESS": "Broker: Group reb
                   "REQUEST_TIMED_OUT": "Local: Timed out"}
 
 
-def tp_text(tp: TopicPartition) -> str:
-    """`TopicPartition.toString`: topic-partition."""
-    return f"{tp[0]}-{tp[1]}"
-
-
 def topic_partition_hash(tp: TopicPartition) -> int:
     """`TopicPartition.hashCode`: 31 * (31 + partition) + topic.hashCode(), as a Java int."""
     return int32(31 * (31 + tp[1]) + java_string_hash(tp[0]))
@@ -107,12 +102,12 @@ def hash_set_order(tps: Iterable[TopicPartition], size: int | None = None) -> li
 
 def java_list(tps: Sequence[TopicPartition]) -> str:
     """A Java collection's `toString`: [a-0, a-1]."""
-    return "[" + ", ".join(map(tp_text, tps)) + "]"
+    return "[" + ", ".join(map(tp_str, tps)) + "]"
 
 
 def joined(tps: Sequence[TopicPartition]) -> str:
     """`Utils.join(partitions, ", ")` (empty: nothing)."""
-    return ", ".join(map(tp_text, tps))
+    return ", ".join(map(tp_str, tps))
 
 
 def generation_text(generation: int, member_id: str, protocol: str | None) -> str:
