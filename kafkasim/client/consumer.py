@@ -76,10 +76,7 @@ class Consumer:
     log: ClientLog | None = None
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
-        self.world, self.name, self.config = world, name, config
-        self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
-        self.resolution = world.poll_resolution_ms
-        self.sim, self.coord = world.sim, world.coord
+        self._bind(world, name, config)
         v = world.version
         normalize_version(v)  # a world of a version kafkasim does not model is refused as Scenario refuses it
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -104,6 +101,14 @@ class Consumer:
         self.clock = world.processing_clock(name)
         self.start_ms = start_ms
         self._reset_process_state()
+
+    def _bind(self, world: World, name: str, config: dict) -> None:
+        """What every consumer of a world holds: its name and config, the world's clock, coordinator,
+        partitions and rows."""
+        self.world, self.name, self.config = world, name, config
+        self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
+        self.resolution = world.poll_resolution_ms
+        self.sim, self.coord = world.sim, world.coord
 
     def _reset_process_state(self) -> None:
         """A fresh process: no member id, no generation, nothing owned."""

@@ -75,10 +75,7 @@ class ShareConsumer(Consumer):
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
         # Not Consumer.__init__: a share consumer has no session, heartbeat or assignor configs.
-        self.world, self.name, self.config = world, name, config
-        self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
-        self.resolution = world.poll_resolution_ms
-        self.sim, self.coord = world.sim, world.coord
+        self._bind(world, name, config)
         v = world.version
         self.client_member_id = v >= (4, 1)       # KIP-1082 for share groups: the client's own Uuid
         self.release_on_disconnect = v >= (4, 1)  # the share session is dropped with the connection
