@@ -168,7 +168,8 @@ def test_the_timeline_of_a_gc_pause():
         (9, 6009, 1, 4, 2), (72009, 72009, 2, 3, 9), (90000, 90009, 3, 4, 13)]
     assert [(d.time, d.reason, d.line) for d in tl.departures] == [(72009, "session_timeout", 8)]
     assert [a.time for a in tl.arrivals] == [9, 34, 661, 871, 90000]
-    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-2-") and \
+    # per-process client ids: every member is consumer-workbook-group-1-<uuid>, c-2 included
+    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-1-") and \
         tl.episodes[1].reason.endswith(" on heartbeat expiration")
 
 

@@ -45,6 +45,14 @@ def client_of(member: str | None) -> str | None:
     return None if member is None else _UUID_TAIL.sub("", member)
 
 
+def shares_client_ids(tl: "Timeline") -> bool:
+    """Whether two members present at once share a client id. Each consumer process's default client.id
+    is `consumer-<group.id>-1` (ConsumerConfig.maybeOverrideClientId, 2.4+; `consumer-1` before), so the
+    members of a group of separate processes differ only by their member id's UUID: the client id then
+    says nothing about who is who."""
+    return bool(tl._shared_keys)
+
+
 def wall(ms: int | None, origin: datetime = START_TIME) -> str:
     """The log's own clock for a parsed time (`origin` + ms), to the millisecond."""
     if ms is None:
@@ -103,6 +111,15 @@ class Timeline:
     _fenced: tuple = field(default=(), repr=False)
     _present: set = field(default_factory=set, repr=False)
     _starts: list = field(default_factory=list, repr=False)
+    _shared_keys: set = field(default_factory=set, repr=False)  # client ids two members present at once had
+
+    def identity(self, member: str | None) -> str | None:
+        """Who a member is, as far as the coordinator's lines tell: its client id (or a static member's
+        group.instance.id, which starts its classic member id: ClassicGroup.generateMemberId) when no
+        two members present at once share it, else its full member id (default client ids, one
+        process per consumer: `shares_client_ids`). A KIP-848 member id is returned as it is."""
+        key = client_of(member)
+        return member if key in self._shared_keys else key
 
     def formed_at(self) -> int | None:
         """When the group first had its members: the end of the first rebalance (classic), or of the
@@ -125,7 +142,8 @@ class Timeline:
     def returned(self, d: Move, within_ms: int, used: set) -> Move | None:
         """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
         (KIP-848 ids live as long as the consumer), else of the same client id (a classic member id
-        changes when it rejoins); under KIP-848 a new member (a restarted process) if none."""
+        changes when it rejoins; where every process has the default client id, any arrival has it, so
+        the first one is taken); under KIP-848 a new member (a restarted process) if none."""
         times = self._arrival_times()
         i = bisect.bisect_left(times, d.time)
         j = bisect.bisect_right(times, d.time + within_ms)
@@ -217,6 +235,9 @@ def _add(tl: Timeline, r: tuple) -> None:
         # One arrival per member while it stays: 2.2+ logs a pending join and then the add, and a classic
         # member of a consumer group is logged joining again at each of its rejoins (KIP-848 migration).
         if r[MEMBER] not in tl._present:
+            key = client_of(r[MEMBER])
+            if key != r[MEMBER] and any(client_of(p) == key for p in tl._present):
+                tl._shared_keys.add(key)
             tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
             tl._present.add(r[MEMBER])
     elif kind in _DEPARTURES:
@@ -239,7 +260,15 @@ def _add(tl: Timeline, r: tuple) -> None:
 
 
 def _close(tl: Timeline) -> None:
-    """A consumer group's member count after each epoch bump (joins less departures so far)."""
+    """Client ids shared by members there before the log began (seen only leaving); a consumer group's
+    member count after each epoch bump (joins less departures so far)."""
+    joined = {a.member for a in tl.arrivals}
+    before: dict = {}
+    for d in tl.departures:
+        key = client_of(d.member)
+        if d.member not in joined and key != d.member:
+            before.setdefault(key, set()).add(d.member)
+    tl._shared_keys.update(k for k, ids in before.items() if len(ids) > 1)
     if tl.protocol != "consumer":
         return
     present: set = set()
