@@ -270,8 +270,9 @@ def test_cli_replay_is_redacted_too(capsys, tmp_path):
     assert main(["diagnose", str(INCIDENTS / "slow-processing.log"), "--redact", "--replay", "--replay-json",
                  str(out)]) == EXIT_OK
     text, body = capsys.readouterr().out, out.read_text()
-    assert "fault: SlowProcessing c-2 for 100 s at 29.991 s" in text
-    for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
+    # the incident's c-2 is the first to join its log: c-1 by order of first appearance (_as_logged)
+    assert "fault: SlowProcessing c-1 for 100 s at 29.991 s" in text
+    for secret in ("consumer-workbook-group-1", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
         assert secret not in text and secret not in body
 
 
@@ -292,7 +293,7 @@ def test_a_timeline_can_be_fitted_on_its_own():
     report = diagnose_files([str(INCIDENTS / "slow-processing.log")])
     alone = fit_scenario(report.timelines["workbook-group"])  # without the diagnosis' cause: the same fault here
     assert [f.label() for f in alone.faults] == [f.label() for f in fit_scenario(report).faults] == [
-        "SlowProcessing c-2 for 100 s at 29.991 s"]
+        "SlowProcessing c-1 for 100 s at 29.991 s"]  # the incident's c-2, first to join (_as_logged)
 
 
 def test_without_the_lines_text_the_version_is_the_scenarios_default_and_says_so():

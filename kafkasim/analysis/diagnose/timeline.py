@@ -112,6 +112,8 @@ class Timeline:
     _present: set = field(default_factory=set, repr=False)
     _starts: list = field(default_factory=list, repr=False)
     _shared_keys: set = field(default_factory=set, repr=False)  # client ids two members present at once had
+    _keys: set = field(default_factory=set, repr=False)  # client ids of the members seen so far
+    _arrived: set = field(default_factory=set, repr=False)  # member ids seen joining
 
     def identity(self, member: str | None) -> str | None:
         """Who a member is, as far as the coordinator's lines tell: its client id (or a static member's
@@ -235,12 +237,14 @@ def _add(tl: Timeline, r: tuple) -> None:
         # One arrival per member while it stays: 2.2+ logs a pending join and then the add, and a classic
         # member of a consumer group is logged joining again at each of its rejoins (KIP-848 migration).
         if r[MEMBER] not in tl._present:
-            key = client_of(r[MEMBER])
-            if key != r[MEMBER] and any(client_of(p) == key for p in tl._present):
-                tl._shared_keys.add(key)
+            _note_client(tl, r[MEMBER], {client_of(p) for p in tl._present})
+            tl._arrived.add(r[MEMBER])
             tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
             tl._present.add(r[MEMBER])
     elif kind in _DEPARTURES:
+        if r[MEMBER] not in tl._present and r[MEMBER] not in tl._arrived:
+            # there since before the log began, so alongside every member seen so far
+            _note_client(tl, r[MEMBER], tl._keys)
         tl._present.discard(r[MEMBER])
         tl.departures.append(Move(t, r[MEMBER], r[REASON] if kind == "MemberRemoved" else "pending_expired", *where,
                                   fenced=where == tl._fenced))
@@ -259,16 +263,17 @@ def _add(tl: Timeline, r: tuple) -> None:
         tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where], epoch=True))
 
 
+def _note_client(tl: Timeline, member: str | None, alongside: set) -> None:
+    """Note `member`'s client id, shared if a member `alongside` it (their client ids given) had it too."""
+    key = client_of(member)
+    if key != member:
+        if key in alongside:
+            tl._shared_keys.add(key)
+        tl._keys.add(key)
+
+
 def _close(tl: Timeline) -> None:
-    """Client ids shared by members there before the log began (seen only leaving); a consumer group's
-    member count after each epoch bump (joins less departures so far)."""
-    joined = {a.member for a in tl.arrivals}
-    before: dict = {}
-    for d in tl.departures:
-        key = client_of(d.member)
-        if d.member not in joined and key != d.member:
-            before.setdefault(key, set()).add(d.member)
-    tl._shared_keys.update(k for k, ids in before.items() if len(ids) > 1)
+    """A consumer group's member count after each epoch bump (joins less departures so far)."""
     if tl.protocol != "consumer":
         return
     present: set = set()
