@@ -18,10 +18,15 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.scenario import Scenario, simulate
 
 C = "org.apache.kafka.clients.consumer.internals."
-P2 = "[Consumer clientId=consumer-workbook-group-2, groupId=workbook-group] "
+# Each consumer is its own process, so c-2's default client.id is its JVM's first, consumer-<group.id>-1
+# (ConsumerConfig.maybeOverrideClientId, 2.4+), as c-1's is: c-2 is told apart by its member id's UUID.
+P2 = "[Consumer clientId=consumer-workbook-group-1, groupId=workbook-group] "
 NODE = "localhost:9092 (id: 2147483647 rack: null)"
-M1 = "consumer-workbook-group-2-e653b132-5f23-4e63-8368-5502ec397902"   # c-2's first member id (seeded)
-M2 = "consumer-workbook-group-2-a121a050-2663-4e4a-82af-f1bcc0caaec0"   # after it lost its id
+M1 = "consumer-workbook-group-1-e653b132-5f23-4e63-8368-5502ec397902"   # c-2's first member id (seeded)
+M2 = "consumer-workbook-group-1-a121a050-2663-4e4a-82af-f1bcc0caaec0"   # after it lost its id
+# The assignors order members by member id (RangeAssignor, AbstractStickyAssignor): with one client id for
+# all, by UUID, so c-2 (e653b132) comes before c-1 (consumer-workbook-group-1-f612f15a-...) and gets
+# orders-0, orders-1 of the range; a member joining later as a121a050-... comes before both.
 
 
 def run(version="3.7", faults=(), style="java", consumer=None, member="c-2"):
@@ -55,8 +60,8 @@ def test_join_java_3_7_is_the_whole_log():
         java("00:00:00,000", "(Re-)joining group"),
         java("00:00:06,000", f"Successfully joined group with generation {gen(1, M1)}"),
         java("00:00:06,000", f"Successfully synced group in generation {gen(1, M1)}"),
-        java("00:00:06,000", "Notifying assignor about the new Assignment(partitions=[orders-2, orders-3])"),
-        java("00:00:06,000", "Adding newly assigned partitions: orders-2, orders-3", "ConsumerRebalanceListenerInvoker"),
+        java("00:00:06,000", "Notifying assignor about the new Assignment(partitions=[orders-0, orders-1])"),
+        java("00:00:06,000", "Adding newly assigned partitions: orders-0, orders-1", "ConsumerRebalanceListenerInvoker"),
     ]
 
 
@@ -64,7 +69,7 @@ def test_join_java_2_8_has_neither_the_rejoin_reason_nor_the_assignor_line():
     lines = run("2.8")
     assert lines[:3] == [java("00:00:00,000", f"Discovered group coordinator {NODE}"),
                          java("00:00:00,000", "(Re-)joining group"), java("00:00:00,000", "(Re-)joining group")]
-    assert lines[-1] == java("00:00:06,000", "Adding newly assigned partitions: orders-2, orders-3")
+    assert lines[-1] == java("00:00:06,000", "Adding newly assigned partitions: orders-0, orders-1")
     assert not any("Notifying assignor" in line or "Request joining" in line for line in lines)
 
 
@@ -72,7 +77,7 @@ def test_rebalance_on_scale_out_eager():
     """A third member at 60 s: c-2's next heartbeat (63 s) gets REBALANCE_IN_PROGRESS."""
     in_order(run("2.8", [F.ScaleOut(60_000)]), [
         java("00:01:03,000", "Attempt to heartbeat failed since group is rebalancing"),
-        java("00:01:03,000", "Revoke previously assigned partitions orders-2, orders-3"),
+        java("00:01:03,000", "Revoke previously assigned partitions orders-0, orders-1"),
         java("00:01:03,000", "(Re-)joining group"),
         java("00:01:03,000", f"Successfully joined group with generation {gen(2, M1)}"),
         java("00:01:03,000", "Adding newly assigned partitions: orders-2")])
@@ -83,9 +88,9 @@ def test_rebalance_cooperative_prints_the_assignment_table_over_several_lines():
     lines = run("3.7", [F.ScaleOut(60_000)], consumer={"partition.assignment.strategy": ["cooperative-sticky"]})
     start = lines.index(java("00:00:06,000", "Updating assignment with").rsplit(" (", 1)[0])
     assert lines[start + 1:start + 6] == [
-        "\tAssigned partitions:                       [orders-1, orders-3]",
+        "\tAssigned partitions:                       [orders-0, orders-2]",
         "\tCurrent owned partitions:                  []",
-        "\tAdded partitions (assigned - owned):       [orders-1, orders-3]",
+        "\tAdded partitions (assigned - owned):       [orders-0, orders-2]",
         "\tRevoked partitions (owned - assigned):     []",
         f" ({C}ConsumerCoordinator)"]
 
@@ -115,7 +120,7 @@ def test_session_timeout_after_gc_pause_java_3_7():
                              "OFFSET_COMMIT response"),
         java("00:01:50,000", "Giving away all assigned partitions as lost since generation/memberID has been "
                              "reset,indicating that consumer is in old state or no longer part of the group"),
-        java("00:01:50,000", "Lost previously assigned partitions orders-2, orders-3", "ConsumerRebalanceListenerInvoker"),
+        java("00:01:50,000", "Lost previously assigned partitions orders-0, orders-1", "ConsumerRebalanceListenerInvoker"),
         java("00:01:50,000", "(Re-)joining group"),
         java("00:01:51,000", f"Successfully joined group with generation {gen(3, M2)}")])
 
@@ -128,7 +133,7 @@ def test_coordinator_lost_to_a_network_cut_java_2_8():
         java("00:01:51,000", f"Discovered group coordinator {NODE}"),
         java("00:01:51,000", f"Attempt to heartbeat with {gen(1, M1)} and group instance id Optional.empty failed due "
                              f"to UNKNOWN_MEMBER_ID, resetting generation"),
-        java("00:01:51,000", "Lost previously assigned partitions orders-2, orders-3")])
+        java("00:01:51,000", "Lost previously assigned partitions orders-0, orders-1")])
 
 
 def test_consumer_protocol_4_0_poll_timeout_and_fencing():

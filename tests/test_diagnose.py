@@ -102,9 +102,11 @@ def test_redact_replaces_ids_and_hosts_the_same_way_everywhere(capsys, tmp_path)
     assert main(["diagnose", str(log), "--redact", "--json", str(out), "--html", str(page)]) == EXIT_OK
     text, body, html = capsys.readouterr().out, out.read_text(), page.read_text()
     assert "clientHost=/ip-1" in html  # the evidence lines themselves, around the member's LeaveGroup
-    for secret in ("consumer-workbook-group-2", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
+    for secret in ("consumer-workbook-group-1", "f612f15a-0ecf-4bfd-9d29-096a4907d846", "127.0.0.1"):
         assert secret not in text and secret not in body and secret not in html
-    assert "client-1 left: poll timeout (LeaveGroup)" in text
+    # every member's client id is consumer-workbook-group-1 (one process each), so the timeline names
+    # the member by its member id, redacted as the JSON's
+    assert "member-1 left: poll timeout (LeaveGroup)" in text
     report = json.loads(body)
     assert report["groups"][0]["departures"][0]["member"] == "member-1"
 
@@ -168,7 +170,8 @@ def test_the_timeline_of_a_gc_pause():
         (9, 6009, 1, 4, 2), (72009, 72009, 2, 3, 9), (90000, 90009, 3, 4, 13)]
     assert [(d.time, d.reason, d.line) for d in tl.departures] == [(72009, "session_timeout", 8)]
     assert [a.time for a in tl.arrivals] == [9, 34, 661, 871, 90000]
-    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-2-") and \
+    # per-process client ids: every member is consumer-workbook-group-1-<uuid>, c-2 included
+    assert tl.episodes[1].reason.startswith("removing member consumer-workbook-group-1-") and \
         tl.episodes[1].reason.endswith(" on heartbeat expiration")
 
 

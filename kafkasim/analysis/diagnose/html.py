@@ -12,7 +12,7 @@ import gzip
 import html
 
 from kafkasim.analysis.diagnose.report import protocols, timeline_lines
-from kafkasim.analysis.diagnose.timeline import FILE, KIND, LINE, MEMBER, T, client_of, wall
+from kafkasim.analysis.diagnose.timeline import FILE, KIND, LINE, MEMBER, T, wall
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc}pre{background:#f6f6f6;padding:.6em;
@@ -76,7 +76,7 @@ def _timeline_spec(tl, origin) -> dict:
     rebalance a shaded span with a line at its start."""
     def sec(ms):
         return round((ms - tl.first) / 1000, 3)
-    moves = [{"s": sec(m.time), "member": client_of(m.member) or "?", "what": what, "why": m.reason or "join"}
+    moves = [{"s": sec(m.time), "member": tl.identity(m.member) or "?", "what": what, "why": m.reason or "join"}
              for what, ms in (("joined", tl.arrivals), ("left", tl.departures)) for m in ms]
     spans = [{"start": sec(e.start), "end": sec(e.end if e.end is not None else tl.last)} for e in tl.episodes]
     x = {"field": "start", "type": "quantitative", "title": f"seconds after {wall(tl.first, origin)}"}
@@ -99,7 +99,7 @@ def _sequence_spec(tl, ep) -> dict:
     """The events of one rebalance, by who they concern, in order (a sequence diagram on its side)."""
     end = ep.end if ep.end is not None else tl.last
     rows = [r for r in tl.rows if ep.start <= r[T] <= end]
-    values = [{"ms": r[T] - ep.start, "order": i, "who": client_of(r[MEMBER]) or "coordinator", "kind": r[KIND]}
+    values = [{"ms": r[T] - ep.start, "order": i, "who": tl.identity(r[MEMBER]) or "coordinator", "kind": r[KIND]}
               for i, r in enumerate(rows[:200])]
     return {"width": 900, "height": max(120, 22 * len({v["who"] for v in values})),
             "data": {"values": values},

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON, T, VALUE,
-                                                 Timeline, client_of)
+                                                 Timeline, shares_client_ids)
 from kafkasim.core.config import KAFKA_VERSIONS, ConfigError, broker_config, consumer_config
 from kafkasim.core.faults import Crash, NetworkCut, Pause, Restart, ScaleIn, ScaleOut, SlowProcessing
 from kafkasim.scenario.world import Scenario, simulate
@@ -156,6 +156,11 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
                                     "members that stay)", timeline=tl)
     fit.starting, fit.instances = count, _instances(texts)
     fit.names = _names(tl, initial, fit.instances, count)
+    if shares_client_ids(tl):
+        fit.assumed.append(f"members named c-1, c-2, ... by order of first appearance: several share a client id "
+                           f"({', '.join(sorted(tl._shared_keys)[:3])}: each process's default client.id), so only "
+                           f"their member ids tell them apart, and a member rejoining under a new member id is "
+                           f"taken to be the one that left before it")
     faults, broker = _faults(tl, fit, settings, texts)
     fit.joins = _storm_joins(tl, initial, count, fit)
     if fit.joins:
@@ -323,8 +328,8 @@ def replay_chart(rep: Replay, width: int = 700):
         spans += [{"timeline": label, "start": (e.start - off) / 1000,
                    "end": ((e.end if e.end is not None else last) - off) / 1000} for e in tl.episodes]
         moves += [{"timeline": label, "s": (m.time - off) / 1000, "what": what, "reason": m.reason or "join",
-                   "member": names.get(client_of(m.member), client_of(m.member)) if label == "log"
-                   else _sim_name(m.member)}
+                   "member": names.get(tl.identity(m.member), tl.identity(m.member)) if label == "log"
+                   else rep.run.member_names.get(m.member, tl.identity(m.member))}
                   for what, ms in (("joined", tl.arrivals), ("left", tl.departures)) for m in ms]
     x = alt.X("start:Q", title="seconds from the group's first line")
     rects = alt.Chart(alt.Data(values=spans)).mark_rect(color="#f3c98b", opacity=0.5).encode(x=x, x2="end:Q")
@@ -432,9 +437,10 @@ def _timeouts(tl: Timeline, texts: dict, version: str, fit: Fit) -> dict:
     return {"read": read, "session": session, "heartbeat": hb, "poll": poll}
 
 
-def _identity(member: str | None, instances: dict) -> str | None:
-    """Who a member id is across restarts: its instance id, else its client id (classic), else itself."""
-    return instances.get(member) or client_of(member)
+def _identity(tl: Timeline, member: str | None, instances: dict) -> str | None:
+    """Who a member id is across restarts: its instance id, else `Timeline.identity` (its client id where
+    that tells members apart, else the member id itself)."""
+    return instances.get(member) or tl.identity(member)
 
 
 def _instances(texts: dict) -> dict:
@@ -448,7 +454,7 @@ def _initial(tl: Timeline, top: str | None, fit: Fit) -> tuple[list[str], int, i
     formed = tl.formed_at()
     firsts: dict = {}
     for m in sorted(tl.arrivals + tl.departures, key=lambda m: m.time):
-        firsts.setdefault(client_of(m.member), (m.time, m in tl.arrivals))
+        firsts.setdefault(tl.identity(m.member), (m.time, m in tl.arrivals))
     storm = top == "too-many-members-or-slow-join"
     joined = [k for k, (t, arrived) in firsts.items() if arrived and (storm or formed is None or t <= formed)]
     stabilized = [e.members for e in tl.episodes if e.members and not e.epoch]
@@ -478,7 +484,7 @@ def _storm_joins(tl: Timeline, initial: list, count: int, fit: Fit) -> tuple:
         return ()
     firsts: dict = {}
     for a in sorted(tl.arrivals, key=lambda m: m.time):
-        firsts.setdefault(client_of(a.member), a.time - tl.first)
+        firsts.setdefault(tl.identity(a.member), a.time - tl.first)
     times = sorted(firsts[k] for k in initial if k in firsts)
     if len(times) < count:
         return ()
@@ -498,17 +504,22 @@ def _assigned_count(tl: Timeline) -> int | None:
 
 
 def _java_numbers(tl: Timeline, firsts: dict) -> dict:
-    """{client id: N} when every client id is the Java default `consumer-<group>-N`, else {}."""
+    """{client id: N} when the members' client ids are distinct Java defaults `consumer-<group>-N` (the
+    consumers of one process: a process numbers its own from 1), else {}."""
+    if shares_client_ids(tl):
+        return {}
     rx = re.compile(_JAVA_CLIENT_ID.format(re.escape(tl.group)) + "$")
     nums = {k: rx.match(k or "") for k in firsts}
     return {k: int(m[1]) for k, m in nums.items()} if nums and all(nums.values()) else {}
 
 
 def _names(tl: Timeline, initial: list, instances: dict, count: int) -> dict:
-    """Each identity's scenario name "c-N": a Java default client id `consumer-<group>-N` keeps its N
-    (the simulator names its clients so), otherwise by order of first appearance, the starting
-    members first. Instance ids (KIP-848 static members) take the name of their first member id."""
-    firsts = {client_of(m.member): None for m in sorted(tl.arrivals + tl.departures, key=lambda m: m.time)}
+    """Each identity's scenario name "c-N": distinct Java default client ids `consumer-<group>-N` (the
+    consumers of one process) keep their N (the simulator names its clients so); otherwise, as when
+    every process has the default `consumer-<group>-1` and only member ids tell members apart, by
+    order of first appearance, the starting members first. Instance ids (KIP-848 static members)
+    take the name of their first member id."""
+    firsts = {tl.identity(m.member): None for m in sorted(tl.arrivals + tl.departures, key=lambda m: m.time)}
     java = _java_numbers(tl, firsts)
     if java:
         names = {k: f"c-{n}" for k, n in java.items()}
@@ -516,16 +527,16 @@ def _names(tl: Timeline, initial: list, instances: dict, count: int) -> dict:
         names = {k: f"c-{i}" for i, k in enumerate(initial, 1)}
         names.update({k: f"c-{i}" for i, k in enumerate([k for k in firsts if k not in names], count + 1)})
     for m in sorted(tl.arrivals, key=lambda m: m.time):
-        key = _identity(m.member, instances)
-        if key not in names and client_of(m.member) in names:
-            names[key] = names[client_of(m.member)]
+        key = _identity(tl, m.member, instances)
+        if key not in names and tl.identity(m.member) in names:
+            names[key] = names[tl.identity(m.member)]
     return names
 
 
 def _name(fit: Fit, member: str | None) -> str:
     """The scenario name of a member id; an identity not seen before gets the next free one."""
     names = fit.names
-    key = _identity(member, fit.instances)
+    key = _identity(fit.timeline, member, fit.instances)
     if key not in names:
         names[key] = f"c-{max([fit.starting] + [int(v[2:]) for v in names.values()]) + 1}"
     return names[key]
@@ -545,6 +556,7 @@ def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, 
         back = tl.returned(d, tl.last - d.time, used)
         if back is not None:
             used.add(id(back))
+            fit.names.setdefault(_identity(tl, back.member, instances), name)  # a rejoin's new member id
         until = (back.time - off) if back is not None else end
         busy = back is not None and d.reason == "leave_group" and (
             fit.cause == "slow-processing" or (fit.protocol == "consumer" and back.member == d.member))
@@ -560,7 +572,7 @@ def _faults(tl: Timeline, fit: Fit, settings: dict, texts: dict) -> tuple[list, 
                                                                        if back else ", to the end"))
         elif d.reason == "session_timeout":
             at = max(0, t - session + hb // 2)
-            again = next((r for r in unreleased if _identity(r[MEMBER], instances) == _identity(d.member, instances)
+            again = next((r for r in unreleased if _identity(tl, r[MEMBER], instances) == _identity(tl, d.member, instances)
                           and r[T] <= d.time), None)
             together = sum(abs(x - d.time) <= TOGETHER_MS for x in expiries) > 1
             what = f"{name} session expired at {t / 1000:g} s, {where}: "
@@ -637,7 +649,7 @@ def _scale_out(tl: Timeline, fit: Fit, used: set) -> list:
     known = {k for k, v in fit.names.items() if int(v[2:]) <= fit.starting}
     new = []
     for a in sorted(tl.arrivals, key=lambda m: m.time):
-        key = _identity(a.member, fit.instances)
+        key = _identity(tl, a.member, fit.instances)
         if id(a) in used or key in known:
             continue
         known.add(key)
@@ -716,12 +728,6 @@ def _up(ms: int) -> int:
 #: The what-if settings, in the order the table shows them.
 VARIANTS = {"as fitted": _as_fitted, "static membership": _static, "cooperative-sticky": _cooperative,
             "consumer protocol": _consumer_protocol, "longer timeouts": _longer}
-
-
-def _sim_name(member: str | None) -> str:
-    """A simulated member's scenario name: the simulator's client ids are consumer-<group>-N for c-N."""
-    m = re.search(r"-(\d+)$", client_of(member) or "")
-    return f"c-{m[1]}" if m else (client_of(member) or "?")
 
 
 __all__ = ["Fit", "NotEnoughToFit", "Replay", "fit_scenario", "fit_files", "fit_lines", "replay", "closeness",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kafkasim.analysis.diagnose.timeline import Timeline, client_of, wall
+from kafkasim.analysis.diagnose.timeline import Timeline, wall
 
 #: Lines of a group's timeline shown on screen; a longer one shows its first and last ones.
 MAX_TIMELINE = 24
@@ -27,9 +27,9 @@ def timeline_lines(tl: Timeline, origin) -> list[str]:
             what = f"rebalance -> {gen}, {took}{members}: {_cut(ep.reason or '?', 90)}"
         items.append((ep.start, ep.file, ep.line, what))
     for a in tl.arrivals:
-        items.append((a.time, a.file, a.line, f"+ {_who(a.member)} joined" + (" (static)" if a.static else "")))
+        items.append((a.time, a.file, a.line, f"+ {_who(tl, a.member)} joined" + (" (static)" if a.static else "")))
     for d in tl.departures:
-        items.append((d.time, d.file, d.line, f"- {_who(d.member)} left: {_REASONS.get(d.reason, d.reason)}"))
+        items.append((d.time, d.file, d.line, f"- {_who(tl, d.member)} left: {_REASONS.get(d.reason, d.reason)}"))
     items.sort(key=lambda x: (x[0], x[1], x[2]))
     out = [f"  {wall(t, origin)}  {what}  [{_where(f, n)}]" for t, f, n, what in items]
     if len(out) > MAX_TIMELINE:
@@ -79,8 +79,9 @@ def _where(file: str, line: int) -> str:
     return f"{file}:{line}"
 
 
-def _who(member: str | None) -> str:
-    return client_of(member) or "?"
+def _who(tl: Timeline, member: str | None) -> str:
+    """A member by its client id, or by its member id where processes share the default client id."""
+    return tl.identity(member) or "?"
 
 
 def _cut(text: str, n: int) -> str:

@@ -12,7 +12,7 @@ import re
 
 from kafkasim.analysis.diagnose import bugs
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line
-from kafkasim.analysis.diagnose.timeline import ERROR, FILE, KIND, LINE, MEMBER, REASON, Move, Timeline, client_of
+from kafkasim.analysis.diagnose.timeline import ERROR, FILE, KIND, LINE, MEMBER, REASON, Move, Timeline
 
 #: Session expiries of different members this close together are one outage, not one process each.
 TOGETHER_MS = 5_000
@@ -38,12 +38,10 @@ def finding(cause: str, tl: Timeline, base: float, moves: list, summary: str) ->
     return Finding(cause, tl.group, score, summary, [Line(f, n) for f, n in lines], list(SETTINGS[cause]))
 
 
-def _short(member: str | None) -> str:
-    return client_of(member) if member and client_of(member) != member else (member or "?")
-
-
-def _names(moves: list) -> str:
-    names = list(dict.fromkeys(_short(m.member) for m in moves))
+def _names(tl: Timeline, moves: list) -> str:
+    """The members of `moves` as the report names them: by client id where it tells them apart, else by
+    their full member id (`Timeline.identity`)."""
+    names = list(dict.fromkeys(tl.identity(m.member) or "?" for m in moves))
     return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
@@ -95,7 +93,7 @@ def slow_processing(r: Reading) -> list[Finding]:
     poll = [d for d in tl.departures if d.reason == "poll_timeout"]
     if poll:
         out.append(finding("slow-processing", tl, 0.95, poll,
-                           f"{_names(poll)} left on a poll timeout ({len(poll)} time(s)): more than "
+                           f"{_names(tl, poll)} left on a poll timeout ({len(poll)} time(s)): more than "
                            f"max.poll.interval.ms went by between two poll() calls while the process lived"))
     # GroupCoordinator.onCompleteJoin / GroupMetadataManager.java completeClassicGroupJoin: "removed dynamic
     # members who haven't joined" once the rebalance timeout (the members' max.poll.interval.ms) ran out,
@@ -105,7 +103,7 @@ def slow_processing(r: Reading) -> list[Finding]:
             and (d.file, d.line) not in at_start]
     if late:
         out.append(finding("slow-processing", tl, 0.75, late,
-                           f"{_names(late)} did not rejoin within the rebalance timeout (max.poll.interval.ms): "
+                           f"{_names(tl, late)} did not rejoin within the rebalance timeout (max.poll.interval.ms): "
                            f"busy between poll() calls, or in onPartitionsRevoked"))
     # GroupMetadataManager.java "Member {} left the consumer group" (KIP-848): the consumer's poll timer
     # expired and it left with epoch -1, keeping its member id to rejoin (AbstractMembershipManager
@@ -114,14 +112,14 @@ def slow_processing(r: Reading) -> list[Finding]:
              and d.reason != "poll_timeout"]
     if stale:
         out.append(finding("slow-processing", tl, 0.85, stale,
-                           f"{_names(stale)} left the consumer group and came back under the same member id: "
+                           f"{_names(tl, stale)} left the consumer group and came back under the same member id: "
                            f"the process lived, so it left on a poll timeout"))
     # Before KIP-800 a poll-timeout LeaveGroup and a close read alike ("has left"): one member leaving and
     # coming back, alone, is more often a poll timeout than a one-pod deploy.
     lone = _lone_returns(r)
     if lone and not r.kip800 and tl.protocol == "classic":
         out.append(finding("slow-processing", tl, 0.55, lone,
-                           f"{_names(lone)} left by LeaveGroup and rejoined later; without the client's reason "
+                           f"{_names(tl, lone)} left by LeaveGroup and rejoined later; without the client's reason "
                            f"(Kafka before 3.2) this is a poll timeout or a restart of that one member"))
     return out
 
@@ -133,7 +131,7 @@ def _restarts(r: Reading) -> list[Move]:
 
 def _lone_returns(r: Reading) -> list[Move]:
     restarts = _restarts(r)
-    return restarts if len({client_of(d.member) for d in restarts}) == 1 and len(restarts) == 1 else []
+    return restarts if len(restarts) == 1 else []
 
 
 def session_timeout(r: Reading) -> list[Finding]:
@@ -149,7 +147,7 @@ def session_timeout(r: Reading) -> list[Finding]:
     how = (f"came back {(r.back[id(back[0])].time - back[0].time) / 1000:g} s later, so the process lived"
            if back else "did not come back in this log (a crash looks the same)")
     return [finding("session-timeout-gc-or-stall", tl, base, alone,
-                    f"{_names(alone)}: heartbeats stopped for session.timeout.ms and the coordinator removed it "
+                    f"{_names(tl, alone)}: heartbeats stopped for session.timeout.ms and the coordinator removed it "
                     f"({len(alone)} time(s)); it {how}: a GC pause, a starved or blocked heartbeat thread")]
 
 
@@ -162,7 +160,7 @@ def network(r: Reading) -> list[Finding]:
         moves = [m for c in r.together for m in c]
         out.append(finding("network", tl, 0.85, moves,
                            f"{len(r.together)} time(s) several members lost their sessions within "
-                           f"{TOGETHER_MS / 1000:g} s of each other (first {_names(cluster)}): the connection to "
+                           f"{TOGETHER_MS / 1000:g} s of each other (first {_names(tl, cluster)}): the connection to "
                            f"the coordinator was lost, not one process"))
     # GroupMetadataManager.removeGroupsForPartition "Unloading group metadata" / loadGroupsForPartition
     # "Loading group metadata" (4.x: "Unloaded group metadata", "Loaded ... group"): the coordinator moved
@@ -183,7 +181,9 @@ def rolling_restart(r: Reading) -> list[Finding]:
     # the members one by one, and each restart is two rebalances.
     tl = r.tl
     restarts = _restarts(r)
-    members = {client_of(d.member) if tl.protocol == "classic" else d.member for d in restarts}
+    # Distinct members by Timeline.identity: with default client ids (one process per consumer) each
+    # restart's member id is its own, so restarts are counted, not processes (the lines cannot tell them).
+    members = {tl.identity(d.member) for d in restarts}
     static = any(a.static for a in tl.arrivals)
     if len(members) < 2 and not (restarts and r.kip800):
         return []
@@ -193,7 +193,7 @@ def rolling_restart(r: Reading) -> list[Finding]:
     base = 0.9 if len(members) >= 3 else 0.75 if len(members) == 2 else 0.5
     return [finding("rolling-restart-dynamic-members", tl, base, restarts,
                     f"{len(members)} member(s) left by LeaveGroup one after another and came back as new dynamic "
-                    f"members ({_names(restarts)}): each restart cost two rebalances")]
+                    f"members ({_names(tl, restarts)}): each restart cost two rebalances")]
 
 
 def scaling(r: Reading) -> list[Finding]:
@@ -205,12 +205,12 @@ def scaling(r: Reading) -> list[Finding]:
     storm = len({_episode_of(tl, a) for a in added}) >= STORM_REBALANCES
     if added and not storm:
         out.append(finding("scaling", tl, 0.8, added,
-                           f"{len(added)} new member(s) joined the running group ({_names(added)}) without "
+                           f"{len(added)} new member(s) joined the running group ({_names(tl, added)}) without "
                            f"replacing any: scaled out"))
     gone = [d for d in tl.departures if d.reason == "leave_group" and id(d) not in r.back]
     if gone and not _emptied(tl, gone[-1]):
         out.append(finding("scaling", tl, 0.8, gone,
-                           f"{len(gone)} member(s) left by LeaveGroup and were not replaced ({_names(gone)}), "
+                           f"{len(gone)} member(s) left by LeaveGroup and were not replaced ({_names(tl, gone)}), "
                            f"the group kept running: scaled in"))
     return out
 
@@ -270,7 +270,7 @@ def slow_join(r: Reading) -> list[Finding]:
         hit = [d for d in tl.departures if d.reason == reason]
         if hit:
             out.append(finding("too-many-members-or-slow-join", tl, base, hit,
-                               f"{len(hit)} member(s) removed: {why} ({_names(hit)})"))
+                               f"{len(hit)} member(s) removed: {why} ({_names(tl, hit)})"))
     return out
 
 
@@ -344,7 +344,7 @@ def kip848(r: Reading) -> list[Finding]:
     slow = [d for d in tl.departures if d.reason == "rebalance_timeout" and d.fenced]
     if slow:
         out.append(finding("kip848-specific", tl, 0.75, slow,
-                           f"{_names(slow)} fenced for not revoking its partitions within the rebalance timeout "
+                           f"{_names(tl, slow)} fenced for not revoking its partitions within the rebalance timeout "
                            f"(the consumer protocol's reconciliation)"))
     # "Static member {} with instance id {} cannot join the group because the instance id is owned by member"
     # (UNRELEASED_INSTANCE_ID): a restarted static member back before its old session left.

@@ -45,6 +45,14 @@ def client_of(member: str | None) -> str | None:
     return None if member is None else _UUID_TAIL.sub("", member)
 
 
+def shares_client_ids(tl: "Timeline") -> bool:
+    """Whether two members present at once share a client id. Each consumer process's default client.id
+    is `consumer-<group.id>-1` (ConsumerConfig.maybeOverrideClientId, 2.4+; `consumer-1` before), so the
+    members of a group of separate processes differ only by their member id's UUID: the client id then
+    says nothing about who is who."""
+    return bool(tl._shared_keys)
+
+
 def wall(ms: int | None, origin: datetime = START_TIME) -> str:
     """The log's own clock for a parsed time (`origin` + ms), to the millisecond."""
     if ms is None:
@@ -103,6 +111,17 @@ class Timeline:
     _fenced: tuple = field(default=(), repr=False)
     _present: set = field(default_factory=set, repr=False)
     _starts: list = field(default_factory=list, repr=False)
+    _shared_keys: set = field(default_factory=set, repr=False)  # client ids two members present at once had
+    _keys: set = field(default_factory=set, repr=False)  # client ids of the members seen so far
+    _arrived: set = field(default_factory=set, repr=False)  # member ids seen joining
+
+    def identity(self, member: str | None) -> str | None:
+        """Who a member is, as far as the coordinator's lines tell: its client id (or a static member's
+        group.instance.id, which starts its classic member id: ClassicGroup.generateMemberId) when no
+        two members present at once share it, else its full member id (default client ids, one
+        process per consumer: `shares_client_ids`). A KIP-848 member id is returned as it is."""
+        key = client_of(member)
+        return member if key in self._shared_keys else key
 
     def formed_at(self) -> int | None:
         """When the group first had its members: the end of the first rebalance (classic), or of the
@@ -125,7 +144,8 @@ class Timeline:
     def returned(self, d: Move, within_ms: int, used: set) -> Move | None:
         """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
         (KIP-848 ids live as long as the consumer), else of the same client id (a classic member id
-        changes when it rejoins); under KIP-848 a new member (a restarted process) if none."""
+        changes when it rejoins; where every process has the default client id, any arrival has it, so
+        the first one is taken); under KIP-848 a new member (a restarted process) if none."""
         times = self._arrival_times()
         i = bisect.bisect_left(times, d.time)
         j = bisect.bisect_right(times, d.time + within_ms)
@@ -217,9 +237,14 @@ def _add(tl: Timeline, r: tuple) -> None:
         # One arrival per member while it stays: 2.2+ logs a pending join and then the add, and a classic
         # member of a consumer group is logged joining again at each of its rejoins (KIP-848 migration).
         if r[MEMBER] not in tl._present:
+            _note_client(tl, r[MEMBER], {client_of(p) for p in tl._present})
+            tl._arrived.add(r[MEMBER])
             tl.arrivals.append(Move(t, r[MEMBER], r[REASON], *where, static=(r[REASON] or "").startswith("static")))
             tl._present.add(r[MEMBER])
     elif kind in _DEPARTURES:
+        if r[MEMBER] not in tl._present and r[MEMBER] not in tl._arrived:
+            # there since before the log began, so alongside every member seen so far
+            _note_client(tl, r[MEMBER], tl._keys)
         tl._present.discard(r[MEMBER])
         tl.departures.append(Move(t, r[MEMBER], r[REASON] if kind == "MemberRemoved" else "pending_expired", *where,
                                   fenced=where == tl._fenced))
@@ -236,6 +261,15 @@ def _add(tl: Timeline, r: tuple) -> None:
     elif kind == "GroupEpochBumped":
         tl.generations.append((t, r[GEN], None))
         tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where], epoch=True))
+
+
+def _note_client(tl: Timeline, member: str | None, alongside: set) -> None:
+    """Note `member`'s client id, shared if a member `alongside` it (their client ids given) had it too."""
+    key = client_of(member)
+    if key != member:
+        if key in alongside:
+            tl._shared_keys.add(key)
+        tl._keys.add(key)
 
 
 def _close(tl: Timeline) -> None:
