@@ -19,8 +19,7 @@ Simplifications, stated so chapters can say them too:
 
 from __future__ import annotations
 
-import uuid
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from kafkasim.coordinator.broker_log import BrokerLog
 from kafkasim.core.config import BROKER_CONFIGS, normalize_version
@@ -70,7 +69,9 @@ class JoinGroupResponse(_Response):
                  "members", "member_metadata", "member_instance_ids", "skip_assignment")
 
     def __init__(self, member_id: str = "", callback: Callable | None = None):
-        super().__init__(callback)
+        self.done = False
+        self.error = Errors.NONE
+        self._callback = callback
         self.member_id = member_id
         self.generation_id = -1
         self.leader_id = ""
@@ -89,7 +90,9 @@ class SyncGroupResponse(_Response):
     __slots__ = ("assignment", "protocol_type", "protocol_name")
 
     def __init__(self, callback: Callable | None = None):
-        super().__init__(callback)
+        self.done = False
+        self.error = Errors.NONE
+        self._callback = callback
         self.assignment = b""
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
@@ -114,6 +117,28 @@ class LeaveGroupResponse(_Response):
 
     def _fields(self) -> list[str]:
         return ["done", "error", "member_errors"]
+
+
+class _Recording:
+    """A response's callback that first writes the answer as an event row (`ClassicGroupCoordinator._recording`)."""
+
+    __slots__ = ("coordinator", "group", "kind", "requester", "callback")
+
+    def __init__(self, coordinator: "ClassicGroupCoordinator", group: Group, kind: str, requester: str,
+                 callback: Callable | None):
+        self.coordinator, self.group, self.kind, self.requester, self.callback = (
+            coordinator, group, kind, requester, callback)
+
+    def __call__(self, resp: _Response) -> None:
+        requester, group = self.requester, self.group
+        member = getattr(resp, "member_id", None) or requester
+        gen = getattr(resp, "generation_id", None)
+        coordinator = self.coordinator
+        coordinator._rows.append((coordinator.sim.now, "coordinator", group.group_id, member, self.kind,
+                                  gen if gen is not None and gen >= 0 else group.generation_id, None, None,
+                                  resp.error._name_, requester if member != requester else None, None, group.state))
+        if self.callback is not None:
+            self.callback(resp)
 
 
 def _answered(response: _Response, error: Errors) -> _Response:
@@ -167,6 +192,7 @@ class ClassicGroupCoordinator:
         self._rng = sim.random(f"coordinator-{broker_id}")
         self._unloaded: set[str] = set()
         self._session_checks: dict[int, SessionCheck] = {}  # deadline -> the latest check armed for it
+        self._pending_checks: dict[int, SessionCheck] = {}  # the same for pending member ids
         self.removal_reason: dict[str, str] = {}  # member id -> why the coordinator removed it
 
     # -- small helpers ----------------------------------------------------------------------
@@ -184,7 +210,7 @@ class ClassicGroupCoordinator:
         """`<client.id>-<UUID>`, or `<group.instance.id>-<UUID>` for a static member
         (`GroupMetadata.generateMemberId` from 2.3.1, `ClassicGroup.generateMemberId` in 4.x; 2.3.0
         put the group's state timestamp in place of the UUID, KAFKA-8715, which is not modelled)."""
-        return f"{prefix}-{uuid.UUID(int=self._rng.getrandbits(128), version=4)}"
+        return f"{prefix}-{_uuid4(self._rng.getrandbits(128))}"
 
     def _transition(self, group: Group, state: str) -> None:
         if group.state not in VALID_PREVIOUS_STATES[state]:
@@ -228,25 +254,44 @@ class ClassicGroupCoordinator:
     def _arm_session(self, group: Group, member: Member, deadline: int) -> None:
         """Schedule the member's expiry check at `deadline`.
 
-        Members armed one after another for the same deadline, with no other timer scheduled in
-        between (a cohort that heartbeats together), share one engine timer: they are checked in
-        the order they were armed, exactly as separate timers would run, at a fraction of the cost.
+        Members armed for the same deadline while no other timer was scheduled for that time in
+        between (a cohort that joins or heartbeats together) share one engine timer: they are
+        checked in the order they were armed, exactly as separate timers would run, at a fraction
+        of the cost.
         """
         check = self._session_checks.get(deadline)
-        if check is None or self.sim.last_scheduled is not check.timer:
-            check = SessionCheck(deadline)
-            check.timer = self.sim.at(deadline, self._on_session_check, check)
-            self._session_checks[deadline] = check
+        if check is None or self.sim.last_at.get(deadline) is not check.timer:
+            check = self._new_check(self._session_checks, deadline, self._on_session_check)
         check.entries.append((group, member))
         member.timer = check
 
+    def _new_check(self, checks: dict[int, SessionCheck], deadline: int, fire: Callable) -> SessionCheck:
+        """A shared check for `deadline` (see `_arm_session`), its engine timer calling `fire(check)`."""
+        check = checks[deadline] = SessionCheck(deadline)
+        check.timer = self.sim.at(deadline, fire, check)
+        return check
+
     def _on_session_check(self, check: "SessionCheck") -> None:
-        if self._session_checks.get(check.time) is check:
-            del self._session_checks[check.time]
+        """Check each member armed for this time, in arming order. A member renewed since (the
+        common case: it heartbeats) is armed again for its new deadline here; any other goes
+        through `_on_session_timer`, with the timer events counted so far written first."""
+        time = check.time
+        if self._session_checks.get(time) is check:
+            del self._session_checks[time]
+        check.timer = None  # its engine timer has run: no cycle keeps the entries alive now
+        stats, arm, renewed = self.stats, self._arm_session, 0
         for group, member in check.entries:
             if member.timer is check:  # not re-armed or cancelled since
                 member.timer = None
-                self._on_session_timer(group, member, check.time)
+                deadline = member.deadline
+                if deadline > time and group.state != DEAD and group.members.get(member.member_id) is member:
+                    renewed += 1
+                    arm(group, member, deadline)
+                else:
+                    stats["timer_events"] += renewed
+                    renewed = 0
+                    self._on_session_timer(group, member, time)
+        stats["timer_events"] += renewed
 
     def _on_session_timer(self, group: Group, member: Member, armed_for: int) -> None:
         self.stats["timer_events"] += 1
@@ -326,15 +371,7 @@ class ClassicGroupCoordinator:
         The row names the member the response is for; when the coordinator handed out a new
         member id, `reason` keeps the name the request came from (its client id).
         """
-        def done(resp: _Response) -> None:
-            member = getattr(resp, "member_id", None) or requester
-            gen = getattr(resp, "generation_id", None)
-            self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind,
-                               gen if gen is not None and gen >= 0 else group.generation_id, None, None,
-                               resp.error._name_, requester if member != requester else None, None, group.state))
-            if callback is not None:
-                callback(resp)
-        return done
+        return _Recording(self, group, kind, requester, callback)
 
     def _accept_joining_member(self, group: Group, member_id: str) -> bool:
         """acceptJoiningMember (KIP-389, rule of KAFKA-9885): the last members to rejoin are turned away."""
@@ -368,7 +405,7 @@ class ClassicGroupCoordinator:
                                                   rebalance_timeout_ms, protocol_type, protocols, resp, reason)
         if require_known_member_id:  # KIP-394: register a pending id and ask the member to come back with it
             self.log.member_id_required(now, group.group_id, group.state, new_id)
-            group.pending_join[new_id] = self.sim.schedule(session_timeout_ms, self._on_pending_expired, group, new_id)
+            self._arm_pending(group, new_id, now + session_timeout_ms)
             self._event(group, "PendingMemberAdded", new_id)
             resp.member_id = new_id
             return resp._complete(Errors.MEMBER_ID_REQUIRED)
@@ -444,14 +481,13 @@ class ClassicGroupCoordinator:
             # so a group that comes back from Empty later waits one window only.
             group.new_member_added = True
         group.add(member, resp)
-        pending = group.pending_join.pop(member_id, None)
-        if pending is not None:
-            pending.cancel()
+        if group.pending_join.pop(member_id, None) is not None:  # its expiry check now skips it
             self.log.pending_member_joined(self.sim.now, group.group_id, group.state, member_id)
         self._event(group, "MemberAdded", member_id, reason="static" if instance_id is not None else "dynamic")
         # New members cannot heartbeat yet, so they get the 5-minute new-member join timeout instead.
         self._reset_session(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
-        self._maybe_prepare_rebalance(group, self.log.reason_new_member(member_id, instance_id, reason))
+        if group.can_rebalance():  # _maybe_prepare_rebalance, the reason's text made only when used
+            self._prepare_rebalance(group, self.log.reason_new_member(member_id, instance_id, reason))
 
     def _update_member_and_rebalance(self, group: Group, member: Member, protocols: Protocols,
                                      rebalance_timeout_ms: int, session_timeout_ms: int, resp: JoinGroupResponse,
@@ -617,6 +653,25 @@ class ClassicGroupCoordinator:
         return False
 
     # -- pending members -----------------------------------------------------------------------
+    def _arm_pending(self, group: Group, member_id: str, deadline: int) -> None:
+        """Register a pending member id (KIP-394) that expires at `deadline` unless it joins first.
+        Pending ids registered together share one engine timer, as sessions do (`_arm_session`);
+        removing the id from `group.pending_join` is what cancels its expiry."""
+        check = self._pending_checks.get(deadline)
+        if check is None or self.sim.last_at.get(deadline) is not check.timer:
+            check = self._new_check(self._pending_checks, deadline, self._on_pending_check)
+        check.entries.append((group, member_id))
+        group.pending_join[member_id] = check
+
+    def _on_pending_check(self, check: SessionCheck) -> None:
+        """Expire, in registration order, each pending id of this check that is still pending."""
+        if self._pending_checks.get(check.time) is check:
+            del self._pending_checks[check.time]
+        check.timer = None
+        for group, member_id in check.entries:
+            if group.pending_join.get(member_id) is check:
+                self._on_pending_expired(group, member_id)
+
     def _on_pending_expired(self, group: Group, member_id: str) -> None:
         self.stats["timer_events"] += 1
         if group.pending_join.pop(member_id, None) is None:
@@ -737,7 +792,36 @@ class ClassicGroupCoordinator:
             return failed
         # Fast path: a Stable/CompletingRebalance group at the right generation; only the member
         # lookup and the session deadline remain (see `_reset_session` for why no timer moves).
-        members, now, rows, state = group.members, self.sim.now, self._rows, group.state
+        # Nothing here answers a callback or changes the group, so the rows of the members found
+        # up to the first unknown id are written together afterwards, in the same order.
+        if member_ids.__class__ is not list and member_ids.__class__ is not tuple:
+            member_ids = list(member_ids)
+        members, now, state = group.members, self.sim.now, group.state
+        unknown = None
+        try:
+            for member_id in member_ids:
+                member = members[member_id]
+                deadline = now + member.session_timeout_ms
+                member.deadline = deadline
+                check = member.timer
+                if check is None or check.time > deadline:
+                    self._arm_session(group, member, deadline)
+        except KeyError:
+            unknown = member_ids.index(member_id)  # the first unknown id; the ones before it are done
+        found = member_ids if unknown is None else member_ids[:unknown]
+        self.stats["requests"] += len(found)
+        if self.record_heartbeats:
+            ok = Errors.NONE._name_
+            self._rows.extend([(now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None, None, ok,
+                                None, None, state) for member_id in found])
+        if unknown is not None:
+            self._heartbeat_rest(group, member_ids[unknown:], generation_id, failed)
+        return failed
+
+    def _heartbeat_rest(self, group: Group, member_ids: Sequence[str], generation_id: int,
+                        failed: dict[str, Errors]) -> None:
+        """`heartbeat_batch`'s fast path from an unknown member id on, one member at a time."""
+        members, now, rows, state, group_id = group.members, self.sim.now, self._rows, group.state, group.group_id
         record = self.record_heartbeats
         count = 0
         for member_id in member_ids:
@@ -758,7 +842,6 @@ class ClassicGroupCoordinator:
                 rows.append((now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None, None,
                              error._name_, None, None, state))
         self.stats["requests"] += count
-        return failed
 
     def _heartbeat(self, group_id: str, member_id: str, generation_id: int, instance_id: str | None) -> Errors:
         self.stats["requests"] += 1
@@ -858,7 +941,7 @@ class ClassicGroupCoordinator:
             self._remove_current_member(group, group.members[current], reason)
             return Errors.NONE
         if member_id in group.pending_join:
-            group.pending_join.pop(member_id).cancel()
+            del group.pending_join[member_id]  # its expiry check now skips it
             self._event(group, "MemberRemoved", member_id, reason="leave_group")
             self._try_complete_join(group)
             self.log.pending_member_left(self.sim.now, group.group_id, member_id, reason)
@@ -936,9 +1019,10 @@ class ClassicGroupCoordinator:
     def _release(self, group_id: str, error: Errors) -> Group:
         """Remove the group, stop its timers and answer its parked requests with `error`."""
         group = self.groups.pop(group_id)
-        for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
+        for timer in (group.join_timer, group.sync_timer):
             if timer is not None:
                 timer.cancel()
+        group.pending_join.clear()  # their expiry checks skip them
         for member in group.members.values():
             self._cancel_session(member)
             parked = (member.awaiting_join, member.awaiting_sync)
@@ -996,6 +1080,12 @@ class ClassicGroupCoordinator:
         if group is None:
             raise KeyError(f"unknown group {group_id!r}")
         return group
+
+
+def _uuid4(bits: int) -> str:
+    """`str(uuid.UUID(int=bits, version=4))`: the variant and version bits set as `uuid.UUID` sets them."""
+    h = "%032x" % ((bits & ~(0xc000 << 48) | 0x8000 << 48) & ~(0xf000 << 64) | 4 << 76)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _or(value, default):

@@ -27,14 +27,15 @@ Protocols = Sequence[tuple[str, bytes]]
 
 
 class SessionCheck:
-    """One engine timer checking the sessions of the members armed for `time` (the coordinator's `_arm_session`)."""
+    """One engine timer checking the sessions of the members armed for `time` (the coordinator's
+    `_arm_session`), or the pending member ids that expire then (`_arm_pending`)."""
 
     __slots__ = ("time", "entries", "timer")
 
     def __init__(self, time: int):
         self.time = time
-        self.entries: list[tuple["Group", "Member"]] = []
-        self.timer: Timer | None = None
+        self.entries: list[tuple["Group", "Member | str"]] = []
+        self.timer: Timer | None = None  # None once it has run
 
 
 # -- group model ----------------------------------------------------------------------------
@@ -102,7 +103,7 @@ class Group:
         self.leader_id: str | None = None
         self.members: dict[str, Member] = {}
         self.static_members: dict[str, str] = {}
-        self.pending_join: dict[str, Timer] = {}   # member id -> its pending-member expiry timer
+        self.pending_join: dict[str, SessionCheck] = {}   # member id -> the check that expires it
         self.pending_sync: set[str] = set()
         self.num_awaiting_join = 0
         self.new_member_added = False
@@ -137,9 +138,7 @@ class Group:
                 self.static_members.pop(member.instance_id, None)
         if self.leader_id == member_id:
             self.leader_id = next(iter(self.members), None)
-        timer = self.pending_join.pop(member_id, None)
-        if timer is not None:
-            timer.cancel()
+        self.pending_join.pop(member_id, None)  # its expiry check now skips it
         self.pending_sync.discard(member_id)
         return member
 
