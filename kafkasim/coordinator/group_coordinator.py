@@ -194,7 +194,7 @@ class GroupCoordinator(ClassicGroupCoordinator):
                    callback: Callable | None = None) -> JoinGroupResponse:
         """JoinGroup (`classicGroupJoin`): a non-empty consumer group answers it at once for a
         classic member; an empty one first becomes a classic group; else the classic protocol."""
-        if self.share_groups.has_group(group_id):  # GMMT.testClassicGroupJoinOnShareGroup
+        if group_id in self.share_groups.groups:  # GMMT.testClassicGroupJoinOnShareGroup
             return self._to_share_group(group_id, member_id or client_id, "JoinGroup",
                                         JoinGroupResponse(member_id, callback), Errors.INCONSISTENT_GROUP_PROTOCOL)
         group = self.consumer_groups.groups.get(group_id)
@@ -209,9 +209,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
             resp.generation_id, resp.protocol_type, resp.protocol_name = \
                 answer.generation_id, PROTOCOL_TYPE, answer.protocol_name
             return self._classic_answer(group_id, "JoinGroupResponse", resp, answer, member_id or client_id)
-        return super().join_group(group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms,
-                                  protocol_type, protocols, require_known_member_id, client_id, reason,
-                                  supports_skip_assignment, callback)
+        return ClassicGroupCoordinator.join_group(  # not super(): an object less on every JoinGroup
+            self, group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms, protocol_type,
+            protocols, require_known_member_id, client_id, reason, supports_skip_assignment, callback)
 
     def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
                    group_instance_id: str | None = None, protocol_type: str | None = None,

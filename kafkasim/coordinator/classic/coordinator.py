@@ -64,14 +64,33 @@ class _Response:
         return ["done", "error"]
 
 
-class JoinGroupResponse(_Response):
+class _RecordedResponse(_Response):
+    """A JoinGroup or SyncGroup response: once the coordinator has taken the request
+    (`ClassicGroupCoordinator._record`), its answer, immediate or parked, is also an event row,
+    written before the caller's callback runs."""
+
+    __slots__ = ("_coordinator", "_group", "_requester")
+    kind = ""  # the row's kind: the response's name
+
+    def _complete(self, error: Errors) -> None:
+        self.error = error
+        self.done = True
+        if self._coordinator is not None:
+            self._coordinator._answer_row(self)
+        if self._callback is not None:
+            self._callback(self)
+
+
+class JoinGroupResponse(_RecordedResponse):
     __slots__ = ("member_id", "generation_id", "leader_id", "protocol_type", "protocol_name",
                  "members", "member_metadata", "member_instance_ids", "skip_assignment")
+    kind = "JoinGroupResponse"
 
     def __init__(self, member_id: str = "", callback: Callable | None = None):
         self.done = False
         self.error = Errors.NONE
         self._callback = callback
+        self._coordinator = None
         self.member_id = member_id
         self.generation_id = -1
         self.leader_id = ""
@@ -86,13 +105,15 @@ class JoinGroupResponse(_Response):
         return ["done", "error", "member_id", "generation_id", "leader_id", "protocol_name", "members"]
 
 
-class SyncGroupResponse(_Response):
+class SyncGroupResponse(_RecordedResponse):
     __slots__ = ("assignment", "protocol_type", "protocol_name")
+    kind = "SyncGroupResponse"
 
     def __init__(self, callback: Callable | None = None):
         self.done = False
         self.error = Errors.NONE
         self._callback = callback
+        self._coordinator = None
         self.assignment = b""
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
@@ -117,28 +138,6 @@ class LeaveGroupResponse(_Response):
 
     def _fields(self) -> list[str]:
         return ["done", "error", "member_errors"]
-
-
-class _Recording:
-    """A response's callback that first writes the answer as an event row (`ClassicGroupCoordinator._recording`)."""
-
-    __slots__ = ("coordinator", "group", "kind", "requester", "callback")
-
-    def __init__(self, coordinator: "ClassicGroupCoordinator", group: Group, kind: str, requester: str,
-                 callback: Callable | None):
-        self.coordinator, self.group, self.kind, self.requester, self.callback = (
-            coordinator, group, kind, requester, callback)
-
-    def __call__(self, resp: _Response) -> None:
-        requester, group = self.requester, self.group
-        member = getattr(resp, "member_id", None) or requester
-        gen = getattr(resp, "generation_id", None)
-        coordinator = self.coordinator
-        coordinator._rows.append((coordinator.sim.now, "coordinator", group.group_id, member, self.kind,
-                                  gen if gen is not None and gen >= 0 else group.generation_id, None, None,
-                                  resp.error._name_, requester if member != requester else None, None, group.state))
-        if self.callback is not None:
-            self.callback(resp)
 
 
 def _answered(response: _Response, error: Errors) -> _Response:
@@ -259,11 +258,17 @@ class ClassicGroupCoordinator:
         checked in the order they were armed, exactly as separate timers would run, at a fraction
         of the cost.
         """
+        check = self._session_check(deadline)
+        check.entries.append((group, member))
+        member.timer = check
+
+    def _session_check(self, deadline: int) -> SessionCheck:
+        """The check a member armed for `deadline` joins: the latest one for that time while it is
+        still the last timer scheduled for it, else a new one."""
         check = self._session_checks.get(deadline)
         if check is None or self.sim.last_at.get(deadline) is not check.timer:
             check = self._new_check(self._session_checks, deadline, self._on_session_check)
-        check.entries.append((group, member))
-        member.timer = check
+        return check
 
     def _new_check(self, checks: dict[int, SessionCheck], deadline: int, fire: Callable) -> SessionCheck:
         """A shared check for `deadline` (see `_arm_session`), its engine timer calling `fire(check)`."""
@@ -279,18 +284,24 @@ class ClassicGroupCoordinator:
         if self._session_checks.get(time) is check:
             del self._session_checks[time]
         check.timer = None  # its engine timer has run: no cycle keeps the entries alive now
-        stats, arm, renewed = self.stats, self._arm_session, 0
-        for group, member in check.entries:
-            if member.timer is check:  # not re-armed or cancelled since
+        stats, renewed = self.stats, 0
+        target = None  # the check renewed members join; still the last timer at its time until
+        for entry in check.entries:  # the slow path below schedules something
+            group, member = entry
+            if member.timer is not check:  # re-armed or cancelled since
+                continue
+            deadline = member.deadline
+            if deadline > time and group.state != DEAD and group.members.get(member.member_id) is member:
+                renewed += 1
+                if target is None or target.time != deadline:
+                    target = self._session_check(deadline)
+                target.entries.append(entry)
+                member.timer = target
+            else:
                 member.timer = None
-                deadline = member.deadline
-                if deadline > time and group.state != DEAD and group.members.get(member.member_id) is member:
-                    renewed += 1
-                    arm(group, member, deadline)
-                else:
-                    stats["timer_events"] += renewed
-                    renewed = 0
-                    self._on_session_timer(group, member, time)
+                stats["timer_events"] += renewed
+                renewed, target = 0, None
+                self._on_session_timer(group, member, time)
         stats["timer_events"] += renewed
 
     def _on_session_timer(self, group: Group, member: Member, armed_for: int) -> None:
@@ -326,9 +337,8 @@ class ClassicGroupCoordinator:
         self.stats["requests"] += 1
         resp = JoinGroupResponse(member_id, callback)
         protocols = list(protocols)
-        status = self._group_status_error(group_id)
-        if status is not None:
-            return self._join_answer(group_id, member_id or client_id, resp, status)
+        if not group_id or group_id in self._unloaded:
+            return self._join_answer(group_id, member_id or client_id, resp, self._group_status_error(group_id))
         if not self.min_session_timeout_ms <= session_timeout_ms <= self.max_session_timeout_ms:
             return self._join_answer(group_id, member_id or client_id, resp, Errors.INVALID_SESSION_TIMEOUT)
         group = self.groups.get(group_id)
@@ -337,7 +347,7 @@ class ClassicGroupCoordinator:
                 return self._join_answer(group_id, member_id, resp, Errors.UNKNOWN_MEMBER_ID)
             group = self.groups[group_id] = Group(group_id)
         self._event(group, "JoinGroup", member_id or client_id, reason=reason)
-        resp._callback = self._recording(group, "JoinGroupResponse", member_id or client_id, callback)
+        self._record(resp, group, member_id or client_id)
 
         if not self._accept_joining_member(group, member_id):
             if member_id in group.members or member_id in group.pending_join:
@@ -354,7 +364,7 @@ class ClassicGroupCoordinator:
         else:
             self._current_member_join(group, member_id, group_instance_id, client_id, session_timeout_ms,
                                       rebalance_timeout_ms, protocol_type, protocols, resp, reason)
-        if group.state == PREPARING:
+        if group.state == PREPARING and group.initial_delay is None:  # an initial delayed join never completes early
             self._try_complete_join(group)
         return resp
 
@@ -365,13 +375,19 @@ class ClassicGroupCoordinator:
         resp._complete(error)
         return resp
 
-    def _recording(self, group: Group, kind: str, requester: str, callback: Callable | None) -> Callable:
-        """Wrap a response callback so that every answer, immediate or parked, is also an event.
+    def _record(self, resp: _RecordedResponse, group: Group, requester: str) -> None:
+        """From now on the response's answer, immediate or parked, is also an event (`_answer_row`)."""
+        resp._coordinator, resp._group, resp._requester = self, group, requester
 
-        The row names the member the response is for; when the coordinator handed out a new
-        member id, `reason` keeps the name the request came from (its client id).
-        """
-        return _Recording(self, group, kind, requester, callback)
+    def _answer_row(self, resp: _RecordedResponse) -> None:
+        """The row names the member the response is for; when the coordinator handed out a new
+        member id, `reason` keeps the name the request came from (its client id)."""
+        requester, group = resp._requester, resp._group
+        member = getattr(resp, "member_id", None) or requester
+        gen = getattr(resp, "generation_id", None)
+        self._rows.append((self.sim.now, "coordinator", group.group_id, member, resp.kind,
+                           gen if gen is not None and gen >= 0 else group.generation_id, None, None,
+                           resp.error._name_, requester if member != requester else None, None, group.state))
 
     def _accept_joining_member(self, group: Group, member_id: str) -> bool:
         """acceptJoiningMember (KIP-389, rule of KAFKA-9885): the last members to rejoin are turned away."""
@@ -695,7 +711,7 @@ class ClassicGroupCoordinator:
                                None, None, (status or Errors.UNKNOWN_MEMBER_ID)._name_, None, None, None))
             return _answered(resp, status or Errors.UNKNOWN_MEMBER_ID)
         self._event(group, "SyncGroup", member_id, generation=generation_id)
-        resp._callback = self._recording(group, "SyncGroupResponse", member_id, callback)
+        self._record(resp, group, member_id)
         if group.state == DEAD:
             return _answered(resp, Errors.COORDINATOR_NOT_AVAILABLE)
         error = self._validate_member(group, member_id, group_instance_id)

@@ -171,8 +171,13 @@ class Group:
     def supports_protocols(self, protocol_type: str, names: set[str]) -> bool:
         if self.state == EMPTY:
             return bool(protocol_type) and bool(names)
-        count = len(self.members)
-        return self.protocol_type == protocol_type and any(self.supported_protocols.get(n, 0) == count for n in names)
+        if self.protocol_type != protocol_type:
+            return False
+        count, supported = len(self.members), self.supported_protocols
+        for name in names:
+            if supported.get(name, 0) == count:
+                return True
+        return False
 
     def select_protocol(self) -> str:
         """Each member votes for its first protocol that every member supports; most votes wins."""
