@@ -216,11 +216,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
     def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
                    group_instance_id: str | None = None, protocol_type: str | None = None,
                    protocol_name: str | None = None, callback: Callable | None = None) -> SyncGroupResponse:
-        if self.share_groups.has_group(group_id):
+        if group_id in self.share_groups.groups:
             return self._to_share_group(group_id, member_id, "SyncGroup", SyncGroupResponse(callback))
-        if not self.consumer_groups.has_group(group_id):
-            return super().sync_group(group_id, member_id, generation_id, assignments, group_instance_id,
-                                      protocol_type, protocol_name, callback)
+        if group_id not in self.consumer_groups.groups:  # not super(): an object less on every request
+            return ClassicGroupCoordinator.sync_group(self, group_id, member_id, generation_id, assignments,
+                                                      group_instance_id, protocol_type, protocol_name, callback)
         answer = self.consumer_groups.classic_sync(group_id, member_id, generation_id, group_instance_id,
                                                    protocol_type, protocol_name)
         resp = SyncGroupResponse(callback)
@@ -229,10 +229,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
                   callback: Callable | None = None) -> HeartbeatResponse:
-        if self.share_groups.has_group(group_id):
+        if group_id in self.share_groups.groups:
             return self._to_share_group(group_id, member_id, "Heartbeat", HeartbeatResponse(callback))
-        if not self.consumer_groups.has_group(group_id):
-            return super().heartbeat(group_id, member_id, generation_id, group_instance_id, callback)
+        if group_id not in self.consumer_groups.groups:
+            return ClassicGroupCoordinator.heartbeat(self, group_id, member_id, generation_id, group_instance_id,
+                                                     callback)
         error = self.consumer_groups.classic_heartbeat(group_id, member_id, generation_id, group_instance_id)
         if self.record_heartbeats or error is not Errors.NONE:
             self._classic_row(group_id, member_id, "Heartbeat", generation=generation_id, error=error)

@@ -813,11 +813,13 @@ class ClassicGroupCoordinator:
         if member_ids.__class__ is not list and member_ids.__class__ is not tuple:
             member_ids = list(member_ids)
         members, now, state = group.members, self.sim.now, group.state
-        unknown = None
+        unknown = timeout = None
         try:
             for member_id in member_ids:
                 member = members[member_id]
-                deadline = now + member.session_timeout_ms
+                if member.session_timeout_ms != timeout:  # members of a group mostly share one timeout:
+                    timeout = member.session_timeout_ms   # one deadline (one int) for all of them
+                    deadline = now + timeout
                 member.deadline = deadline
                 check = member.timer
                 if check is None or check.time > deadline:
