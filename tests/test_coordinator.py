@@ -747,14 +747,15 @@ def _expired(sim):
 
 
 def test_pending_ids_share_an_expiry_timer_only_while_no_other_timer_is_due_with_it():
-    """Pending ids registered for the same expiry time share one engine timer while nothing else
-    was scheduled for that time in between (a timer for another time does not matter); a timer
-    for the same time in between gets its turn between them, as with one timer per id. By hand:
-    p1 and p2 expire at 7,000 ms from one timer, then the other timer sees only p3 pending, then
-    p3 expires from a second one: 3 engine events at 7,000 ms where one timer per id makes 4."""
+    """Pending ids registered for the same expiry time share one engine timer while nothing due at
+    that time was scheduled in between (the coordinator's own check for another time does not
+    matter); a timer for the same time in between gets its turn between them, as with one timer
+    per id. By hand: p1 and p2 expire at 7,000 ms from one timer (q's check, for 8,000 ms, came
+    between them), then the other timer sees only p3 pending, then p3 expires from a second
+    check: 3 engine events at 7,000 ms where one timer per id makes 4; q expires at 8,000 ms."""
     sim, coord = new_coordinator()
     p1 = join(coord, session=7000)
-    sim.at(9000, lambda: None)
+    q = join(coord, "h", session=8000)
     p2 = join(coord, session=7000)
     seen = []
     sim.at(7000, lambda: seen.append(coord.pending_member_ids("g")))
@@ -764,6 +765,8 @@ def test_pending_ids_share_an_expiry_timer_only_while_no_other_timer_is_due_with
     assert seen == [[p3.member_id]]
     assert sim.stats["events"] == 3 and coord.stats["timer_events"] == 3
     assert coord.pending_member_ids("g") == []
+    sim.advance(1000)
+    assert _expired(sim)[3:] == [(8000, "h", q.member_id)]
 
 
 def test_a_pending_id_that_joins_leaves_or_loses_its_group_never_expires():
@@ -784,11 +787,13 @@ def test_a_pending_id_that_joins_leaves_or_loses_its_group_never_expires():
 
 def test_members_of_one_cohort_share_session_checks_and_expire_in_arming_order():
     """Members armed one after another for one deadline share a check even though each member's
-    pending-id timer (another time) was scheduled in between, as in a join storm; when their
-    sessions run out they are removed in the order they were armed. By hand: three members join at
-    0 ms while a 400 s initial delay holds the join phase open; a new member's JoinGroup times out
-    after 300 s (NEW_MEMBER_JOIN_TIMEOUT_MS), so all three are removed at 300,000 ms, in join order,
-    by one engine timer (one per member before the checks could share across other times)."""
+    pending-id check (another time) was made in between, as in a join storm; when their sessions
+    run out they are removed in the order they were armed. By hand: three members join at 0 ms
+    while a 400 s initial delay holds the join phase open; a new member's JoinGroup times out after
+    300 s (NEW_MEMBER_JOIN_TIMEOUT_MS), so all three are removed at 300,000 ms, in join order, by
+    two engine timers: the first member's join starts the rebalance, whose join timer comes
+    between its check and the second member's; the second and third share one (one timer per
+    member when a pending-id timer in between stopped any sharing)."""
     sim, coord = new_coordinator(group_initial_rebalance_delay_ms=400_000)
     joins = [two_step_join(coord, rebalance=600_000) for _ in range(3)]
     ids = [j.member_id for j in joins]
@@ -799,7 +804,7 @@ def test_members_of_one_cohort_share_session_checks_and_expire_in_arming_order()
     removed = [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")]
     assert removed == [(300_000, m, "new_member_timeout") for m in ids]
     assert all(j.done and j.error is Errors.UNKNOWN_MEMBER_ID for j in joins)
-    assert sim.stats["events"] - events == 1
+    assert sim.stats["events"] - events == 2
 
 
 def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():

@@ -99,24 +99,13 @@ def test_peek_skips_cancelled_timers():
     assert sim.peek() == 9
 
 
-def test_last_at_names_the_timer_scheduled_last_for_each_time_and_forgets_passed_times():
-    """`last_at` is what lets a model add work to a timer already scheduled (the classic
-    coordinator's shared session and pending-member checks): for each time it holds the timer
-    scheduled last for that time, whatever was scheduled for other times in between. Entries of
-    times the clock has left are dropped once they outnumber twice those kept at the last pruning
-    plus 1,024, checked as the clock enters a simulated second."""
+
+def test_timers_are_numbered_one_by_one_as_they_are_scheduled():
+    """`Timer.seq`: the classic coordinator counts on it to tell whether anything but its own
+    checks was scheduled after a check it wants to add a member to (`_joinable`)."""
     sim = Simulation()
-    a = sim.at(100, lambda: None)
-    other = sim.at(50, lambda: None)  # another time: `a` is still the last timer for 100 ms
-    assert sim.last_at[100] is a and sim.last_at[50] is other
-    b = sim.at(100, lambda: None)
-    assert sim.last_at[100] is b
-    b.cancel()  # cancelling does not make an earlier timer the last one again
-    assert sim.last_at[100] is b
-    first = [sim.at(t, lambda: None) for t in range(1000, 3000)]  # 2,002 times in all
-    sim.advance(999)  # entering second 0 at 50 ms: 2,002 > 1,024 entries, none of them before 50 ms
-    assert len(sim.last_at) == 2002
-    later = [sim.at(t, lambda: None) for t in range(3000, 9000)]  # 8,002 > 2 * 2,002 + 1,024
-    sim.advance(3000 - 999)  # entering second 1: 50 and 100 ms go; at 2,000 ms 8,000 < 2 * 8,000 + 1,024
-    assert len(sim.last_at) == 8000 and min(sim.last_at) == 1000
-    assert sim.last_at[1000] is first[0] and sim.last_at[8999] is later[-1]
+    a = sim.at(50, lambda: None)
+    b = sim.schedule(10, lambda: None)
+    b.cancel()
+    c = sim.at(50, lambda: None)
+    assert (b.seq - a.seq, c.seq - b.seq) == (1, 1) and sim.last_scheduled is c

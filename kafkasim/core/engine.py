@@ -17,7 +17,6 @@ from typing import Any, Callable
 from kafkasim.core.events import EventLog
 
 _heappush = heapq.heappush  # bound once: scheduling is on every event's path
-_LAST_AT_SLACK = 1024  # `Simulation.last_at` entries beyond twice those kept at the last pruning
 
 
 class Timer(list):
@@ -33,6 +32,11 @@ class Timer(list):
     @property
     def time(self) -> int:
         return self[0]
+
+    @property
+    def seq(self) -> int:
+        """The timer's number: timers are numbered one by one as they are scheduled."""
+        return self[1]
 
     @property
     def fn(self) -> Callable[..., Any] | None:
@@ -94,12 +98,7 @@ class Simulation:
         self.stats = {"events": 0}
         self._heap: list[Timer] = []
         self._seq = count()
-        #: The timer scheduled last for each time (read it, never write it): a model may add work to
-        #: that timer, rather than schedule one of its own, when it is still the last one due at that
-        #: time, since the work then runs in the same order either way. Times the clock has left are
-        #: dropped now and then (`_prune_last_at`), never one it has not reached.
-        self.last_at: dict[int, Timer] = {}
-        self._last_at_limit = _LAST_AT_SLACK
+        self.last_scheduled: Timer | None = None  # lets a model join a timer scheduled just before
         self._streams: dict[str, random.Random] = {}
         self._jumping = False  # during jump(), a deadline already passed is allowed: it runs in deadline order
 
@@ -119,7 +118,7 @@ class Simulation:
         if time < self.now and not self._jumping:
             raise ValueError(f"cannot schedule at {time} ms: the clock is already at {self.now} ms")
         timer = Timer((time, next(self._seq), fn, args))
-        self.last_at[time] = timer
+        self.last_scheduled = timer
         _heappush(self._heap, timer)
         return timer
 
@@ -172,8 +171,6 @@ class Simulation:
                         second_end, second_stop = instant - instant % 1000 + 1000, ran + per_second
                         if ran >= left:
                             raise TooManyEvents(_too_many(instant, self.max_events, fn, timer[3]))
-                        if len(self.last_at) > self._last_at_limit:
-                            self._prune_last_at(instant)
                     elif ran >= second_stop:
                         raise SimulationStalled(_crawling(second_end - 1000, per_second, fn, timer[3]))
                     if not at_until:
@@ -186,14 +183,6 @@ class Simulation:
             self.stats["events"] += ran
             if collecting:
                 gc.enable()
-
-    def _prune_last_at(self, now: int) -> None:
-        """Forget `last_at` entries of times before `now` (checked once per simulated second, and
-        done when the entries have doubled since the last time: a constant cost per entry)."""
-        last_at = self.last_at
-        for time in [t for t in last_at if t < now]:
-            del last_at[time]
-        self._last_at_limit = 2 * len(last_at) + _LAST_AT_SLACK
 
     def advance(self, ms: int) -> None:
         """Run every timer due up to now+ms, each at its exact time; then the clock reads now+ms."""

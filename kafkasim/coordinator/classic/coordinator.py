@@ -192,6 +192,7 @@ class ClassicGroupCoordinator:
         self._unloaded: set[str] = set()
         self._session_checks: dict[int, SessionCheck] = {}  # deadline -> the latest check armed for it
         self._pending_checks: dict[int, SessionCheck] = {}  # the same for pending member ids
+        self._checks_made = 0  # checks of either kind made so far (`_joinable`)
         self.removal_reason: dict[str, str] = {}  # member id -> why the coordinator removed it
 
     # -- small helpers ----------------------------------------------------------------------
@@ -253,28 +254,44 @@ class ClassicGroupCoordinator:
     def _arm_session(self, group: Group, member: Member, deadline: int) -> None:
         """Schedule the member's expiry check at `deadline`.
 
-        Members armed for the same deadline while no other timer was scheduled for that time in
-        between (a cohort that joins or heartbeats together) share one engine timer: they are
-        checked in the order they were armed, exactly as separate timers would run, at a fraction
-        of the cost.
+        Members armed for the same deadline share one engine timer while no other timer due at
+        that time was scheduled in between (`_joinable`; a cohort that joins or heartbeats
+        together): they are checked in the order they were armed, exactly as separate timers would
+        run, at a fraction of the cost.
         """
         check = self._session_check(deadline)
         check.entries.append((group, member))
         member.timer = check
 
     def _session_check(self, deadline: int) -> SessionCheck:
-        """The check a member armed for `deadline` joins: the latest one for that time while it is
-        still the last timer scheduled for it, else a new one."""
+        """The check a member armed for `deadline` joins: the latest one for that time if it can
+        take one more member (`_joinable`), else a new one."""
         check = self._session_checks.get(deadline)
-        if check is None or self.sim.last_at.get(deadline) is not check.timer:
+        if check is None or not self._joinable(check, self._pending_checks):
             check = self._new_check(self._session_checks, deadline, self._on_session_check)
         return check
 
     def _new_check(self, checks: dict[int, SessionCheck], deadline: int, fire: Callable) -> SessionCheck:
         """A shared check for `deadline` (see `_arm_session`), its engine timer calling `fire(check)`."""
-        check = checks[deadline] = SessionCheck(deadline)
+        self._checks_made += 1
+        check = checks[deadline] = SessionCheck(deadline, self._checks_made)
         check.timer = self.sim.at(deadline, fire, check)
         return check
+
+    def _joinable(self, check: SessionCheck, others: dict[int, SessionCheck]) -> bool:
+        """Can a check that has not run yet take one more entry, the order kept as with a timer of
+        the entry's own: no timer due at its time was scheduled after it. So when it is the last
+        timer scheduled; or when every timer scheduled since is a check this coordinator made (as
+        many timers as checks made since: the engine numbers timers one by one) and none of those
+        is due at that time (`others`: the latest check of the other kind for each time). A join
+        storm arms each member's pending-id check and session check in turn, for two times: both
+        are joinable. Anything else scheduled in between makes a new check."""
+        last = self.sim.last_scheduled
+        if last is check.timer:
+            return True
+        other = others.get(check.time)
+        return ((other is None or other.made < check.made)
+                and last.seq - check.timer.seq == self._checks_made - check.made)
 
     def _on_session_check(self, check: "SessionCheck") -> None:
         """Check each member armed for this time, in arming order. A member renewed since (the
@@ -674,7 +691,7 @@ class ClassicGroupCoordinator:
         Pending ids registered together share one engine timer, as sessions do (`_arm_session`);
         removing the id from `group.pending_join` is what cancels its expiry."""
         check = self._pending_checks.get(deadline)
-        if check is None or self.sim.last_at.get(deadline) is not check.timer:
+        if check is None or not self._joinable(check, self._session_checks):
             check = self._new_check(self._pending_checks, deadline, self._on_pending_check)
         check.entries.append((group, member_id))
         group.pending_join[member_id] = check

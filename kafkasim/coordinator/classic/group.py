@@ -30,10 +30,11 @@ class SessionCheck:
     """One engine timer checking the sessions of the members armed for `time` (the coordinator's
     `_arm_session`), or the pending member ids that expire then (`_arm_pending`)."""
 
-    __slots__ = ("time", "entries", "timer")
+    __slots__ = ("time", "entries", "timer", "made")
 
-    def __init__(self, time: int):
+    def __init__(self, time: int, made: int = 0):
         self.time = time
+        self.made = made  # how many checks the coordinator had made, this one included
         self.entries: list[tuple["Group", "Member | str"]] = []
         self.timer: Timer | None = None  # None once it has run
 
