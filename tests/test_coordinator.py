@@ -739,3 +739,85 @@ def test_removing_a_member_forgets_it_everywhere():
     assert (group.num_awaiting_join, group.leader_id, group.pending_sync) == (2, "b", {"b"})
     assert group.static_members == {"i-b": "b", "i-c": "c"} and group.supported_protocols["range"] == 2
     assert group.remove("nobody") is None and group.num_awaiting_join == 2
+
+
+# -- shared expiry checks (one engine timer for many members, the same order as one each) ----------
+def _expired(sim):
+    return [(r[0], r[2], r[3]) for r in sim.events.of_kind("PendingMemberExpired")]
+
+
+def test_pending_ids_share_an_expiry_timer_only_while_no_other_timer_is_due_with_it():
+    """Pending ids registered for the same expiry time share one engine timer while nothing due at
+    that time was scheduled in between (the coordinator's own check for another time does not
+    matter); a timer for the same time in between gets its turn between them, as with one timer
+    per id. By hand: p1 and p2 expire at 7,000 ms from one timer (q's check, for 8,000 ms, came
+    between them), then the other timer sees only p3 pending, then p3 expires from a second
+    check: 3 engine events at 7,000 ms where one timer per id makes 4; q expires at 8,000 ms."""
+    sim, coord = new_coordinator()
+    p1 = join(coord, session=7000)
+    q = join(coord, "h", session=8000)
+    p2 = join(coord, session=7000)
+    seen = []
+    sim.at(7000, lambda: seen.append(coord.pending_member_ids("g")))
+    p3 = join(coord, session=7000)
+    sim.advance(7000)
+    assert _expired(sim) == [(7000, "g", p1.member_id), (7000, "g", p2.member_id), (7000, "g", p3.member_id)]
+    assert seen == [[p3.member_id]]
+    assert sim.stats["events"] == 3 and coord.stats["timer_events"] == 3
+    assert coord.pending_member_ids("g") == []
+    sim.advance(1000)
+    assert _expired(sim)[3:] == [(8000, "h", q.member_id)]
+
+
+def test_a_pending_id_that_joins_leaves_or_loses_its_group_never_expires():
+    """Removing an id from the pending ids is what cancels its expiry: the one that joins with it
+    (KIP-394) and the one whose group this broker stops coordinating share the check of the one
+    that does expire, and are skipped."""
+    sim, coord = new_coordinator(group_initial_rebalance_delay_ms=3000)
+    joined = join(coord, session=7000)
+    lost = join(coord, "h", session=7000)
+    expires = join(coord, session=7000)
+    join(coord, member_id=joined.member_id, session=7000)
+    coord.unload_group("h")
+    sim.advance(7000)
+    assert _expired(sim) == [(7000, "g", expires.member_id)]
+    assert coord.member_ids("g") == [joined.member_id] and coord.pending_member_ids("g") == []
+    assert coord.stats["timer_events"] == 2  # the expiry and the initial delayed join at 3,000 ms
+
+
+def test_members_of_one_cohort_share_session_checks_and_expire_in_arming_order():
+    """Members armed one after another for one deadline share a check even though each member's
+    pending-id check (another time) was made in between, as in a join storm; when their sessions
+    run out they are removed in the order they were armed. By hand: three members join at 0 ms
+    while a 400 s initial delay holds the join phase open; a new member's JoinGroup times out after
+    300 s (NEW_MEMBER_JOIN_TIMEOUT_MS), so all three are removed at 300,000 ms, in join order, by
+    two engine timers: the first member's join starts the rebalance, whose join timer comes
+    between its check and the second member's; the second and third share one (one timer per
+    member when a pending-id timer in between stopped any sharing)."""
+    sim, coord = new_coordinator(group_initial_rebalance_delay_ms=400_000)
+    joins = [two_step_join(coord, rebalance=600_000) for _ in range(3)]
+    ids = [j.member_id for j in joins]
+    sim.advance(299_999)
+    assert coord.member_ids("g") == ids
+    events = sim.stats["events"]
+    sim.advance(1)
+    removed = [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")]
+    assert removed == [(300_000, m, "new_member_timeout") for m in ids]
+    assert all(j.done and j.error is Errors.UNKNOWN_MEMBER_ID for j in joins)
+    assert sim.stats["events"] - events == 2
+
+
+def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():
+    """`heartbeat_batch` takes any iterable of member ids: a generator gives the rows, answers and
+    counts a list gives (the fast path reads the ids twice), an unknown id first included."""
+    def run(make):
+        sim, coord, ids, _ = stable_group(3)
+        sim.advance(2000)
+        n = len(sim.events.rows)
+        out = coord.heartbeat_batch("g", make(["ghost", ids[2], ids[0], ids[2]]), 1)
+        return out, _rows_after(sim, n), coord.stats["requests"]
+    listed = run(list)
+    assert run(lambda ids: (m for m in ids)) == listed
+    out, rows, _ = listed
+    assert out == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    assert [(r[0], r[8]) for r in rows] == [(2000, "UNKNOWN_MEMBER_ID"), (2000, "NONE"), (2000, "NONE"), (2000, "NONE")]

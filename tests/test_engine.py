@@ -97,3 +97,15 @@ def test_peek_skips_cancelled_timers():
     sim.schedule(9, print)
     t.cancel()
     assert sim.peek() == 9
+
+
+
+def test_timers_are_numbered_one_by_one_as_they_are_scheduled():
+    """`Timer.seq`: the classic coordinator counts on it to tell whether anything but its own
+    checks was scheduled after a check it wants to add a member to (`_joinable`)."""
+    sim = Simulation()
+    a = sim.at(50, lambda: None)
+    b = sim.schedule(10, lambda: None)
+    b.cancel()
+    c = sim.at(50, lambda: None)
+    assert (b.seq - a.seq, c.seq - b.seq) == (1, 1) and sim.last_scheduled is c

@@ -243,7 +243,7 @@ class GroupCoordinator(ClassicGroupCoordinator):
                    callback: Callable | None = None) -> JoinGroupResponse:
         """JoinGroup (`classicGroupJoin`): a non-empty consumer group answers it at once for a
         classic member; an empty one first becomes a classic group; else the classic protocol."""
-        if self.share_groups.has_group(group_id):  # GMMT.testClassicGroupJoinOnShareGroup
+        if group_id in self.share_groups.groups:  # GMMT.testClassicGroupJoinOnShareGroup
             return self._to_share_group(group_id, member_id or client_id, "JoinGroup",
                                         JoinGroupResponse(member_id, callback), Errors.INCONSISTENT_GROUP_PROTOCOL)
         group = self.consumer_groups.groups.get(group_id)
@@ -258,18 +258,18 @@ class GroupCoordinator(ClassicGroupCoordinator):
             resp.generation_id, resp.protocol_type, resp.protocol_name = \
                 answer.generation_id, PROTOCOL_TYPE, answer.protocol_name
             return self._classic_answer(group_id, "JoinGroupResponse", resp, answer, member_id or client_id)
-        return super().join_group(group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms,
-                                  protocol_type, protocols, require_known_member_id, client_id, reason,
-                                  supports_skip_assignment, callback)
+        return ClassicGroupCoordinator.join_group(  # not super(): an object less on every JoinGroup
+            self, group_id, member_id, group_instance_id, session_timeout_ms, rebalance_timeout_ms, protocol_type,
+            protocols, require_known_member_id, client_id, reason, supports_skip_assignment, callback)
 
     def sync_group(self, group_id: str, member_id: str, generation_id: int, assignments: dict | None = None,
                    group_instance_id: str | None = None, protocol_type: str | None = None,
                    protocol_name: str | None = None, callback: Callable | None = None) -> SyncGroupResponse:
-        if self.share_groups.has_group(group_id):
+        if group_id in self.share_groups.groups:
             return self._to_share_group(group_id, member_id, "SyncGroup", SyncGroupResponse(callback))
-        if not self.consumer_groups.has_group(group_id):
-            return super().sync_group(group_id, member_id, generation_id, assignments, group_instance_id,
-                                      protocol_type, protocol_name, callback)
+        if group_id not in self.consumer_groups.groups:  # not super(): an object less on every request
+            return ClassicGroupCoordinator.sync_group(self, group_id, member_id, generation_id, assignments,
+                                                      group_instance_id, protocol_type, protocol_name, callback)
         answer = self.consumer_groups.classic_sync(group_id, member_id, generation_id, group_instance_id,
                                                    protocol_type, protocol_name)
         resp = SyncGroupResponse(callback)
@@ -278,10 +278,11 @@ class GroupCoordinator(ClassicGroupCoordinator):
 
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
                   callback: Callable | None = None) -> HeartbeatResponse:
-        if self.share_groups.has_group(group_id):
+        if group_id in self.share_groups.groups:
             return self._to_share_group(group_id, member_id, "Heartbeat", HeartbeatResponse(callback))
-        if not self.consumer_groups.has_group(group_id):
-            return super().heartbeat(group_id, member_id, generation_id, group_instance_id, callback)
+        if group_id not in self.consumer_groups.groups:
+            return ClassicGroupCoordinator.heartbeat(self, group_id, member_id, generation_id, group_instance_id,
+                                                     callback)
         error = self.consumer_groups.classic_heartbeat(group_id, member_id, generation_id, group_instance_id)
         if self.record_heartbeats or error is not Errors.NONE:
             self._classic_row(group_id, member_id, "Heartbeat", generation=generation_id, error=error)

@@ -34,6 +34,11 @@ class Timer(list):
         return self[0]
 
     @property
+    def seq(self) -> int:
+        """The timer's number: timers are numbered one by one as they are scheduled."""
+        return self[1]
+
+    @property
     def fn(self) -> Callable[..., Any] | None:
         return self[2]
 

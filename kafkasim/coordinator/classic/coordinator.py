@@ -19,8 +19,7 @@ Simplifications, stated so chapters can say them too:
 
 from __future__ import annotations
 
-import uuid
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from kafkasim.coordinator.broker_log import BrokerLog
 from kafkasim.core.config import BROKER_CONFIGS, normalize_version
@@ -65,12 +64,33 @@ class _Response:
         return ["done", "error"]
 
 
-class JoinGroupResponse(_Response):
+class _RecordedResponse(_Response):
+    """A JoinGroup or SyncGroup response: once the coordinator has taken the request
+    (`ClassicGroupCoordinator._record`), its answer, immediate or parked, is also an event row,
+    written before the caller's callback runs."""
+
+    __slots__ = ("_coordinator", "_group", "_requester")
+    kind = ""  # the row's kind: the response's name
+
+    def _complete(self, error: Errors) -> None:
+        self.error = error
+        self.done = True
+        if self._coordinator is not None:
+            self._coordinator._answer_row(self)
+        if self._callback is not None:
+            self._callback(self)
+
+
+class JoinGroupResponse(_RecordedResponse):
     __slots__ = ("member_id", "generation_id", "leader_id", "protocol_type", "protocol_name",
                  "members", "member_metadata", "member_instance_ids", "skip_assignment")
+    kind = "JoinGroupResponse"
 
     def __init__(self, member_id: str = "", callback: Callable | None = None):
-        super().__init__(callback)
+        self.done = False
+        self.error = Errors.NONE
+        self._callback = callback
+        self._coordinator = None
         self.member_id = member_id
         self.generation_id = -1
         self.leader_id = ""
@@ -85,11 +105,15 @@ class JoinGroupResponse(_Response):
         return ["done", "error", "member_id", "generation_id", "leader_id", "protocol_name", "members"]
 
 
-class SyncGroupResponse(_Response):
+class SyncGroupResponse(_RecordedResponse):
     __slots__ = ("assignment", "protocol_type", "protocol_name")
+    kind = "SyncGroupResponse"
 
     def __init__(self, callback: Callable | None = None):
-        super().__init__(callback)
+        self.done = False
+        self.error = Errors.NONE
+        self._callback = callback
+        self._coordinator = None
         self.assignment = b""
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
@@ -167,6 +191,8 @@ class ClassicGroupCoordinator:
         self._rng = sim.random(f"coordinator-{broker_id}")
         self._unloaded: set[str] = set()
         self._session_checks: dict[int, SessionCheck] = {}  # deadline -> the latest check armed for it
+        self._pending_checks: dict[int, SessionCheck] = {}  # the same for pending member ids
+        self._checks_made = 0  # checks of either kind made so far (`_joinable`)
         self.removal_reason: dict[str, str] = {}  # member id -> why the coordinator removed it
 
     # -- small helpers ----------------------------------------------------------------------
@@ -184,7 +210,7 @@ class ClassicGroupCoordinator:
         """`<client.id>-<UUID>`, or `<group.instance.id>-<UUID>` for a static member
         (`GroupMetadata.generateMemberId` from 2.3.1, `ClassicGroup.generateMemberId` in 4.x; 2.3.0
         put the group's state timestamp in place of the UUID, KAFKA-8715, which is not modelled)."""
-        return f"{prefix}-{uuid.UUID(int=self._rng.getrandbits(128), version=4)}"
+        return f"{prefix}-{_uuid4(self._rng.getrandbits(128))}"
 
     def _transition(self, group: Group, state: str) -> None:
         if group.state not in VALID_PREVIOUS_STATES[state]:
@@ -228,25 +254,72 @@ class ClassicGroupCoordinator:
     def _arm_session(self, group: Group, member: Member, deadline: int) -> None:
         """Schedule the member's expiry check at `deadline`.
 
-        Members armed one after another for the same deadline, with no other timer scheduled in
-        between (a cohort that heartbeats together), share one engine timer: they are checked in
-        the order they were armed, exactly as separate timers would run, at a fraction of the cost.
+        Members armed for the same deadline share one engine timer while no other timer due at
+        that time was scheduled in between (`_joinable`; a cohort that joins or heartbeats
+        together): they are checked in the order they were armed, exactly as separate timers would
+        run, at a fraction of the cost.
         """
-        check = self._session_checks.get(deadline)
-        if check is None or self.sim.last_scheduled is not check.timer:
-            check = SessionCheck(deadline)
-            check.timer = self.sim.at(deadline, self._on_session_check, check)
-            self._session_checks[deadline] = check
+        check = self._session_check(deadline)
         check.entries.append((group, member))
         member.timer = check
 
+    def _session_check(self, deadline: int) -> SessionCheck:
+        """The check a member armed for `deadline` joins: the latest one for that time if it can
+        take one more member (`_joinable`), else a new one."""
+        check = self._session_checks.get(deadline)
+        if check is None or not self._joinable(check, self._pending_checks):
+            check = self._new_check(self._session_checks, deadline, self._on_session_check)
+        return check
+
+    def _new_check(self, checks: dict[int, SessionCheck], deadline: int, fire: Callable) -> SessionCheck:
+        """A shared check for `deadline` (see `_arm_session`), its engine timer calling `fire(check)`."""
+        self._checks_made += 1
+        check = checks[deadline] = SessionCheck(deadline, self._checks_made)
+        check.timer = self.sim.at(deadline, fire, check)
+        return check
+
+    def _joinable(self, check: SessionCheck, others: dict[int, SessionCheck]) -> bool:
+        """Can a check that has not run yet take one more entry, the order kept as with a timer of
+        the entry's own: no timer due at its time was scheduled after it. So when it is the last
+        timer scheduled; or when every timer scheduled since is a check this coordinator made (as
+        many timers as checks made since: the engine numbers timers one by one) and none of those
+        is due at that time (`others`: the latest check of the other kind for each time). A join
+        storm arms each member's pending-id check and session check in turn, for two times: both
+        are joinable. Anything else scheduled in between makes a new check."""
+        last = self.sim.last_scheduled
+        if last is check.timer:
+            return True
+        other = others.get(check.time)
+        return ((other is None or other.made < check.made)
+                and last.seq - check.timer.seq == self._checks_made - check.made)
+
     def _on_session_check(self, check: "SessionCheck") -> None:
-        if self._session_checks.get(check.time) is check:
-            del self._session_checks[check.time]
-        for group, member in check.entries:
-            if member.timer is check:  # not re-armed or cancelled since
+        """Check each member armed for this time, in arming order. A member renewed since (the
+        common case: it heartbeats) is armed again for its new deadline here; any other goes
+        through `_on_session_timer`, with the timer events counted so far written first."""
+        time = check.time
+        if self._session_checks.get(time) is check:
+            del self._session_checks[time]
+        check.timer = None  # its engine timer has run: no cycle keeps the entries alive now
+        stats, renewed = self.stats, 0
+        target = None  # the check renewed members join; still the last timer at its time until
+        for entry in check.entries:  # the slow path below schedules something
+            group, member = entry
+            if member.timer is not check:  # re-armed or cancelled since
+                continue
+            deadline = member.deadline
+            if deadline > time and group.state != DEAD and group.members.get(member.member_id) is member:
+                renewed += 1
+                if target is None or target.time != deadline:
+                    target = self._session_check(deadline)
+                target.entries.append(entry)
+                member.timer = target
+            else:
                 member.timer = None
-                self._on_session_timer(group, member, check.time)
+                stats["timer_events"] += renewed
+                renewed, target = 0, None
+                self._on_session_timer(group, member, time)
+        stats["timer_events"] += renewed
 
     def _on_session_timer(self, group: Group, member: Member, armed_for: int) -> None:
         self.stats["timer_events"] += 1
@@ -281,9 +354,8 @@ class ClassicGroupCoordinator:
         self.stats["requests"] += 1
         resp = JoinGroupResponse(member_id, callback)
         protocols = list(protocols)
-        status = self._group_status_error(group_id)
-        if status is not None:
-            return self._join_answer(group_id, member_id or client_id, resp, status)
+        if not group_id or group_id in self._unloaded:
+            return self._join_answer(group_id, member_id or client_id, resp, self._group_status_error(group_id))
         if not self.min_session_timeout_ms <= session_timeout_ms <= self.max_session_timeout_ms:
             return self._join_answer(group_id, member_id or client_id, resp, Errors.INVALID_SESSION_TIMEOUT)
         group = self.groups.get(group_id)
@@ -292,7 +364,7 @@ class ClassicGroupCoordinator:
                 return self._join_answer(group_id, member_id, resp, Errors.UNKNOWN_MEMBER_ID)
             group = self.groups[group_id] = Group(group_id)
         self._event(group, "JoinGroup", member_id or client_id, reason=reason)
-        resp._callback = self._recording(group, "JoinGroupResponse", member_id or client_id, callback)
+        self._record(resp, group, member_id or client_id)
 
         if not self._accept_joining_member(group, member_id):
             if member_id in group.members or member_id in group.pending_join:
@@ -309,7 +381,7 @@ class ClassicGroupCoordinator:
         else:
             self._current_member_join(group, member_id, group_instance_id, client_id, session_timeout_ms,
                                       rebalance_timeout_ms, protocol_type, protocols, resp, reason)
-        if group.state == PREPARING:
+        if group.state == PREPARING and group.initial_delay is None:  # an initial delayed join never completes early
             self._try_complete_join(group)
         return resp
 
@@ -320,21 +392,19 @@ class ClassicGroupCoordinator:
         resp._complete(error)
         return resp
 
-    def _recording(self, group: Group, kind: str, requester: str, callback: Callable | None) -> Callable:
-        """Wrap a response callback so that every answer, immediate or parked, is also an event.
+    def _record(self, resp: _RecordedResponse, group: Group, requester: str) -> None:
+        """From now on the response's answer, immediate or parked, is also an event (`_answer_row`)."""
+        resp._coordinator, resp._group, resp._requester = self, group, requester
 
-        The row names the member the response is for; when the coordinator handed out a new
-        member id, `reason` keeps the name the request came from (its client id).
-        """
-        def done(resp: _Response) -> None:
-            member = getattr(resp, "member_id", None) or requester
-            gen = getattr(resp, "generation_id", None)
-            self._rows.append((self.sim.now, "coordinator", group.group_id, member, kind,
-                               gen if gen is not None and gen >= 0 else group.generation_id, None, None,
-                               resp.error._name_, requester if member != requester else None, None, group.state))
-            if callback is not None:
-                callback(resp)
-        return done
+    def _answer_row(self, resp: _RecordedResponse) -> None:
+        """The row names the member the response is for; when the coordinator handed out a new
+        member id, `reason` keeps the name the request came from (its client id)."""
+        requester, group = resp._requester, resp._group
+        member = getattr(resp, "member_id", None) or requester
+        gen = getattr(resp, "generation_id", None)
+        self._rows.append((self.sim.now, "coordinator", group.group_id, member, resp.kind,
+                           gen if gen is not None and gen >= 0 else group.generation_id, None, None,
+                           resp.error._name_, requester if member != requester else None, None, group.state))
 
     def _accept_joining_member(self, group: Group, member_id: str) -> bool:
         """acceptJoiningMember (KIP-389, rule of KAFKA-9885): the last members to rejoin are turned away."""
@@ -368,7 +438,7 @@ class ClassicGroupCoordinator:
                                                   rebalance_timeout_ms, protocol_type, protocols, resp, reason)
         if require_known_member_id:  # KIP-394: register a pending id and ask the member to come back with it
             self.log.member_id_required(now, group.group_id, group.state, new_id)
-            group.pending_join[new_id] = self.sim.schedule(session_timeout_ms, self._on_pending_expired, group, new_id)
+            self._arm_pending(group, new_id, now + session_timeout_ms)
             self._event(group, "PendingMemberAdded", new_id)
             resp.member_id = new_id
             return resp._complete(Errors.MEMBER_ID_REQUIRED)
@@ -444,14 +514,13 @@ class ClassicGroupCoordinator:
             # so a group that comes back from Empty later waits one window only.
             group.new_member_added = True
         group.add(member, resp)
-        pending = group.pending_join.pop(member_id, None)
-        if pending is not None:
-            pending.cancel()
+        if group.pending_join.pop(member_id, None) is not None:  # its expiry check now skips it
             self.log.pending_member_joined(self.sim.now, group.group_id, group.state, member_id)
         self._event(group, "MemberAdded", member_id, reason="static" if instance_id is not None else "dynamic")
         # New members cannot heartbeat yet, so they get the 5-minute new-member join timeout instead.
         self._reset_session(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
-        self._maybe_prepare_rebalance(group, self.log.reason_new_member(member_id, instance_id, reason))
+        if group.can_rebalance():  # _maybe_prepare_rebalance, the reason's text made only when used
+            self._prepare_rebalance(group, self.log.reason_new_member(member_id, instance_id, reason))
 
     def _update_member_and_rebalance(self, group: Group, member: Member, protocols: Protocols,
                                      rebalance_timeout_ms: int, session_timeout_ms: int, resp: JoinGroupResponse,
@@ -617,6 +686,25 @@ class ClassicGroupCoordinator:
         return False
 
     # -- pending members -----------------------------------------------------------------------
+    def _arm_pending(self, group: Group, member_id: str, deadline: int) -> None:
+        """Register a pending member id (KIP-394) that expires at `deadline` unless it joins first.
+        Pending ids registered together share one engine timer, as sessions do (`_arm_session`);
+        removing the id from `group.pending_join` is what cancels its expiry."""
+        check = self._pending_checks.get(deadline)
+        if check is None or not self._joinable(check, self._session_checks):
+            check = self._new_check(self._pending_checks, deadline, self._on_pending_check)
+        check.entries.append((group, member_id))
+        group.pending_join[member_id] = check
+
+    def _on_pending_check(self, check: SessionCheck) -> None:
+        """Expire, in registration order, each pending id of this check that is still pending."""
+        if self._pending_checks.get(check.time) is check:
+            del self._pending_checks[check.time]
+        check.timer = None
+        for group, member_id in check.entries:
+            if group.pending_join.get(member_id) is check:
+                self._on_pending_expired(group, member_id)
+
     def _on_pending_expired(self, group: Group, member_id: str) -> None:
         self.stats["timer_events"] += 1
         if group.pending_join.pop(member_id, None) is None:
@@ -640,7 +728,7 @@ class ClassicGroupCoordinator:
                                None, None, (status or Errors.UNKNOWN_MEMBER_ID)._name_, None, None, None))
             return _answered(resp, status or Errors.UNKNOWN_MEMBER_ID)
         self._event(group, "SyncGroup", member_id, generation=generation_id)
-        resp._callback = self._recording(group, "SyncGroupResponse", member_id, callback)
+        self._record(resp, group, member_id)
         if group.state == DEAD:
             return _answered(resp, Errors.COORDINATOR_NOT_AVAILABLE)
         error = self._validate_member(group, member_id, group_instance_id)
@@ -737,7 +825,38 @@ class ClassicGroupCoordinator:
             return failed
         # Fast path: a Stable/CompletingRebalance group at the right generation; only the member
         # lookup and the session deadline remain (see `_reset_session` for why no timer moves).
-        members, now, rows, state = group.members, self.sim.now, self._rows, group.state
+        # Nothing here answers a callback or changes the group, so the rows of the members found
+        # up to the first unknown id are written together afterwards, in the same order.
+        if member_ids.__class__ is not list and member_ids.__class__ is not tuple:
+            member_ids = list(member_ids)
+        members, now, state = group.members, self.sim.now, group.state
+        unknown = timeout = None
+        try:
+            for member_id in member_ids:
+                member = members[member_id]
+                if member.session_timeout_ms != timeout:  # members of a group mostly share one timeout:
+                    timeout = member.session_timeout_ms   # one deadline (one int) for all of them
+                    deadline = now + timeout
+                member.deadline = deadline
+                check = member.timer
+                if check is None or check.time > deadline:
+                    self._arm_session(group, member, deadline)
+        except KeyError:
+            unknown = member_ids.index(member_id)  # the first unknown id; the ones before it are done
+        found = member_ids if unknown is None else member_ids[:unknown]
+        self.stats["requests"] += len(found)
+        if self.record_heartbeats:
+            ok = Errors.NONE._name_
+            self._rows.extend([(now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None, None, ok,
+                                None, None, state) for member_id in found])
+        if unknown is not None:
+            self._heartbeat_rest(group, member_ids[unknown:], generation_id, failed)
+        return failed
+
+    def _heartbeat_rest(self, group: Group, member_ids: Sequence[str], generation_id: int,
+                        failed: dict[str, Errors]) -> None:
+        """`heartbeat_batch`'s fast path from an unknown member id on, one member at a time."""
+        members, now, rows, state, group_id = group.members, self.sim.now, self._rows, group.state, group.group_id
         record = self.record_heartbeats
         count = 0
         for member_id in member_ids:
@@ -758,7 +877,6 @@ class ClassicGroupCoordinator:
                 rows.append((now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None, None,
                              error._name_, None, None, state))
         self.stats["requests"] += count
-        return failed
 
     def _heartbeat(self, group_id: str, member_id: str, generation_id: int, instance_id: str | None) -> Errors:
         self.stats["requests"] += 1
@@ -858,7 +976,7 @@ class ClassicGroupCoordinator:
             self._remove_current_member(group, group.members[current], reason)
             return Errors.NONE
         if member_id in group.pending_join:
-            group.pending_join.pop(member_id).cancel()
+            del group.pending_join[member_id]  # its expiry check now skips it
             self._event(group, "MemberRemoved", member_id, reason="leave_group")
             self._try_complete_join(group)
             self.log.pending_member_left(self.sim.now, group.group_id, member_id, reason)
@@ -936,9 +1054,10 @@ class ClassicGroupCoordinator:
     def _release(self, group_id: str, error: Errors) -> Group:
         """Remove the group, stop its timers and answer its parked requests with `error`."""
         group = self.groups.pop(group_id)
-        for timer in (group.join_timer, group.sync_timer, *group.pending_join.values()):
+        for timer in (group.join_timer, group.sync_timer):
             if timer is not None:
                 timer.cancel()
+        group.pending_join.clear()  # their expiry checks skip them
         for member in group.members.values():
             self._cancel_session(member)
             parked = (member.awaiting_join, member.awaiting_sync)
@@ -996,6 +1115,12 @@ class ClassicGroupCoordinator:
         if group is None:
             raise KeyError(f"unknown group {group_id!r}")
         return group
+
+
+def _uuid4(bits: int) -> str:
+    """`str(uuid.UUID(int=bits, version=4))`: the variant and version bits set as `uuid.UUID` sets them."""
+    h = "%032x" % ((bits & ~(0xc000 << 48) | 0x8000 << 48) & ~(0xf000 << 64) | 4 << 76)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _or(value, default):

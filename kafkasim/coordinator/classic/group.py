@@ -27,14 +27,16 @@ Protocols = Sequence[tuple[str, bytes]]
 
 
 class SessionCheck:
-    """One engine timer checking the sessions of the members armed for `time` (the coordinator's `_arm_session`)."""
+    """One engine timer checking the sessions of the members armed for `time` (the coordinator's
+    `_arm_session`), or the pending member ids that expire then (`_arm_pending`)."""
 
-    __slots__ = ("time", "entries", "timer")
+    __slots__ = ("time", "entries", "timer", "made")
 
-    def __init__(self, time: int):
+    def __init__(self, time: int, made: int = 0):
         self.time = time
-        self.entries: list[tuple["Group", "Member"]] = []
-        self.timer: Timer | None = None
+        self.made = made  # how many checks the coordinator had made, this one included
+        self.entries: list[tuple["Group", "Member | str"]] = []
+        self.timer: Timer | None = None  # None once it has run
 
 
 # -- group model ----------------------------------------------------------------------------
@@ -102,7 +104,7 @@ class Group:
         self.leader_id: str | None = None
         self.members: dict[str, Member] = {}
         self.static_members: dict[str, str] = {}
-        self.pending_join: dict[str, Timer] = {}   # member id -> its pending-member expiry timer
+        self.pending_join: dict[str, SessionCheck] = {}   # member id -> the check that expires it
         self.pending_sync: set[str] = set()
         self.num_awaiting_join = 0
         self.new_member_added = False
@@ -137,9 +139,7 @@ class Group:
                 self.static_members.pop(member.instance_id, None)
         if self.leader_id == member_id:
             self.leader_id = next(iter(self.members), None)
-        timer = self.pending_join.pop(member_id, None)
-        if timer is not None:
-            timer.cancel()
+        self.pending_join.pop(member_id, None)  # its expiry check now skips it
         self.pending_sync.discard(member_id)
         return member
 
@@ -172,8 +172,13 @@ class Group:
     def supports_protocols(self, protocol_type: str, names: set[str]) -> bool:
         if self.state == EMPTY:
             return bool(protocol_type) and bool(names)
-        count = len(self.members)
-        return self.protocol_type == protocol_type and any(self.supported_protocols.get(n, 0) == count for n in names)
+        if self.protocol_type != protocol_type:
+            return False
+        count, supported = len(self.members), self.supported_protocols
+        for name in names:
+            if supported.get(name, 0) == count:
+                return True
+        return False
 
     def select_protocol(self) -> str:
         """Each member votes for its first protocol that every member supports; most votes wins."""
