@@ -20,7 +20,7 @@ from kafkasim.core.config import BROKER_CONFIGS
 _I = {name: i for i, name in enumerate(ROW_FIELDS)}
 LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", "detail", "client", "instance",
                                                                    "versions"))
-CLIENT_SOURCES = ("java", "librdkafka")
+CLIENT_SOURCES = ("java", "librdkafka", "kafka-python")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
 #: A member back within this long after its session was lost is the same episode (rules.RETURN_MS).
