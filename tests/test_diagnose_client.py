@@ -11,6 +11,7 @@ import pytest
 from kafkasim.analysis.diagnose import diagnose_lines, diagnose_rows
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import Line
+from kafkasim.analysis.diagnose.report import text
 from kafkasim.analysis.log_parser import parse_lines
 from kafkasim.scenario.world import simulate
 
@@ -55,8 +56,7 @@ def test_librdkafka_maxpoll_without_a_group_line_is_still_a_finding_with_its_set
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("slow-processing", None, 0.95)]
     assert report.findings[0].evidence == [Line("app.log", 1)]
     assert report.findings[0].settings[0] == "max.poll.interval.ms = 300000 in this log (app.log:1)"
-    assert "lines that name no group:" in __import__("kafkasim.analysis.diagnose.report", fromlist=["text"]).text(
-        report)
+    assert "lines that name no group:" in text(report)
 
 
 @pytest.mark.parametrize("client,expiry,gone", [
