@@ -50,9 +50,9 @@ def test_java_poll_timeout_alone_names_slow_processing_with_its_two_lines():
 def test_librdkafka_maxpoll_without_a_group_line_is_still_a_finding_with_its_setting():
     # src/rdkafka_cgrp.c (v1.0.0+): rd_kafka_log(rk, LOG_WARNING, "MAXPOLL", "Application maximum poll interval
     # (%dms) exceeded by %dms (adjust max.poll.interval.ms for long-running message processing): leaving group")
-    text = ("%4|1709669774.681|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) "
+    line = ("%4|1709669774.681|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) "
             "exceeded by 88ms (adjust max.poll.interval.ms for long-running message processing): leaving group")
-    report = diagnose_lines([text], "app.log")
+    report = diagnose_lines([line], "app.log")
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("slow-processing", None, 0.95)]
     assert report.findings[0].evidence == [Line("app.log", 1)]
     assert report.findings[0].settings[0] == "max.poll.interval.ms = 300000 in this log (app.log:1)"
