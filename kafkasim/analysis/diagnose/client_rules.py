@@ -1,4 +1,4 @@
-"""Findings from the clients' own lines (Java consumer, librdkafka), and their merge with the coordinator's.
+"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python), and their merge with the coordinator's.
 
 What a client's log shows that the coordinator's does not: why it left (its poll timer), whether the
 process lived through its silence (a session timer that fired at the same instant as the "unknown
