@@ -22,14 +22,16 @@ import diagnose_real  # noqa: E402
 
 ENTRIES = yaml.safe_load((CORPUS / "index.yaml").read_text(encoding="utf-8"))["incidents"]
 #: Measured on 2026-11-27 with the diagnosis as merged in main (ff0c2a3): 0 of 17 named first correctly;
-#: 14 misses read no line (13 client logs, which main's reader does not read, and franz-go-479's broker
-#: ERROR line of GroupMetadata), kaffe-92 (KAFKA-8653) was named `scaling`, yolean-k8s-kafka-108 and
-#: librdkafka-2722 (coordinator unable to write __consumer_offsets) gave no finding. With the client
-#: wordings of branch logreader (c990d60, measured in a scratch copy, not merged) 3 more files are read
-#: (librdkafka MAXPOLL and SESSTMOUT, the Java poll-timeout line), yet still 0 of 17: no rule uses
-#: client events yet.
-MEASURED_RIGHT = 0
-MEASURED_WRONG_FIRST = 1
+#: With the client rules (client_rules.py) and the kafka-python reader (logs/kafka_python.py), 4 of 17:
+#: ckpython-552 (librdkafka MAXPOLL), quarkus-44561 (the Java poll-timeout line) and kafka-python-2070
+#: ("Heartbeat poll expired, leaving group") are named slow-processing, kafka-python-908 (a join refused with
+#: INVALID_SESSION_TIMEOUT) misconfiguration, each from the client's lines alone. Named wrong first:
+#: librdkafka-3450 (client-bug: librdkafka before 1.8.0 timing its session out during a long rebalance) and
+#: kafka-python-1544 (client-bug: the 1.4.4 heartbeat deadlock) are named session-timeout-gc-or-stall from their
+#: session lines, kaffe-92 (KAFKA-8653) `scaling`; the other misses read no line (kafkajs, aiokafka, franz-go,
+#: librdkafka's debug layouts) or give no finding (yolean-k8s-kafka-108, librdkafka-2722).
+MEASURED_RIGHT = 4
+MEASURED_WRONG_FIRST = 3
 SETTLED_BY = {"maintainer", "fix", "reporter"}
 THREADS = ("https://github.com/", "https://issues.apache.org/jira/browse/KAFKA-", "https://stackoverflow.com/",
            "https://lists.apache.org/")

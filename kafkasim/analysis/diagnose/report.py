@@ -41,7 +41,7 @@ def timeline_lines(tl: Timeline, origin) -> list[str]:
 def text(report) -> str:
     """The whole stdout report."""
     out = []
-    if not report.timelines:
+    if not report.timelines and not report.findings:
         return ("no consumer-group lines found in the input: nothing to diagnose (the reader knows the group "
                 "coordinator's lines of server.log, Kafka 0.9 to 4.x)\n")
     for name, tl in report.timelines.items():
@@ -57,12 +57,22 @@ def text(report) -> str:
         found = [f for f in report.findings if f.group == name]
         if not found:
             out.append("  no rebalance trouble found")
-        for i, f in enumerate(found, 1):
-            out.append(f"  {i}. {f.cause} (score {f.score:.2f}): {f.summary}")
-            out.append("     evidence: " + ", ".join(_where(e.file, e.line) for e in f.evidence))
-            out.append("     would have prevented it: " + "; ".join(f.settings))
+        out += _findings(found)
         out.append("")
+    unnamed = [f for f in report.findings if f.group not in report.timelines]
+    if unnamed:  # a client's lines that name no group (librdkafka's MAXPOLL alone)
+        out.append("lines that name no group:")
+        out += _findings(unnamed)
     return "\n".join(out)
+
+
+def _findings(found: list) -> list[str]:
+    out = []
+    for i, f in enumerate(found, 1):
+        out.append(f"  {i}. {f.cause} (score {f.score:.2f}): {f.summary}")
+        out.append("     evidence: " + ", ".join(_where(e.file, e.line) for e in f.evidence))
+        out.append("     would have prevented it: " + "; ".join(f.settings))
+    return out
 
 
 def protocols(tl: Timeline) -> str:

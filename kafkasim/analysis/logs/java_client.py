@@ -80,6 +80,8 @@ def _simple(kind: str, **fixed):
             fields["value"] = float(number(found["ms"]))
         if found.get("c") is not None:
             fields["detail"] = found["c"]
+        if found.get("disc") == "true":  # markCoordinatorUnknown(cause, isDisconnected) (2.7+): the connection dropped
+            fields["state"] = "disconnected"
         return [_ev(t, ctx, kind, **fields)]
     return build
 
@@ -198,7 +200,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid, will attempt "
                  r"rediscovery", "", _simple("CoordinatorLost"), versions="1.1-2.6"),
         Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid due to cause: "
-                 r"(?P<r>.*?)\. ?isDisconnected: (?:true|false)\. Rediscovery will be attempted", "",
+                 r"(?P<r>.*?)\. ?isDisconnected: (?P<disc>true|false)\. Rediscovery will be attempted", "",
                  _simple("CoordinatorLost"), versions="2.7-")]),
     "Request": (False, [Template(r"Request joining group due to: (?P<r>.*)", "", _simple("RejoinRequested"),
                                  versions="3.0-")]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from kafkasim.analysis.logs import broker, broker_kip848, broker_share, java_client, librdkafka
+from kafkasim.analysis.logs import broker, broker_kip848, broker_share, java_client, kafka_python, librdkafka
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -32,7 +32,10 @@ JAVA = Source("java", java_client.BRACKETED, java_client.NEEDLES, java_client.FR
 LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, (), librdkafka.TEMPLATES,
                     librdkafka.key, epoch=librdkafka.EPOCH)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA)
+KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
+                      kafka_python.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON)
 
 
 class Marks:
@@ -79,7 +82,7 @@ NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
 #: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version")
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.

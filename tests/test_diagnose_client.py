@@ -1,0 +1,158 @@
+"""Findings from client logs (kafkasim/analysis/diagnose/client_rules.py): the simulator's Java and
+librdkafka logs of each cause, lines written from the clients' format strings, healthy logs, and a
+client log merged with the broker's (one finding per cause and group, evidence from both)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from kafkasim.analysis.diagnose import diagnose_lines, diagnose_rows
+from kafkasim.analysis.diagnose.incidents import incident
+from kafkasim.analysis.diagnose.model import Line
+from kafkasim.analysis.diagnose.report import text
+from kafkasim.analysis.log_parser import parse_lines
+from kafkasim.scenario.world import simulate
+
+PREFIX = "[2024-03-05 20:21:{s:02d},000] {lvl} [Consumer clientId=consumer-orders-1, groupId=orders] "
+LOGGER = " (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+
+
+def _client_run(cause, version, client, variant=0, with_broker=False):
+    run = simulate(dataclasses.replace(incident(cause, version, 4, 1, variant), client_log=client))
+    rows, files = [], []
+    if with_broker:
+        files.append("broker.log")
+        rows += parse_lines(run.broker_log, "broker.log").rows
+    for name, lines in run.client_logs.items():
+        files.append(f"{name}.log")
+        rows += parse_lines(lines, files[-1]).rows
+    return run, diagnose_rows(rows, files)
+
+
+def _line_of(lines: list[str], words: str, start: int = 0) -> int:
+    """The 1-based number of the first line holding `words` (after line `start`)."""
+    return next(i for i, text in enumerate(lines, 1) if i > start and words in text)
+
+
+def test_java_poll_timeout_alone_names_slow_processing_with_its_two_lines():
+    run, report = _client_run("slow-processing", "3.7", "java")
+    c2 = run.client_logs["c-2"]  # incidents.py: SlowProcessing of names[1]
+    poll = _line_of(c2, "consumer poll timeout has expired. This means")
+    leave = _line_of(c2, "sending LeaveGroup request to coordinator")
+    assert [f.cause for f in report.findings] == ["slow-processing"]
+    f = report.findings[0]
+    assert (f.group, f.score) == ("workbook-group", 0.95)
+    assert f.evidence == [Line("c-2.log", poll), Line("c-2.log", leave)]
+
+
+def test_librdkafka_maxpoll_without_a_group_line_is_still_a_finding_with_its_setting():
+    # src/rdkafka_cgrp.c (v1.0.0+): rd_kafka_log(rk, LOG_WARNING, "MAXPOLL", "Application maximum poll interval
+    # (%dms) exceeded by %dms (adjust max.poll.interval.ms for long-running message processing): leaving group")
+    line = ("%4|1709669774.681|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) "
+            "exceeded by 88ms (adjust max.poll.interval.ms for long-running message processing): leaving group")
+    report = diagnose_lines([line], "app.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("slow-processing", None, 0.95)]
+    assert report.findings[0].evidence == [Line("app.log", 1)]
+    assert report.findings[0].settings[0] == "max.poll.interval.ms = 300000 in this log (app.log:1)"
+    assert "lines that name no group:" in text(report)
+
+
+@pytest.mark.parametrize("client,expiry,gone", [
+    ("java", "session timed out without receiving a heartbeat response", "failed due to UNKNOWN_MEMBER_ID"),
+    ("librdkafka", "|SESSTMOUT|", "Broker: Unknown member")])
+def test_a_frozen_process_is_a_pause_and_a_cut_one_is_the_network(client, expiry, gone):
+    # Pause (incidents.py variant 0: c-2 paused 30 s..90 s): the session timer and the UNKNOWN_MEMBER_ID answer
+    # come at the same instant (the process woke up); NetworkCut of c-2 alone (variant 1): the timer fires at
+    # 27 s + 45 s, the answer when the network is back at 90 s.
+    for cause, variant, want, score in (("session-timeout-gc-or-stall", 0, "session-timeout-gc-or-stall", 0.85),
+                                        ("network", 1, "network", 0.9)):
+        run, report = _client_run(cause, "3.7", client, variant)
+        c2 = run.client_logs["c-2"]
+        e = _line_of(c2, expiry)
+        assert [(f.cause, f.score) for f in report.findings] == [(want, score)]
+        assert report.findings[0].evidence == [Line("c-2.log", e), Line("c-2.log", _line_of(c2, gone, e))]
+
+
+def test_java_rolling_restart_reads_every_close_followed_by_a_new_member():
+    run, report = _client_run("rolling-restart-dynamic-members", "3.7", "java")
+    assert [f.cause for f in report.findings] == ["rolling-restart-dynamic-members"]
+    f = report.findings[0]
+    assert f.score == 0.96  # 0.9 for three or more members, + 0.02 for each of the 3 further ones
+    closes = sorted((f"{n}.log", i) for n, lines in run.client_logs.items() for i, t in enumerate(lines, 1)
+                    if "due to the consumer is being closed" in t)
+    assert len(closes) == 4 and sorted((e.file, e.line) for e in f.evidence) == closes
+
+
+@pytest.mark.parametrize("client", ["java", "librdkafka"])
+@pytest.mark.parametrize("variant", [0, 1])
+def test_healthy_client_logs_give_no_finding(client, variant):
+    _, report = _client_run(None, "3.7", client, variant)
+    assert report.findings == []
+
+
+def _config_block(session: int, heartbeat: int) -> list[str]:
+    # AbstractConfig.logAll: "ConsumerConfig values: " then one "\tname = value" line per config.
+    return ["[2024-03-05 20:21:00,000] INFO ConsumerConfig values: ", "\tgroup.id = orders",
+            f"\theartbeat.interval.ms = {heartbeat}", f"\tsession.timeout.ms = {session}",
+            " (org.apache.kafka.clients.consumer.ConsumerConfig)",
+            "[2024-03-05 20:21:00,100] INFO Kafka version: 3.7.0 (org.apache.kafka.common.utils.AppInfoParser)",
+            PREFIX.format(s=1, lvl="INFO") + "(Re-)joining group" + LOGGER]
+
+
+def test_heartbeat_above_a_third_of_the_session_is_a_misconfiguration():
+    report = diagnose_lines(_config_block(45000, 20000), "c.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("misconfiguration", "orders", 0.7)]
+    # the config block is one log record: its rows carry the record's first line (docs/log-reader.md)
+    assert report.findings[0].evidence == [Line("c.log", 1)]
+    assert "heartbeat.interval.ms = 20000 in this log (c.log:1)" in report.findings[0].settings
+    assert diagnose_lines(_config_block(45000, 15000), "c.log").findings == []  # exactly a third: allowed
+
+
+def test_session_outside_the_brokers_default_range_is_a_misconfiguration():
+    # group.min.session.timeout.ms 6000 (0.9+), group.max.session.timeout.ms 1800000 (2.3+): config.py.
+    report = diagnose_lines(_config_block(2_000_000, 3000), "c.log")
+    assert [(f.cause, f.score) for f in report.findings] == [("misconfiguration", 0.75)]
+    assert "[6000, 1800000]" in report.findings[0].summary and "3.7.0" in report.findings[0].summary
+
+
+def test_disconnected_coordinator_line_is_a_weak_network_finding():
+    # AbstractCoordinator.markCoordinatorUnknown (2.7+): "Group coordinator {} is unavailable or invalid due to
+    # cause: {}. isDisconnected: {}. Rediscovery will be attempted."
+    line = (PREFIX.format(s=5, lvl="INFO") + "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is "
+            "unavailable or invalid due to cause: coordinator unavailable. isDisconnected: true. Rediscovery will be "
+            "attempted." + LOGGER)
+    report = diagnose_lines([line], "c.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("network", "orders", 0.6)]
+    assert diagnose_lines([line.replace("isDisconnected: true", "isDisconnected: false")], "c.log").findings == []
+
+
+def test_unreleased_instance_id_in_the_heartbeat_is_kip848_specific():
+    # ConsumerHeartbeatRequestManager.java (4.0): "{} failed due to unreleased instance id {}: {}"
+    line = ("[2024-03-05 20:21:05,000] ERROR [Consumer instanceId=i-1, clientId=consumer-orders-1, groupId=orders] "
+            "ConsumerGroupHeartbeatRequest failed due to unreleased instance id i-1: Instance id i-1 is in use "
+            "(org.apache.kafka.clients.consumer.internals.ConsumerHeartbeatRequestManager)")
+    report = diagnose_lines([line], "c.log")
+    assert [(f.cause, f.score) for f in report.findings] == [("kip848-specific", 0.8)]
+    assert report.findings[0].evidence == [Line("c.log", 1)]
+
+
+def test_broker_and_client_logs_together_give_one_finding_with_evidence_from_both():
+    run, report = _client_run("session-timeout-gc-or-stall", "3.7", "java", with_broker=True)
+    causes = [(f.cause, f.group) for f in report.findings]
+    assert causes.count(("session-timeout-gc-or-stall", "workbook-group")) == 1
+    f = report.findings[0]
+    assert f.cause == "session-timeout-gc-or-stall" and f.score == 0.85
+    files = {e.file for e in f.evidence}
+    assert files == {"broker.log", "c-2.log"}
+    failed = _line_of(run.broker_log, "has failed, removing it from the group")
+    assert Line("broker.log", failed) in f.evidence
+
+
+def test_the_clients_side_tells_a_lone_network_cut_from_a_pause_beside_the_broker_log():
+    # The broker's lines alone name a single member cut off a GC pause (docs/diagnose.md); its client's
+    # session timer fired 18 s before the coordinator's answer, so with both logs it is the network.
+    _, report = _client_run("network", "3.7", "java", variant=1, with_broker=True)
+    assert report.top() == "network"
+    assert [f.cause for f in report.findings].count("network") == 1
