@@ -212,11 +212,13 @@ def test_client_rows_sit_beside_the_coordinators_history():
     """Rows of another source (the clients' logs, once the reader knows them) are kept for the rules
     but make no arrival, departure or rebalance: the history is the coordinator's."""
     from kafkasim.analysis.diagnose import diagnose_rows
-    from kafkasim.analysis.log_parser import parse_lines
+    from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
 
     rows = parse_lines((INCIDENTS / "session-timeout-gc-or-stall.log").read_text(), "gc.log").rows
-    client = (72_000, "java-consumer", "workbook-group", "consumer-workbook-group-2", "MemberRemoved", None, None,
-              None, None, "session_timeout", None, None, "client.log", 5, 5_000_000, False)
+    client = (72_000, "consumer", "workbook-group", "consumer-workbook-group-2", "MemberRemoved", None, None,
+              None, None, "session_timeout", None, None, "client.log", 5, 5_000_000, False, "java", "3.0-", None,
+              "consumer-workbook-group-2", None)
+    assert len(client) == len(ROW_FIELDS)
     alone, beside = diagnose_rows(rows, ["gc.log"]), diagnose_rows(rows + [client], ["gc.log", "client.log"])
     tl = beside.timelines["workbook-group"]
     assert client in tl.rows and len(tl.departures) == 1 and len(tl.episodes) == 3
