@@ -733,3 +733,73 @@ def test_invariants_over_random_sequences(version, limit, steps):
         assert all(f <= lst < nxt for (f, lst), (nxt, _) in zip(batches, batches[1:] + [(10**9, 0)]))
     if any(a[0] == "acquire" for a in steps[:1]):
         assert acquisitions > 0  # the first fetch of a fresh partition always gets records
+
+
+# -- rules pinned by mutation testing (issue 28 item 8) -------------------------------------------
+# Each one's expectation is worked out by hand from the SharePartition.java rule it names.
+def test_a_batch_another_member_holds_is_skipped_and_acquisition_goes_on():
+    """`acquire` (4.2), record_limit: a cached batch not AVAILABLE (held by member-1) is skipped
+    with `continue` ("The batch is not available to acquire"), not the end of the loop: member-2
+    gets the next batch's first 3 records (a hard limit of 3), on their second delivery."""
+    sp = build()
+    assert fetch(sp, 0, 5) == [AR(0, 4, 1)]
+    assert fetch(sp, 5, 5) == [AR(5, 9, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", 3, fetch_offset=0, log_batches=[(0, 4), (5, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 7, 2)]
+    assert [sp.owner(o) for o in (4, 5, 7, 8)] == [MEMBER_ID, "member-2", "member-2", ""]
+
+
+def test_max_records_reached_in_the_cache_acquires_no_new_records():
+    """`acquire`: new records are acquired only while `acquiredCount < maxRecordsToAcquire`. 0-4
+    loaded AVAILABLE, the log batch is 0-9, MaxRecords 5: 0-4 go on their second delivery, 5-9
+    stay unread (SPEO 4) although they are in the same log batch."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 9)]) == [AR(0, 4, 2)]
+    assert (sp.cached_batches(), sp.end_offset, sp.state(5)) == ([(0, 4)], 4, None)
+
+
+def test_record_limit_with_exactly_max_records_keeps_one_batch_state():
+    """`createBatches` (4.2): record_limit splits the new batch per offset only when it holds more
+    than MaxRecords; exactly MaxRecords (5 of 0-4) stay one batch, all ACQUIRED."""
+    sp = build()
+    got = sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 4)], acquire_mode="record_limit")
+    assert got == [AR(0, 4, 1)]
+    assert (sp.cached_batches(), sp.split_batches(), sp.next_fetch_offset) == ([(0, 4)], [], 5)
+
+
+def test_throttling_looks_only_at_the_offsets_being_acquired():
+    """`shouldThrottleRecordsDelivery(batch, first, lastOffsetToAcquire)` (4.2): only AVAILABLE
+    offsets in the fetched range count. Limit 5, threshold max(2, ceil(5 / 2)) = 3. Batch 5-14 has
+    10-14 at count 3 and 5-9 at count 2; a fetch of 0-9 takes 0-4 and 5-9 whole: nothing in 5-9
+    reaches 3, so 5-9 are not throttled even though 10-14 would be."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 14, "AVAILABLE", 1)])
+    # 10-14 alone twice: count 1 -> 2 -> 3, released each time (the batch splits per offset)
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, 5, fetch_offset=10, log_batches=[(10, 14)]) == [AR(10, 14, count)]
+        assert sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE")]) is Errors.NONE
+    got = sp.acquire(MEMBER_ID, 20, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
+    assert got == [AR(0, 4, 2), AR(5, 9, 2)]
+
+
+def test_spso_inside_a_later_batch_removes_only_the_batches_before_it():
+    """`maybeUpdateCachedStateAndOffsets`: the terminal run 0-6 (0-4 whole, 5-6 of 5-9) moves SPSO
+    to 7; the batches before the one holding SPSO leave the cache (0-4), 5-9 and 10-14 stay."""
+    sp = build()
+    for start in (0, 5, 10):
+        assert fetch(sp, start, 5) == [AR(start, start + 4, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 6, "ACCEPT")]) is Errors.NONE
+    assert sp.start_offset == 0  # 0 is still ACQUIRED
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.cached_batches()) == (7, [(5, 9), (10, 14)])
+    assert (sp.state(7), sp.state(10)) == ("ACQUIRED", "ACQUIRED")
+
+
+def test_load_state_after_an_acquire_is_refused_with_a_reason():
+    """ReadShareGroupState initializes the partition once, before any fetch (`maybeInitialize`)."""
+    sp = build()
+    fetch(sp, 0, 1)
+    with pytest.raises(ConfigError, match="records are already in flight; load before the first acquire"):
+        sp.load_state(0, [])
