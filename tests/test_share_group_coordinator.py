@@ -589,3 +589,14 @@ def test_initialization_retried_after_the_interval(version, retry_ms):
     hb(coord, epoch=1)
     assert coord.share_groups.stats["share_state_inits"] == 2
     assert coord.share_groups.initializing_partitions("fooup") == {"foo": [0, 1]}
+
+
+def test_share_rules_by_version_name_the_assignor_generation_and_the_41_log():
+    """The simple assignor's generation per release (SimpleAssignor.java 4.0 / 4.1,
+    Simple*AssignmentBuilder 4.2+), and the 4.1+ epoch-bump line with the metadata hash."""
+    from kafkasim.coordinator.modern.share.rules import ShareRules
+    got = {v: (ShareRules.for_version(v).version, ShareRules.for_version(v).assignor,
+               ShareRules.for_version(v).new_metadata_log) for v in ("4.0", "4.1", "4.2.0", "4.4")}
+    assert got == {"4.0": ((4, 0), "all", False), "4.1": ((4, 1), "hash", True),
+                   "4.2.0": ((4, 2), "sharing", True), "4.4": ((4, 4), "sharing", True)}
+    assert ShareRules.for_version("3.9").assignor is None

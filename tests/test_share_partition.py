@@ -803,3 +803,61 @@ def test_load_state_after_an_acquire_is_refused_with_a_reason():
     fetch(sp, 0, 1)
     with pytest.raises(ConfigError, match="records are already in flight; load before the first acquire"):
         sp.load_state(0, [])
+
+
+def test_a_split_keeps_the_batch_lock_deadline_per_offset():
+    """`InFlightBatch.maybeInitializeOffsetStateUpdate`: splitting a locked batch gives each offset
+    the batch's remaining lock, not a fresh one. 0-9 acquired at 0 with a 100 ms lock; at 40 a
+    partial acknowledgement splits it: 5-9 still expire at 100."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    fetch(sp, 0, 10)
+    sp.sim.advance(40)
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
+    assert sp.split_batches() == [(0, 9)]
+    assert [t.time for t in sp.lock_timers()] == [LOCK_MS] * 5
+
+
+def test_terminal_states_refuse_every_transition():
+    """`RecordState.validateTransition`: ACKNOWLEDGED and ARCHIVED are terminal; `tryUpdateState`
+    answers false (null in Kafka) and changes nothing."""
+    from kafkasim.coordinator.modern.share.state import INCREASE, NO_OP, InFlightState
+    for terminal in ("ACKNOWLEDGED", "ARCHIVED"):
+        for target, ops in (("ACQUIRED", INCREASE), ("AVAILABLE", NO_OP), ("ARCHIVED", NO_OP)):
+            s = InFlightState(terminal, 2, "m")
+            assert s.try_update(target, ops, 5, "other") is False
+            assert (s.state, s.delivery_count, s.member_id) == (terminal, 2, "m")
+    # AVAILABLE -> ACKNOWLEDGED is not a transition either (only ACQUIRED records are acknowledged)
+    assert InFlightState("AVAILABLE", 1).try_update("ACKNOWLEDGED", NO_OP, 5, "m") is False
+
+
+def test_in_flight_batch_repr_shows_its_range_and_state():
+    from kafkasim.coordinator.modern.share.state import InFlightBatch, InFlightState
+    batch = InFlightBatch(0, 2, InFlightState("AVAILABLE", 1))
+    assert repr(batch) == "InFlightBatch(0-2, InFlightState(AVAILABLE, count=1, member=''))"
+    batch.split(lambda *a: None)
+    assert repr(batch) == "InFlightBatch(0-2, 3 offsets)"
+
+
+def test_the_share_coordinator_copy_keeps_disjoint_ranges():
+    """WriteShareGroupState overwrites the written range (`ShareCoordinatorShard` merges state
+    batches): a write inside a batch cuts it in three; one across two batches keeps their outer
+    parts with their own states; a write ending at a batch's end leaves no remainder; the start
+    offset written drops everything below it."""
+    from kafkasim.coordinator.modern.share.persisted import PersistedState
+    p = PersistedState()
+    p.put(0, 9, "AVAILABLE", 1)
+    p.put(3, 5, "ACKNOWLEDGED", 1)
+    assert p.batches() == [(0, 2, "AVAILABLE", 1), (3, 5, "ACKNOWLEDGED", 1), (6, 9, "AVAILABLE", 1)]
+    q = PersistedState()
+    q.put(0, 4, "AVAILABLE", 1)
+    q.put(5, 9, "ARCHIVED", 3)
+    q.put(2, 7, "AVAILABLE", 2)
+    assert q.batches() == [(0, 1, "AVAILABLE", 1), (2, 7, "AVAILABLE", 2), (8, 9, "ARCHIVED", 3)]
+    r = PersistedState()
+    r.put(0, 9, "AVAILABLE", 1)
+    r.put(5, 9, "ARCHIVED", 4)
+    assert r.batches() == [(0, 4, "AVAILABLE", 1), (5, 9, "ARCHIVED", 4)]
+    r.trim(2)
+    assert r.batches() == [(2, 4, "AVAILABLE", 1), (5, 9, "ARCHIVED", 4)]
+    r.trim(6)
+    assert r.batches() == [(6, 9, "ARCHIVED", 4)]
