@@ -671,3 +671,14 @@ def test_delete_groups_reaches_share_groups_which_then_read_dead():
     assert (coord.group_state("g"), coord.group_type("g")) == ("Dead", None)
     assert coord.delete_groups(["g"]) == {"g": Errors.GROUP_ID_NOT_FOUND}
     assert join(coord).error is Errors.NONE and coord.group_state("g") == "Stable"  # the id can be used again
+
+
+def test_by_duration_reset_parses_iso_8601_durations_as_java_duration_parse():
+    """`ShareGroupAutoOffsetResetStrategy` reads `by_duration:` with Java's `Duration.parse`
+    (PnDTnHnMn.nS, letters in either case); "P" and "PT" alone are invalid."""
+    from kafkasim.coordinator.modern.group_config import duration_ms
+    assert duration_ms("PT1H") == 3_600_000
+    assert duration_ms("P1DT2H") == 26 * 3_600_000
+    assert duration_ms("PT1H30M15.5S") == (90 * 60 + 15.5) * 1000
+    assert duration_ms("pt1.5s") == 1500
+    assert duration_ms("pt") is None and duration_ms("p") is None and duration_ms("1H") is None
