@@ -234,3 +234,29 @@ def test_renew_moves_the_lock_deadline():
     assert c.commit_sync() == {("t", 0): Errors.NONE}
     assert world.share_partition(0).start_offset == 1
     assert isinstance(record, ShareRecord)
+
+
+# -- pinned by mutation testing (issue 28 item 8) ---------------------------------------------------
+def test_acknowledgements_out_of_order_keep_each_type_on_its_offsets():
+    """`ShareConsumerImpl.acknowledge`: any order; the batches sent are per offset range and type
+    (`AcknowledgementBatch`), only adjacent offsets of one type merge. ACCEPT 0, ACCEPT 2, RELEASE
+    1: 0 and 2 are acknowledged, 1 alone goes back (SPSO 1) and is delivered again, count 2. The
+    batch 0-2 stays cached, 0 included, while it holds a record not terminal."""
+    world = _world(3, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    records = c.poll()
+    assert _offsets(records) == [(0, 1), (1, 1), (2, 1)]
+    c.acknowledge(records[0], "ACCEPT")
+    c.acknowledge(records[2], "ACCEPT")
+    c.acknowledge(records[1], "RELEASE")
+    assert _offsets(c.poll()) == [(1, 2)]
+    sp = world.share_partition(0)
+    assert (sp.start_offset, sp.state(0), sp.state(2)) == (1, "ACKNOWLEDGED", "ACKNOWLEDGED")
+
+
+def test_share_records_expand_each_acquired_range_from_its_first_offset():
+    """`ShareFetchResponse.AcquiredRecords` (first, last, delivery count): poll() returns the
+    records first..last of the range, each with the range's delivery count."""
+    from kafkasim.client.share_consumer import share_records
+    got = share_records([(0, 3, 4, 2), (1, 7, 7, 1)], [("t", 0), ("u", 5)])
+    assert got == [ShareRecord("t", 0, 3, 2), ShareRecord("t", 0, 4, 2), ShareRecord("u", 5, 7, 1)]
