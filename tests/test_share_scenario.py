@@ -367,3 +367,20 @@ def test_finish_writes_each_partition_spso_and_speo_at_the_end_time():
                             sim=SimpleNamespace(now=1234))
     ShareLog(world).finish()
     assert world.rows == [(1234, "broker", "g", None, "SharePartitionState", None, "t", 0, None, "0-0", 0, None)]
+
+
+def test_refusals_say_how_to_enable_share_groups_in_a_scenario():
+    """The broker's refusal (4.1: a preview, feature share.version or group.share.enable; 4.0:
+    early access, group.share.enable) ends with the Scenario arguments that lift it; a 4.0
+    PoisonRecord says 4.0 has no share.acknowledgement.mode (ShareConsumerConfig has it from 4.1)."""
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.1", **ONE)
+    assert str(e.value).endswith("; in a Scenario: broker={'group.share.enable': True} or share_version=1 (the feature)")
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.0", **ONE)
+    assert str(e.value).endswith("; in a Scenario: broker={'group.share.enable': True}")
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.0", broker={"group.share.enable": True}, faults=[F.PoisonRecord("t", 0, 7)], **ONE)
+    assert str(e.value).endswith("set consumer={'share.acknowledgement.mode': 'explicit'} (Kafka 4.1 or later: 4.0 "
+                                 "has no such config and infers the mode from the first acknowledge(), which "
+                                 "kafkasim does not model)")
