@@ -260,3 +260,12 @@ def test_share_records_expand_each_acquired_range_from_its_first_offset():
     from kafkasim.client.share_consumer import share_records
     got = share_records([(0, 3, 4, 2), (1, 7, 7, 1)], [("t", 0), ("u", 5)])
     assert got == [ShareRecord("t", 0, 3, 2), ShareRecord("t", 0, 4, 2), ShareRecord("u", 5, 7, 1)]
+
+
+def test_a_share_consumer_starts_as_a_dynamic_member_and_joins():
+    """A share consumer has no group.instance.id (ShareConsumerConfig refuses it), so it always
+    starts as a dynamic member; its first state is joining (the ShareGroupHeartbeat with epoch 0)."""
+    world = _world(3)
+    _consumer(world)
+    rows = [(r[4], r[9]) for r in world.rows if r[1] == "consumer" and r[3] == "c-1"]
+    assert rows[:2] == [("Started", "dynamic"), ("StateChanged", "joining")]
