@@ -623,3 +623,13 @@ def test_load_share_group_accepts_target_epoch_zero_and_refuses_a_taken_id():
     coord.join_group("classic", member_id="", require_known_member_id=False)
     with pytest.raises(ConfigError, match="group 'classic' already exists"):
         coord.load_share_group("classic", group_epoch=1)
+
+
+def test_target_assignment_row_counts_the_members_whose_target_changed():
+    """4.0's SimpleAssignor gives every member every partition of its topics: m2 joining changes
+    only its own target (m1 keeps foo-0 and foo-1), so each computation changes one member."""
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m2", epoch=0, topics=["foo"])
+    assert [r[10] for r in coord.sim.events.rows if r[4] == "TargetAssignmentComputed"] == [1, 1]
+    assert coord.target_assignment("g") == {"m1": {"foo": [0, 1]}, "m2": {"foo": [0, 1]}}
