@@ -861,3 +861,16 @@ def test_the_share_coordinator_copy_keeps_disjoint_ranges():
     assert r.batches() == [(2, 4, "AVAILABLE", 1), (5, 9, "ARCHIVED", 4)]
     r.trim(6)
     assert r.batches() == [(6, 9, "ARCHIVED", 4)]
+
+
+def test_acquisition_goes_on_past_a_batch_taken_offset_by_offset():
+    """`acquire`: after a split batch's AVAILABLE offsets are taken (`acquireSubsetBatchRecords`),
+    the loop goes on to the next cached batch. 0-4 split by releasing 0-1 (2-4 still held), 5-9
+    released whole: member-2 gets 0-1 and 5-9, each on its second delivery."""
+    sp = build()
+    fetch(sp, 0, 5)
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(0, 1, "RELEASE"), (5, 9, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
+    assert got == [AR(0, 1, 2), AR(5, 9, 2)]
+    assert [sp.owner(o) for o in (0, 2, 5)] == ["member-2", MEMBER_ID, "member-2"]
