@@ -269,3 +269,21 @@ def test_a_share_consumer_starts_as_a_dynamic_member_and_joins():
     _consumer(world)
     rows = [(r[4], r[9]) for r in world.rows if r[1] == "consumer" and r[3] == "c-1"]
     assert rows[:2] == [("Started", "dynamic"), ("StateChanged", "joining")]
+
+
+def test_implicit_acknowledgement_accepts_exactly_the_delivered_ranges():
+    """`acknowledgeBatchIfImplicitAcknowledgement`: commitSync() accepts the records the last
+    poll() delivered, range by range. c1 holds 0-4 and releases 0-1 and 3-4 (2 stays its own); c2
+    gets 0-1 and 3-4 (second delivery), and its commit accepts those four, not offset 2 between
+    them, which c1 still holds: no error, SPSO stays 2."""
+    world = _world(5)
+    c1 = _consumer(world)
+    assert _offsets(c1.poll()) == [(o, 1) for o in range(5)]
+    sp = world.share_partition(0)
+    assert sp.acknowledge(c1.member_id, [(0, 1, "RELEASE"), (3, 4, "RELEASE")]) is Errors.NONE
+    c2 = _consumer(world)
+    assert _offsets(c2.poll()) == [(0, 2), (1, 2), (3, 2), (4, 2)]
+    assert c2.commit_sync() == {("t", 0): Errors.NONE}
+    assert [sp.state(o) for o in range(5)] == ["ACKNOWLEDGED", "ACKNOWLEDGED", "ACQUIRED", "ACKNOWLEDGED",
+                                               "ACKNOWLEDGED"]
+    assert (sp.owner(2), sp.start_offset) == (c1.member_id, 2)
