@@ -287,3 +287,12 @@ def test_implicit_acknowledgement_accepts_exactly_the_delivered_ranges():
     assert [sp.state(o) for o in range(5)] == ["ACKNOWLEDGED", "ACKNOWLEDGED", "ACQUIRED", "ACKNOWLEDGED",
                                                "ACKNOWLEDGED"]
     assert (sp.owner(2), sp.start_offset) == (c1.member_id, 2)
+
+
+def test_retry_backoff_is_read_and_an_unexplained_loss_is_a_rebalance():
+    """retry.backoff.ms (CommonClientConfigs, default 100) spaces the heartbeat retries; a share
+    consumer's partitions go to another member for a rebalance unless it was fenced or crashed."""
+    c = _consumer(_world(1, **{"retry.backoff.ms": 250}))
+    assert c.retry_backoff_ms == 250
+    assert c.loss_cause() == "rebalance"
+    assert _consumer(_world(1)).retry_backoff_ms == 100
