@@ -716,3 +716,17 @@ def test_assignment_interval_exists_from_43_and_zero_means_every_bump():
     assert can_compute_next_target_assignment(100, 0, 100) is True
     assert can_compute_next_target_assignment(100, 1, 100) is False
     assert can_compute_next_target_assignment(100, 1, 101) is True
+
+
+def test_group_config_validation_checks_unset_defaults_before_44_only_the_set_ones_from_44():
+    """`GroupConfig.validateValues`: 4.0-4.2 check the whole set, the configs not set at their
+    ConfigDef defaults (share.session.timeout.ms 45000, below a broker minimum of 50000: refused
+    although only the heartbeat interval is set); 4.4 checks only the configs set."""
+    kw = dict(topics={}, group_share_min_session_timeout_ms=50000, group_share_session_timeout_ms=60000)
+    old = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", **kw)
+    with pytest.raises(ConfigError, match="^share.session.timeout.ms must be greater than or equal to "
+                                          "group.share.min.session.timeout.ms$"):
+        old.set_group_config("g", {"share.heartbeat.interval.ms": 6000})
+    new = GroupCoordinator(Simulation(seed=0), kafka_version="4.4", **kw)
+    new.set_group_config("g", {"share.heartbeat.interval.ms": 6000})
+    assert new.group_config("g") == {"share.heartbeat.interval.ms": 6000}
