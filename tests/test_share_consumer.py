@@ -296,3 +296,16 @@ def test_retry_backoff_is_read_and_an_unexplained_loss_is_a_rebalance():
     assert c.retry_backoff_ms == 250
     assert c.loss_cause() == "rebalance"
     assert _consumer(_world(1)).retry_backoff_ms == 100
+
+
+def test_close_at_the_end_of_a_network_cut_reaches_the_coordinator():
+    """A network cut loses requests while it lasts, [start, start + duration): a close() at the
+    moment it ends (the network back) sends the leave heartbeat (epoch -1) and the member is gone
+    at once, without waiting for share.session.timeout.ms."""
+    world = _world(3)
+    c = _consumer(world)
+    c.cut_network(1000)
+    world.sim.advance(1000)
+    assert c.cut_until == world.sim.now
+    c.close()
+    assert world.coord.member_ids(world.group_id) == []
