@@ -707,8 +707,10 @@ def test_assignment_interval_exists_from_43_and_zero_means_every_bump():
         assignment_interval, can_compute_next_target_assignment)
     assert assignment_interval("4.2", "share", 0, None, None) == 0
     assert assignment_interval("4.2", "consumer", None, None, None) == 0
-    for bad in ((5, None, None), (0, 0, None), (None, None, 10)):
-        with pytest.raises(ConfigError, match="group.share.*assignment.interval.ms"):
+    for bad, name in (((5, None, None), "assignment"), ((0, 0, None), "min.assignment"),
+                      ((None, None, 10), "max.assignment")):
+        with pytest.raises(ConfigError, match=rf"^Broker config 'group\.share\.{name}\.interval\.ms' does not exist "
+                                              r"in Kafka 4\.2: it was added in Kafka 4\.3 \(KIP-1263\)$"):
             assignment_interval("4.2", "share", *bad)
     assert assignment_interval("4.3", "share", None, None, None) == 1000
     assert assignment_interval("4.3", "share", 250, None, None) == 250
