@@ -73,3 +73,15 @@ def test_an_equivalent_counts_only_while_its_change_is_the_listed_one(tmp_path, 
     found = mutation.equivalents(STATUS, listed)
     assert found == ({"kafkasim.analysis.logs.reader.x_a__mutmut_4": "0.6 is the default cutoff"} if counted else {})
     assert ("no longer" in capsys.readouterr().err) is not counted
+
+
+def test_share_group_modules_count_in_their_own_part_before_the_coordinator():
+    """Issue 28: the share-group modules are a targeted part of their own, even those under
+    kafkasim.coordinator (a module counts in the first part whose prefix it has)."""
+    status = {"kafkasim.coordinator.modern.share.partition.x_a__mutmut_1": "killed",
+              "kafkasim.client.share_consumer.x_b__mutmut_1": "survived",
+              "kafkasim.coordinator.group_size.x_c__mutmut_1": "killed"}
+    text = mutation.report(status, sorted(status))
+    assert "| share groups | 2 | 1 | 1 | 0 | 50.0% | >= 90%: NOT met |" in text
+    assert "| coordinator | 1 | 1 | 0 | 0 | 100.0% | >= 90%: met |" in text
+    assert "| kafkasim.client.share_consumer | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text

@@ -234,3 +234,78 @@ def test_renew_moves_the_lock_deadline():
     assert c.commit_sync() == {("t", 0): Errors.NONE}
     assert world.share_partition(0).start_offset == 1
     assert isinstance(record, ShareRecord)
+
+
+# -- pinned by mutation testing (issue 28 item 8) ---------------------------------------------------
+def test_acknowledgements_out_of_order_keep_each_type_on_its_offsets():
+    """`ShareConsumerImpl.acknowledge`: any order; the batches sent are per offset range and type
+    (`AcknowledgementBatch`), only adjacent offsets of one type merge. ACCEPT 0, ACCEPT 2, RELEASE
+    1: 0 and 2 are acknowledged, 1 alone goes back (SPSO 1) and is delivered again, count 2. The
+    batch 0-2 stays cached, 0 included, while it holds a record not terminal."""
+    world = _world(3, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    records = c.poll()
+    assert _offsets(records) == [(0, 1), (1, 1), (2, 1)]
+    c.acknowledge(records[0], "ACCEPT")
+    c.acknowledge(records[2], "ACCEPT")
+    c.acknowledge(records[1], "RELEASE")
+    assert _offsets(c.poll()) == [(1, 2)]
+    sp = world.share_partition(0)
+    assert (sp.start_offset, sp.state(0), sp.state(2)) == (1, "ACKNOWLEDGED", "ACKNOWLEDGED")
+
+
+def test_share_records_expand_each_acquired_range_from_its_first_offset():
+    """`ShareFetchResponse.AcquiredRecords` (first, last, delivery count): poll() returns the
+    records first..last of the range, each with the range's delivery count."""
+    from kafkasim.client.share_consumer import share_records
+    got = share_records([(0, 3, 4, 2), (1, 7, 7, 1)], [("t", 0), ("u", 5)])
+    assert got == [ShareRecord("t", 0, 3, 2), ShareRecord("t", 0, 4, 2), ShareRecord("u", 5, 7, 1)]
+
+
+def test_a_share_consumer_starts_as_a_dynamic_member_and_joins():
+    """A share consumer has no group.instance.id (ShareConsumerConfig refuses it), so it always
+    starts as a dynamic member; its first state is joining (the ShareGroupHeartbeat with epoch 0)."""
+    world = _world(3)
+    _consumer(world)
+    rows = [(r[4], r[9]) for r in world.rows if r[1] == "consumer" and r[3] == "c-1"]
+    assert rows[:2] == [("Started", "dynamic"), ("StateChanged", "joining")]
+
+
+def test_implicit_acknowledgement_accepts_exactly_the_delivered_ranges():
+    """`acknowledgeBatchIfImplicitAcknowledgement`: commitSync() accepts the records the last
+    poll() delivered, range by range. c1 holds 0-4 and releases 0-1 and 3-4 (2 stays its own); c2
+    gets 0-1 and 3-4 (second delivery), and its commit accepts those four, not offset 2 between
+    them, which c1 still holds: no error, SPSO stays 2."""
+    world = _world(5)
+    c1 = _consumer(world)
+    assert _offsets(c1.poll()) == [(o, 1) for o in range(5)]
+    sp = world.share_partition(0)
+    assert sp.acknowledge(c1.member_id, [(0, 1, "RELEASE"), (3, 4, "RELEASE")]) is Errors.NONE
+    c2 = _consumer(world)
+    assert _offsets(c2.poll()) == [(0, 2), (1, 2), (3, 2), (4, 2)]
+    assert c2.commit_sync() == {("t", 0): Errors.NONE}
+    assert [sp.state(o) for o in range(5)] == ["ACKNOWLEDGED", "ACKNOWLEDGED", "ACQUIRED", "ACKNOWLEDGED",
+                                               "ACKNOWLEDGED"]
+    assert (sp.owner(2), sp.start_offset) == (c1.member_id, 2)
+
+
+def test_retry_backoff_is_read_and_an_unexplained_loss_is_a_rebalance():
+    """retry.backoff.ms (CommonClientConfigs, default 100) spaces the heartbeat retries; a share
+    consumer's partitions go to another member for a rebalance unless it was fenced or crashed."""
+    c = _consumer(_world(1, **{"retry.backoff.ms": 250}))
+    assert c.retry_backoff_ms == 250
+    assert c.loss_cause() == "rebalance"
+    assert _consumer(_world(1)).retry_backoff_ms == 100
+
+
+def test_close_at_the_end_of_a_network_cut_reaches_the_coordinator():
+    """A network cut loses requests while it lasts, [start, start + duration): a close() at the
+    moment it ends (the network back) sends the leave heartbeat (epoch -1) and the member is gone
+    at once, without waiting for share.session.timeout.ms."""
+    world = _world(3)
+    c = _consumer(world)
+    c.cut_network(1000)
+    world.sim.advance(1000)
+    assert c.cut_until == world.sim.now
+    c.close()
+    assert world.coord.member_ids(world.group_id) == []

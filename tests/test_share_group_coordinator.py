@@ -583,3 +583,47 @@ def test_initialization_retried_after_the_interval(version, retry_ms):
     hb(coord, epoch=1)
     assert coord.share_groups.stats["share_state_inits"] == 2
     assert coord.share_groups.initializing_partitions("fooup") == {"foo": [0, 1]}
+
+
+def test_share_rules_by_version_name_the_assignor_generation_and_the_41_log():
+    """The simple assignor's generation per release (SimpleAssignor.java 4.0 / 4.1,
+    Simple*AssignmentBuilder 4.2+), and the 4.1+ epoch-bump line with the metadata hash."""
+    from kafkasim.coordinator.modern.share.rules import ShareRules
+    got = {v: (ShareRules.for_version(v).version, ShareRules.for_version(v).assignor,
+               ShareRules.for_version(v).new_metadata_log) for v in ("4.0", "4.1", "4.2.0", "4.4")}
+    assert got == {"4.0": ((4, 0), "all", False), "4.1": ((4, 1), "hash", True),
+                   "4.2.0": ((4, 2), "sharing", True), "4.4": ((4, 4), "sharing", True)}
+    assert ShareRules.for_version("3.9").assignor is None
+
+
+def test_share_partition_refuses_by_duration_reset_it_cannot_model():
+    """`share.auto.offset.reset=by_duration:<ISO-8601>` (KIP-932) starts at the first record newer
+    than now minus the duration, which needs record timestamps kafkasim does not keep: refused
+    with the config named, while earliest and latest set the start offset."""
+    coord = coordinator(topics={"foo": 1})
+    coord.set_group_config("g", {"share.auto.offset.reset": "by_duration:PT1H"})
+    with pytest.raises(ConfigError, match=r"share\.auto\.offset\.reset=by_duration:PT1H needs record timestamps"):
+        coord.share_partition("g", "foo", 0, log_start_offset=3, log_end_offset=10)
+    coord.set_group_config("g", {"share.auto.offset.reset": "earliest"})
+    assert coord.share_partition("g", "foo", 0, log_start_offset=3, log_end_offset=10).start_offset == 3
+
+
+def test_load_share_group_accepts_target_epoch_zero_and_refuses_a_taken_id():
+    """GMMT's `ShareGroupBuilder` replays a target assignment epoch of 0 (no target computed yet);
+    a group id already used by a group of another type cannot be a share group."""
+    coord = coordinator(topics={"foo": 1})
+    coord.load_share_group("s", group_epoch=3, target_assignment_epoch=0)
+    assert (coord.group_epoch("s"), coord.target_assignment_epoch("s")) == (3, 0)
+    coord.join_group("classic", member_id="", require_known_member_id=False)
+    with pytest.raises(ConfigError, match="group 'classic' already exists"):
+        coord.load_share_group("classic", group_epoch=1)
+
+
+def test_target_assignment_row_counts_the_members_whose_target_changed():
+    """4.0's SimpleAssignor gives every member every partition of its topics: m2 joining changes
+    only its own target (m1 keeps foo-0 and foo-1), so each computation changes one member."""
+    coord = coordinator("4.0", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["foo"])
+    hb(coord, group="g", member="m2", epoch=0, topics=["foo"])
+    assert [r[10] for r in coord.sim.events.rows if r[4] == "TargetAssignmentComputed"] == [1, 1]
+    assert coord.target_assignment("g") == {"m1": {"foo": [0, 1]}, "m2": {"foo": [0, 1]}}

@@ -665,3 +665,64 @@ def test_delete_groups_reaches_share_groups_which_then_read_dead():
     assert (coord.group_state("g"), coord.group_type("g")) == ("Dead", None)
     assert coord.delete_groups(["g"]) == {"g": Errors.GROUP_ID_NOT_FOUND}
     assert join(coord).error is Errors.NONE and coord.group_state("g") == "Stable"  # the id can be used again
+
+
+def test_by_duration_reset_parses_iso_8601_durations_as_java_duration_parse():
+    """`ShareGroupAutoOffsetResetStrategy` reads `by_duration:` with Java's `Duration.parse`
+    (PnDTnHnMn.nS, letters in either case); "P" and "PT" alone are invalid."""
+    from kafkasim.coordinator.modern.group_config import duration_ms
+    assert duration_ms("PT1H") == 3_600_000
+    assert duration_ms("P1DT2H") == 26 * 3_600_000
+    assert duration_ms("PT1H30M15.5S") == (90 * 60 + 15.5) * 1000
+    assert duration_ms("pt1.5s") == 1500
+    assert duration_ms("pt") is None and duration_ms("p") is None and duration_ms("1H") is None
+
+
+def test_group_config_values_parse_as_kafkas_config_def():
+    """`GroupConfig`'s ConfigDef: a BOOLEAN accepts "true"/"false" in any case (ConfigDef.parseType,
+    equalsIgnoreCase), `share.isolation.level` is `in("read_committed", "read_uncommitted")`
+    (lower-cased first); deleting a config a group never set is no error; a non-dict is refused."""
+    from kafkasim.coordinator.modern.group_config import GroupConfigs
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.3", topics={})
+    coord.set_group_config("g", {"share.renew.acknowledge.enable": " FALSE ", "share.isolation.level": "READ_UNCOMMITTED"})
+    assert coord.group_config("g") == {"share.renew.acknowledge.enable": False,
+                                       "share.isolation.level": "read_uncommitted"}
+    coord.set_group_config("other", {"share.session.timeout.ms": None})
+    assert coord.group_config("other") == {}
+    with pytest.raises(ConfigError, match="group configs must be a dict of Kafka config names, got list"):
+        GroupConfigs("4.3", {}).set("g", ["share.session.timeout.ms"])
+
+
+def test_assignment_interval_exists_from_43_and_zero_means_every_bump():
+    """KIP-1263 (4.3): `group.share.assignment.interval.ms` (default 1000); before 4.3 the configs do
+    not exist, and only 0 (every epoch bump computes a target) is accepted.
+    `canComputeNextTargetAssignment`: interval 0, or now >= last + interval."""
+    from kafkasim.coordinator.modern.assignment_interval import (
+        assignment_interval, can_compute_next_target_assignment)
+    assert assignment_interval("4.2", "share", 0, None, None) == 0
+    assert assignment_interval("4.2", "consumer", None, None, None) == 0
+    for bad, name in (((5, None, None), "assignment"), ((0, 0, None), "min.assignment"),
+                      ((None, None, 10), "max.assignment")):
+        with pytest.raises(ConfigError, match=rf"^Broker config 'group\.share\.{name}\.interval\.ms' does not exist "
+                                              r"in Kafka 4\.2: it was added in Kafka 4\.3 \(KIP-1263\)$"):
+            assignment_interval("4.2", "share", *bad)
+    assert assignment_interval("4.3", "share", None, None, None) == 1000
+    assert assignment_interval("4.3", "share", 250, None, None) == 250
+    assert can_compute_next_target_assignment(None, 1000, 0) is True
+    assert can_compute_next_target_assignment(100, 0, 100) is True
+    assert can_compute_next_target_assignment(100, 1, 100) is False
+    assert can_compute_next_target_assignment(100, 1, 101) is True
+
+
+def test_group_config_validation_checks_unset_defaults_before_44_only_the_set_ones_from_44():
+    """`GroupConfig.validateValues`: 4.0-4.2 check the whole set, the configs not set at their
+    ConfigDef defaults (share.session.timeout.ms 45000, below a broker minimum of 50000: refused
+    although only the heartbeat interval is set); 4.4 checks only the configs set."""
+    kw = dict(topics={}, group_share_min_session_timeout_ms=50000, group_share_session_timeout_ms=60000)
+    old = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", **kw)
+    with pytest.raises(ConfigError, match="^share.session.timeout.ms must be greater than or equal to "
+                                          "group.share.min.session.timeout.ms$"):
+        old.set_group_config("g", {"share.heartbeat.interval.ms": 6000})
+    new = GroupCoordinator(Simulation(seed=0), kafka_version="4.4", **kw)
+    new.set_group_config("g", {"share.heartbeat.interval.ms": 6000})
+    assert new.group_config("g") == {"share.heartbeat.interval.ms": 6000}

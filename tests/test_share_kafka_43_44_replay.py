@@ -493,3 +493,23 @@ def test_the_coordinators_share_partitions_read_the_group_limits_and_dlq():
         sp.acknowledge("m", [(0, 4, "RELEASE")])  # the second delivery was the last: archived
         assert (sp.max_delivery(), sp.start_offset) == (2, 5)
         assert len(coord.share_groups.dlq_topics.get("dlq.t", [])) == dlq, (version, share_version)
+
+
+# -- rules pinned by mutation testing (issue 28 item 8) -------------------------------------------
+def test_session_release_of_the_record_at_spso_at_the_limit_goes_to_the_dlq():
+    """`releaseAcquiredRecords` (branch 4.4): a record archived at the delivery limit by the
+    session's release is enqueued with DELIVERY_COUNT_EXCEEDED, also when it is the single record
+    at SPSO (its last offset equals SPSO). Limit 2: offset 0 delivered twice, then released."""
+    sp = partition(config=DLQ, max_delivery_count=2)
+    assert sp.acquire("member-1", 1, log_batches=[(0, 0)]) == [AcquiredRecords(0, 0, 1)]
+    assert sp.acknowledge("member-1", [(0, 0, "RELEASE")]) is Errors.NONE
+    assert sp.acquire("member-1", 1, fetch_offset=0, log_batches=[(0, 0)]) == [AcquiredRecords(0, 0, 2)]
+    assert sp.release_all("member-1") is Errors.NONE
+    assert sp.dlq_records == [DlqRecord("group-1", "t", 0, 0, 0, 2, DELIVERY_COUNT_EXCEEDED)]
+    assert sp.start_offset == 1
+
+
+def test_share_version_2_before_4_4_is_refused_naming_the_release():
+    """`share.version=2` (the DLQ feature level, KIP-1191) exists from 4.4: 4.3 accepts only 1."""
+    with pytest.raises(ConfigError, match=r"must be 1 before Kafka 4\.4 \(2, the dead-letter queue of KIP-1191"):
+        partition(version="4.3", share_version=2)

@@ -733,3 +733,144 @@ def test_invariants_over_random_sequences(version, limit, steps):
         assert all(f <= lst < nxt for (f, lst), (nxt, _) in zip(batches, batches[1:] + [(10**9, 0)]))
     if any(a[0] == "acquire" for a in steps[:1]):
         assert acquisitions > 0  # the first fetch of a fresh partition always gets records
+
+
+# -- rules pinned by mutation testing (issue 28 item 8) -------------------------------------------
+# Each one's expectation is worked out by hand from the SharePartition.java rule it names.
+def test_a_batch_another_member_holds_is_skipped_and_acquisition_goes_on():
+    """`acquire` (4.2), record_limit: a cached batch not AVAILABLE (held by member-1) is skipped
+    with `continue` ("The batch is not available to acquire"), not the end of the loop: member-2
+    gets the next batch's first 3 records (a hard limit of 3), on their second delivery."""
+    sp = build()
+    assert fetch(sp, 0, 5) == [AR(0, 4, 1)]
+    assert fetch(sp, 5, 5) == [AR(5, 9, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", 3, fetch_offset=0, log_batches=[(0, 4), (5, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 7, 2)]
+    assert [sp.owner(o) for o in (4, 5, 7, 8)] == [MEMBER_ID, "member-2", "member-2", ""]
+
+
+def test_max_records_reached_in_the_cache_acquires_no_new_records():
+    """`acquire`: new records are acquired only while `acquiredCount < maxRecordsToAcquire`. 0-4
+    loaded AVAILABLE, the log batch is 0-9, MaxRecords 5: 0-4 go on their second delivery, 5-9
+    stay unread (SPEO 4) although they are in the same log batch."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 9)]) == [AR(0, 4, 2)]
+    assert (sp.cached_batches(), sp.end_offset, sp.state(5)) == ([(0, 4)], 4, None)
+
+
+def test_record_limit_with_exactly_max_records_keeps_one_batch_state():
+    """`createBatches` (4.2): record_limit splits the new batch per offset only when it holds more
+    than MaxRecords; exactly MaxRecords (5 of 0-4) stay one batch, all ACQUIRED."""
+    sp = build()
+    got = sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 4)], acquire_mode="record_limit")
+    assert got == [AR(0, 4, 1)]
+    assert (sp.cached_batches(), sp.split_batches(), sp.next_fetch_offset) == ([(0, 4)], [], 5)
+
+
+def test_throttling_looks_only_at_the_offsets_being_acquired():
+    """`shouldThrottleRecordsDelivery(batch, first, lastOffsetToAcquire)` (4.2): only AVAILABLE
+    offsets in the fetched range count. Limit 5, threshold max(2, ceil(5 / 2)) = 3. Batch 5-14 has
+    10-14 at count 3 and 5-9 at count 2; a fetch of 0-9 takes 0-4 and 5-9 whole: nothing in 5-9
+    reaches 3, so 5-9 are not throttled even though 10-14 would be."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 14, "AVAILABLE", 1)])
+    # 10-14 alone twice: count 1 -> 2 -> 3, released each time (the batch splits per offset)
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, 5, fetch_offset=10, log_batches=[(10, 14)]) == [AR(10, 14, count)]
+        assert sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE")]) is Errors.NONE
+    got = sp.acquire(MEMBER_ID, 20, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
+    assert got == [AR(0, 4, 2), AR(5, 9, 2)]
+
+
+def test_spso_inside_a_later_batch_removes_only_the_batches_before_it():
+    """`maybeUpdateCachedStateAndOffsets`: the terminal run 0-6 (0-4 whole, 5-6 of 5-9) moves SPSO
+    to 7; the batches before the one holding SPSO leave the cache (0-4), 5-9 and 10-14 stay."""
+    sp = build()
+    for start in (0, 5, 10):
+        assert fetch(sp, start, 5) == [AR(start, start + 4, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 6, "ACCEPT")]) is Errors.NONE
+    assert sp.start_offset == 0  # 0 is still ACQUIRED
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.cached_batches()) == (7, [(5, 9), (10, 14)])
+    assert (sp.state(7), sp.state(10)) == ("ACQUIRED", "ACQUIRED")
+
+
+def test_load_state_after_an_acquire_is_refused_with_a_reason():
+    """ReadShareGroupState initializes the partition once, before any fetch (`maybeInitialize`)."""
+    sp = build()
+    fetch(sp, 0, 1)
+    with pytest.raises(ConfigError, match="records are already in flight; load before the first acquire"):
+        sp.load_state(0, [])
+
+
+def test_a_split_keeps_the_batch_lock_deadline_per_offset():
+    """`InFlightBatch.maybeInitializeOffsetStateUpdate`: splitting a locked batch gives each offset
+    the batch's remaining lock, not a fresh one. 0-9 acquired at 0 with a 100 ms lock; at 40 a
+    partial acknowledgement splits it: 5-9 still expire at 100."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    fetch(sp, 0, 10)
+    sp.sim.advance(40)
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
+    assert sp.split_batches() == [(0, 9)]
+    assert [t.time for t in sp.lock_timers()] == [LOCK_MS] * 5
+
+
+def test_terminal_states_refuse_every_transition():
+    """`RecordState.validateTransition`: ACKNOWLEDGED and ARCHIVED are terminal; `tryUpdateState`
+    answers false (null in Kafka) and changes nothing."""
+    from kafkasim.coordinator.modern.share.state import INCREASE, NO_OP, InFlightState
+    for terminal in ("ACKNOWLEDGED", "ARCHIVED"):
+        for target, ops in (("ACQUIRED", INCREASE), ("AVAILABLE", NO_OP), ("ARCHIVED", NO_OP)):
+            s = InFlightState(terminal, 2, "m")
+            assert s.try_update(target, ops, 5, "other") is False
+            assert (s.state, s.delivery_count, s.member_id) == (terminal, 2, "m")
+    # AVAILABLE -> ACKNOWLEDGED is not a transition either (only ACQUIRED records are acknowledged)
+    assert InFlightState("AVAILABLE", 1).try_update("ACKNOWLEDGED", NO_OP, 5, "m") is False
+
+
+def test_in_flight_batch_repr_shows_its_range_and_state():
+    from kafkasim.coordinator.modern.share.state import InFlightBatch, InFlightState
+    batch = InFlightBatch(0, 2, InFlightState("AVAILABLE", 1))
+    assert repr(batch) == "InFlightBatch(0-2, InFlightState(AVAILABLE, count=1, member=''))"
+    batch.split(lambda *a: None)
+    assert repr(batch) == "InFlightBatch(0-2, 3 offsets)"
+
+
+def test_the_share_coordinator_copy_keeps_disjoint_ranges():
+    """WriteShareGroupState overwrites the written range (`ShareCoordinatorShard` merges state
+    batches): a write inside a batch cuts it in three; one across two batches keeps their outer
+    parts with their own states; a write ending at a batch's end leaves no remainder; the start
+    offset written drops everything below it."""
+    from kafkasim.coordinator.modern.share.persisted import PersistedState
+    p = PersistedState()
+    p.put(0, 9, "AVAILABLE", 1)
+    p.put(3, 5, "ACKNOWLEDGED", 1)
+    assert p.batches() == [(0, 2, "AVAILABLE", 1), (3, 5, "ACKNOWLEDGED", 1), (6, 9, "AVAILABLE", 1)]
+    q = PersistedState()
+    q.put(0, 4, "AVAILABLE", 1)
+    q.put(5, 9, "ARCHIVED", 3)
+    q.put(2, 7, "AVAILABLE", 2)
+    assert q.batches() == [(0, 1, "AVAILABLE", 1), (2, 7, "AVAILABLE", 2), (8, 9, "ARCHIVED", 3)]
+    r = PersistedState()
+    r.put(0, 9, "AVAILABLE", 1)
+    r.put(5, 9, "ARCHIVED", 4)
+    assert r.batches() == [(0, 4, "AVAILABLE", 1), (5, 9, "ARCHIVED", 4)]
+    r.trim(2)
+    assert r.batches() == [(2, 4, "AVAILABLE", 1), (5, 9, "ARCHIVED", 4)]
+    r.trim(6)
+    assert r.batches() == [(6, 9, "ARCHIVED", 4)]
+
+
+def test_acquisition_goes_on_past_a_batch_taken_offset_by_offset():
+    """`acquire`: after a split batch's AVAILABLE offsets are taken (`acquireSubsetBatchRecords`),
+    the loop goes on to the next cached batch. 0-4 split by releasing 0-1 (2-4 still held), 5-9
+    released whole: member-2 gets 0-1 and 5-9, each on its second delivery."""
+    sp = build()
+    fetch(sp, 0, 5)
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(0, 1, "RELEASE"), (5, 9, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
+    assert got == [AR(0, 1, 2), AR(5, 9, 2)]
+    assert [sp.owner(o) for o in (0, 2, 5)] == ["member-2", MEMBER_ID, "member-2"]

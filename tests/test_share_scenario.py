@@ -317,3 +317,70 @@ def test_renew_keeps_the_lock_of_a_long_batch():
                  consumer={"share.acknowledgement.mode": "explicit"}, **ONE)
     with pytest.raises(ConfigError, match="apply to group_type='share' only"):
         Scenario(share_renew_ms=10_000)
+
+
+# -- the log a share consumer reads, pinned by mutation testing (issue 28 item 8) ------------------
+class _Parts:
+    """The two members of `Partitions` that `ShareLog` reads for the log: rates (records per ms,
+    per partition) and end offsets, production stopping at `duration_ms`."""
+
+    def __init__(self, tps, rate, duration_ms=1000):
+        self.tps, self.rate, self.duration_ms = tps, rate, duration_ms
+
+    def end_offset(self, i: int, t: int) -> int:
+        return int(self.rate[i] * min(t, self.duration_ms))
+
+
+def _share_log(tps, rate, duration_ms=1000):
+    from types import SimpleNamespace
+    from kafkasim.scenario.share import ShareLog
+    return ShareLog(SimpleNamespace(partitions=_Parts(tps, rate, duration_ms), rows=[], group_id="g"))
+
+
+def test_a_log_batch_holds_the_topic_rate_times_linger_ms():
+    """One producer per topic, sticky partitioner (KIP-480): it fills one partition's batch with
+    everything the topic gets during linger.ms = 5 (KIP-1030). Topic t: 2 partitions at 0.2
+    records/ms = 0.4 records/ms for the topic: batches of int(0.4 x 5) = 2; topic u alone at
+    0.1/ms: max(1, int(0.5)) = 1."""
+    log = _share_log([("t", 0), ("t", 1), ("u", 0)], [0.2, 0.2, 0.1])
+    assert log.batch_records == [2, 2, 1]
+
+
+def test_a_read_returns_whole_complete_batches_from_the_one_holding_the_fetch_offset():
+    """Batches of 4 (0.8/ms x 5 ms). At 10 ms the log end is 8: 0-3 and 4-7 complete. At 12 ms it
+    is 9: the batch 8-11 is still being filled, so not readable. A fetch from offset 5 starts at
+    the batch holding it (4-7). After production ends (1000 ms, end 800) the last batch counts."""
+    log = _share_log([("t", 0)], [0.8])
+    assert log.log_batches(0, 0, 500, now=10) == [(0, 3), (4, 7)]
+    assert log.log_batches(0, 5, 500, now=12) == [(4, 7)]
+    assert log.log_batches(0, 8, 500, now=12) == []
+    log_end = _share_log([("t", 0)], [0.7], duration_ms=10)  # end 7, batches of int(3.5) = 3
+    assert log_end.log_batches(0, 6, 500, now=20) == [(6, 6)]
+
+
+def test_finish_writes_each_partition_spso_and_speo_at_the_end_time():
+    """The run's last rows: per partition `SharePartitionState` at the end time, reason "SPSO-SPEO",
+    value SPSO (the module docstring's event); a partition never read has 0-0."""
+    from types import SimpleNamespace
+    from kafkasim.scenario.share import ShareLog
+    world = SimpleNamespace(partitions=_Parts([("t", 0)], [0.8]), rows=[], group_id="g",
+                            sim=SimpleNamespace(now=1234))
+    ShareLog(world).finish()
+    assert world.rows == [(1234, "broker", "g", None, "SharePartitionState", None, "t", 0, None, "0-0", 0, None)]
+
+
+def test_refusals_say_how_to_enable_share_groups_in_a_scenario():
+    """The broker's refusal (4.1: a preview, feature share.version or group.share.enable; 4.0:
+    early access, group.share.enable) ends with the Scenario arguments that lift it; a 4.0
+    PoisonRecord says 4.0 has no share.acknowledgement.mode (ShareConsumerConfig has it from 4.1)."""
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.1", **ONE)
+    assert str(e.value).endswith("; in a Scenario: broker={'group.share.enable': True} or share_version=1 (the feature)")
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.0", **ONE)
+    assert str(e.value).endswith("; in a Scenario: broker={'group.share.enable': True}")
+    with pytest.raises(ConfigError) as e:
+        Scenario(kafka_version="4.0", broker={"group.share.enable": True}, faults=[F.PoisonRecord("t", 0, 7)], **ONE)
+    assert str(e.value).endswith("set consumer={'share.acknowledgement.mode': 'explicit'} (Kafka 4.1 or later: 4.0 "
+                                 "has no such config and infers the mode from the first acknowledge(), which "
+                                 "kafkasim does not model)")

@@ -251,3 +251,17 @@ def test_4_2_heterogeneous_properties(subscriptions, counts):
         if subscribers:
             sharing = math.ceil(len(subscribers) / n)
             assert all(1 <= len(hs) <= sharing for hs in holders.values()), (topic, holders)
+
+
+# -- stickiness, pinned by mutation testing (issue 28 item 8) ----------------------------------------
+def test_42_keeps_a_balanced_current_assignment_homogeneous_and_heterogeneous():
+    """Simple{Homogeneous,Heterogeneous}AssignmentBuilder (4.2): balance first, then stickiness:
+    a current assignment already within every quota is kept as it is. Homogeneous: 2 members, foo
+    with 4 partitions, sharing ceil(2 / 4) = 1, quota 2 each: m1 keeps 2-3, m2 keeps 0-1.
+    Heterogeneous (per topic): foo's two subscribers have quota 1 each and keep foo-1 / foo-0; bar's
+    only subscriber m2 has quota 2 and keeps both."""
+    current = {"m1": {"foo": [2, 3]}, "m2": {"foo": [0, 1]}}
+    assert simple_share_assign("4.2", {"m1": ["foo"], "m2": ["foo"]}, {"foo": 4}, current) == current
+    current = {"m1": {"foo": [1]}, "m2": {"foo": [0], "bar": [0, 1]}}
+    got = simple_share_assign("4.2", {"m1": ["foo"], "m2": ["foo", "bar"]}, {"foo": 2, "bar": 2}, current)
+    assert {m: {t: sorted(ps) for t, ps in a.items() if ps} for m, a in got.items()} == current

@@ -37,6 +37,9 @@ EQUIVALENT = ROOT / "tools" / "equivalent_mutants.toml"
 TARGET = 0.90
 AREAS = {"assignors": ("kafkasim.client.assignors", "kafkasim.coordinator.assignor"),
          "log parser": ("kafkasim.analysis.logs",),
+         "share groups": ("kafkasim.coordinator.modern.share", "kafkasim.coordinator.modern.assignment_interval",
+                          "kafkasim.coordinator.modern.group_config", "kafkasim.client.share_consumer",
+                          "kafkasim.scenario.share"),
          "coordinator": ("kafkasim.coordinator",)}
 TARGETED = tuple(p for prefixes in AREAS.values() for p in prefixes)
 _LINE = re.compile(r"\s*(\S+): (.+)")

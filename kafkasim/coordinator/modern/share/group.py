@@ -42,7 +42,7 @@ class ShareGroup:
     """One share group: epochs, members in join order, the target assignment, the subscription
     metadata last computed, and the share-state partitions (4.1+)."""
 
-    def __init__(self, group_id: str, initial_epoch: int = 0):
+    def __init__(self, group_id: str, initial_epoch: int):
         self.group_id = group_id
         self.group_epoch = initial_epoch
         self.assignment_epoch = initial_epoch

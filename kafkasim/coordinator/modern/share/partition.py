@@ -696,10 +696,9 @@ class SharePartition:
                     if batch.offset_state is not None and self.rules.release_decrements:
                         break  # 4.1 returns from the batch at the first offset another member holds
                     continue
-                if state.state == ACQUIRED:
-                    snapshot = state.snapshot()
+                if state.state == ACQUIRED:  # no snapshot: a release is never rolled back
                     state.try_update(ARCHIVED if last < self._start else AVAILABLE, ops, limit, EMPTY_MEMBER_ID)
-                    changes.append((first, last, state, snapshot,
+                    changes.append((first, last, state, None,
                                     DELIVERY_COUNT_EXCEEDED if last >= self._start else None))
         self._commit(changes)
         return Errors.NONE

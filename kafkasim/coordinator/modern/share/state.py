@@ -61,9 +61,6 @@ class InFlightState:
     def snapshot(self) -> tuple:
         return self.state, self.delivery_count, self.member_id, self.timer
 
-    def restore(self, snapshot: tuple) -> None:
-        self.state, self.delivery_count, self.member_id, self.timer = snapshot
-
     def __repr__(self) -> str:
         return f"InFlightState({self.state}, count={self.delivery_count}, member={self.member_id!r})"
 
