@@ -11,7 +11,6 @@ consumer protocol side by side.
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 
 import pytest
@@ -525,16 +524,14 @@ def test_same_scenario_same_events():
     assert simulate(scenario).events.equals(simulate(scenario).events)
 
 
-def test_a_default_consumer_protocol_run_is_fast():
-    scenario = Scenario(kafka_version="4.0", consumer=CP)
-    best = min(_timed(scenario) for _ in range(3))
-    assert best < 0.5, best  # about 50 ms on a laptop, like the classic run
-
-
-def _timed(scenario) -> float:
-    start = time.perf_counter()
-    simulate(scenario)
-    return time.perf_counter() - start
+def test_a_default_consumer_protocol_run_does_no_more_work_than_the_classic_one():
+    """Speed is measured in benchmarks/ (scenario_speed.py), not timed here: what a test can hold
+    without a clock is the work, the engine events and rows of the run. The consumer protocol's
+    default run (heartbeats every 5 s instead of 3 s, no JoinGroup/SyncGroup round) does less of
+    both than the classic run on the same workload."""
+    modern, classic = simulate(Scenario(kafka_version="4.0", consumer=CP)), simulate(Scenario(kafka_version="4.0"))
+    assert modern.engine_stats["events"] < classic.engine_stats["events"]
+    assert len(modern.events) < len(classic.events)
 
 
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
