@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from kafkasim import faults as F
 from kafkasim.analysis import spark as ks
 from kafkasim.analysis.sweep_grid import SUMMARY_COLUMNS, Grid
+from kafkasim.core.errors import ConfigError
 from kafkasim.viz.exercises import check
 
 #: Every reason a member is removed for (`kafkasim.core.events.REMOVAL_REASONS`), with whether a
@@ -132,3 +134,91 @@ def test_a_check_accepts_within_its_relative_tolerance_and_rejects_beyond(capsys
         assert out == f"✔ Right. The simulation says {actual} ms. why\n"
     else:
         assert out == f"✘ Not quite. You predicted {predicted} ms; the simulation says {actual} ms. why\n"
+
+
+# -- a sweep's summary row: each removal counted under its own reason ----------------------------------------
+def test_a_sweep_row_counts_each_removal_under_its_own_reason():
+    """One member stuck past max.poll.interval.ms (poll_timeout), one scaled in (its own LeaveGroup),
+    one crashed (session_timeout): one removal each, every other reason 0."""
+    from kafkasim.analysis.sweep_grid import run_one
+    from kafkasim.core.events import REMOVAL_REASONS
+
+    base = {"members": 4, "topics": {"t": 8}, "duration_ms": 120_000, "consumer": {"max.poll.interval.ms": 20_000},
+            "faults": [{"type": "SlowProcessing", "member": "c-2", "at_ms": 20_000, "duration_ms": 60_000},
+                       {"type": "ScaleIn", "at_ms": 30_000, "members": ["c-3"]},
+                       {"type": "Crash", "member": "c-4", "at_ms": 40_000}]}
+    (spec,) = Grid.from_dict({"base": base, "grid": {"session.timeout.ms": [10_000]}}).runs()
+    run, row = run_one(spec)
+    once = {"poll_timeout", "leave_group", "session_timeout"}
+    assert {r: row[f"removals_{r}"] for r in REMOVAL_REASONS} == {r: int(r in once) for r in REMOVAL_REASONS}
+    latency = run.summary["latency_ms"]
+    assert [row[f"latency_{p}_ms"] for p in ("p50", "p95", "p99", "max")] == \
+        [latency["p50"], latency["p95"], latency["p99"], latency["max"]]
+    assert (row["error"], row["seed"], row["end_ms"], row["events"]) == (None, 1, 120_000, len(run.rows))
+
+
+# -- groups of more than 10 members: member ids in Java's String order -----------------------------------------
+@pytest.mark.parametrize("assignor", ["range", "roundrobin"])
+def test_range_and_roundrobin_order_members_by_member_id_as_java_strings_so_c_10_comes_before_c_2(assignor):
+    """RangeAssignor sorts a topic's consumers, RoundRobinAssignor all members, by member id
+    (`MemberInfo.compareTo`, `Utils.sorted`): Java's String order. A member id is the client id
+    ("consumer-<group>-<n>"), '-', a UUID, so the 10th consumer's id sorts before the 2nd's
+    ('-' < '0'). With 12 partitions for 12 members each gets one, in that order."""
+    from kafkasim import Scenario, simulate
+
+    run = simulate(Scenario(members=12, topics={"t": 12}, duration_ms=30_000,
+                            consumer={"partition.assignment.strategy": assignor}))
+    owners = run.partition_owners()
+    final = owners[owners["end"] == run.end_ms].sort_values("partition")
+    order = ["c-1", "c-10", "c-11", "c-12", "c-2", "c-3", "c-4", "c-5", "c-6", "c-7", "c-8", "c-9"]
+    assert list(zip(final["member"], final["partition"])) == list(zip(order, range(12)))
+
+
+# -- faults: how a chart names them, and what they accept ----------------------------------------------------
+@pytest.mark.parametrize("fault, label, short", [
+    # "<Fault> <member> for <duration> s at <time> s": seconds without trailing zeros (`:g`)
+    (lambda: F.Pause('c-2', 60_000, 50_000), "Pause c-2 for 50 s at 60 s", "Pause c-2"),
+    (lambda: F.NetworkCut('c-4', 90_000, 2_500), "NetworkCut c-4 for 2.5 s at 90 s", "NetworkCut c-4"),
+    (lambda: F.SlowProcessing('c-3', 0), "SlowProcessing c-3 for 60 s at 0 s", "SlowProcessing c-3"),  # 60 s default
+    (lambda: F.Crash('c-1', 1_500), "Crash c-1 at 1.5 s", "Crash c-1"),  # no duration: none said
+    (lambda: F.Restart('c-1', 10_000), "Restart c-1 at 10 s (down 30 s)", "Restart c-1"),  # 30 s default delay
+    (lambda: F.Restart('c-1', 10_000, 5_000, graceful=True, consumer={'group.protocol': 'consumer'}),
+     "Restart c-1 at 10 s (graceful, down 5 s, group.protocol=consumer)", "Restart c-1"),
+    (lambda: F.ScaleOut(30_000, 2), "ScaleOut +2 at 30 s", "ScaleOut +2"),
+    (lambda: F.ScaleIn(45_000, ('c-2', 'c-3')), "ScaleIn c-2, c-3 at 45 s", "ScaleIn c-2, c-3"),
+    (lambda: F.ScaleIn(45_000, 'c-5'), "ScaleIn c-5 at 45 s", "ScaleIn c-5"),  # one name given as a string
+])
+def test_a_fault_is_labelled_by_what_it_does_to_whom_when_and_for_how_long(fault, label, short):
+    made = fault()
+    assert (made.label(), made.short_label()) == (label, short)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: F.Pause('c-1', -1), "Pause.at_ms must be an integer >= 0, got -1"),
+    (lambda: F.Pause('', 1), "Pause.member must be a member's name such as 'c-1', got ''"),
+    (lambda: F.Pause('c-1', 1, -5), "Pause.duration_ms must be an integer >= 0, got -5"),
+    (lambda: F.Pause('c-1', 1, True), "Pause.duration_ms must be an integer >= 0, got True"),
+    (lambda: F.Restart('c-1', 1, delay_ms=-1), "Restart.delay_ms must be an integer >= 0, got -1"),
+    (lambda: F.Restart('c-1', 1, graceful=1), "Restart.graceful must be True or False, got 1"),
+    (lambda: F.Restart('c-1', 1, consumer=[('group.protocol', 'consumer')]),
+     "Restart.consumer must be a dict of consumer configs to change, e.g. {'group.protocol': 'consumer'}, "
+     "got [('group.protocol', 'consumer')]"),
+    (lambda: F.ScaleOut(1, 0), "ScaleOut.count must be an integer >= 1, got 0"),
+    (lambda: F.ScaleOut(-1, 1), "ScaleOut.at_ms must be an integer >= 0, got -1"),
+    (lambda: F.ScaleIn(-1, ('c-1',)), "ScaleIn.at_ms must be an integer >= 0, got -1"),
+    (lambda: F.ScaleIn(1, ()), "ScaleIn.members must name at least one member, e.g. ('c-2',), got ()"),
+    (lambda: F.ScaleIn(1, ('c-1', 5)), "ScaleIn.members must be a member's name such as 'c-1', got 5"),
+    (lambda: F.rolling_restart(['c-1'], 0, 0), "rolling_restart every_ms must be an integer >= 1, got 0"),
+])
+def test_a_fault_refuses_what_cannot_happen_naming_the_field_and_its_bound(make, message):
+    with pytest.raises(ConfigError) as e:
+        make()
+    assert str(e.value) == message
+
+
+def test_the_smallest_values_a_fault_accepts_are_instant_and_zero_long():
+    """A fault at 0 ms lasting 0 ms and a Restart back at once are allowed; a ScaleOut adds one at least."""
+    assert F.Pause("c-1", 0, 0).duration_ms == 0 and F.Restart("c-1", 0, delay_ms=0).delay_ms == 0
+    assert F.ScaleOut(0, 1).count == 1 and F.ScaleIn(0, ["c-1"]).members == ("c-1",)
+    assert [(r.member, r.at_ms, r.delay_ms, r.graceful) for r in F.rolling_restart(["c-3", "c-1"], 5, 1, 2)] == \
+        [("c-3", 5, 2, True), ("c-1", 6, 2, True)]
