@@ -222,3 +222,46 @@ def test_the_smallest_values_a_fault_accepts_are_instant_and_zero_long():
     assert F.ScaleOut(0, 1).count == 1 and F.ScaleIn(0, ["c-1"]).members == ("c-1",)
     assert [(r.member, r.at_ms, r.delay_ms, r.graceful) for r in F.rolling_restart(["c-3", "c-1"], 5, 1, 2)] == \
         [("c-3", 5, 2, True), ("c-1", 6, 2, True)]
+
+
+# -- rebalance episodes, by hand ------------------------------------------------------------------------------
+def _events(spark, rows: list[tuple]):
+    """Coordinator rows (time, group, kind, generation, value, reason, state) as a sweep's events
+    (run "r", `seq` in the order given)."""
+    from kafkasim.core.events import FIELDS
+
+    full = []
+    for seq, (time, group, kind, generation, value, reason, state) in enumerate(rows):
+        row = dict.fromkeys(FIELDS)
+        row.update(time=time, source="coordinator", group=group, kind=kind, generation=generation,
+                   value=None if value is None else float(value), reason=reason, state=state)
+        full.append((*row.values(), "r", seq))
+    return spark.createDataFrame(full, f"{ks.EVENTS_DDL}, run_id string, seq long")
+
+
+def test_a_rebalance_episode_runs_from_leaving_a_settled_state_to_the_next_and_counts_its_restarts(spark):
+    P, C = "PreparingRebalance", "CompletingRebalance"
+    events = _events(spark, [
+        (0, "g", "RebalanceStarted", 0, None, "first", P),
+        (10, "g", "GenerationStabilized", 1, 3, None, C),
+        (10, "g", "GroupStable", 1, 3, None, "Stable"),        # same ms: after the stabilization (seq)
+        (50, "g", "RebalanceStarted", 1, None, "second", P),
+        (55, "g", "RebalanceStarted", 1, None, "restarted", P),  # a restart: the same episode
+        (70, "g", "GenerationStabilized", 2, 2, None, C),
+        (71, "g", "GroupStable", 2, 2, None, "Stable"),
+        (90, "g", "RebalanceStarted", 2, None, "open", P),     # never settles: open
+        # A consumer group (KIP-848): the epoch bump starts it, Assigning then Reconciling, until Stable.
+        (5, "h", "GroupEpochBumped", 7, 7, None, "Assigning"),
+        (6, "h", "MemberStateChanged", None, None, None, "Reconciling"),
+        (8, "h", "GroupEpochBumped", 8, 8, None, "Reconciling"),
+        (20, "h", "StateChanged", None, None, None, "Stable"),
+    ])
+    got = [tuple(r) for r in ks.rebalance_episodes(events).orderBy("group", "episode").collect()]
+    # run_id, group, episode, start, end, duration_ms, rebalances, generation, members, outcome, reason
+    assert got == [("r", "g", 1, 0, 10, 10, 1, 1, 3.0, "Stable", "first"),
+                   ("r", "g", 2, 50, 71, 21, 2, 2, 2.0, "Stable", "second"),
+                   ("r", "g", 3, 90, None, None, 1, None, None, None, "open"),
+                   ("r", "h", 1, 5, 20, 15, 2, 8, None, "Stable", None)]
+    rates = {r.group: (r.rebalances, r.span_ms, r.per_hour) for r in ks.rebalance_rate(events).collect()}
+    # Starts per hour over the group's first to last coordinator event: 4 in 90 ms, 2 in 15 ms.
+    assert rates == {"g": (4, 90, 4 * 3_600_000 / 90), "h": (2, 15, 2 * 3_600_000 / 15)}
