@@ -45,6 +45,12 @@ def test_of_viz_only_what_a_chart_is_fed_is_chosen():
     assert mutation.choose(names, 0, None) == sorted([names[0], names[2], names[4], names[5]])
 
 
+def test_of_analysis_spark_only_the_analysis_is_chosen_not_the_session_plumbing():
+    names = ["kafkasim.analysis.spark.x_safe_region__mutmut_1", "kafkasim.analysis.spark.x_session__mutmut_1",
+             "kafkasim.analysis.spark.xǁ_Heartbeatǁ_run__mutmut_1"]
+    assert mutation.choose(names, 0, None) == names[:1]
+
+
 def test_report_counts_timeouts_as_killed_and_equivalents_apart():
     equivalent = {"kafkasim.analysis.log_parser.x_a__mutmut_4": "the default restated"}
     text = mutation.report(STATUS, sorted(STATUS), equivalent)

@@ -222,6 +222,8 @@ def test_the_smallest_values_a_fault_accepts_are_instant_and_zero_long():
     assert F.ScaleOut(0, 1).count == 1 and F.ScaleIn(0, ["c-1"]).members == ("c-1",)
     assert [(r.member, r.at_ms, r.delay_ms, r.graceful) for r in F.rolling_restart(["c-3", "c-1"], 5, 1, 2)] == \
         [("c-3", 5, 2, True), ("c-1", 6, 2, True)]
+    # Each member of a rolling restart is down 10 s unless told otherwise.
+    assert [r.delay_ms for r in F.rolling_restart(["c-1", "c-2"], 0, 30_000)] == [10_000, 10_000]
 
 
 # -- rebalance episodes, by hand ------------------------------------------------------------------------------

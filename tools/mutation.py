@@ -56,6 +56,10 @@ VIZ_STYLING_MODULES = ("kafkasim.viz.style", "kafkasim.viz.render", "kafkasim.vi
                        "kafkasim.viz.charts", "kafkasim.viz.spec", "kafkasim.viz.__init__")
 VIZ_STYLING_FUNCTION = re.compile(r".*(_spec|_chart|_explorer|_map|_diagram|_timeline|_html|_matrix|_bands|_rules"
                                   r"|scrubber|scrubbed|_scale|_axis|_heatmap|_panels|_layers|_tips|time_x|_step)$")
+#: Of `analysis.spark`, the analysis (what a sweep's or a log's events are turned into) is held to
+#: the target, not the session, shipping and progress plumbing around Spark.
+SPARK_ANALYSIS = ("_keys", "_order", "group_states", "rebalance_episodes", "member_states", "time_in_state",
+                  "rebalance_rate", "_with_derived", "_params", "by_parameters", "safe_region")
 _LINE = re.compile(r"\s*(\S+): (.+)")
 _MODULE = re.compile(r"(.+?)\.x(?:ǁ|_)")
 _FUNCTION = re.compile(r".+?\.x(?:ǁ[^ǁ]+ǁ|_)(.+?)__mutmut_\d+$")
@@ -111,8 +115,11 @@ def function_of(name: str) -> str:
 
 
 def is_model(name: str) -> bool:
-    """Whether a mutant is held to the target: everywhere but in the styling of `viz/`."""
+    """Whether a mutant is held to the target: everywhere but in the styling of `viz/` and the
+    Spark plumbing of `analysis.spark`."""
     module = module_of(name)
+    if module == "kafkasim.analysis.spark":
+        return function_of(name) in SPARK_ANALYSIS
     if not module.startswith("kafkasim.viz"):
         return True
     return not module.startswith(VIZ_STYLING_MODULES) and not VIZ_STYLING_FUNCTION.match(function_of(name))
@@ -120,7 +127,7 @@ def is_model(name: str) -> bool:
 
 def choose(names: list[str], sample: int, only: str | None, seed: int = 0) -> list[str]:
     """The mutants to check: those of modules starting with one of `only` (comma-separated),
-    `sample` per module (all when 0); the styling of `viz/` is left out (`is_model`)."""
+    `sample` per module (all when 0); the styling of `viz/` and Spark's plumbing are left out (`is_model`)."""
     prefixes = tuple(only.split(",")) if only else ("",)
     by_module = defaultdict(list)
     for name in sorted(names):
