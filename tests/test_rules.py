@@ -267,3 +267,72 @@ def test_a_rebalance_episode_runs_from_leaving_a_settled_state_to_the_next_and_c
     rates = {r.group: (r.rebalances, r.span_ms, r.per_hour) for r in ks.rebalance_rate(events).collect()}
     # Starts per hour over the group's first to last coordinator event: 4 in 90 ms, 2 in 15 ms.
     assert rates == {"g": (4, 90, 4 * 3_600_000 / 90), "h": (2, 15, 2 * 3_600_000 / 15)}
+
+
+# -- a grid: what it refuses, in its own words -----------------------------------------------------------------
+@pytest.mark.parametrize("data, message", [
+    (["a", "list"], "g.yaml: expected a mapping with keys base, grid, seeds"),
+    ({"grids": {"members": [3]}}, "g.yaml: unknown key(s) grids (expected base, grid, seeds)"),
+    ({"base": ["members"], "grid": {"members": [3]}}, "g.yaml: base and grid must be mappings"),
+    ({"grid": {"members": [3, 3]}}, "g.yaml: grid.members lists a value twice"),
+    ({"grid": {"members": [[3]]}}, "g.yaml: grid.members values must be numbers, strings or booleans, got [3]"),
+    ({"grid": {"members": []}}, "g.yaml: grid.members must be a non-empty list of values, got []"),
+    # Two names that make one column, or a column a summary already has (end_ms, seed, ...).
+    ({"grid": {"session.timeout.ms": [1], "session_timeout_ms": [2]}},
+     "g.yaml: parameter column name(s) session_timeout_ms clash with each other or with a summary column"),
+    ({"grid": {"end.ms": [1]}}, "g.yaml: parameter column name(s) end_ms clash with each other or with a summary column"),
+    ({"grid": {"seed": [1, 2]}}, "g.yaml: sweep seeds with the seeds key, not grid.seed"),
+    ({"grid": {"members": [3]}, "seeds": 1_000_001},
+     "g.yaml: seeds must be a count from 1 to 1,000,000 or a list of integers, got 1000001"),
+    ({"grid": {"members": [3]}, "seeds": True}, "g.yaml: seeds must be a count from 1 to 1,000,000 or a list of "
+                                                 "integers, got True"),
+    ({"grid": {"members": [3]}, "seeds": [1, True]}, "g.yaml: seeds must be a count from 1 to 1,000,000 or a list "
+                                                      "of integers, got [1, True]"),
+    ({"grid": {"members": [3]}, "seeds": [4, -1]},
+     "g.yaml: seeds must be from 0 to 9,223,372,036,854,775,807 (a seed is a Spark and Parquet long), got -1"),
+])
+def test_a_grid_refuses_what_a_sweep_cannot_run_naming_the_file_and_the_key(data, message):
+    with pytest.raises(ConfigError) as e:
+        Grid.from_dict(data, "g.yaml")
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("seeds, expected", [(None, (1,)), (3, (1, 2, 3)), (1_000_000, None), ([7, 0], (7, 0))])
+def test_seeds_are_a_count_from_1_or_a_list_taken_as_given(seeds, expected):
+    data = {"grid": {"members": [3]}} if seeds is None else {"grid": {"members": [3]}, "seeds": seeds}
+    got = Grid.from_dict(data).seeds
+    assert got == expected if expected else (len(got), got[0], got[-1]) == (1_000_000, 1, 1_000_000)
+
+
+def test_the_kafka_versions_a_grid_names_are_checked_where_it_names_them():
+    with pytest.raises(ConfigError, match=r"^g: base\.kafka_version: Unsupported kafka_version '9\.9'"):
+        Grid.from_dict({"base": {"kafka_version": "9.9"}, "grid": {"members": [3]}}, "g")
+    with pytest.raises(ConfigError, match=r"^g: grid\.kafka_version: Unsupported kafka_version '0\.7'"):
+        Grid.from_dict({"grid": {"kafka_version": ["3.7", "0.7"]}}, "g")
+
+
+@pytest.mark.parametrize("name, value, where", [
+    ("members", 6, {"members": 6}),                                                # a Scenario field
+    ("session.timeout.ms", 10_000, {"consumer": {"session.timeout.ms": 10_000}}),  # a consumer config
+    ("group.initial.rebalance.delay.ms", 0, {"broker": {"group.initial.rebalance.delay.ms": 0}}),  # a broker one
+    ("faults[0].duration_ms", 9_000,
+     {"faults": [{"type": "Pause", "member": "c-1", "at_ms": 5, "duration_ms": 9_000}]}),
+    ("processing_ms.p99_ms", 200, {"processing_ms": {"type": "LogNormal", "median_ms": 2, "p99_ms": 200}}),
+])
+def test_a_swept_name_sets_the_field_or_config_of_that_name_and_nothing_else(name, value, where):
+    from kafkasim.analysis.sweep_grid import apply_param, column_name
+
+    base = {"faults": [{"type": "Pause", "member": "c-1", "at_ms": 5, "duration_ms": 1}],
+            "processing_ms": {"type": "LogNormal", "median_ms": 2, "p99_ms": 20}}
+    assert apply_param(base, name, value) == {**base, **where}
+    assert base["faults"][0]["duration_ms"] == 1 and base["processing_ms"]["p99_ms"] == 20  # a copy
+    assert column_name(name) == {"members": "members", "session.timeout.ms": "session_timeout_ms",
+                                 "group.initial.rebalance.delay.ms": "group_initial_rebalance_delay_ms",
+                                 "faults[0].duration_ms": "faults_0_duration_ms",
+                                 "processing_ms.p99_ms": "processing_ms_p99_ms"}[name]
+
+
+def test_a_partition_directory_escapes_as_hive_does_and_writes_booleans_as_spark_does():
+    from kafkasim.analysis.sweep_grid import partition_dir
+
+    assert partition_dir({"a": True, "b": False, "c": 1.5, "d": "x/y=z:1"}) == "a=true/b=false/c=1.5/d=x%2Fy%3Dz%3A1"
