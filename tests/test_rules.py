@@ -336,3 +336,37 @@ def test_a_partition_directory_escapes_as_hive_does_and_writes_booleans_as_spark
     from kafkasim.analysis.sweep_grid import partition_dir
 
     assert partition_dir({"a": True, "b": False, "c": 1.5, "d": "x/y=z:1"}) == "a=true/b=false/c=1.5/d=x%2Fy%3Dz%3A1"
+
+
+# -- consumer groups (KIP-848): rules a surviving mutant showed untested ----------------------------------------
+def test_4_2_a_member_changing_its_regex_revokes_what_the_new_one_does_not_cover_at_once():
+    """KAFKA-19431 (4.2): a change of subscription revokes the partitions of topics the member no
+    longer subscribes to at once, without waiting for a new target; a regex counts like topic
+    names. A regex new to the group is resolved later, so until then it covers no topic: the member
+    gives up both. 4.0 waits for the assignor (the member keeps them, STABLE)."""
+    from test_consumer_protocol import Scripted, hb, manager
+
+    got = {}
+    for version in ("4.0", "4.2"):
+        fixed = Scripted("fixed")
+        sim, groups = manager(group_consumer_assignors=[fixed], kafka_version=version)
+        fixed.next = {"m1": {"foo": [0], "bar": [0]}}
+        r = groups.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=300_000,
+                                            subscribed_topic_regex="foo|bar", owned_partitions={})
+        sim.advance(100)  # the regex is resolved
+        r = hb(groups, "m1", r.member_epoch)
+        r = hb(groups, "m1", r.member_epoch, owned_partitions={"foo": [0], "bar": [0]})
+        r = hb(groups, "m1", r.member_epoch, subscribed_topic_regex="fo+")
+        got[version] = (r.member_epoch, r.assignment, groups.member_state("g", "m1"))
+    assert got == {"4.0": (2, None, "STABLE"), "4.2": (2, {}, "UNREVOKED_PARTITIONS")}
+
+
+def test_a_restored_member_without_epochs_gets_kafkas_builder_defaults():
+    """`ConsumerGroupMember.Builder`: memberEpoch 0, previousMemberEpoch -1, rebalanceTimeoutMs -1,
+    state STABLE, when the records do not say."""
+    from test_consumer_protocol import manager
+
+    sim, groups = manager()
+    groups.load_consumer_group("g", group_epoch=3, members={"m1": {"assigned": {"foo": [0]}}})
+    m = groups.member("g", "m1")
+    assert (m.member_epoch, m.previous_member_epoch, m.rebalance_timeout_ms, m.state) == (0, -1, -1, "STABLE")
