@@ -258,8 +258,10 @@ def test_a_rebalance_episode_runs_from_leaving_a_settled_state_to_the_next_and_c
         (8, "h", "GroupEpochBumped", 8, 8, None, "Reconciling"),
         (20, "h", "StateChanged", None, None, None, "Stable"),
     ])
-    got = [tuple(r) for r in ks.rebalance_episodes(events).orderBy("group", "episode").collect()]
-    # run_id, group, episode, start, end, duration_ms, rebalances, generation, members, outcome, reason
+    episodes = ks.rebalance_episodes(events)
+    assert episodes.columns == ["run_id", "group", "episode", "start", "end", "duration_ms", "rebalances",
+                                "generation", "members", "outcome", "reason"]
+    got = [tuple(r) for r in episodes.orderBy("group", "episode").collect()]
     assert got == [("r", "g", 1, 0, 10, 10, 1, 1, 3.0, "Stable", "first"),
                    ("r", "g", 2, 50, 71, 21, 2, 2, 2.0, "Stable", "second"),
                    ("r", "g", 3, 90, None, None, 1, None, None, None, "open"),
