@@ -372,3 +372,68 @@ def test_a_restored_member_without_epochs_gets_kafkas_builder_defaults():
     groups.load_consumer_group("g", group_epoch=3, members={"m1": {"assigned": {"foo": [0]}}})
     m = groups.member("g", "m1")
     assert (m.member_epoch, m.previous_member_epoch, m.rebalance_timeout_ms, m.state) == (0, -1, -1, "STABLE")
+
+
+# -- a sweep folder, written run by run in this process (Spark's executors do the same, unseen by mutmut) --------
+SMALL = {"members": 2, "topics": {"t": 2}, "duration_ms": 10_000}
+
+
+def test_a_committed_run_is_its_events_then_its_summary_each_under_its_partition(tmp_path):
+    """`commit_run`: events at events/<col=value>/<run_id>.parquet (the run's rows, then `run_id`
+    and `seq`, a 64-bit position), then the summary row at summaries/<col=value>/run-<run_id>.parquet."""
+    import pyarrow.parquet as pq
+
+    from kafkasim import simulate
+    from kafkasim.analysis.sweep_grid import commit_run
+    from kafkasim.core.events import FIELDS
+
+    (run,) = Grid.from_dict({"base": SMALL, "grid": {"session.timeout.ms": [10_000]}}).runs()
+    row = commit_run(run, str(tmp_path))
+    assert row["session_timeout_ms"] == 10_000 and row["run_id"] == run.run_id and row["error"] is None
+    events = pq.read_table(tmp_path / "events" / "session_timeout_ms=10000" / f"{run.run_id}.parquet")
+    assert events.column_names == [*FIELDS, "run_id", "seq"]
+    assert str(events.schema.field("seq").type) == "int64"
+    rows = simulate(run.scenario()).rows
+    assert events.num_rows == len(rows) == row["events"]
+    assert events["seq"].to_pylist() == list(range(len(rows))) and set(events["run_id"].to_pylist()) == {run.run_id}
+    assert [tuple(r.values())[:2] for r in events.select(["time", "source"]).to_pylist()] == [r[:2] for r in rows]
+    (summary,) = pq.read_table(tmp_path / "summaries" / "session_timeout_ms=10000" / f"run-{run.run_id}.parquet"
+                               ).to_pylist()
+    assert (summary["run_id"], summary["error"], summary["events"]) == (run.run_id, None, len(rows))
+
+
+def test_a_failed_run_leaves_a_failure_row_and_no_events_until_a_retry_replaces_it(tmp_path):
+    """A run whose scenario cannot run is recorded as failed-<id> with "<error type>: <message>";
+    the same run succeeding later removes that file."""
+    import dataclasses
+    import pyarrow.parquet as pq
+
+    from kafkasim.analysis.sweep_grid import commit_run, scenario_from_spec
+
+    (run,) = Grid.from_dict({"base": SMALL, "grid": {"members": [2]}}).runs()
+    bad = dataclasses.replace(run, spec={**run.spec, "members": 0})
+    with pytest.raises(ConfigError) as refused:
+        scenario_from_spec(bad.spec)
+    row = commit_run(bad, str(tmp_path))
+    assert row["error"] == f"ConfigError: {refused.value}" and row["members"] == 2
+    folder = tmp_path / "summaries" / "members=2"
+    assert sorted(p.name for p in folder.iterdir()) == [f"failed-{run.run_id}.parquet"]
+    assert not (tmp_path / "events").exists() or not any((tmp_path / "events").rglob("*.parquet"))
+    assert pq.read_table(folder / f"failed-{run.run_id}.parquet").to_pylist()[0]["error"] == row["error"]
+    commit_run(run, str(tmp_path))  # the retry succeeds
+    assert sorted(p.name for p in folder.iterdir()) == [f"run-{run.run_id}.parquet"]
+
+
+def test_a_sweep_folder_records_its_parameters_types_and_base_as_text_where_json_cannot(tmp_path):
+    import datetime
+    import json
+
+    from kafkasim.analysis.sweep_grid import open_sweep_folder
+
+    base = {**SMALL, "note": datetime.date(2026, 11, 27)}  # YAML reads 2026-11-27 as a date
+    grid = Grid.from_dict({"base": base, "grid": {"session.timeout.ms": [10_000, 45_000], "static_membership": [True]}})
+    assert open_sweep_folder(str(tmp_path), grid) == {"session_timeout_ms": "long", "static_membership": "boolean"}
+    assert json.loads((tmp_path / "sweep.json").read_text()) == {
+        "parameters": {"session.timeout.ms": "session_timeout_ms", "static_membership": "static_membership"},
+        "types": {"session_timeout_ms": "long", "static_membership": "boolean"},
+        "base": {**SMALL, "note": "2026-11-27"}}
