@@ -19,7 +19,7 @@ STATUS = {
     "kafkasim.coordinator.assignor.range.xǁRangeAssignorǁassign__mutmut_1": "killed",
     "kafkasim.coordinator.group_size.x_b__mutmut_1": "no tests",
     "kafkasim.coordinator.group_size.x_b__mutmut_2": "not checked",
-    "kafkasim.broker.network.x_c__mutmut_1": "killed",
+    "kafkasim.core.engine.x_c__mutmut_1": "killed",
 }
 
 
@@ -37,13 +37,27 @@ def test_a_sample_is_per_module_seeded_and_filtered():
     assert mutation.choose(names, 0, "kafkasim.m2") == sorted(n for n in names if ".m2." in n)
 
 
+def test_of_viz_only_what_a_chart_is_fed_is_chosen():
+    names = ["kafkasim.viz.network.x_memory_frame__mutmut_1", "kafkasim.viz.network.x_memory_spec__mutmut_1",
+             "kafkasim.viz.claims.xǁSpreadǁcompact__mutmut_1", "kafkasim.viz.style.x_palette__mutmut_1",
+             "kafkasim.viz.exercises.x__matches__mutmut_1", "kafkasim.broker.network.x_memory_spec__mutmut_1"]
+    assert mutation.function_of(names[2]) == "compact" and mutation.function_of(names[4]) == "_matches"
+    assert mutation.choose(names, 0, None) == sorted([names[0], names[2], names[4], names[5]])
+
+
+def test_of_analysis_spark_only_the_analysis_is_chosen_not_the_session_plumbing():
+    names = ["kafkasim.analysis.spark.x_safe_region__mutmut_1", "kafkasim.analysis.spark.x_session__mutmut_1",
+             "kafkasim.analysis.spark.xǁ_Heartbeatǁ_run__mutmut_1"]
+    assert mutation.choose(names, 0, None) == names[:1]
+
+
 def test_report_counts_timeouts_as_killed_and_equivalents_apart():
     equivalent = {"kafkasim.analysis.logs.reader.x_a__mutmut_4": "the default restated"}
     text = mutation.report(STATUS, sorted(STATUS), equivalent)
     # log parser: 4 checked, 2 killed (one timed out), 1 survived, 1 equivalent: 2 of 3 judged.
     assert "| kafkasim.analysis.logs.reader | 4 | 2 | 1 | 1 | 66.7% | >= 90%: NOT met |" in text
     assert "| kafkasim.coordinator.group_size | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text
-    assert "| kafkasim.broker.network | 1 | 1 | 0 | 0 | 100.0% |  |" in text  # not a targeted part
+    assert "| kafkasim.core.engine | 1 | 1 | 0 | 0 | 100.0% |  |" in text  # not a targeted part
     assert "| assignors | 1 | 1 | 0 | 0 | 100.0% | >= 90%: met |" in text
     assert "| coordinator | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text
     assert "| all | 7 | 4 | 2 | 1 | 66.7% | |" in text

@@ -198,6 +198,8 @@ class Grid:
                     raise ConfigError(f"{source}: grid.{name} values must be numbers, strings or booleans, got {v!r}")
             if len(set(map(repr, values))) != len(values):
                 raise ConfigError(f"{source}: grid.{name} lists a value twice")
+        if "seed" in axes:  # before the clash check below, which would name the column only
+            raise ConfigError(f"{source}: sweep seeds with the seeds key, not grid.seed")
         columns = [column_name(n) for n in axes]
         clash = {c for c in columns if columns.count(c) > 1 or c in SUMMARY_COLUMNS}
         if clash:
@@ -214,8 +216,6 @@ class Grid:
         if not all(0 <= s <= MAX_SEED for s in seeds):
             raise ConfigError(f"{source}: seeds must be from 0 to {MAX_SEED:,} (a seed is a Spark and Parquet "
                               f"long), got {min(seeds) if min(seeds) < 0 else max(seeds):,}")
-        if "seed" in axes:
-            raise ConfigError(f"{source}: sweep seeds with the seeds key, not grid.seed")
         _check_versions(source, base, axes)
         return cls(base, dict(axes), seeds, source)
 

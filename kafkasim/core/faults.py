@@ -40,9 +40,9 @@ class Fault:
     def __post_init__(self):
         _check_member(f"{type(self).__name__}.member", self.member)
         check_int(f"{type(self).__name__}.at_ms", self.at_ms, 0)
-        for field in ("duration_ms", "delay_ms", "count"):
+        for field in ("duration_ms", "delay_ms"):
             if hasattr(self, field):
-                check_int(f"{type(self).__name__}.{field}", getattr(self, field), 1 if field == "count" else 0)
+                check_int(f"{type(self).__name__}.{field}", getattr(self, field), 0)
 
     def schedule(self, world: World) -> None:
         world.sim.at(self.at_ms, self.apply, world)

@@ -18,7 +18,6 @@ pass, is not an exercise.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 RIGHT = "✔ Right."
@@ -49,9 +48,9 @@ def _matches(predicted: Any, actual: Any, tolerance: float) -> bool:
     if isinstance(actual, bool) or isinstance(predicted, bool):
         return predicted is actual or predicted == actual
     if isinstance(actual, (int, float)) and isinstance(predicted, (int, float)):
-        if tolerance:
-            return math.isclose(predicted, actual, rel_tol=tolerance, abs_tol=0)
-        return predicted == actual
+        # Relative to what was measured, on both sides (math.isclose's rel_tol is relative to the
+        # larger of the two, so it would accept 111 for a measured 100 at 10 % but not 89).
+        return abs(predicted - actual) <= tolerance * abs(actual)
     if isinstance(actual, str) and isinstance(predicted, str):
         return predicted.strip().lower() == actual.strip().lower()
     if isinstance(actual, (set, frozenset, list, tuple)) and isinstance(predicted, (set, frozenset, list, tuple)):
@@ -62,7 +61,7 @@ def _matches(predicted: Any, actual: Any, tolerance: float) -> bool:
 def check(predicted: Any, actual: Any, why: str = "", *, tolerance: float = 0.0, unit: str = "") -> Verdict:
     """Compare a reader's prediction with what the simulation measured; print the verdict and why.
 
-    `tolerance` is relative (0.1 accepts within 10 %); strings compare case-insensitively; sets
+    `tolerance` is relative to the measured value (0.1 accepts within 10 % of it, either side); strings compare case-insensitively; sets
     as sets. The verdict is true only for a right answer (None means "not answered yet": false).
     """
     shown = f"{actual}{' ' + unit if unit else ''}"
