@@ -19,7 +19,7 @@ import yaml
 from kafkasim import Scenario, simulate
 from kafkasim.analysis import spark as ks
 from kafkasim.analysis.cli import EXIT_OK, EXIT_SPARK
-from kafkasim.analysis.logs import parse_files
+from kafkasim.analysis.logs import ROW_FIELDS, parse_files
 from spark_helpers import connect_server, free_port, snapshot, standalone_cluster
 
 pytestmark = pytest.mark.cluster
@@ -92,8 +92,10 @@ def check_logs(done: subprocess.CompletedProcess, out: Path, expected) -> None:
     assert done.returncode == EXIT_OK, done.stderr
     events = pd.read_parquet(out / "events").sort_values(["file", "seq"])
     assert events["file"].unique().tolist() == ["server.log", "server.log.1"]  # as typed, relative
-    assert [tuple(r) for r in events[["file", "line", "kind", "time", "group", "member"]].itertuples(index=False)] == [
-        (r[-4], r[-3], r[4], r[0], r[2], r[3]) for r in expected.rows]
+    columns = ["file", "line", "kind", "time", "group", "member"]
+    at = [ROW_FIELDS.index(c) for c in columns]
+    assert [tuple(r) for r in events[columns].itertuples(index=False)] == [
+        tuple(r[i] for i in at) for r in expected.rows]
     assert json.loads((out / "counts.json").read_text())["counts"]["events"] == len(expected.rows)
 
 
