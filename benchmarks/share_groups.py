@@ -78,8 +78,8 @@ def run_suite(*, quick=False, repeat=1, python=None, log=print):
 
 def report(rows, info, repeat):
     lines = [f"Measured {info['date']} on {info['cpus']} cores ({info['cpu_model']}), Python {info['python']}, "
-             f"{info['os']}. Each case once, in a fresh process, on a shared and loaded machine: wall times "
-             "vary with the load, CPU times much less.", "",
+             f"{info['os']}. Each case once, in a fresh process: other load on the machine inflates wall times, "
+             "CPU times much less.", "",
              "| case | members | partitions | records produced | processed (duplicates) | never processed "
              "| p99 latency | simulate() wall | CPU | then .summary | engine events | event rows | peak RSS MB | target met |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
