@@ -14,7 +14,8 @@ import pytest
 from kafkasim import GroupCoordinator, Scenario, Simulation
 from kafkasim.core.errors import ConfigError
 from kafkasim.viz.settings import current, scenario_with, unavailable
-from kafkasim.viz.share import ShareTrace, record_states, state_counts
+from kafkasim.viz.protocol import layout
+from kafkasim.viz.share import ShareTrace, record_states, share_messages, share_sequence_diagram, state_counts
 from kafkasim.viz.summary import SHARE_KEYS, key_numbers
 
 
@@ -53,6 +54,36 @@ def test_calls_table_has_every_call_and_the_lock_expiry_as_one_row():
         (40.0, "c-1", "ShareAcknowledge ACCEPT 5-9", "INVALID_RECORD_STATE (121)", 5, 19, 20),
         (41.0, "c-2", "ShareAcknowledge ACCEPT 5-9", "NONE (0)", 20, 20, 20)]
 
+
+
+def test_share_messages_draw_the_lock_story_request_by_request():
+    # By hand from SharePartition: each call is a request to the leader and its answer; ACCEPT 0-4 moves SPSO to 5;
+    # 10-19 done leaves SPSO at 5 (5-9 still ACQUIRED); the split locks of 5-9 expire together at 0 + 30 s;
+    # the next ShareFetch takes the AVAILABLE 5-9 first, count 1 + 1 = 2; c-1 no longer holds them: 121;
+    # c-2's ACCEPT makes 0-19 terminal, SPSO 20. The GC pause note goes after c-1's calls of its millisecond.
+    frame = share_messages(lock_story(), notes=[(1_000, "c-1", "GC pause until 40 s")])
+    lanes = layout(frame, {"leader": 0, "c-1": 1, "c-2": 2})
+    name = {0: "leader", 1: "c-1", 2: "c-2"}
+    rows = [(t, name[x], name[x2], label) for t, x, x2, label in zip(frame["time"], lanes["x"], lanes["x2"], frame["label"])]
+    assert rows == [
+        (0, "c-1", "leader", "ShareFetch"), (0, "leader", "c-1", "ShareFetch: 0-9 (delivery 1)"),
+        (1_000, "c-1", "leader", "ShareAcknowledge ACCEPT 0-4"), (1_000, "leader", "c-1", "ShareAcknowledge: NONE (0)"),
+        (1_000, "leader", "leader", "0-4 ACKNOWLEDGED (delivery 1); SPSO 5"),
+        (1_000, "c-1", "c-1", "GC pause until 40 s"),
+        (5_000, "c-2", "leader", "ShareFetch"), (5_000, "leader", "c-2", "ShareFetch: 10-19 (delivery 1)"),
+        (6_000, "c-2", "leader", "ShareAcknowledge ACCEPT 10-19"), (6_000, "leader", "c-2", "ShareAcknowledge: NONE (0)"),
+        (6_000, "leader", "leader", "10-19 ACKNOWLEDGED (delivery 1); SPSO 5"),
+        (30_000, "leader", "leader", "acquisition lock expired: 5-9 AVAILABLE (delivery 1)"),
+        (31_000, "c-2", "leader", "ShareFetch"), (31_000, "leader", "c-2", "ShareFetch: 5-9 (delivery 2)"),
+        (40_000, "c-1", "leader", "ShareAcknowledge ACCEPT 5-9"),
+        (40_000, "leader", "c-1", "ShareAcknowledge: INVALID_RECORD_STATE (121)"),
+        (41_000, "c-2", "leader", "ShareAcknowledge ACCEPT 5-9"), (41_000, "leader", "c-2", "ShareAcknowledge: NONE (0)"),
+        (41_000, "leader", "leader", "5-9 ACKNOWLEDGED (delivery 2); SPSO 20")]
+    assert list(frame["kind"]).count("error") == 1 and frame.loc[15, "kind"] == "error"
+    assert list(frame.loc[[5, 11], "kind"]) == ["consumer note", "leader note"]
+    spec = share_sequence_diagram.spec(lock_story())
+    assert [v["lane"] for v in spec["layer"][1]["data"]["values"]] == ["leader", "c-1", "c-2"]
+    assert len(spec["data"]["values"]) == 18
 
 def test_intervals_merge_records_in_the_same_state_and_keep_terminal_states_after_the_cache_empties():
     frame = lock_story().intervals()

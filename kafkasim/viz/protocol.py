@@ -331,9 +331,9 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
     if thin:
         shown = shown[~shown["ok_heartbeat"]]
     total = len(shown)
-    layout = _layout(shown.iloc[:max_messages], {COORDINATOR: 0, **{m: i + 1 for i, m in enumerate(lanes)}})
+    rows = layout(shown.iloc[:max_messages], {COORDINATOR: 0, **{m: i + 1 for i, m in enumerate(lanes)}})
     consumer = tables.protocol(run) == "consumer"
-    spec = _diagram(layout, [COORDINATOR, *lanes], width, CONSUMER_COLORS if consumer else COLORS)
+    spec = diagram(rows, [COORDINATOR, *lanes], width, CONSUMER_COLORS if consumer else COLORS)
     if title:
         lo, hi = tables.window_ms(run, window)
         sub = [f"{lo / 1000:g} s to {hi / 1000:g} s; one row per message, in the coordinator's order (not to scale)"]
@@ -341,14 +341,16 @@ def sequence_diagram(run, window=None, *, members=None, max_members: int = 8, he
             sub.append(f"showing {len(lanes)} of {len(everyone)} members")
         if thin and frame["ok_heartbeat"].any():
             sub.append(f"{THINNED[consumer]} not shown (heartbeats='all' shows them)")
-        if total > len(layout):
-            sub.append(f"first {len(layout)} of {total} messages: narrow the window")
+        if total > len(rows):
+            sub.append(f"first {len(rows)} of {total} messages: narrow the window")
         spec["title"] = title_of(title, sub)
     return spec
 
 
-def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None, colors: dict = COLORS) -> dict:
-    n = max(len(layout), 1)
+def diagram(rows: pd.DataFrame, lanes: list[str], width: int | None, colors: dict = COLORS) -> dict:
+    """The Vega-Lite spec of `layout`'s rows: a lifeline per lane (the first is the server), arrows, notes,
+    the time at the left; colours by message kind (also used by chapter 12's share-group diagram)."""
+    n = max(len(rows), 1)
     x = field("x", axis=None, scale={"domain": [-1.0, len(lanes) + 0.2], "nice": False, "zero": False})
     y = field("row", axis=None, scale={"domain": [-1.6, n - 0.4], "reverse": True, "nice": False, "zero": False})
     kinds = {"domain": list(colors), "range": list(colors.values())}
@@ -381,12 +383,13 @@ def _diagram(layout: pd.DataFrame, lanes: list[str], width: int | None, colors: 
              {"x": field("time_x", axis=None), "y": y, "text": field("time_label", "nominal")},
              transform=[{"filter": "datum.new_time"}]),
     ]
-    return {"data": values(layout), "layer": layers,
+    return {"data": values(rows), "layer": layers,
             "width": width or max(360, LANE_PX * (len(lanes) + 1.2)), "height": ROW_PX * (n + 1.2)}
 
 
-def _layout(frame: pd.DataFrame, x_of: dict) -> pd.DataFrame:
-    """Positions: a request goes member -> coordinator, a reply back; notes sit on their lane."""
+def layout(frame: pd.DataFrame, x_of: dict) -> pd.DataFrame:
+    """Positions: a request goes member -> the lane at x 0 (the coordinator), a reply back; notes sit on
+    their lane. `frame` has messages()' columns; `x_of` maps each lane to its position."""
     lane = frame["member"].map(x_of)
     is_request = frame["kind"].eq("request")
     arrow = frame["kind"].isin(["request", "reply", "error"])

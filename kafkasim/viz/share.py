@@ -5,7 +5,9 @@ record states they leave over time, and a chart of those states (chapter 12).
 (acquire, acknowledge, release_all) and every WriteShareGroupState (a lock expiring inside
 `advance_to` included, at its deadline), the state, delivery count and owner of each record it
 follows. Records that leave the share partition's cache (below SPSO) keep their last, terminal,
-state. `record_states` draws them: one row per record, one bar per state interval.
+state. `record_states` draws them: one row per record, one bar per state interval;
+`share_sequence_diagram` draws the same calls as a sequence diagram between the consumers and the
+leader (kafkasim.viz.protocol's layout and drawing).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from kafkasim.viz import style
+from kafkasim.viz import style, tables
+from kafkasim.viz.protocol import COLORS, COLUMNS, diagram, layout
 from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 #: SharePartition record states (Kafka's RecordState) and their colours: handed out, waiting, done.
@@ -22,6 +25,11 @@ RECORD_STATE_COLORS = {"AVAILABLE": "#9ecae9", "ACQUIRED": "#f58518", "ACKNOWLED
                        "ARCHIVED": "#4c4c4c"}
 ROW_PX = 16
 LABEL_PX = 48   # an acquisition bar at least this wide gets its "owner #count" label
+#: The lane of the share partition's leader in ShareTrace's calls and in the sequence diagram.
+LEADER = "leader"
+#: Sequence diagram colours: the group protocol's, with the leader's and the consumers' notes.
+SHARE_COLORS = {"request": COLORS["request"], "reply": COLORS["reply"], "error": COLORS["error"],
+                "leader note": COLORS["coordinator note"], "consumer note": COLORS["member note"]}
 
 
 class ShareTrace:
@@ -33,6 +41,7 @@ class ShareTrace:
         self._advancing = False
         self._expired_ranges: list[list] = []
         self._rows: list[tuple] = []         # (time, offset, state, delivery count, owner)
+        self._marks: list[int] = []          # len(_rows) after each call: call i changed _rows[marks[i-1]:marks[i]]
         self._last: dict[int, tuple] = {}
         previous = sp.on_write
 
@@ -67,6 +76,7 @@ class ShareTrace:
                            "SPSO": self.sp.start_offset, "SPEO": self.sp.end_offset,
                            "next fetch": self.sp.next_fetch_offset})
         self._note()
+        self._marks.append(len(self._rows))
 
     def _expired(self, written) -> None:
         """One row per instant at which locks expired, the records' ranges merged."""
@@ -75,15 +85,14 @@ class ShareTrace:
         if last is not None and last["call"] == "acquisition lock expired" and last["time (s)"] == self.sim.now / 1000:
             ranges = self._expired_ranges.pop() + ranges
             self.calls.pop()
-        merged: list[list] = []
-        for f, l, state, count in sorted(ranges):
-            if merged and merged[-1][1] + 1 == f and merged[-1][2:] == [state, count]:
-                merged[-1][1] = l
-            else:
-                merged.append([f, l, state, count])
+            self._marks.pop()
         self._expired_ranges.append(ranges)
-        self._call("leader", "acquisition lock expired",
-                   ", ".join(f"{f}-{l} {state} (delivery {count})" for f, l, state, count in merged))
+        self._call(LEADER, "acquisition lock expired", _ranges_text(ranges))
+
+    def changes(self, i: int) -> str:
+        """The record states call `i` left ("5-9 ACKNOWLEDGED (delivery 2)"), "" if it changed none."""
+        rows = self._rows[self._marks[i - 1] if i else 0:self._marks[i]]
+        return _ranges_text([(offset, offset, state, count) for _, offset, state, count, _ in rows])
 
     def advance_to(self, ms: int) -> None:
         """Time passes to `ms`: lock timers due by then fire at their deadlines."""
@@ -134,6 +143,56 @@ class ShareTrace:
         return out.sort_values(["first", "start"], kind="stable").reset_index(drop=True)
 
 
+def _ranges_text(ranges) -> str:
+    """(first, last, state, delivery count) ranges, adjacent ones in the same state merged: "5-9 AVAILABLE (delivery 1)"."""
+    merged: list[list] = []
+    for f, l, state, count in sorted(ranges):
+        if merged and merged[-1][1] + 1 == f and merged[-1][2:] == [state, count]:
+            merged[-1][1] = l
+        else:
+            merged.append([f, l, state, count])
+    return ", ".join(f"{f}-{l} {state} (delivery {count})" for f, l, state, count in merged)
+
+
+def share_messages(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = ()) -> pd.DataFrame:
+    """The trace's calls as sequence-diagram rows (kafkasim.viz.protocol.messages' columns): a consumer's
+    ShareFetch or ShareAcknowledge is a request to the leader and a reply (an error when the answer is one),
+    followed by a leader note with the record states an acknowledgement left and SPSO; an expired lock is a
+    leader note. `notes` (time in ms, lane, text) add what the trace cannot see, e.g. a consumer's GC pause;
+    each goes after the calls of its millisecond."""
+    out = []
+    for i, call in enumerate(trace.calls):
+        time, member, what, answer = round(call["time (s)"] * 1000), call["member"], call["call"], call["answer"]
+        after = f"after it: SPSO {call['SPSO']}, SPEO {call['SPEO']}, next fetch offset {call['next fetch']}"
+        if member == LEADER:
+            out.append((time, LEADER, "leader note", f"{what}: {answer}", after, False))
+            continue
+        name = what.split(" ")[0] if what.startswith("Share") else what
+        failed = what != "ShareFetch" and not answer.startswith("NONE")
+        out.append((time, member, "request", what, f"{member}: {what}", False))
+        out.append((time, member, "error" if failed else "reply", f"{name}: {answer}", after, False))
+        changed = trace.changes(i)
+        if what != "ShareFetch" and changed:
+            out.append((time, LEADER, "leader note", f"{changed}; SPSO {call['SPSO']}", after, False))
+    frame = pd.DataFrame(out, columns=COLUMNS)
+    extra = pd.DataFrame([(t, lane, "leader note" if lane == LEADER else "consumer note", text, "", False)
+                          for t, lane, text in notes], columns=COLUMNS)
+    both = pd.concat([frame, extra], ignore_index=True) if len(extra) else frame
+    return both.sort_values("time", kind="stable").reset_index(drop=True)
+
+
+@returns_chart
+def share_sequence_diagram(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = (), *, width: int | None = None,
+                           title: str | None = "ShareFetch and ShareAcknowledge on one share partition") -> dict:
+    """`share_messages` drawn as a sequence diagram: the leader's lane first, then each consumer's."""
+    frame = share_messages(trace, notes)
+    lanes = [LEADER, *tables.member_order(m for m in frame["member"].unique() if m != LEADER)]
+    spec = diagram(layout(frame, {lane: i for i, lane in enumerate(lanes)}), lanes, width, SHARE_COLORS)
+    if title:
+        spec["title"] = title_of(title, "one row per message, in the leader's order (not to scale); time at the left")
+    return spec
+
+
 @returns_chart
 def record_states(trace: ShareTrace, end_ms: int | None = None, title: str = "Record states on the share partition"):
     """One row per record (offset), its state over time; an acquisition long enough to hold a label
@@ -176,4 +235,5 @@ def state_counts(trace: ShareTrace) -> pd.DataFrame:
     return last.groupby("state").size().reindex(list(RECORD_STATE_COLORS), fill_value=0)
 
 
-__all__ = ["ShareTrace", "record_states", "state_counts", "RECORD_STATE_COLORS"]
+__all__ = ["ShareTrace", "record_states", "share_messages", "share_sequence_diagram", "state_counts",
+           "RECORD_STATE_COLORS", "SHARE_COLORS"]
