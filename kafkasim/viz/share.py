@@ -182,9 +182,10 @@ def share_messages(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = ()
 
 
 @returns_chart
-def share_sequence_diagram(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = (), *, width: int | None = None,
+def share_sequence_diagram(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = (), *, width: int | None = 520,
                            title: str | None = "ShareFetch and ShareAcknowledge on one share partition") -> dict:
-    """`share_messages` drawn as a sequence diagram: the leader's lane first, then each consumer's."""
+    """`share_messages` drawn as a sequence diagram: the leader's lane first, then each consumer's
+    (width: wider than the group protocol's default, a share reply's label is long; None sizes it by lanes)."""
     frame = share_messages(trace, notes)
     lanes = [LEADER, *tables.member_order(m for m in frame["member"].unique() if m != LEADER)]
     spec = diagram(layout(frame, {lane: i for i, lane in enumerate(lanes)}), lanes, width, SHARE_COLORS)
