@@ -104,6 +104,13 @@ class ModernGroupQueries:
         self._event(group, "GroupLoaded", value=len(group.members))
         self._emit_log("group_loaded", group.group_id, None, members=len(group.members))
 
+    def _session_expired(self, group, member) -> None:
+        """The member's session timer found it silent for the session timeout (`scheduleConsumerGroup`/
+        `scheduleShareGroupSessionTimeout`): fenced and removed, in the same words for both kinds."""
+        self._emit_log("member_fenced", group.group_id, member.member_id, reason="the member session expired")
+        self._event(group, "MemberFenced", member.member_id, reason="session_timeout", value=member.member_epoch)
+        self._fence(group, member, "session_timeout")
+
     # == events =================================================================================
     def _event(self, group, kind: str, member: str | None = None, *, reason: str | None = None,
                value: float | None = None, generation: int | None = None, state: str | None = None) -> None:

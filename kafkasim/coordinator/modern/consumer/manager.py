@@ -721,9 +721,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         member = group.members.get(member_id)
         if member is None:
             return  # replaced static member: "Could not fence ... because the member does not exist"
-        self._emit_log("member_fenced", group.group_id, member_id, reason="the member session expired")
-        self._event(group, "MemberFenced", member_id, reason="session_timeout", value=member.member_epoch)
-        self._fence(group, member, "session_timeout")
+        self._session_expired(group, member)
 
     def _arm_rebalance_timer(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
         """`scheduleConsumerGroupRebalanceTimeout`: revoke within the member's rebalance timeout

@@ -489,9 +489,7 @@ class ShareGroupManager(ModernGroupQueries):
         member = group.members.get(member_id)
         if member is None:
             return
-        self._emit_log("member_fenced", group.group_id, member_id, reason="the member session expired")
-        self._event(group, "MemberFenced", member_id, reason="session_timeout", value=member.member_epoch)
-        self._fence(group, member, "session_timeout")
+        self._session_expired(group, member)
 
     # == topics =================================================================================
     def topic_changed(self, topic: str) -> None:
