@@ -137,6 +137,25 @@ _POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was l
                 r"processing messages\.")
 _REJOIN = r" Need to re-join the group\. Sent generation was " + _GEN
 
+def _heartbeat_failures(request: str, versions: str, instance_versions: str) -> list[Template]:
+    """The heartbeat request manager's failure lines, one wording for both names of the request
+    (`GroupHeartbeatRequest` in 3.7-3.9, `ConsumerGroupHeartbeatRequest` from 4.0); the instance-id
+    failures came a release later (`instance_versions`)."""
+    beat = "ConsumerGroupHeartbeat"
+    return [
+        Template(request + r" failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is fenced\.", ".*",
+                 _failed(beat, "FENCED_MEMBER_EPOCH"), versions=versions),
+        Template(request + r" failed because member (?P<m>\S++) is unknown\.", ".*",
+                 _failed(beat, "UNKNOWN_MEMBER_ID"), versions=versions),
+        Template(request + r" failed because the group coordinator " + _NODE + r" is not available\.", ".*",
+                 _failed(beat, "COORDINATOR_NOT_AVAILABLE"), versions=versions),
+        Template(request + r" failed due to unreleased instance id [^\s:]++: ", ".*",
+                 _failed(beat, "UNRELEASED_INSTANCE_ID"), versions=instance_versions),
+        Template(request + r" failed due to fenced instance id [^\s:]++: ", ".*",
+                 _failed(beat, "FENCED_INSTANCE_ID"), versions=instance_versions),
+        Template(request + r" failed due to (?P<e>[A-Z_]++): ", ".*", _failed(beat), versions=versions)]
+
+
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "(Re-)joining": (True, [Template(r"\(Re-\)joining group", "", _simple("JoinGroup"), versions="1.1-")]),
     "Successfully": (True, [
@@ -224,34 +243,8 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                                       _simple("CommitFailed"), versions="1.0-")]),
     "Synchronous": (False, [Template(r"Synchronous auto-commit of offsets .*? failed: (?P<r>.*)", "",
                                      _simple("CommitFailed"), versions="1.0-")]),
-    "GroupHeartbeatRequest": (False, [
-        Template(r"GroupHeartbeatRequest failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is fenced\.", ".*",
-                 _failed("ConsumerGroupHeartbeat", "FENCED_MEMBER_EPOCH"), versions="3.7-3.9"),
-        Template(r"GroupHeartbeatRequest failed because member (?P<m>\S++) is unknown\.", ".*",
-                 _failed("ConsumerGroupHeartbeat", "UNKNOWN_MEMBER_ID"), versions="3.7-3.9"),
-        Template(r"GroupHeartbeatRequest failed because the group coordinator " + _NODE + r" is not "
-                 r"available\.", ".*", _failed("ConsumerGroupHeartbeat", "COORDINATOR_NOT_AVAILABLE"),
-                 versions="3.7-3.9"),
-        Template(r"GroupHeartbeatRequest failed due to unreleased instance id [^\s:]++: ", ".*",
-                 _failed("ConsumerGroupHeartbeat", "UNRELEASED_INSTANCE_ID"), versions="3.8-3.9"),
-        Template(r"GroupHeartbeatRequest failed due to fenced instance id [^\s:]++: ", ".*",
-                 _failed("ConsumerGroupHeartbeat", "FENCED_INSTANCE_ID"), versions="3.8-3.9"),
-        Template(r"GroupHeartbeatRequest failed due to (?P<e>[A-Z_]++): ", ".*", _failed("ConsumerGroupHeartbeat"),
-                 versions="3.7-3.9")]),
-    "ConsumerGroupHeartbeatRequest": (False, [
-        Template(r"ConsumerGroupHeartbeatRequest failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is "
-                 r"fenced\.", ".*", _failed("ConsumerGroupHeartbeat", "FENCED_MEMBER_EPOCH"), versions="4.0-"),
-        Template(r"ConsumerGroupHeartbeatRequest failed because member (?P<m>\S++) is unknown\.", ".*",
-                 _failed("ConsumerGroupHeartbeat", "UNKNOWN_MEMBER_ID"), versions="4.0-"),
-        Template(r"ConsumerGroupHeartbeatRequest failed because the group coordinator " + _NODE + r" "
-                 r"is not available\.", ".*", _failed("ConsumerGroupHeartbeat", "COORDINATOR_NOT_AVAILABLE"),
-                 versions="4.0-"),
-        Template(r"ConsumerGroupHeartbeatRequest failed due to unreleased instance id [^\s:]++: ", ".*",
-                 _failed("ConsumerGroupHeartbeat", "UNRELEASED_INSTANCE_ID"), versions="4.0-"),
-        Template(r"ConsumerGroupHeartbeatRequest failed due to fenced instance id [^\s:]++: ", ".*",
-                 _failed("ConsumerGroupHeartbeat", "FENCED_INSTANCE_ID"), versions="4.0-"),
-        Template(r"ConsumerGroupHeartbeatRequest failed due to (?P<e>[A-Z_]++): ", ".*",
-                 _failed("ConsumerGroupHeartbeat"), versions="4.0-")]),
+    "GroupHeartbeatRequest": (False, _heartbeat_failures("GroupHeartbeatRequest", "3.7-3.9", "3.8-3.9")),
+    "ConsumerGroupHeartbeatRequest": (False, _heartbeat_failures("ConsumerGroupHeartbeatRequest", "4.0-", "4.0-")),
     "#version": (False, [Template(r"(?P<v>\d[\w.+-]*+)", "", _version, versions="1.0-")]),
 }
 
