@@ -25,6 +25,9 @@ from collections import Counter
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
+
+from measure import write_between  # noqa: E402
 
 from kafkasim.analysis.diagnose import LABELS, diagnose_lines  # noqa: E402
 from kafkasim.analysis.diagnose.incidents import MADE, incident  # noqa: E402
@@ -109,14 +112,6 @@ def tables(pairs: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def write_doc(body: str, begin: str = BEGIN, end_mark: str = END) -> None:
-    with open(DOC, encoding="utf-8") as f:
-        doc = f.read()
-    start, end = doc.index(begin) + len(begin), doc.index(end_mark)
-    with open(DOC, "w", encoding="utf-8") as f:
-        f.write(doc[:start] + "\n" + body + "\n" + doc[end:])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one size and one seed per cause and version")
@@ -127,11 +122,11 @@ def main(argv=None) -> int:
         body = tables(measure(args.quick))
         print(body)
         if args.write_doc:
-            write_doc(body)
+            write_between(DOC, BEGIN, END, body)
     body = tables(measure_clients(args.quick))
     print("\nClient logs only:\n" + body)
     if args.write_doc:
-        write_doc(body, CLIENT_BEGIN, CLIENT_END)
+        write_between(DOC, CLIENT_BEGIN, CLIENT_END, body)
     return 0
 
 
