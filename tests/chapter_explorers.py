@@ -83,11 +83,20 @@ def chapter_explorers(notebooks=None, ci: bool = False) -> list[ChapterExplorer]
                 continue
             tree = ast.parse(cell.source)
             for node in tree.body:
-                statements.append((cell.id, node, ast.get_source_segment(cell.source, node)))
+                statements.append((cell.id, node, _source(cell.source, node)))
                 call = _explorer_call(node)
                 if call is not None:
                     found.append(_slice(path.stem, cell.id, statements, call, ci))
     return found
+
+
+def _source(text: str, node: ast.stmt) -> str:
+    """A statement's source with its decorators (`ast.get_source_segment` starts at `def`/`class`,
+    so a copied `@dataclass` would lose what makes it a dataclass)."""
+    decorators = getattr(node, "decorator_list", ())
+    if not decorators:
+        return ast.get_source_segment(text, node)
+    return "\n".join(text.splitlines()[decorators[0].lineno - 1:node.end_lineno])
 
 
 def _slice(chapter: str, cell_id: str, statements, call: ast.Call, ci: bool) -> ChapterExplorer:

@@ -66,3 +66,19 @@ def test_chapter_11_fault_follows_the_group_size_and_the_classic_only_control_is
     assert e.run.scenario.faults[0].member == "c-5" and e.caption.value == ""
     e.set("group.protocol", "classic")
     assert not toggle.disabled and toggle.description == "rebalance protocol"
+
+
+def test_a_decorated_definition_is_copied_with_its_decorator(tmp_path):
+    """The slice a chapter's explorer is built from keeps `@dataclass` above its class: without it the
+    class has no `__init__` taking fields, and `P(x=3)` fails only in the copy, not in the notebook."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int = 3"),
+                nbformat.v4.new_code_cell("p = P(x=4)\nExplorer(p.x)")]
+    nbformat.write(nb, tmp_path / "99-x.ipynb")
+    (found,) = chapter_explorers([tmp_path / "99-x.ipynb"])
+    assert found.source == "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int = 3\np = P(x=4)"
+    namespace: dict = {}
+    exec(found.source, namespace)
+    assert namespace["p"].x == 4
