@@ -303,3 +303,71 @@ def test_without_the_lines_text_the_version_is_the_scenarios_default_and_says_so
     assert fit.assumed[0] == "Kafka 3.7 (Scenario's default): no line's wording dates the log (or its text was " \
                              "not given)"
     assert fit_lines((INCIDENTS / "slow-processing.log").read_text()).version_range == ("3.2", "3.9")
+
+
+def _config_block(time: str, group: str, **settings) -> str:
+    """A Java consumer's "ConsumerConfig values:" record (AbstractConfig.logAll: one `\\tname = value`
+    line per config, sorted by name, the logger after the last)."""
+    lines = [f"[{time}] INFO ConsumerConfig values: ", f"\tgroup.id = {group}"]
+    lines += [f"\t{name.replace('_', '.')} = {value}" for name, value in sorted(settings.items())]
+    return "\n".join(lines + [" (org.apache.kafka.clients.consumer.ConsumerConfig)", ""])
+
+
+def test_the_fit_takes_the_timeouts_a_client_printed_that_the_coordinator_did_not(tmp_path):
+    """The slow-processing sample's coordinator lines print the member's session and rebalance timeouts
+    (45000, 60000) but not heartbeat.interval.ms: a client's config block fills that in (2000, not the
+    default 3000), and a value the coordinator applied wins over the client's printed one."""
+    broker = INCIDENTS / "slow-processing.log"
+    when = broker.read_text().splitlines()[0][1:24]
+    client = tmp_path / "app.log"
+    client.write_text(_config_block(when, "workbook-group", heartbeat_interval_ms=2000, max_poll_interval_ms=90000,
+                                    session_timeout_ms=10000))
+    fit = fit_files([str(broker), str(client)])
+    assert fit.scenario.consumer == {"heartbeat.interval.ms": 2000, "session.timeout.ms": 45_000,
+                                     "max.poll.interval.ms": 60_000}
+    assert [r for r in fit.read if "client's configuration" in r] == [
+        f"heartbeat.interval.ms=2000 (the client's configuration), {client}:1"]
+    assert not any(a.startswith("heartbeat.interval.ms=") for a in fit.assumed)
+    other = tmp_path / "other-group.log"
+    other.write_text(_config_block(when, "billing", heartbeat_interval_ms=2000))
+    assert "heartbeat.interval.ms" not in fit_files([str(broker), str(other)], "workbook-group").scenario.consumer
+
+
+def test_clients_that_printed_different_timeouts_are_fitted_with_the_first_and_say_so(tmp_path):
+    broker = INCIDENTS / "slow-processing.log"
+    when = broker.read_text().splitlines()[0][1:24]
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text(_config_block(when, "workbook-group", heartbeat_interval_ms=2000))
+    b.write_text(_config_block(when, "workbook-group", heartbeat_interval_ms=5000))
+    fit = fit_files([str(broker), str(a), str(b)])
+    assert fit.scenario.consumer["heartbeat.interval.ms"] == 2000
+    assert "heartbeat.interval.ms differs between the group's clients: 2000 fitted (the first printed)" in fit.assumed
+
+
+def test_under_the_consumer_protocol_only_the_clients_poll_interval_is_fitted(tmp_path):
+    """KIP-848: the session timeout and heartbeat interval are the broker's group.consumer.* configs, so a
+    client's printed session.timeout.ms (still in its config block) is not the member's."""
+    broker = INCIDENTS / "kip848-specific.log"
+    when = broker.read_text().splitlines()[0][1:24]
+    client = tmp_path / "app.log"
+    client.write_text(_config_block(when, "workbook-group", group_protocol="consumer", session_timeout_ms=10000,
+                                    heartbeat_interval_ms=2000, max_poll_interval_ms=120000))
+    fit = fit_files([str(broker), str(client)])
+    assert fit.scenario.consumer == {"max.poll.interval.ms": 120_000, "group.protocol": "consumer"}
+    assert [r for r in fit.read if "client's configuration" in r] == [
+        f"max.poll.interval.ms=120000 (the client's configuration), {client}:1"]
+
+
+def test_a_client_log_alone_is_not_fitted_and_says_what_to_add():
+    """A consumer's own log (here the simulator's Java consumer log of a member that stalls past
+    max.poll.interval.ms) names the cause, but not the group's other members: the fit asks for server.log."""
+    from kafkasim import faults
+    from kafkasim.scenario.world import Scenario
+
+    run = simulate(Scenario(client_log="java", duration_ms=150_000, consumer={"max.poll.interval.ms": 60_000},
+                            faults=(faults.SlowProcessing("c-2", at_ms=30_000, duration_ms=100_000),)))
+    fit = fit_lines(run.client_logs["c-2"])
+    assert (fit.ok, fit.reason) == (False, "only client lines of group workbook-group: the members and what happened "
+                                           "to them are fitted from the group coordinator's lines; add the brokers' "
+                                           "server.log of the same period")
+    assert diagnose_lines(run.client_logs["c-2"]).top() == "slow-processing"

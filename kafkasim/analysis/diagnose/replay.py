@@ -8,8 +8,9 @@ members" count) and how spread their joins were; the Kafka version range the wor
 each wording proves "at least this release", while its upper end is only "until the wording
 changed"); the protocol (a KIP-848 line makes it `group.protocol=consumer`); the timeouts a line
 prints (`sessionTimeoutMs=`/`rebalanceTimeoutMs=` of the 3.x `MemberMetadata(...)`, a consumer
-member "fenced ... within Nms"); static membership (instance ids); and one fault per thing that
-happened (`_faults`). Everything else is the version's default, and `Fit.assumed` says so.
+member "fenced ... within Nms"), then those a client printed and the coordinator's lines do not
+(`_client_settings`: a Java consumer's "ConsumerConfig values:" block); static membership (instance
+ids); and one fault per thing that happened (`_faults`). Everything else is the version's default, and `Fit.assumed` says so.
 `replay(fit)` simulates it and scores the two timelines (`closeness`); `what_if(fit)` runs the same
 faults under static membership, cooperative-sticky, the consumer protocol and longer timeouts.
 
@@ -27,8 +28,8 @@ from dataclasses import dataclass, field, replace
 
 from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
-from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON, T, VALUE,
-                                                 Timeline, shares_client_ids)
+from kafkasim.analysis.diagnose.timeline import (BROKER_SOURCES, ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON,
+                                                 SOURCE, T, VALUE, Timeline, shares_client_ids)
 from kafkasim.core.config import KAFKA_VERSIONS, ConfigError, broker_config, consumer_config
 from kafkasim.core.faults import Crash, NetworkCut, Pause, Restart, ScaleIn, ScaleOut, SlowProcessing
 from kafkasim.scenario.world import Scenario, simulate
@@ -140,6 +141,10 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
     if len(lines) < 2:
         return Fit(tl.group, False, f"only {len(lines)} line of group {tl.group}: a scenario needs the group's "
                                     "members and what happened to them")
+    if not any(r[SOURCE] in BROKER_SOURCES for r in tl.rows):
+        return Fit(tl.group, False, f"only client lines of group {tl.group}: the members and what happened to "
+                                    "them are fitted from the group coordinator's lines; add the brokers' "
+                                    "server.log of the same period", timeline=tl)
     if tl.last - tl.first > MAX_REPLAY_MS:
         return Fit(tl.group, False, f"the group's lines span {(tl.last - tl.first) / 3_600_000:.1f} h; a replay "
                                     f"simulates at most {MAX_REPLAY_MS // 60_000} min: cut the log to the incident",
@@ -419,6 +424,7 @@ def _timeouts(tl: Timeline, texts: dict, version: str, fit: Fit) -> dict:
         if m and "max.poll.interval.ms" not in read:
             read["max.poll.interval.ms"] = int(m[1])
             fit.read.append(f"max.poll.interval.ms={m[1]} (the member's rebalance timeout), {file}:{line}")
+    read.update(_client_settings(tl, fit, read))
     consumer = consumer_config(version)
     if tl.protocol == "consumer":
         broker = broker_config(version)
@@ -427,14 +433,39 @@ def _timeouts(tl: Timeline, texts: dict, version: str, fit: Fit) -> dict:
                            f"(broker defaults of {version})")
     else:
         session = read.get("session.timeout.ms", consumer["session.timeout.ms"])
-        hb = consumer["heartbeat.interval.ms"]
+        hb = read.get("heartbeat.interval.ms", consumer["heartbeat.interval.ms"])
         if "session.timeout.ms" not in read:
             fit.assumed.append(f"session.timeout.ms={session} (the default of {version}: no line prints it)")
-        fit.assumed.append(f"heartbeat.interval.ms={hb} (the default of {version})")
+        if "heartbeat.interval.ms" not in read:
+            fit.assumed.append(f"heartbeat.interval.ms={hb} (the default of {version})")
     poll = read.get("max.poll.interval.ms", consumer["max.poll.interval.ms"])
     if "max.poll.interval.ms" not in read:
         fit.assumed.append(f"max.poll.interval.ms={poll} (the default of {version}: no line prints it)")
     return {"read": read, "session": session, "heartbeat": hb, "poll": poll}
+
+
+#: The client settings a fit takes from a client's own lines (a Java consumer's "ConsumerConfig values:"
+#: block, AbstractConfig.logAll), when the group's rows hold them (ClientConfig events).
+CLIENT_TIMEOUTS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms")
+
+
+def _client_settings(tl: Timeline, fit: Fit, known: dict) -> dict:
+    """The timeouts the group's clients printed that the coordinator's lines do not (`known`: what the
+    coordinator applied wins), each the first value printed (one fitted scenario has one value per
+    setting: a log where members differ says so in `assumed`). Under the consumer protocol only
+    max.poll.interval.ms is the client's: the session and heartbeat are the broker's (KIP-848)."""
+    names = ("max.poll.interval.ms",) if tl.protocol == "consumer" else CLIENT_TIMEOUTS
+    read: dict = {}
+    for r in tl.rows:
+        name = r[REASON] if r[KIND] == "ClientConfig" and r[VALUE] is not None else None
+        if name not in names or name in known:
+            continue
+        if name not in read:
+            read[name] = int(r[VALUE])
+            fit.read.append(f"{name}={read[name]} (the client's configuration), {r[FILE]}:{r[LINE]}")
+        elif int(r[VALUE]) != read[name] and f"{name} differs" not in " ".join(fit.assumed):
+            fit.assumed.append(f"{name} differs between the group's clients: {read[name]} fitted (the first printed)")
+    return read
 
 
 def _identity(tl: Timeline, member: str | None, instances: dict) -> str | None:
