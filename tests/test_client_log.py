@@ -159,6 +159,33 @@ def test_consumer_protocol_4_0_poll_timeout_and_fencing():
         java("00:01:50,000", f"Member {member} with epoch 2 transitioned from STABLE to FENCED.", "ConsumerMembershipManager")])
 
 
+def test_consumer_protocol_4_0_fatal_heartbeat_errors_are_logged_before_fatal():
+    """AbstractHeartbeatRequestManager.onErrorResponse (v8.0.0) logs an error the member cannot go on from at
+    ERROR, then the membership manager moves to FATAL: a classic group's migration refused
+    (GroupMetadataManager.validateOnlineUpgrade answers GROUP_ID_NOT_FOUND, a case the manager has not: "unexpected
+    error"), and a static member whose instance id is still held (ConsumerHeartbeatRequestManager.handleSpecificError)."""
+    from dataclasses import replace
+
+    from kafkasim.analysis.diagnose.incidents import incident
+
+    refused = simulate(replace(incident("misconfiguration", "4.0"), client_log="java")).client_logs["c-1"]
+    member = "LH9CsiJZS6aMncgx_7VUwQ"
+    in_order(refused, [
+        f"[2026-01-01 00:00:35,000] ERROR [Consumer clientId=consumer-workbook-group-1, groupId=workbook-group] "
+        f"ConsumerGroupHeartbeatRequest failed due to unexpected error GROUP_ID_NOT_FOUND: Cannot upgrade classic group "
+        f"workbook-group to consumer group because online upgrade is disabled. ({C}ConsumerHeartbeatRequestManager)",
+        f"[2026-01-01 00:00:35,000] INFO [Consumer clientId=consumer-workbook-group-1, groupId=workbook-group] "
+        f"Member {member} with epoch 0 transitioned from JOINING to FATAL. ({C}ConsumerMembershipManager)"])
+    held = simulate(replace(incident("kip848-specific", "4.0c"), client_log="java")).client_logs["c-2"]
+    # the message: GroupMetadataManager.throwIfStaticMemberIsUnreleased (v8.0.0); c-2's new member id, and the
+    # member id its previous process held (the incident's seeded ids)
+    assert [line for line in held if " ERROR " in line] == [
+        "[2026-01-01 00:00:35,000] ERROR [Consumer instanceId=c-2, clientId=consumer-workbook-group-c-2, "
+        "groupId=workbook-group] ConsumerGroupHeartbeatRequest failed due to unreleased instance id c-2: Static "
+        "member FyHTWGeVTw25SwyCXymCiQ with instance id c-2 cannot join the group because the instance id is owned "
+        f"by 69TBAu0VSCaKcWiQ2ra3vw member. ({C}ConsumerHeartbeatRequestManager)"]
+
+
 def test_librdkafka_join_poll_timeout_and_session_timeout():
     lines = run(style="librdkafka")
     leader = "rdkafka-e653b132-5f23-4e63-8368-5502ec397902"

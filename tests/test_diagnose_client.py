@@ -138,6 +138,17 @@ def test_unreleased_instance_id_in_the_heartbeat_is_kip848_specific():
     assert report.findings[0].evidence == [Line("c.log", 1)]
 
 
+def test_a_refused_migration_in_the_clients_log_alone_is_a_misconfiguration():
+    """The misconfiguration incident (4.0): a consumer restarted with group.protocol=consumer into a classic group
+    whose broker has group.consumer.migration.policy=disabled. Its heartbeat is answered GROUP_ID_NOT_FOUND
+    (GroupMetadataManager.validateOnlineUpgrade) and logged as an unexpected error before FATAL
+    (AbstractHeartbeatRequestManager.onErrorResponse): with no server.log, that line names the cause."""
+    run, report = _client_run("misconfiguration", "4.0", "java")
+    line = _line_of(run.client_logs["c-1"], "failed due to unexpected error GROUP_ID_NOT_FOUND")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("misconfiguration", "workbook-group", 0.85)]
+    assert report.findings[0].evidence == [Line("c-1.log", line)]
+
+
 def test_broker_and_client_logs_together_give_one_finding_with_evidence_from_both():
     run, report = _client_run("session-timeout-gc-or-stall", "3.7", "java", with_broker=True)
     causes = [(f.cause, f.group) for f in report.findings]

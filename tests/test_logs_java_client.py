@@ -127,6 +127,9 @@ POLL = ("consumer poll timeout has expired. This means the time between subseque
      [expected("ConsumerGroupHeartbeat", "3.7-3.9", error="UNKNOWN_MEMBER_ID", member="Hx9sW3kZQeK0")]),
     ("ConsumerGroupHeartbeatRequest failed due to unreleased instance id pod-0: Instance id pod-0 is in use.",
      [expected("ConsumerGroupHeartbeat", "4.0-", error="UNRELEASED_INSTANCE_ID")]),
+    # onErrorResponse's default case: an error with no case of its own (v8.0.0 - v8.3.0)
+    ("ConsumerGroupHeartbeatRequest failed due to unexpected error GROUP_ID_NOT_FOUND: Group orders is not a consumer "
+     "group.", [expected("ConsumerGroupHeartbeat", "4.0-", error="GROUP_ID_NOT_FOUND")]),
     ("Consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the "
      "configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time "
      "processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the "

@@ -157,6 +157,7 @@ class ClientLog:
                     owned: Sequence[TopicPartition]) -> None: ...
     def heartbeat_fenced(self, ms: int, error: str, member_id: str, epoch: int, backoff_ms: int,
                          message: str) -> None: ...
+    def heartbeat_fatal(self, ms: int, error: str, message: str) -> None: ...
     def stale_rejoin(self, ms: int, member_id: str, over_ms: int) -> None: ...
 
     def coordinator_lost(self, ms: int, elapsed_ms: int, last_error: str = "NONE") -> None:
@@ -347,6 +348,24 @@ class JavaConsumerProtocolLog(JavaLog):
         else:
             text = f"ConsumerGroupHeartbeatRequest failed because member {member_id} is unknown."
         self.write(ms, f"{text} in {backoff_ms}ms: {message}", HEARTBEAT_LOGGER)
+
+    def heartbeat_fatal(self, ms, error, message):
+        """`onErrorResponse` of an error the member cannot heartbeat on from (ERROR, before the
+        transition to FATAL): the instance-id errors have their own wording
+        (`ConsumerHeartbeatRequestManager.handleSpecificError`), a few named errors "failed due to
+        {error}", any other "failed due to unexpected error {error}" (v8.0.0 - v8.3.0)."""
+        request = "ConsumerGroupHeartbeatRequest"
+        if error == "UNRELEASED_INSTANCE_ID":
+            text = f"{request} failed due to unreleased instance id {self.instance_id}: {message}"
+        elif error == "FENCED_INSTANCE_ID":
+            text = (f"{request} failed due to fenced instance id {self.instance_id}: {message}. This is expected in "
+                    "the case that the member was removed from the group by an admin client, and another member "
+                    "joined using the same group instance id.")
+        elif error in ("INVALID_REQUEST", "GROUP_MAX_SIZE_REACHED", "UNSUPPORTED_ASSIGNOR", "UNSUPPORTED_VERSION"):
+            text = f"{request} failed due to {error}: {message}"
+        else:
+            text = f"{request} failed due to unexpected error {error}: {message}"
+        self.write(ms, text, HEARTBEAT_LOGGER, "ERROR")
 
     def poll_timeout(self, ms, member_id, leave_sent, over_ms, max_poll_ms):
         self.write(ms, CONSUMER_POLL_TIMEOUT_TEXT, HEARTBEAT_LOGGER, "WARN")

@@ -341,6 +341,8 @@ class MembershipManager:
             self.backoff_ms = 0  # no backoff: the rejoin goes out as soon as the partitions are released
             self.fenced()
         else:
+            if self.consumer.log is not None:
+                self.consumer.log.heartbeat_fatal(self.sim.now, error.name, response.error_message or error.message)
             self.sent.reset()
             self.fatal(error)
 

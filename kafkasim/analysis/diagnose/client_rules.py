@@ -261,6 +261,13 @@ def misconfiguration(rs: list, s: _Signals) -> None:
                        ("FENCED_INSTANCE_ID", "another process uses the same group.instance.id")):
         hit = [r for r in rs if r[ERROR] == error]
         s.add("misconfiguration", 0.9, hit, f"{error}: {why}")
+    # A consumer-protocol heartbeat answered GROUP_ID_NOT_FOUND: the group id is a classic group the coordinator
+    # will not convert (GroupMetadataManager.validateOnlineUpgrade, 4.0+: group.consumer.migration.policy, or a
+    # group not using the consumer embedded protocol) or a group of another type ("Group G is not a consumer group").
+    hit = [r for r in rs if r[KIND] == "ConsumerGroupHeartbeat" and r[ERROR] == "GROUP_ID_NOT_FOUND"]
+    s.add("misconfiguration", 0.85, hit, "GROUP_ID_NOT_FOUND on a consumer-protocol heartbeat: the group id is a "
+                                         "classic group the coordinator would not convert "
+                                         "(group.consumer.migration.policy) or a group of another type")
 
 
 def kip848(rs: list, s: _Signals) -> None:

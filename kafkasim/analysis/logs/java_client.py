@@ -138,7 +138,8 @@ _POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was l
 _REJOIN = r" Need to re-join the group\. Sent generation was " + _GEN
 
 def _heartbeat_failures(request: str, versions: str, instance_versions: str) -> list[Template]:
-    """The heartbeat request manager's failure lines, one wording for both names of the request
+    """The heartbeat request manager's failure lines (`onErrorResponse`; an error it has no case for is
+    "unexpected"), one wording for both names of the request
     (`GroupHeartbeatRequest` in 3.7-3.9, `ConsumerGroupHeartbeatRequest` from 4.0); the instance-id
     failures came a release later (`instance_versions`)."""
     beat = "ConsumerGroupHeartbeat"
@@ -153,7 +154,9 @@ def _heartbeat_failures(request: str, versions: str, instance_versions: str) -> 
                  _failed(beat, "UNRELEASED_INSTANCE_ID"), versions=instance_versions),
         Template(request + r" failed due to fenced instance id [^\s:]++: ", ".*",
                  _failed(beat, "FENCED_INSTANCE_ID"), versions=instance_versions),
-        Template(request + r" failed due to (?P<e>[A-Z_]++): ", ".*", _failed(beat), versions=versions)]
+        Template(request + r" failed due to (?P<e>[A-Z_]++): ", ".*", _failed(beat), versions=versions),
+        Template(request + r" failed due to unexpected error (?P<e>[A-Z_]++): ", ".*", _failed(beat),
+                 versions=versions)]
 
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
