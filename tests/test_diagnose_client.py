@@ -149,6 +149,50 @@ def test_a_refused_migration_in_the_clients_log_alone_is_a_misconfiguration():
     assert report.findings[0].evidence == [Line("c-1.log", line)]
 
 
+def test_consumers_added_to_a_running_group_are_a_scale_out_in_the_clients_logs():
+    """Scaling incident, variant 0 (3.7): two consumers start at 30 s, after the group formed at 6 s; each new
+    process's first "Successfully joined group with generation" is the evidence (line 5 of its own log: after
+    Discovered, (Re-)joining, the member-id rejoin request, (Re-)joining)."""
+    run, report = _client_run("scaling", "3.7", "java")
+    assert [(f.cause, f.score, f.summary) for f in report.findings] == [
+        ("scaling", 0.77, "2 consumer(s) joined the running group without replacing any: scaled out")]
+    assert report.findings[0].evidence == [Line("c-5.log", 5), Line("c-6.log", 5)]
+    assert "Successfully joined group with generation" in run.client_logs["c-5"][4]
+
+
+def test_consumers_closed_and_not_replaced_are_a_scale_in_under_the_consumer_protocol():
+    """Scaling incident, variant 1 at 4.0 with group.protocol=consumer: c-3 and c-4 close at 30 s (LEAVING to
+    UNSUBSCRIBED), no new process or member id follows, and c-1, c-2 reconcile a new assignment."""
+    run, report = _client_run("scaling", "4.0c", "java", variant=1)
+    lines = {n: _line_of(run.client_logs[n], "transitioned from LEAVING to UNSUBSCRIBED") for n in ("c-3", "c-4")}
+    assert [(f.cause, f.summary) for f in report.findings] == [
+        ("scaling", "2 consumer(s) closed and none replaced them while the others rebalanced: scaled in")]
+    assert sorted(report.findings[0].evidence, key=lambda e: e.file) == [Line("c-3.log", lines["c-3"]),
+                                                                          Line("c-4.log", lines["c-4"])]
+
+
+def test_a_rolling_restart_is_not_also_a_scale_in():
+    # each closed consumer is followed by a new member id (its restarted process, in the same file)
+    _, report = _client_run("rolling-restart-dynamic-members", "3.7", "java")
+    assert [f.cause for f in report.findings] == ["rolling-restart-dynamic-members"]
+
+
+def test_consumers_joining_in_many_generations_are_a_join_storm_not_a_scale_out():
+    """The slow-join incident (3.7): 60 consumers start over 60 s; those starting after the first JoinGroup
+    response join in generations 2 to 12 (STORM_REBALANCES = 8 or more): the group never settled."""
+    _, report = _client_run("too-many-members-or-slow-join", "3.7", "java")
+    assert [(f.cause, f.summary) for f in report.findings] == [
+        ("too-many-members-or-slow-join", "33 consumers joined the running group one after another, in 11 "
+                                          "generations: the group never settled while it grew")]
+
+
+@pytest.mark.parametrize("version", ["3.7", "4.0c"])
+def test_consumers_starting_together_are_no_scale_out(version):
+    """A healthy group: under the consumer protocol no initial rebalance gathers the members, so the
+    group is formed by the first burst of starts (each within FORMING_MS = 3 s of the one before)."""
+    assert _client_run(None, version, "java")[1].findings == []
+
+
 def test_broker_and_client_logs_together_give_one_finding_with_evidence_from_both():
     run, report = _client_run("session-timeout-gc-or-stall", "3.7", "java", with_broker=True)
     causes = [(f.cause, f.group) for f in report.findings]

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line, best_first
-from kafkasim.analysis.diagnose.timeline import ERROR, FILE, GROUP, KIND, LINE, MEMBER, REASON, STATE, T, VALUE
+from kafkasim.analysis.diagnose.rules import RETURN_MS, STORM_REBALANCES, TOGETHER_MS
+from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, GEN, GROUP, KIND, LINE, MEMBER, REASON,
+                                                 STATE, T, VALUE)
 from kafkasim.analysis.log_parser import ROW_FIELDS
 from kafkasim.core.config import BROKER_CONFIGS
 
@@ -23,10 +25,6 @@ LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", 
 CLIENT_SOURCES = ("java", "librdkafka", "kafka-python")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
-#: A member back within this long after its session was lost is the same episode (rules.RETURN_MS).
-RETURN_MS = 300_000
-#: Close-leaves of different processes further apart than this are one after another (rules.TOGETHER_MS).
-TOGETHER_MS = 5_000
 #: librdkafka errors (rd_kafka_err_descs) and Kafka errors that say the coordinator could not be reached.
 _UNREACHABLE = ("_TIMED_OUT", "_TRANSPORT", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE")
 #: The settings a finding of each cause shows, when the log has them (ClientConfig rows).
@@ -34,6 +32,8 @@ _SHOWN = {"slow-processing": ("max.poll.interval.ms", "max.poll.records"),
           "session-timeout-gc-or-stall": ("session.timeout.ms", "heartbeat.interval.ms"),
           "network": ("session.timeout.ms", "request.timeout.ms"),
           "rolling-restart-dynamic-members": ("group.instance.id", "partition.assignment.strategy", "group.protocol"),
+          "scaling": ("partition.assignment.strategy", "group.protocol"),
+          "too-many-members-or-slow-join": ("max.poll.interval.ms", "group.protocol"),
           "misconfiguration": ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id", "group.protocol"),
           "kip848-specific": ("group.protocol", "group.instance.id")}
 
@@ -204,21 +204,13 @@ def network(rs: list, s: _Signals) -> None:
 
 
 def rolling_restart(rs: list, s: _Signals) -> None:
-    # Java: "Member M sending LeaveGroup request to coordinator N due to the consumer is being closed"
-    # (AbstractCoordinator.java close -> maybeLeaveGroup, 2.4+); under group.protocol=consumer "Member M with
-    # epoch E transitioned from LEAVING to UNSUBSCRIBED." (MembershipManagerImpl.java 3.7 - 3.9,
-    # AbstractMembershipManager.java 4.x), each followed by a member id the group's lines had not shown:
-    # a new process, and no group.instance.id (the prefix's instanceId=, KafkaConsumer.java 2.3+).
+    # Consumers closing (`_closes`), each followed by a member id the group's lines had not shown: a new
+    # process, and no group.instance.id (the prefix's instanceId=, KafkaConsumer.java 2.3+).
     if any(r[INSTANCE] for r in rs) or any(r[KIND] == "ClientConfig" and r[REASON] == "group.instance.id"
                                            and r[DETAIL] not in (None, "", "null") for r in rs):
         return
-    seen: dict = {}
-    for r in rs:
-        if r[MEMBER] is not None:
-            seen.setdefault(r[MEMBER], r[T])
-    closes = [r for r in rs if (r[KIND] == "LeaveGroup" and (r[REASON] or "").startswith("the consumer is being closed"))
-              or (r[KIND] == "MemberTransition" and r[REASON] == "UNSUBSCRIBED" and r[DETAIL] == "LEAVING")]
-    replaced = [c for c in closes if any(c[T] < t <= c[T] + RETURN_MS for t in seen.values())]
+    closes = _closes(rs)
+    replaced = [c for c in closes if any(c[T] < t <= c[T] + RETURN_MS for t in _first_seen(rs).values())]
     procs = {c[MEMBER] or _process(c) for c in replaced}
     if len(procs) < 2 or replaced[-1][T] - replaced[0][T] <= TOGETHER_MS:
         return
@@ -226,6 +218,92 @@ def rolling_restart(rs: list, s: _Signals) -> None:
     s.add("rolling-restart-dynamic-members", base, replaced, count=len(procs), summary=
           f"{len(procs)} consumers closed one after another, each followed by a new member id, and none has a "
           f"group.instance.id: a rolling restart of dynamic members, two rebalances per restart")
+
+
+def _first_seen(rs: list) -> dict:
+    """member id -> the time of its first line."""
+    seen: dict = {}
+    for r in rs:
+        if r[MEMBER] is not None:
+            seen.setdefault(r[MEMBER], r[T])
+    return seen
+
+
+def _closes(rs: list) -> list:
+    """A consumer closing: Java "Member M sending LeaveGroup request to coordinator N due to the consumer is being
+    closed" (AbstractCoordinator.java maybeLeaveGroup, 2.4+); under group.protocol=consumer "Member M with epoch E
+    transitioned from LEAVING to UNSUBSCRIBED." (MembershipManagerImpl.java 3.7 - 3.9, AbstractMembershipManager
+    .java 4.x)."""
+    return [r for r in rs if (r[KIND] == "LeaveGroup" and (r[REASON] or "").startswith("the consumer is being closed"))
+            or (r[KIND] == "MemberTransition" and r[REASON] == "UNSUBSCRIBED" and r[DETAIL] == "LEAVING")]
+
+
+def _joined(r: tuple) -> bool:
+    """A member in a generation: Java "Successfully joined group with generation" (AbstractCoordinator.java, the
+    JoinGroup response; librdkafka's JOINGROUP "JoinGroup response"), or "transitioned from ... to STABLE" under
+    the consumer protocol (AbstractMembershipManager.java)."""
+    return r[KIND] == "JoinGroupResponse" or (r[KIND] == "MemberTransition" and r[REASON] == "STABLE")
+
+
+def _rebalancing(r: tuple) -> bool:
+    """A member taking part in a rebalance: Java "(Re-)joining group" (AbstractCoordinator.java), or a new
+    assignment to reconcile under the consumer protocol ("transitioned from STABLE to RECONCILING")."""
+    return r[KIND] == "JoinGroup" or (r[KIND] == "MemberTransition" and r[REASON] == "RECONCILING")
+
+
+def _formed(starts: list[int], rs: list) -> int | None:
+    """When the group first had its members (Timeline.formed_at's rule, from the clients' side): the first
+    JoinGroup response of a classic group (the initial rebalance gathered the members starting together); a
+    consumer group has no such barrier, so its first burst of process starts, each at most FORMING_MS after
+    the one before."""
+    if any(r[KIND] == "JoinGroupResponse" for r in rs):
+        return min(r[T] for r in rs if r[KIND] == "JoinGroupResponse")
+    if not any(_joined(r) for r in rs):
+        return None
+    starts = sorted(starts)
+    end = starts[0]
+    for t in starts[1:]:
+        if t - end > FORMING_MS:
+            break
+        end = t
+    return end
+
+
+def group_size(rs: list, s: _Signals) -> None:
+    # The clients' side of rules.scaling and rules.slow_join. A process whose first line comes after the group
+    # formed (its first member `_joined`), that follows no close or FATAL within RETURN_MS and reuses no
+    # group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or more
+    # generations (one rebalance each): the group never settled while it grew; in fewer: scaled out. A close
+    # followed by no new process while the others rebalance on: scaled in.
+    procs: dict = defaultdict(list)
+    for r in rs:
+        procs[_process(r)].append(r)
+    formed = _formed([lines[0][T] for lines in procs.values()], rs)
+    if formed is None:
+        return
+    closes = _closes(rs)
+    ends = [r[T] for r in closes] + [r[T] for r in rs if r[KIND] == "MemberTransition" and r[REASON] == "FATAL"]
+    instances: set = set()
+    added = []
+    for lines in sorted(procs.values(), key=lambda lines: lines[0][T]):
+        start, instance = lines[0][T], next((x[INSTANCE] for x in lines if x[INSTANCE]), None)
+        known = instance is not None and instance in instances
+        if start > formed and not known and not any(e < start <= e + RETURN_MS for e in ends):
+            added.append(next((x for x in lines if _joined(x)), lines[0]))
+        instances.add(instance)
+    waves = {x[GEN] if x[KIND] == "JoinGroupResponse" else x[VALUE] for x in added}
+    if len(waves) >= STORM_REBALANCES:
+        s.add("too-many-members-or-slow-join", 0.8, added, f"{len(added)} consumers joined the running group one "
+              f"after another, in {len(waves)} generations: the group never settled while it grew")
+    elif added:
+        s.add("scaling", 0.75, added, f"{len(added)} consumer(s) joined the running group without replacing any: "
+              "scaled out")
+    starts = [lines[0][T] for lines in procs.values()] + list(_first_seen(rs).values())  # new processes, member ids
+    gone = [c for c in closes if not any(c[T] < t <= c[T] + RETURN_MS for t in starts)
+            and any(x[T] > c[T] and _rebalancing(x) and _process(x) != _process(c) for x in rs)]
+    if gone:
+        s.add("scaling", 0.75, gone, f"{len({_process(c) for c in gone})} consumer(s) closed and none replaced them "
+              "while the others rebalanced: scaled in")
 
 
 def misconfiguration(rs: list, s: _Signals) -> None:
@@ -282,7 +360,7 @@ def kip848(rs: list, s: _Signals) -> None:
 
 
 #: Every client rule; each adds its signals for one group's client rows.
-CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, misconfiguration, kip848)
+CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, group_size, misconfiguration, kip848)
 
 
 def merge(broker: list[Finding], client: list[Finding]) -> list[Finding]:
