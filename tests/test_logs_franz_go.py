@@ -90,9 +90,6 @@ def expected(kind, versions, group="orders", **fields) -> dict:
            "unable to dial: dial tcp 10.0.0.7:9092: connect: connection refused"),
      [expected("CoordinatorLost", "1.0-", reason="unable to dial: dial tcp 10.0.0.7:9092: connect: connection refused",
                state="disconnected")]),
-    # "forced rejoin quitting heartbeat loop", "why", rejoinWhy, "is848", is848 (1.3-)
-    (basic("INFO", "forced rejoin quitting heartbeat loop", "why", "metadata changed", "is848", "false"),
-     [expected("RejoinRequested", "1.3-", group=None, reason="metadata changed")]),
     # leave: "leaving group", group, member_id (LeaveGroup, which Client.Close calls)
     (basic("INFO", "leaving group", "group", "orders", "member_id", "kgo-5e1c"),
      [expected("LeaveGroup", "1.0-", member="kgo-5e1c",
@@ -187,12 +184,14 @@ def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
 
 
 def test_a_fetch_error_injected_is_no_group_error_and_other_messages_are_counted_only():
+    """A fake fetch of a partition's error (data loss) is another logger's line to the reader; a known message
+    without an event is counted as ignored, an unknown one as another logger's."""
     result = parse_lines([basic("INFO", "injecting fake fetch with an error", "err", "OFFSET_OUT_OF_RANGE: x", "why",
                                 "notification of data loss"),
                           basic("INFO", "new group session begun", "group", "orders", "added", "orders[0]", "lost", ""),
                           basic("INFO", "assigning partitions", "why", "x")], origin=ORIGIN)
     assert result.rows == [] and result.unparsed == []
-    assert (result.counts["ignored"], result.counts["other"]) == (2, 1)
+    assert (result.counts["ignored"], result.counts["other"]) == (1, 2)
 
 
 def test_words_of_franz_go_inside_other_text_are_no_record():

@@ -49,7 +49,6 @@ MESSAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "heartbeat errored again while waiting for user revoke to finish": (("group", "err"), "1.0-"),
     "heartbeat hit retryable error, retrying": (("group", "err", "backoff", "retries"), "1.21-"),
     "heartbeat hit retryable error, max retries reached": (("group", "err", "retries"), "1.21-"),
-    "forced rejoin quitting heartbeat loop": (("why", "is848"), "1.3-"),
     # consumer_group.go leave; consumer_group_848.go leave848
     "leaving group": (("group", "member_id"), "1.0-"),
     "leaving next-gen group": (("group", "member_id", "instance_id"), "1.19-"),
@@ -86,11 +85,14 @@ MESSAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "InstanceID config or an unclean peer shutdown": (("group", "instance"), "1.21-"),
 }
 _ALTERNATION = "|".join(re.escape(m) for m in sorted(MESSAGES, key=len, reverse=True))
-#: BasicLogger's `[LEVEL] message`, then `; key: val, ...` or nothing (searched after the reader's `[`).
-BRACKETED = (r"(?P<franz>(?:ERROR|WARN|INFO|DEBUG)\] (?P<fz_msg>" + _ALTERNATION + r")(?=; |\s*$))",)
-NEEDLES = ("[INFO] ", "[WARN] ", "[ERROR] ", "[DEBUG] ")
+#: BasicLogger's `[LEVEL] message`, then `; key: val, ...` or nothing.
+_BASIC = r"(?P<franz>\[(?:ERROR|WARN|INFO|DEBUG)\] (?P<fz_msg>" + _ALTERNATION + r")(?=; |\s*$))"
 #: A key=value record's `msg=` (quoted when it holds a space, as slog and logrus quote it).
-FREE = (("msg=", r"(?P<franz_kv>(?<![\w.])msg=(?P<fz_q>\"?)(?P<fzk_msg>" + _ALTERNATION + r")(?P=fz_q)(?=\s|$))"),)
+_KV = r"(?P<franz_kv>(?<![\w.])msg=(?P<fz_q>\"?)(?P<fzk_msg>" + _ALTERNATION + r")(?P=fz_q)(?=\s|$))"
+#: Each framing is searched in a line that holds the key of its group (every message but the callbacks' logs
+#: one first), the callbacks' name, or the words of a group's error handed to PollFetches.
+FREE = tuple((needle, pattern) for pattern, group in ((_BASIC, "; group: "), (_KV, " group="))
+             for needle in (group, "OnPartitions", "group session"))
 PREFIXES = ("franz", "franz_kv")
 
 _KAFKA_ERRORS = frozenset(e.name for e in Errors)
@@ -250,10 +252,6 @@ def _syncing(m, t, ctx, v):
     return [_ev(t, "SyncGroup", v.get("group"), reason=v.get("protocol"))]
 
 
-def _rejoin(m, t, ctx, v):
-    return [_ev(t, "RejoinRequested", reason=v.get("why"))]
-
-
 def _consumer_protocol(m, t, ctx, v):
     return [_ev(t, "ClientConfig", v.get("group"), reason="group.protocol", detail="consumer")]
 
@@ -280,7 +278,6 @@ _BUILDERS = {
     "heartbeat errored again while waiting for user revoke to finish": _failure("HeartbeatResponse"),
     "heartbeat hit retryable error, retrying": _failure("ConsumerGroupHeartbeat"),
     "heartbeat hit retryable error, max retries reached": _failure("ConsumerGroupHeartbeat"),
-    "forced rejoin quitting heartbeat loop": _rejoin,
     "leaving group": _leave,
     "leaving next-gen group": _leave,
     "beginning to manage the group lifecycle": _nothing,

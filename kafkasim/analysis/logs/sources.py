@@ -36,8 +36,7 @@ LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, 
 KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
                       kafka_python.key)
 
-FRANZ_GO = Source("franz-go", franz_go.BRACKETED, franz_go.NEEDLES, franz_go.FREE, franz_go.PREFIXES, (),
-                  franz_go.TEMPLATES, franz_go.key)
+FRANZ_GO = Source("franz-go", (), (), franz_go.FREE, franz_go.PREFIXES, (), franz_go.TEMPLATES, franz_go.key)
 
 SARAMA = Source("sarama", (), (), sarama.FREE, sarama.PREFIXES, (), sarama.TEMPLATES, sarama.key)
 
@@ -87,11 +86,11 @@ EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
-#: librdkafka's "#consumer-" and sarama's "consumergroup/"; "msg" franz-go's key=value "msg=" and the JSON records'
-#: "msg" member). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group",
-          "[INFO] ", "[WARN] ", "[ERROR] ", "[DEBUG] ", "msg", "client/coordinator ", "kafka server: ",
-          "JoinGroup failed: group instance id ")
+#: librdkafka's "#consumer-" and sarama's "consumergroup/"; "group" stands for franz-go's "; group: ", " group="
+#: and the JSON records' `"group":`, and for "Attempt to join group"). A line that passes and holds no prefix is
+#: another logger's line all the same. A JSON record is read once decoded: it passes as its needle's words do.
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "group", "OnPartitions",
+          "client/coordinator ", "kafka server: ")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
