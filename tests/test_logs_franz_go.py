@@ -94,18 +94,21 @@ def expected(kind, versions, group="orders", **fields) -> dict:
     (basic("INFO", "leaving group", "group", "orders", "member_id", "kgo-5e1c"),
      [expected("LeaveGroup", "1.0-", member="kgo-5e1c",
                reason="the consumer is being closed (Client.Close or LeaveGroup)")]),
-    # the wrapped callbacks: Log(LogLevelDebug, "entering "+name, "with", mtps(m)) (1.0-; context_expired 1.19-)
-    (basic("DEBUG", "entering OnPartitionsRevoked", "with", "orders[0 1]"),
+    # the wrapped callbacks: Log(LogLevelDebug, "entering "+name, "with", m[, "context_expired", true]), m a
+    # map[string][]int32 that BasicLogger's %v prints as Go prints a map (1.0 - 1.21.5)
+    (basic("DEBUG", "entering OnPartitionsRevoked", "with", "map[orders:[0 1]]"),
      [expected("PartitionsRevoked", "1.0-", group=None, topic="orders", partition=0),
       expected("PartitionsRevoked", "1.0-", group=None, topic="orders", partition=1)]),
-    (basic("DEBUG", "entering OnPartitionsLost", "with", "orders[3], pay[0]", "context_expired", "true"),
+    (basic("DEBUG", "entering OnPartitionsLost", "with", "map[orders:[3] pay:[0]]", "context_expired", "true"),
      [expected("PartitionsLost", "1.0-", group=None, topic="orders", partition=3),
       expected("PartitionsLost", "1.0-", group=None, topic="pay", partition=0)]),
-    (basic("DEBUG", "entering OnPartitionsAssigned", "with", ""),
+    (basic("DEBUG", "entering OnPartitionsAssigned", "with", "map[]"),
      [expected("PartitionsAssigned", "1.0-", group=None, value=0.0)]),
-    # before mtps, Go printed the map itself: map[orders:[2]]
-    (basic("DEBUG", "entering OnPartitionsAssigned", "with", "map[orders:[2]]"),
-     [expected("PartitionsAssigned", "1.0-", group=None, topic="orders", partition=2)]),
+    # after 1.21.5 the map is an mtps: "orders[2], pay[0 5]"
+    (basic("DEBUG", "entering OnPartitionsAssigned", "with", "orders[2], pay[0 5]"),
+     [expected("PartitionsAssigned", "1.0-", group=None, topic="orders", partition=2),
+      expected("PartitionsAssigned", "1.0-", group=None, topic="pay", partition=0),
+      expected("PartitionsAssigned", "1.0-", group=None, topic="pay", partition=5)]),
     # the manage loop's error, alone (at LogLevelError the request's WARN line is not printed)
     (basic("ERROR", "group manage loop errored", "group", "orders", "err", FENCED, "consecutive_errors", 1,
            "backoff", "250ms"),
@@ -164,12 +167,16 @@ def test_slog_text_and_zap_json_read_as_basic_logger_lines():
                       "group": "orders", "err": REBALANCING})
     slog = json.dumps({"time": "2024-03-05T21:21:14.681+01:00", "level": "WARN", "msg": "join group failed",
                        "group": "orders", "err": FENCED})
-    assert rows([text, bare, zap, slog]) == [
+    callback = json.dumps({"level": "debug", "ts": 1709670074.681, "msg": "entering OnPartitionsRevoked",
+                           "with": {"orders": [0, 1]}})  # zap.Any of the map: a JSON object
+    assert rows([text, bare, zap, slog, callback]) == [
         expected("JoinGroupResponse", "1.0-", member="kgo-5e1c", generation=5, reason="cooperative-sticky",
                  instance="pod-0"),
         expected("JoinGroupResponse", "1.0-", member="kgo-77", generation=6),
         expected("HeartbeatResponse", "1.0-", error="REBALANCE_IN_PROGRESS"),
-        expected("JoinGroupResponse", "1.0-", error="FENCED_INSTANCE_ID")]
+        expected("JoinGroupResponse", "1.0-", error="FENCED_INSTANCE_ID"),
+        expected("PartitionsRevoked", "1.0-", group=None, topic="orders", partition=0),
+        expected("PartitionsRevoked", "1.0-", group=None, topic="orders", partition=1)]
 
 
 def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
@@ -226,7 +233,7 @@ _PIECES = st.sampled_from([basic("INFO", "joined, balancing group", "group", "g"
                            basic("INFO", "heartbeat errored", "group", "g", "err", REBALANCING),
                            'time=2024-03-05T20:21:14Z level=INFO msg="leaving group" group=g member_id=m',
                            json.dumps({"ts": 1709670074.681, "msg": "synced", "group": "g", "assigned": "t[0]"}),
-                           "[DEBUG] entering OnPartitionsLost; with: t[0 1]"])
+                           "[DEBUG] entering OnPartitionsLost; with: map[t:[0 1]]"])
 
 
 @st.composite

@@ -181,15 +181,21 @@ def _joined(m, t, ctx, v):
                 instance=_instance(v.get("instance_id")))]
 
 
+#: One topic's partitions in `with`: Go's `%v` of the map (`orders:[0 1]`), zap's JSON of it (`"orders":[0,1]`),
+#: or the `mtps` type's String() (`orders[0 1]`, after 1.21.5).
+_TOPIC = re.compile(r"\"?([^\s,\[\]:\"{}]++)\"?:? ?\[([\d ,]*+)\]")
+
+
 def _partitions(kind: str):
-    """One event per partition of `with` (mtps.String(): `t[0 1], u[2]`; before, Go's map: `map[t:[0 1]]`), as
-    the Java reader writes them; one with value 0 when the map is empty."""
+    """One event per partition of `with` (`map[string][]int32`, printed as Go prints a map:
+    `map[orders:[0 1] pay:[2]]`), as the Java reader writes them; one with value 0 when the map is empty."""
     def build(m, t, ctx, v):
-        text = v.get("with", "")
         out = []
-        for topic, parts in re.findall(r"([^\s,\[\]:]++):?\[([\d ]*+)\]", text):
-            for p in parts.split():
-                out.append(_ev(t, kind, topic=topic.removeprefix("map["), partition=number(p)))
+        for topic, parts in _TOPIC.findall(v.get("with", "")):
+            if topic == "map":
+                continue
+            for p in parts.replace(",", " ").split():
+                out.append(_ev(t, kind, topic=topic, partition=number(p)))
         return out or [_ev(t, kind, value=0.0)]
     return build
 

@@ -168,6 +168,6 @@ def key_values(obj: dict) -> str | None:
             seconds = v / 1000 if 1e12 <= v < 1e14 else v
             if 1e9 <= seconds < 1e11:
                 v = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
         parts.append(f"{k}={text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)}")
     return " ".join(parts)
