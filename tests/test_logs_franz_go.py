@@ -251,6 +251,8 @@ def test_any_text_around_its_lines_gives_a_result(lines):
     result = parse_lines(lines, origin=ORIGIN)
     assert result.counts["lines"] == len(lines)
     assert result.counts["events"] == len(result.rows)
+    result.events_table()  # every row fits its Arrow column
+    result.unparsed_table()
     for r in result.rows:
         assert len(r) == len(ROW_FIELDS) and isinstance(r[0], int)
         assert r[ROW_FIELDS.index("log_source")] in ("franz-go", "broker", "java", "librdkafka", "kafka-python",

@@ -22,7 +22,6 @@ franz-go logs none of its settings (session or rebalance timeout): only the prot
 
 from __future__ import annotations
 
-import json
 import re
 
 from kafkasim.analysis.logs.wording import Template, event, number
@@ -105,6 +104,7 @@ _NETWORK = re.compile(r"unable to dial|\bEOF\b|connection reset|broken pipe|i/o 
 #: A `*string` printed by `%v` before 1.9 (its address) or empty: no instance id.
 _NO_INSTANCE = re.compile(r"<nil>|null|0x[0-9a-f]++|")
 _INT = re.compile(r"-?\d{1,19}")
+_ESCAPE = re.compile(r"\\(.)", re.S)
 _LOGFMT = re.compile(r"(?:^|\s)(?P<k>[\w.]++)=(?P<v>\"(?:[^\"\\]|\\.)*+\"|\S*+)")
 #: The reader's memory key of the last error a franz-go line named (see `_session_error`).
 _LAST = ("franz-go", "error")
@@ -117,11 +117,8 @@ def _values(kv: str, keys: tuple[str, ...], layout: str) -> dict[str, str]:
     if layout == "franz_kv":
         for m in _LOGFMT.finditer(kv):
             v = m["v"]
-            if v.startswith('"'):
-                try:
-                    v = json.loads(v)
-                except ValueError:
-                    v = v[1:-1]
+            if v.startswith('"'):  # strconv.Quote's: only \" and \\ matter here
+                v = _ESCAPE.sub(r"\1", v[1:-1])
             out.setdefault(m["k"], v)
         return {k: out[k] for k in keys if k in out}
     if not kv.startswith("; "):
@@ -242,12 +239,6 @@ def _leave(m, t, ctx, v):
     return [_ev(t, "LeaveGroup", v.get("group"), member=v.get("member_id") or None,
                 reason="the consumer is being closed (Client.Close or LeaveGroup)",
                 instance=_instance(v.get("instance_id")))]
-
-
-def _member(kind: str):
-    def build(m, t, ctx, v):
-        return [_ev(t, kind, v.get("group"), member=v.get("member_id") or None)]
-    return build
 
 
 def _synced(m, t, ctx, v):
