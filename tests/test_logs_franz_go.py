@@ -257,3 +257,25 @@ def test_any_text_around_its_lines_gives_a_result(lines):
         assert len(r) == len(ROW_FIELDS) and isinstance(r[0], int)
         assert r[ROW_FIELDS.index("log_source")] in ("franz-go", "broker", "java", "librdkafka", "kafka-python",
                                                      "sarama")
+
+
+def test_consumers_closed_one_after_another_are_a_rolling_restart():
+    """Two franz-go clients closed a minute apart (leave: "leaving group", member_id), each followed by a member
+    id not seen before (a new process), none with an instance id: the rolling-restart rule (client_rules.py)."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    def at(hms: str, message: str) -> str:
+        return f"2024-03-05 {hms}.000 [INFO] {message}"
+
+    def joined(member: str, generation: int) -> str:
+        return (f"joined; group: orders, member_id: {member}, instance_id: <nil>, generation: {generation}, "
+                f"leader: false")
+
+    report = diagnose_lines([at("20:00:00", joined("kgo-a", 1)), at("20:00:00", joined("kgo-b", 1)),
+                             at("20:01:00", "leaving group; group: orders, member_id: kgo-a"),
+                             at("20:01:10", joined("kgo-c", 3)),
+                             at("20:02:00", "leaving group; group: orders, member_id: kgo-b"),
+                             at("20:02:10", joined("kgo-d", 5))], "app.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [
+        ("rolling-restart-dynamic-members", "orders", 0.77)]
+    assert [e.line for e in report.findings[0].evidence] == [3, 5]
