@@ -54,18 +54,24 @@ class Marks:
         self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
         self._bracket = self.bracket.search
 
-    def search(self, text: str, pos: int = 0) -> re.Match | None:
+    def search(self, text: str, pos: int = 0, free: list | None = None) -> re.Match | None:
+        """The leftmost prefix from `pos`; `free`: the searches of the other prefixes whose needle `text` holds
+        (default: found here)."""
         found = self._bracket(text, pos)
-        for needle, search in self.free:
-            if needle in text:
-                other = search(text, pos)
-                if other is not None and (found is None or other.start() < found.start()):
-                    found = other
+        for search in self.present(text) if free is None else free:
+            other = search(text, pos)
+            if other is not None and (found is None or other.start() < found.start()):
+                found = other
         return found
 
+    def present(self, text: str) -> list:
+        """The searches of the prefixes not beginning with `[` whose needle is in `text`."""
+        return [search for needle, search in self.free if needle in text]
+
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        free = self.present(text)  # once per text, not once per prefix found in it
         while True:
-            found = self.search(text, pos)
+            found = self.search(text, pos, free)
             if found is None:
                 return
             yield found
@@ -74,7 +80,7 @@ class Marks:
 
 MARK = Marks(SOURCES)
 #: The needles of the prefixes that do not begin with `[` (see Marks).
-FREE_NEEDLES = tuple(needle for needle, _ in MARK.free)
+FREE_NEEDLES = tuple(dict.fromkeys(needle for needle, _ in MARK.free))
 SOURCE_OF = {prefix: s for s in SOURCES for prefix in s.prefixes}
 #: The prefixes that open a block of `name = value` lines.
 BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
