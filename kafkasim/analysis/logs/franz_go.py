@@ -1,7 +1,7 @@
 """franz-go's consumer-group lines (twmb/franz-go, the pure-Go client `kgo`), 1.0 to 1.21.
 
 franz-go logs through its `kgo.Logger` interface: `Log(level, msg, keyvals...)`, a fixed message and
-key/value pairs. Read at the tags v1.0.0 - v1.21.0 (and v1.21.5) of twmb/franz-go from
+key/value pairs. Read at the minor tags v1.0.0 - v1.21.0 and at v1.21.5 of twmb/franz-go from
 `pkg/kgo/consumer_group.go` (the classic protocol), `pkg/kgo/consumer_group_848.go` (KIP-848, 1.19+) and
 `pkg/kgo/consumer.go` ("injecting fake fetch with an error", 1.14+); the keys of each message are the
 source's, in its order. Three layouts print them (docs/log-reader.md):

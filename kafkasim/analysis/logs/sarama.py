@@ -3,7 +3,7 @@
 sarama logs through its package-level `sarama.Logger` (a `StdLogger`, `Printf`/`Println`; silent until
 the application sets it, most often to `log.New(os.Stdout, "[sarama] ", log.LstdFlags)`), so a line's
 prefix and date (`2023/06/24 15:09:33`) are the application's: sarama's own words are the mark. Read
-at the tags v1.19.0 - v1.60.1 of IBM/sarama from `consumer_group.go` (its session's lines moved to
+at the minor tags v1.19.0 - v1.60.0 and at v1.60.1 of IBM/sarama from `consumer_group.go` (its session's lines moved to
 `consumer_group_session.go` in 1.60.1), `client.go` (the coordinator lookup) and `errors.go` (the
 words of Kafka's errors, `KError.Error()`), which `consumerGroup.handleError` prints with
 `Logger.Println(err)` when `Consumer.Return.Errors` is false (the default) and applications print
