@@ -25,7 +25,7 @@ def _broker_templates() -> dict:
     return templates
 
 
-BROKER = Source("broker", broker.BRACKETED, broker.NEEDLES, (), broker.PREFIXES, broker.LOGGERS,
+BROKER = Source("broker", broker.BRACKETED, broker.NEEDLES, broker.FREE, broker.PREFIXES, broker.LOGGERS,
                 _broker_templates(), broker.key)
 JAVA = Source("java", java_client.BRACKETED, java_client.NEEDLES, java_client.FREE, java_client.PREFIXES,
               java_client.LOGGERS, java_client.TEMPLATES, java_client.key, ("java_config",), java_client.config_block)
@@ -96,7 +96,7 @@ NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for
 #: and the JSON records' `"group":`, and for "Attempt to join group"). A line that passes and holds no prefix is
 #: another logger's line all the same. A JSON record is read once decoded: it passes as its needle's words do.
 FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "group", "OnPartitions",
-          "client/coordinator ", "kafka server: ")
+          "client/coordinator ", "kafka server: ", "known static member")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
