@@ -245,6 +245,22 @@ def test_static_rejoin_of_2_3_has_no_group_in_the_line():
     check(ev, kind="MemberReplaced", group=None, member=M1, reason=M2)
 
 
+@pytest.mark.parametrize("message,kind", [
+    # GroupMetadata.isStaticMemberFenced 2.3 - 2.4: s"...${groupInstanceId.get}," + s"but not matching ..." (no space)
+    (f"given member.id {M1} is identified as a known static member i-1,but not matching the expected member.id {M2}",
+     "JoinGroupResponse"),
+    # 2.5 - 2.8: "... during $operation, will respond with instance fenced error", operation from GroupCoordinator
+    (f"given member.id {M1} is identified as a known static member i-1, but not matching the expected member.id {M2} "
+     f"during join-group, will respond with instance fenced error", "JoinGroupResponse"),
+    (f"given member.id {M1} is identified as a known static member i-1, but not matching the expected member.id {M2} "
+     f"during heartbeat, will respond with instance fenced error", "HeartbeatResponse"),
+])
+def test_a_fenced_static_member_is_read_from_group_metadata_own_line(message, kind):
+    """GroupMetadata logs through its own logger, without the coordinator's prefix, and names no group."""
+    (ev,) = only(kafka_line(message, prefix="", logger="kafka.coordinator.group.GroupMetadata", level="ERROR"))
+    check(ev, kind=kind, group=None, member=M1, error="FENCED_INSTANCE_ID", reason=f"expected member.id {M2}")
+
+
 # `BROKER.templates` is built once, when the module is imported; these tests call the builder factories
 # (and `cg`) again, inside the test, and check what the builder made reads from a matched line.
 @pytest.mark.parametrize("make,key,index,message,expected", [

@@ -1,4 +1,5 @@
-"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python), and their merge with the coordinator's.
+"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python, franz-go, sarama), and their merge
+with the coordinator's.
 
 What a client's log shows that the coordinator's does not: why it left (its poll timer), whether the
 process lived through its silence (a session timer that fired at the same instant as the "unknown
@@ -22,7 +23,7 @@ from kafkasim.core.config import BROKER_CONFIGS
 _I = {name: i for i, name in enumerate(ROW_FIELDS)}
 LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", "detail", "client", "instance",
                                                                    "versions"))
-CLIENT_SOURCES = ("java", "librdkafka", "kafka-python")
+CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "franz-go", "sarama")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
 #: librdkafka errors (rd_kafka_err_descs) and Kafka errors that say the coordinator could not be reached.
@@ -149,7 +150,10 @@ def _removed(rs: list) -> list:
     # Java: "Attempt to heartbeat with Generation{...} ... failed due to UNKNOWN_MEMBER_ID" (AbstractCoordinator
     # .java HeartbeatResponseHandler, 2.6+), "... since member id M is not valid." (1.0 - 2.5); "GroupHeartbeat
     # Request failed because member M is unknown." (HeartbeatRequestManager.java 3.7 - 3.9, 4.x "Consumer...");
-    # librdkafka: HEARTBEAT "heartbeat error response ...: Broker: Unknown member" (src/rdkafka_cgrp.c, v1.6.0+).
+    # librdkafka: HEARTBEAT "heartbeat error response ...: Broker: Unknown member" (src/rdkafka_cgrp.c, v1.6.0+);
+    # franz-go: "heartbeat errored; group: G, err: UNKNOWN_MEMBER_ID: ..." (pkg/kgo/consumer_group.go, v1.0.0+), and
+    # under KIP-848 "consumer group heartbeat error, abandoning assignment and rejoining ..." (consumer_group_848.go
+    # 1.21+).
     return [r for r in rs if r[KIND] in ("HeartbeatResponse", "ConsumerGroupHeartbeat")
             and r[ERROR] == "UNKNOWN_MEMBER_ID"]
 
@@ -196,7 +200,9 @@ def network(rs: list, s: _Signals) -> None:
     # Java: "Group coordinator N is unavailable or invalid due to cause: C. isDisconnected: true." (AbstractCoordinator
     # .java markCoordinatorUnknown, 2.7+), "Consumer has been disconnected from the group coordinator for Nms"
     # (AbstractCoordinator.java, 2.8+); librdkafka: HEARTBEAT "Heartbeat failed due to coordinator (B) no longer
-    # available: E: re-querying for coordinator" (src/rdkafka_cgrp.c, v1.0.0+).
+    # available: E: re-querying for coordinator" (src/rdkafka_cgrp.c, v1.0.0+); franz-go: "heartbeat errored" with a Go
+    # network error (pkg/kgo/consumer_group.go, v1.0.0+); sarama: "client/coordinator request to broker B failed: E"
+    # (client.go, v1.19.0+).
     cut = [r for r in rs if (r[KIND] == "CoordinatorLost" and r[STATE] == "disconnected")
            or r[KIND] == "CoordinatorDisconnected"
            or (r[KIND] in ("HeartbeatResponse", "ConsumerGroupHeartbeat") and r[ERROR] in _UNREACHABLE)]
@@ -233,7 +239,8 @@ def _closes(rs: list) -> list:
     """A consumer closing: Java "Member M sending LeaveGroup request to coordinator N due to the consumer is being
     closed" (AbstractCoordinator.java maybeLeaveGroup, 2.4+); under group.protocol=consumer "Member M with epoch E
     transitioned from LEAVING to UNSUBSCRIBED." (MembershipManagerImpl.java 3.7 - 3.9, AbstractMembershipManager
-    .java 4.x)."""
+    .java 4.x); franz-go "leaving group; group: G, member_id: M" (pkg/kgo/consumer_group.go leave, v1.0.0+: only
+    from Client.Close / LeaveGroup)."""
     return [r for r in rs if (r[KIND] == "LeaveGroup" and (r[REASON] or "").startswith("the consumer is being closed"))
             or (r[KIND] == "MemberTransition" and r[REASON] == "UNSUBSCRIBED" and r[DETAIL] == "LEAVING")]
 
@@ -334,7 +341,9 @@ def misconfiguration(rs: list, s: _Signals) -> None:
                   f"session.timeout.ms {session:g} is outside the broker's default range [{low}, {high}] "
                   f"(group.min/max.session.timeout.ms{' at ' + version if version else ''}): INVALID_SESSION_TIMEOUT")
     # JoinGroup/heartbeat errors naming a misconfiguration (Errors.java): INVALID_SESSION_TIMEOUT, and
-    # FENCED_INSTANCE_ID (two processes with one group.instance.id, KIP-345).
+    # FENCED_INSTANCE_ID (two processes with one group.instance.id, KIP-345); franz-go's "join group failed" and its
+    # loop errors (pkg/kgo/consumer_group.go), sarama's "JoinGroup failed: group instance id I has been fenced"
+    # (consumer_group.go 1.34+) and its KError words (errors.go).
     for error, why in (("INVALID_SESSION_TIMEOUT", "the coordinator refused the client's session.timeout.ms"),
                        ("FENCED_INSTANCE_ID", "another process uses the same group.instance.id")):
         hit = [r for r in rs if r[ERROR] == error]
@@ -350,7 +359,9 @@ def misconfiguration(rs: list, s: _Signals) -> None:
 
 def kip848(rs: list, s: _Signals) -> None:
     # "GroupHeartbeatRequest failed for member M because epoch E is fenced." and "... due to unreleased instance id
-    # I" (HeartbeatRequestManager.java 3.7 - 3.9 / 3.8 - 3.9; ConsumerHeartbeatRequestManager.java 4.x).
+    # I" (HeartbeatRequestManager.java 3.7 - 3.9 / 3.8 - 3.9; ConsumerHeartbeatRequestManager.java 4.x); franz-go's
+    # "consumer group heartbeat saw fenced member epoch ..." (1.19 - 1.20) and "UnreleasedInstanceID after 3 retries"
+    # (1.21+), pkg/kgo/consumer_group_848.go.
     for error, base, why in (("FENCED_MEMBER_EPOCH", 0.75, "the member's epoch was fenced by the coordinator "
                                                            "(the consumer protocol's reconciliation)"),
                              ("UNRELEASED_INSTANCE_ID", 0.8, "a static member's instance id was still owned by its "

@@ -27,8 +27,12 @@ BRACKETED = (r"GroupCoordinator (?P<coordinator>-?\d++)\]:? ?",
              r"GroupCoordinator id=(?P<new_coordinator>-?\d++) topic=\S++ partition=\d++\] ?",
              r"GroupMetadataManager brokerId=(?P<metadata_manager>-?\d++)\] ?",
              r"Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d++)\]:? ?")
-PREFIXES = ("coordinator", "new_coordinator", "metadata_manager", "old_metadata_manager")
+PREFIXES = ("coordinator", "new_coordinator", "metadata_manager", "old_metadata_manager", "group_metadata")
 NEEDLES = ("[Group",)
+#: GroupMetadata.isStaticMemberFenced (2.3 - 2.8) logs through GroupMetadata's own logger, without a prefix:
+#: its first words are the mark.
+FREE = (("is identified as a known static member",
+         r"(?P<group_metadata>(?<![\w.])given (?=member\.id \S++ is identified as a known static member ))"),)
 LOGGERS = (" (kafka.coordinator", " (org.apache.kafka.coordinator")
 
 
@@ -159,6 +163,20 @@ def cg(rest: str) -> str:
     return r"\[GroupId (?>(?P<g>.+?)\] " + rest + ")"
 
 
+#: GroupCoordinator's operation (isStaticMemberFenced's `operation`, 2.5 - 2.8) -> the response that carried
+#: FENCED_INSTANCE_ID; before 2.5 the line does not say (read as the join's, the first a duplicate meets).
+_FENCED_RESPONSE = {"join-group": "JoinGroupResponse", "sync-group": "SyncGroupResponse", "heartbeat": "HeartbeatResponse",
+                    "leave-group": "LeaveGroupResponse", "commit-offsets": "OffsetCommitResponse",
+                    "txn-commit-offsets": "TxnOffsetCommitResponse"}
+
+
+def _static_fenced(m, t, ctx):
+    """A static member's request answered FENCED_INSTANCE_ID: its member id is not the one its instance id maps to
+    (two processes with one group.instance.id, KIP-345). The line names no group."""
+    kind = _FENCED_RESPONSE.get(m["op"] or "join-group", "JoinGroupResponse")
+    return [ev(t, kind, None, m["m"], error="FENCED_INSTANCE_ID", reason=f"expected member.id {m['e']}")]
+
+
 # How the patterns stay linear: every field of free length (a group id `.+?`, a member `\S`, a number
 # `\d`) is followed, inside an atomic group `(?>...)` or by a possessive quantifier, by what
 # delimits it, so that once read it is never read again another way; free text (a reason, a
@@ -222,6 +240,12 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                   r"old member (?P<o>\S++) will be removed)", "", _replaced),
         Template(r"Static member which joins during Stable stage and doesn't affect (?:selectProtocol|the selected "
                   r"protocol) will not trigger (?:a )?rebalance", "", nothing)]),
+    # GroupMetadata.isStaticMemberFenced: ",but not" (no space) 2.3 - 2.4; " during OP, will respond with instance
+    # fenced error" 2.5 - 2.8 (removed in 3.0)
+    "member": (True, [
+        Template(r"member\.id (?P<m>\S++) is identified as a known static member \S+?, ?but not matching the expected "
+                 r"member\.id (?P<e>\S+?)", r"(?: during (?P<op>[\w-]++), will respond with instance fenced error)?",
+                 _static_fenced)]),
     "[Group": (True, [
         Template(r"\[Group (?>(?P<g>.+?)\] (?:Pending member|Member|Dynamic Member|Static Member) " + M +
                   r"(?: with instance id \S++)? has left group through explicit `LeaveGroup` request)",

@@ -7,8 +7,9 @@ What the reader does with each: docs/log-reader.md.
 
 from __future__ import annotations
 
+import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 # -- dates ------------------------------------------------------------------------------------------
 # The layouts Kafka deployments print, the last one in the head wins (the application's own date,
@@ -146,3 +147,27 @@ def fused_cuts(line: str, first, mark, loggers: tuple[str, ...]) -> list[int]:
         prev = m.end()
     return cuts
 
+
+
+# -- structured records ----------------------------------------------------------------------------
+#: The members a structured logger writes its record's time in (zap "ts", slog and logrus "time").
+TIME_KEYS = ("ts", "time", "timestamp")
+_BARE = re.compile(r"[^\s=\"]++")
+
+
+def key_values(obj: dict) -> str | None:
+    """A JSON record of a structured logger (zap's JSON encoder, slog's JSONHandler, logrus' JSONFormatter) as
+    the one line slog's TextHandler would print for it, `key=value ...` in the record's order (a string quoted
+    when it holds a space, `=` or a quote; a time given as seconds or milliseconds since the epoch as an ISO
+    date, UTC), so that a source reads both forms with one set of wordings. None without a "msg" string."""
+    if not isinstance(obj.get("msg"), str):
+        return None
+    parts = []
+    for k, v in obj.items():
+        if k in TIME_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool):
+            seconds = v / 1000 if 1e12 <= v < 1e14 else v
+            if 1e9 <= seconds < 1e11:
+                v = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        parts.append(f"{k}={text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)}")
+    return " ".join(parts)

@@ -33,7 +33,7 @@ from typing import Iterable
 from kafkasim.analysis.logs.clock import Clock
 from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WINDOW, LINE_START_TIME,
                                             MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
-                                            joins, strip_frame)
+                                            joins, key_values, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
 from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, FREE_NEEDLES, LOGGERS, MARK, ONE_LINE, SOURCE_OF,
                                             any_needle)
@@ -467,8 +467,10 @@ class LogParser(Clock):
             obj["log"] = log
         strings = [v for v in obj.values() if isinstance(v, str)]
         message = next((s for s in strings if MARK.search(s)), None)
-        if message is None:
-            return None, used
+        if message is None:  # a structured logger's record (zap, slog): its message is a mark only among its fields
+            message = key_values(obj)
+            if message is None or MARK.search(message) is None:
+                return None, used
         message = no_surrogates(message.rstrip("\r\n"))
         head = message[:MARK.search(message).start()]
         if WHEN.match(head, max(0, len(head) - HEAD_WINDOW)) is None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from kafkasim.analysis.logs import broker, broker_kip848, broker_share, java_client, kafka_python, librdkafka
+from kafkasim.analysis.logs import (broker, broker_kip848, broker_share, franz_go, java_client, kafka_python, librdkafka,
+                                   sarama)
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -24,7 +25,7 @@ def _broker_templates() -> dict:
     return templates
 
 
-BROKER = Source("broker", broker.BRACKETED, broker.NEEDLES, (), broker.PREFIXES, broker.LOGGERS,
+BROKER = Source("broker", broker.BRACKETED, broker.NEEDLES, broker.FREE, broker.PREFIXES, broker.LOGGERS,
                 _broker_templates(), broker.key)
 JAVA = Source("java", java_client.BRACKETED, java_client.NEEDLES, java_client.FREE, java_client.PREFIXES,
               java_client.LOGGERS, java_client.TEMPLATES, java_client.key, ("java_config",), java_client.config_block)
@@ -35,7 +36,11 @@ LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, 
 KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
                       kafka_python.key)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON)
+FRANZ_GO = Source("franz-go", (), (), franz_go.FREE, franz_go.PREFIXES, (), franz_go.TEMPLATES, franz_go.key)
+
+SARAMA = Source("sarama", (), (), sarama.FREE, sarama.PREFIXES, (), sarama.TEMPLATES, sarama.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO, SARAMA)
 
 
 class Marks:
@@ -49,18 +54,24 @@ class Marks:
         self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
         self._bracket = self.bracket.search
 
-    def search(self, text: str, pos: int = 0) -> re.Match | None:
+    def search(self, text: str, pos: int = 0, free: list | None = None) -> re.Match | None:
+        """The leftmost prefix from `pos`; `free`: the searches of the other prefixes whose needle `text` holds
+        (default: found here)."""
         found = self._bracket(text, pos)
-        for needle, search in self.free:
-            if needle in text:
-                other = search(text, pos)
-                if other is not None and (found is None or other.start() < found.start()):
-                    found = other
+        for search in self.present(text) if free is None else free:
+            other = search(text, pos)
+            if other is not None and (found is None or other.start() < found.start()):
+                found = other
         return found
 
+    def present(self, text: str) -> list:
+        """The searches of the prefixes not beginning with `[` whose needle is in `text`."""
+        return [search for needle, search in self.free if needle in text]
+
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        free = self.present(text)  # once per text, not once per prefix found in it
         while True:
-            found = self.search(text, pos)
+            found = self.search(text, pos, free)
             if found is None:
                 return
             yield found
@@ -69,7 +80,7 @@ class Marks:
 
 MARK = Marks(SOURCES)
 #: The needles of the prefixes that do not begin with `[` (see Marks).
-FREE_NEEDLES = tuple(needle for needle, _ in MARK.free)
+FREE_NEEDLES = tuple(dict.fromkeys(needle for needle, _ in MARK.free))
 SOURCE_OF = {prefix: s for s in SOURCES for prefix in s.prefixes}
 #: The prefixes that open a block of `name = value` lines.
 BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
@@ -81,8 +92,11 @@ EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
-#: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group")
+#: librdkafka's "#consumer-" and sarama's "consumergroup/"; "group" stands for franz-go's "; group: ", " group="
+#: and the JSON records' `"group":`, and for "Attempt to join group"). A line that passes and holds no prefix is
+#: another logger's line all the same. A JSON record is read once decoded: it passes as its needle's words do.
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "group", "OnPartitions",
+          "client/coordinator ", "kafka server: ", "known static member")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
