@@ -1,4 +1,5 @@
-"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python), and their merge with the coordinator's.
+"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python, kafkajs, aiokafka), and their
+merge with the coordinator's.
 
 What a client's log shows that the coordinator's does not: why it left (its poll timer), whether the
 process lived through its silence (a session timer that fired at the same instant as the "unknown
@@ -20,7 +21,7 @@ from kafkasim.core.config import BROKER_CONFIGS
 _I = {name: i for i, name in enumerate(ROW_FIELDS)}
 LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", "detail", "client", "instance",
                                                                    "versions"))
-CLIENT_SOURCES = ("java", "librdkafka", "kafka-python")
+CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "kafkajs", "aiokafka")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
 #: A member back within this long after its session was lost is the same episode (rules.RETURN_MS).

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from kafkasim.analysis.logs import broker, broker_kip848, broker_share, java_client, kafka_python, librdkafka
+from kafkasim.analysis.logs import (aiokafka, broker, broker_kip848, broker_share, java_client, kafka_python, kafkajs,
+                                   librdkafka)
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -35,7 +36,12 @@ LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, 
 KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
                       kafka_python.key)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON)
+KAFKAJS = Source("kafkajs", kafkajs.BRACKETED, kafkajs.NEEDLES, (), kafkajs.PREFIXES, (), kafkajs.TEMPLATES, kafkajs.key,
+                 rewrite=(kafkajs.NEEDLES, kafkajs.rewrite))
+
+AIOKAFKA = Source("aiokafka", (), (), aiokafka.FREE, aiokafka.PREFIXES, (), aiokafka.TEMPLATES, aiokafka.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, KAFKAJS, AIOKAFKA)
 
 
 class Marks:
@@ -77,12 +83,16 @@ BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
 ONE_LINE = frozenset(prefix for s in SOURCES if not s.loggers for prefix in s.prefixes)
 #: prefix -> the group of its mark that holds the line's time (seconds since the epoch).
 EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
+#: (needles, function) of the sources that rewrite their lines into a layout the reader reads (Source.rewrite).
+REWRITES = tuple(s.rewrite for s in SOURCES if s.rewrite is not None)
 #: Substrings of which every line of a known source has one.
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
 #: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group")
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group",
+          "[Runner] ", "[Connection] ", "Successfully synced group", "Joined group '", "aiokafka.consumer",
+          "OffsetCommit failed", "LeaveGroup request", "-- marking coordinator dead")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
