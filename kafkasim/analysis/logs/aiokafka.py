@@ -44,6 +44,11 @@ FREE = (("aiokafka.consumer.group_coordinator",
 PREFIXES = ("aio_named", "aio", "aio_dead", "aio_sync", "aio_joined", "aio_commit", "aio_leave", "aio_fatal",
             "aio_send")
 _CODE = re.compile(r"\[Error (\d{1,4})\]")
+#: The `errno` of the error classes (aiokafka/errors.py) whose bare name a commit line prints (`error_type.__name__`).
+CLASSES = {"RequestTimedOutError": 7, "OffsetMetadataTooLargeError": 12, "GroupLoadInProgressError": 14,
+           "GroupCoordinatorNotAvailableError": 15, "NotCoordinatorForGroupError": 16, "IllegalGenerationError": 22,
+           "UnknownMemberIdError": 25, "RebalanceInProgressError": 27, "InvalidCommitOffsetSizeError": 28,
+           "GroupAuthorizationFailedError": 30}
 #: aiokafka's (and kafka-python's) class name of a broken connection (kafka-python renamed it in 1.4).
 _CONNECTION = re.compile(r"(?:Kafka)?ConnectionError\b")
 _TP = re.compile(r"TopicPartition\(topic='([^']*+)', partition=(\d++)\)")
@@ -54,11 +59,13 @@ def _ev(t, kind, group=None, **fields) -> tuple:
 
 
 def _error(text: str) -> dict:
-    """`error` as Kafka names it from an `[Error N]` of the text, else the text as `reason`."""
+    """`error` as Kafka names it, from an `[Error N]` of the text or an error class's name, else the text as
+    `reason`."""
     code = _CODE.search(text)
-    if code is not None:
+    errno = number(code.group(1)) if code is not None else CLASSES.get(text.strip())
+    if errno is not None:
         try:
-            return {"error": Errors.for_code(number(code.group(1))).name}
+            return {"error": Errors.for_code(errno).name}
         except ValueError:
             pass
     return {"reason": text.strip()}
@@ -74,12 +81,6 @@ def _heartbeat_failed(m, t, ctx):
     return [_ev(t, "HeartbeatResponse", **_error(m["e"]))]
 
 
-def _send_failed(m, t, ctx):
-    fields = _error(m["e"])
-    state = "disconnected" if _CONNECTION.match(m["e"]) else None
-    return [_ev(t, "HeartbeatResponse", state=state, **fields)]
-
-
 def _coordinator_send(m, t, ctx):
     state = "disconnected" if _CONNECTION.match(m["e"]) else None
     return [_ev(t, "CoordinatorLost", reason=m["e"], detail=f"node {m['n']}", state=state)]
@@ -91,6 +92,18 @@ def _synced(m, t, ctx):
 
 def _joined(m, t, ctx):
     return [_ev(t, "JoinGroupResponse", m["g"], member=m["m"], generation=number(m["n"]))]
+
+
+def _commit(why: str | None):
+    """CommitFailed: the error as Kafka names it, `reason` what the client does next (or the text of an error
+    not named); the partition when the line names one."""
+    def build(m, t, ctx):
+        found = m.groupdict()
+        fields = _error(found.get("e") or found.get("e2") or "")
+        partition = number(found.get("p"))
+        return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why),
+                    topic=found.get("topic"), partition=partition)]
+    return build
 
 
 def _leave_failed(m, t, ctx):
@@ -110,7 +123,7 @@ def _partitions(kind: str):
     return build
 
 
-_GROUP_ERROR = r"\((?P<e>[^()]*+(?:\([^()]*+\)[^()]*+)*+)\)"  # an error text, with its own parentheses
+_ERROR_TEXT = r"\((?P<e>[^()]*+(?:\([^()]*+\)[^()]*+)*+)\)"  # an error's text in parentheses, with its own
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # GroupCoordinator._do_heartbeat: the three kafka-python wordings (read here behind aiokafka's logger name)
     "Heartbeat failed for group": (True, [
@@ -126,7 +139,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # log.error("Heartbeat failed: %r", err): any other error (its repr), raised
     "Heartbeat failed:": (True, [Template(r" failed: (?P<e>\w+Error\(.*)", "", _heartbeat_failed, versions="0.5-")]),
     "Heartbeat send request failed": (True, [
-        Template(r" send request failed: (?P<e>.*?)\. Will retry", "", _send_failed, versions="0.5-")]),
+        Template(r" send request failed: (?P<e>.*?)\. Will retry", "", _heartbeat_failed, versions="0.5-")]),
     # GroupCoordinator._heartbeat_routine: the session timer
     "Heartbeat session expired": (True, [
         Template(r" session expired - marking coordinator dead", "", _const("SessionTimeout"), versions="0.5-")]),
@@ -147,15 +160,18 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "(Re-)joining group": (True, [Template(r" group (?P<g>\S+)", "", _const("JoinGroup"), versions="0.5-")]),
     "Attempt to join group failed": (True, [
         Template(r" to join group failed due to fatal error: (?P<e>.*)", "", _join_failed, versions="0.5-")]),
-    # GroupCoordinator._do_commit_offsets
-    "OffsetCommit failed for group": (False, [
-        Template(r" failed for group (?P<g>\S+) due to group error " + _GROUP_ERROR + r", will rejoin", "",
-                 lambda m, t, ctx: _commit_why(m, t, "will rejoin"), versions="0.5-"),
-        Template(r" failed for group (?P<g>\S+) due to a coordinator error " + _GROUP_ERROR + r", will find new "
-                 r"coordinator and retry", "", lambda m, t, ctx: _commit_why(m, t, "will find new coordinator"),
-                 versions="0.5-"),
-        Template(r" failed for group (?P<g>\S+) because group is initializing " + _GROUP_ERROR + r", will retry", "",
-                 lambda m, t, ctx: _commit_why(m, t, "group is initializing"), versions="0.5-")]),
+    # GroupCoordinator._do_commit_offsets: one line per partition's error
+    "OffsetCommit failed for group": (True, [
+        Template(r" failed for group (?P<g>\S+) due to group error " + _ERROR_TEXT + r", will rejoin", "",
+                 _commit("will rejoin"), versions="0.5-"),
+        Template(r" failed for group (?P<g>\S+) due to a coordinator error " + _ERROR_TEXT + r", will find new "
+                 r"coordinator and retry", "", _commit("will find new coordinator and retry"), versions="0.5-"),
+        Template(r" failed for group (?P<g>\S+) because group is initializing " + _ERROR_TEXT + r", will retry", "",
+                 _commit("group is initializing"), versions="0.5-"),
+        Template(r" failed for group (?P<g>\S+) on partition TopicPartition\(topic='(?P<topic>[^']*+)', "
+                 r"partition=(?P<p>\d++)\) (?:due to (?P<e>\w+), will retry|with offset -?\d++: (?P<e2>\w+))", "",
+                 _commit(None), versions="0.5-"),
+        Template(r" failed for group (?P<g>\S+) - (?P<e>\w+)", "", _commit(None), versions="0.5-")]),
     # GroupCoordinator._maybe_leave_group: on close, unsubscribe, and when max_poll_interval_ms went by
     "LeaveGroup request": (True, [
         Template(r" request succeeded", "", _const("LeaveGroup"), versions="0.5-"),
@@ -169,11 +185,6 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                  _partitions("PartitionsAssigned"), versions="0.5-")]),
 }
 _KEYS = sorted(TEMPLATES, key=len, reverse=True)
-
-
-def _commit_why(m, t, why: str) -> list:
-    fields = _error(m["e"])
-    return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why))]
 
 
 def key(message: str, mark) -> str:

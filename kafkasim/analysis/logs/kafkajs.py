@@ -58,10 +58,11 @@ _MESSAGE = re.compile(_Q + r"message" + _Q + r":\s*+" + _Q + r"(?P<text>" + _NS 
                       + _Q + r")?")
 _FIELD = re.compile(_Q + r"(?P<k>groupId|memberId|leaderId|isLeader|groupProtocol|duration|error|broker|clientId|"
                     r"retryTime|memberAssignment)" + _Q + r":\s*+(?P<v>" + _Q + r"(?:[^\"\\]|\\[^\"])*+" + _Q +
-                    r"|\{[^{}]*+\}|[^,}\s]++)")
+                    r"|\{[^{}]*+\}|[^,}\s\"\\]++)")
 _ASSIGNED = re.compile(r'"([^"]*+)":\s*+\[([\d,\s]*+)\]')
-_LEVEL = re.compile(r"(?:" + _Q + r"level" + _Q + r":\s*+" + _Q + r"|(?<![\w\"])(?=(?:ERROR|WARN|INFO|DEBUG) \[))"
-                    r"(?P<l>ERROR|WARN|INFO|DEBUG)\b")
+#: The record's level: the console logger's "level" field, or the plain layout's label before its namespace.
+_LEVEL = re.compile(_Q + r"level" + _Q + r":\s*+" + _Q + r"(?P<l>ERROR|WARN|INFO|DEBUG)" + _Q +
+                    r"|(?<![\w\"])(?P<l2>ERROR|WARN|INFO|DEBUG) (?:\S++ )?" + _NS)
 
 
 def rewrite(line: str) -> str:
@@ -184,7 +185,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "Response ": (False, [Template(r"Response (?P<api>[A-Za-z]++)\(key: \d++, version: \d++\)", _FIELDS, _response,
                                    versions="1.0-")]),
     # consumer/index.js: onCrash, the restart after it, start()
-    "Crash: ": (True, [Template(r"Crash: (?P<name>\w++): (?P<msg>.*?)(?= \{| ,|$)", _FIELDS, _crash,
+    "Crash: ": (True, [Template(r"Crash: (?P<name>\w++): (?P<msg>.*?)(?= [{},]|$)", _FIELDS, _crash,
                                 versions="1.0-")]),
     "Restarting the consumer in ": (True, [Template(r"Restarting the consumer in (?P<ms>\d++)ms", _FIELDS, _restart,
                                                     versions="1.0-")]),
@@ -204,7 +205,7 @@ def _qualifier(wording: str, mark) -> str:
         return "|" + mark["kjs_ns"]
     if wording == _REBALANCING:
         level = _LEVEL.search(mark.string)
-        return "|" + level["l"] if level is not None else ""
+        return "|" + (level["l"] or level["l2"]) if level is not None else ""
     return ""
 
 
