@@ -45,10 +45,10 @@ PREFIXES = ("aio_named", "aio", "aio_dead", "aio_sync", "aio_joined", "aio_commi
             "aio_send")
 _CODE = re.compile(r"\[Error (\d{1,4})\]")
 #: The `errno` of the error classes (aiokafka/errors.py) whose bare name a commit line prints (`error_type.__name__`).
-CLASSES = {"RequestTimedOutError": 7, "OffsetMetadataTooLargeError": 12, "GroupLoadInProgressError": 14,
-           "GroupCoordinatorNotAvailableError": 15, "NotCoordinatorForGroupError": 16, "IllegalGenerationError": 22,
-           "UnknownMemberIdError": 25, "RebalanceInProgressError": 27, "InvalidCommitOffsetSizeError": 28,
-           "GroupAuthorizationFailedError": 30}
+#: (The others, authorization and metadata size among them, are kept as their names in `reason`.)
+CLASSES = {"RequestTimedOutError": 7, "GroupLoadInProgressError": 14, "GroupCoordinatorNotAvailableError": 15,
+           "NotCoordinatorForGroupError": 16, "IllegalGenerationError": 22, "UnknownMemberIdError": 25,
+           "RebalanceInProgressError": 27, "InvalidCommitOffsetSizeError": 28}
 #: aiokafka's (and kafka-python's) class name of a broken connection (kafka-python renamed it in 1.4).
 _CONNECTION = re.compile(r"(?:Kafka)?ConnectionError\b")
 _TP = re.compile(r"TopicPartition\(topic='([^']*+)', partition=(\d++)\)")
