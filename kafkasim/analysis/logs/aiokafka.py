@@ -33,11 +33,11 @@ FREE = (("aiokafka.consumer.group_coordinator",
                       r"recognized; resetting| failed: \w+Error\(| send request failed: ))"),
         ("Marking the coordinator dead", r"(?P<aio_dead>(?P<aio_w>Marking)(?= the coordinator dead \(node [^()\s]*+\)"
                                          r"for group ))"),
-        ("Successfully synced group", r"(?P<aio_sync>(?P<aio_w>Successfully)(?= synced group \S+ with generation ))"),
+        ("Successfully synced group ", r"(?P<aio_sync>(?P<aio_w>Successfully)(?= synced group \S+ with generation ))"),
         ("Joined group '", r"(?P<aio_joined>(?P<aio_w>Joined)(?= group '))"),
-        ("OffsetCommit failed for group", r"(?P<aio_commit>(?P<aio_w>OffsetCommit)(?= failed for group ))"),
+        ("OffsetCommit failed for group ", r"(?P<aio_commit>(?P<aio_w>OffsetCommit)(?= failed for group ))"),
         ("LeaveGroup request succeeded", r"(?P<aio_leave>(?P<aio_w>LeaveGroup)(?= request succeeded))"),
-        ("Attempt to join group failed", r"(?P<aio_fatal>(?P<aio_w>Attempt)(?= to join group failed due to fatal "
+        ("Attempt to join group failed ", r"(?P<aio_fatal>(?P<aio_w>Attempt)(?= to join group failed due to fatal "
                                          r"error: ))"),
         ("-- marking coordinator dead", r"(?P<aio_send>(?P<aio_w>Error)(?= sending \w+ to node \S+ \[[^\n]*\] -- "
                                         r"marking coordinator dead))"))

@@ -50,6 +50,7 @@ RESPONSES = {"Heartbeat": "HeartbeatResponse", "JoinGroup": "JoinGroupResponse",
              "OffsetCommit": "CommitFailed"}
 
 _NS = r"\[(?:" + "|".join(NAMESPACES) + r")\] "
+_NAMESPACE = re.compile(_NS)
 _Q = r'\\?"'  # a quote, escaped when the record is a string inside a shipper's JSON
 #: The record's own time (createLevel: `new Date().toISOString()`), with the comma that joins it to a neighbour.
 _STAMP = re.compile(_Q + r"timestamp" + _Q + r":\s*+" + _Q + r"(?P<ts>\d{4}-\d\d-\d\dT[0-9:.]{8,12}Z)" + _Q + ",?")
@@ -82,9 +83,9 @@ def rewrite(line: str) -> str:
         line = line[:stamp.start()] + line[stamp.end():]
     found = _MESSAGE.search(line)
     if found is not None:
-        cut = "" if found["end"] else "..."
-        return f"{line[:found.start()]} {ts}{found['text'].replace(chr(92) + chr(34), chr(34))}{cut} {line[found.end():]}"
-    mark = re.search(_NS, line)
+        text = found["text"].replace('\\"', '"') + ("" if found["end"] else "...")
+        return f"{line[:found.start()]} {ts}{text} {line[found.end():]}"
+    mark = _NAMESPACE.search(line)
     if mark is None or not ts:
         return line
     return line[:mark.start()] + ts + line[mark.start():]
@@ -96,9 +97,9 @@ def _inner(text: str) -> str | None:
         obj = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(obj, dict) or isinstance(obj.get("message"), str) and re.match(_NS, obj["message"]):
+    if not isinstance(obj, dict) or isinstance(obj.get("message"), str) and _NAMESPACE.match(obj["message"]):
         return None  # the console logger's own record: read as text
-    return next((v for v in obj.values() if isinstance(v, str) and re.search(_NS, v)), None)
+    return next((v for v in obj.values() if isinstance(v, str) and _NAMESPACE.search(v)), None)
 
 
 def fields(line: str) -> dict[str, str]:

@@ -36,8 +36,8 @@ LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, 
 KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
                       kafka_python.key)
 
-KAFKAJS = Source("kafkajs", kafkajs.BRACKETED, kafkajs.NEEDLES, (), kafkajs.PREFIXES, (), kafkajs.TEMPLATES, kafkajs.key,
-                 rewrite=(kafkajs.NEEDLES, kafkajs.rewrite))
+KAFKAJS = Source("kafkajs", kafkajs.BRACKETED, kafkajs.NEEDLES, (), kafkajs.PREFIXES, (), kafkajs.TEMPLATES,
+                 kafkajs.key, rewrite=(kafkajs.NEEDLES, kafkajs.rewrite))
 
 AIOKAFKA = Source("aiokafka", (), (), aiokafka.FREE, aiokafka.PREFIXES, (), aiokafka.TEMPLATES, aiokafka.key)
 
@@ -89,10 +89,10 @@ REWRITES = tuple(s.rewrite for s in SOURCES if s.rewrite is not None)
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
-#: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group",
-          "[Runner] ", "[Connection] ", "Successfully synced group", "Joined group '", "aiokafka.consumer",
-          "OffsetCommit failed", "LeaveGroup request", "-- marking coordinator dead")
+#: librdkafka's "#consumer-", kafkajs's "[Consumer] " and "[ConsumerGroup] ", aiokafka's logger name; "roup "
+#: for kafka-python's and aiokafka's wordings that name a group, and aiokafka's "LeaveGroup request"). A line
+#: that passes and holds no prefix is another logger's line all the same.
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "oordinator dead", "roup ", "[Runner] ", "[Connection] ")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
