@@ -53,9 +53,15 @@ def tp(topic: str, partition: int) -> str:
     # "Heartbeat failed: local member_id was not recognized;" " resetting and re-joining group"
     (py("Heartbeat failed: local member_id was not recognized; resetting and re-joining group"),
      [expected("HeartbeatResponse", error="UNKNOWN_MEMBER_ID")]),
-    # log.error("Heartbeat failed: %r", err): the repr of another error
-    (py("Heartbeat failed: GroupAuthorizationFailedError('orders')", "ERROR"),
-     [expected("HeartbeatResponse", reason="GroupAuthorizationFailedError('orders')")]),
+    # log.error("Heartbeat failed: %r", err), err = KafkaError(f"Unexpected exception in heartbeat task:
+    # {error_type()!r}") from 0.5.1 (the error itself in 0.5.0)
+    (py("Heartbeat failed: KafkaError('Unexpected exception in heartbeat task: InconsistentGroupProtocolError()')",
+        "ERROR"),
+     [expected("HeartbeatResponse", error="INCONSISTENT_GROUP_PROTOCOL", versions="0.5.1-")]),
+    (py("Heartbeat failed: KafkaError('Unexpected exception in heartbeat task: UnknownError()')", "ERROR"),
+     [expected("HeartbeatResponse", reason="UnknownError", versions="0.5.1-")]),
+    (py("Heartbeat failed: InvalidSessionTimeoutError()", "ERROR"),
+     [expected("HeartbeatResponse", error="INVALID_SESSION_TIMEOUT", versions="0.5.0")]),
     # log.error("Heartbeat send request failed: %s. Will retry.", err)
     (py("Heartbeat send request failed: [Error 7] RequestTimedOutError. Will retry.", "ERROR"),
      [expected("HeartbeatResponse", error="REQUEST_TIMED_OUT")]),

@@ -44,11 +44,13 @@ FREE = (("aiokafka.consumer.group_coordinator",
 PREFIXES = ("aio_named", "aio", "aio_dead", "aio_sync", "aio_joined", "aio_commit", "aio_leave", "aio_fatal",
             "aio_send")
 _CODE = re.compile(r"\[Error (\d{1,4})\]")
-#: The `errno` of the error classes (aiokafka/errors.py) whose bare name a commit line prints (`error_type.__name__`).
+#: The `errno` of the error classes (aiokafka/errors.py) a line prints by name (a commit line's `error_type.__name__`,
+#: a heartbeat's `error_type()`).
 #: (The others, authorization and metadata size among them, are kept as their names in `reason`.)
 CLASSES = {"RequestTimedOutError": 7, "GroupLoadInProgressError": 14, "GroupCoordinatorNotAvailableError": 15,
-           "NotCoordinatorForGroupError": 16, "IllegalGenerationError": 22, "UnknownMemberIdError": 25,
-           "RebalanceInProgressError": 27, "InvalidCommitOffsetSizeError": 28}
+           "NotCoordinatorForGroupError": 16, "IllegalGenerationError": 22, "InconsistentGroupProtocolError": 23,
+           "UnknownMemberIdError": 25, "InvalidSessionTimeoutError": 26, "RebalanceInProgressError": 27,
+           "InvalidCommitOffsetSizeError": 28, "MemberIdRequired": 79}
 #: aiokafka's (and kafka-python's) class name of a broken connection (kafka-python renamed it in 1.4).
 _CONNECTION = re.compile(r"(?:Kafka)?ConnectionError\b")
 _TP = re.compile(r"TopicPartition\(topic='([^']*+)', partition=(\d++)\)")
@@ -75,6 +77,11 @@ def _const(kind: str, **fixed):
     def build(m, t, ctx):
         return [_ev(t, kind, m.groupdict().get("g"), **fixed)]
     return build
+
+
+def _unexpected(m, t, ctx):
+    """A heartbeat answered with an error aiokafka does not handle: Kafka's name when its class is one of CLASSES."""
+    return [_ev(t, "HeartbeatResponse", **_error(m["e"]))]
 
 
 def _heartbeat_failed(m, t, ctx):
@@ -136,8 +143,12 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "Heartbeat failed: local member_id": (True, [
         Template(r" failed: local member_id was not recognized; resetting and re-joining group", "",
                  _const("HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="0.5-")]),
-    # log.error("Heartbeat failed: %r", err): any other error (its repr), raised
-    "Heartbeat failed:": (True, [Template(r" failed: (?P<e>\w+Error\(.*)", "", _heartbeat_failed, versions="0.5-")]),
+    # log.error("Heartbeat failed: %r", err) for any other error, then raised: err is the error (`error_type()`)
+    # in 0.5.0, from 0.5.1 KafkaError(f"Unexpected exception in heartbeat task: {error_type()!r}")
+    "Heartbeat failed:": (True, [
+        Template(r" failed: (?P<e>\w+Error)\(\)", "", _unexpected, versions="0.5.0"),
+        Template(r" failed: KafkaError\('Unexpected exception in heartbeat task: (?P<e>\w+)\(\)'\)", "",
+                 _unexpected, versions="0.5.1-")]),
     "Heartbeat send request failed": (True, [
         Template(r" send request failed: (?P<e>.*?)\. Will retry", "", _heartbeat_failed, versions="0.5-")]),
     # GroupCoordinator._heartbeat_routine: the session timer
