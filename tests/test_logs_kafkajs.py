@@ -114,6 +114,9 @@ JOINED_2X = dict(groupId="orders", memberId="app-9f1b", leaderId="app-0c2d", isL
     (console("ERROR", "Consumer", "Restarting the consumer in 1292ms", retryCount=5, retryTime=1292,
              groupId="orders"),
      [expected("ClientRestarting", "1.0-", group="orders", value=1292.0)]),
+    # 1.0 - 1.4: logger.error(`Restarting the consumer in ${e.retryTime}ms`, ...): an error without retryTime
+    (console("ERROR", "Consumer", "Restarting the consumer in undefinedms", groupId="orders"),
+     [expected("ClientRestarting", "1.0-", group="orders")]),
     # start(): logger.info('Starting', {groupId})
     (console("INFO", "Consumer", "Starting", groupId="orders"), [expected("JoinGroup", "1.0-", group="orders")]),
 ])

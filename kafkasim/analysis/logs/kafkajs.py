@@ -160,7 +160,9 @@ def _crash(m, t, ctx):
 
 
 def _restart(m, t, ctx):
-    return [_ev(t, fields(ctx.mark.string), "ClientRestarting", value=float(number(m["ms"])))]
+    """1.0 - 1.4 print `e.retryTime`, which an error without one leaves `undefined` (1.5 added defaults)."""
+    value = float(number(m["ms"])) if m["ms"] != "undefined" else None
+    return [_ev(t, fields(ctx.mark.string), "ClientRestarting", value=value)]
 
 
 def _starting(m, t, ctx):
@@ -188,7 +190,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # consumer/index.js: onCrash, the restart after it, start()
     "Crash: ": (True, [Template(r"Crash: (?P<name>\w++): (?P<msg>.*?)(?= [{},]|$)", _FIELDS, _crash,
                                 versions="1.0-")]),
-    "Restarting the consumer in ": (True, [Template(r"Restarting the consumer in (?P<ms>\d++)ms", _FIELDS, _restart,
+    "Restarting the consumer in ": (True, [Template(r"Restarting the consumer in (?P<ms>\d++|undefined)ms", _FIELDS, _restart,
                                                     versions="1.0-")]),
     "Starting": (False, [Template(r"Starting", _FIELDS, _starting, versions="1.0-")]),
 }
