@@ -14,6 +14,8 @@ How a line is read
    (Docker's json-file driver, log4j JSON layouts) are decoded first; Kubernetes CRI partial lines
    and Docker partial entries are joined; a line wrapped by hand or by a terminal is joined with the
    lines that follow it when they carry no date of their own; terminal frames are removed (`layouts`).
+   A source whose records carry fields beside the message (kafkajs) first brings its own layouts to
+   one (`Source.rewrite`).
 
 Outcomes: every record yields events, or is a known line that carries no event (counted as
 ``ignored``), or is kept aside in ``unparsed`` with its file, line number, the problem and the text.
