@@ -55,9 +55,11 @@ class Marks:
         self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
         self._bracket = self.bracket.search
 
-    def search(self, text: str, pos: int = 0) -> re.Match | None:
+    def search(self, text: str, pos: int = 0, free: tuple | None = None) -> re.Match | None:
+        """The leftmost prefix at or after `pos`; `free`: the (needle, search) of `self.free` to try (those
+        whose needle is in `text`, when the caller knows them)."""
         found = self._bracket(text, pos)
-        for needle, search in self.free:
+        for needle, search in self.free if free is None else free:
             if needle in text:
                 other = search(text, pos)
                 if other is not None and (found is None or other.start() < found.start()):
@@ -65,8 +67,9 @@ class Marks:
         return found
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        free = tuple(f for f in self.free if f[0] in text)  # the needles are looked for once, not at every prefix
         while True:
-            found = self.search(text, pos)
+            found = self.search(text, pos, free)
             if found is None:
                 return
             yield found
