@@ -1,5 +1,5 @@
-"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python, franz-go, sarama), and their merge
-with the coordinator's.
+"""Findings from the clients' own lines (Java consumer, librdkafka, kafka-python, franz-go, sarama, kafkajs,
+aiokafka), and their merge with the coordinator's.
 
 What a client's log shows that the coordinator's does not: why it left (its poll timer), whether the
 process lived through its silence (a session timer that fired at the same instant as the "unknown
@@ -23,7 +23,7 @@ from kafkasim.core.config import BROKER_CONFIGS
 _I = {name: i for i, name in enumerate(ROW_FIELDS)}
 LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", "detail", "client", "instance",
                                                                    "versions"))
-CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "franz-go", "sarama")
+CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "franz-go", "sarama", "kafkajs", "aiokafka")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
 #: librdkafka errors (rd_kafka_err_descs) and Kafka errors that say the coordinator could not be reached.
@@ -278,8 +278,8 @@ def _formed(starts: list[int], rs: list) -> int | None:
 
 def group_size(rs: list, s: _Signals) -> None:
     # The clients' side of rules.scaling and rules.slow_join. A process whose first line comes after the group
-    # formed (its first member `_joined`), that follows no close or FATAL within RETURN_MS and reuses no
-    # group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or more
+    # formed (its first member `_joined`) with a member id not seen before, that follows no close or FATAL
+    # within RETURN_MS and reuses no group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or more
     # generations (one rebalance each): the group never settled while it grew; in fewer: scaled out. A close
     # followed by no new process while the others rebalance on: scaled in.
     procs: dict = defaultdict(list)
@@ -291,10 +291,12 @@ def group_size(rs: list, s: _Signals) -> None:
     closes = _closes(rs)
     ends = [r[T] for r in closes] + [r[T] for r in rs if r[KIND] == "MemberTransition" and r[REASON] == "FATAL"]
     instances: set = set()
+    members = _first_seen(rs)
     added = []
     for lines in sorted(procs.values(), key=lambda lines: lines[0][T]):
         start, instance = lines[0][T], next((x[INSTANCE] for x in lines if x[INSTANCE]), None)
-        known = instance is not None and instance in instances
+        member = next((x[MEMBER] for x in lines if x[MEMBER]), None)  # a new process has a member id of its own
+        known = (instance is not None and instance in instances) or member is None or members[member] < start
         if start > formed and not known and not any(e < start <= e + RETURN_MS for e in ends):
             added.append(next((x for x in lines if _joined(x)), lines[0]))
         instances.add(instance)

@@ -19,8 +19,9 @@ from kafkasim.analysis.logs.wording import Template, event, number
 #: the templates read the rest of the message.
 FREE = (("Heartbeat", r"(?P<kpython>Heartbeat(?= failed for group | poll expired, leaving group| session expired, "
                       r"marking coordinator dead|: local member_id was not recognized))"),
-        ("Marking the coordinator dead", r"(?P<kpython_dead>Marking(?= the coordinator dead \(node ))"),
-        ("Attempt to join group", r"(?P<kpython_join>Attempt(?= to join group \S+ failed due to fatal error))"),
+        ("Marking the coordinator dead", r"(?P<kpython_dead>Marking(?= the coordinator dead \(node [^()]*+\) for "
+                                                       r"group ))"),
+        ("Attempt to join group ", r"(?P<kpython_join>Attempt(?= to join group \S+ failed due to fatal error))"),
         ("Leaving consumer group", r"(?P<kpython_leave>Leaving(?= consumer group \())"))
 PREFIXES = ("kpython", "kpython_dead", "kpython_join", "kpython_leave")
 #: Kafka's protocol error codes (Errors.java) kafka-python prints as `[Error N]` in the lines read here.

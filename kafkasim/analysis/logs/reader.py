@@ -14,6 +14,8 @@ How a line is read
    (Docker's json-file driver, log4j JSON layouts) are decoded first; Kubernetes CRI partial lines
    and Docker partial entries are joined; a line wrapped by hand or by a terminal is joined with the
    lines that follow it when they carry no date of their own; terminal frames are removed (`layouts`).
+   A source whose records carry fields beside the message (kafkajs) first brings its own layouts to
+   one (`Source.rewrite`).
 
 Outcomes: every record yields events, or is a known line that carries no event (counted as
 ``ignored``), or is kept aside in ``unparsed`` with its file, line number, the problem and the text.
@@ -35,8 +37,8 @@ from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WI
                                             MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
                                             joins, key_values, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
-from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, FREE_NEEDLES, LOGGERS, MARK, ONE_LINE, SOURCE_OF,
-                                            any_needle)
+from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, FREE_NEEDLES, LOGGERS, MARK, ONE_LINE, REWRITES,
+                                            SOURCE_OF, any_needle)
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.coordinator.broker_log import START_TIME
 
@@ -187,7 +189,11 @@ class LogParser(Clock):
             cri = CRI.match(line)
             if cri and cri.group(2) == "P":
                 line, used = self._join_cri(line, cri)
-        elif first == "{" or (first.isspace() and line.lstrip().startswith("{")):
+        for needles, rewrite in REWRITES:  # a source's own layout (kafkajs: fields in JSON around the message)
+            if any_needle(line, needles):
+                line = rewrite(line)
+                first = line[:1]
+        if first == "{" or (first.isspace() and line.lstrip().startswith("{")):
             decoded, more = self._decode_json(line.lstrip())
             used += more
             if decoded is not None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from kafkasim.analysis.logs import (broker, broker_kip848, broker_share, franz_go, java_client, kafka_python, librdkafka,
-                                   sarama)
+from kafkasim.analysis.logs import (aiokafka, broker, broker_kip848, broker_share, franz_go, java_client, kafka_python,
+                                   kafkajs, librdkafka, sarama)
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -40,7 +40,12 @@ FRANZ_GO = Source("franz-go", (), (), franz_go.FREE, franz_go.PREFIXES, (), fran
 
 SARAMA = Source("sarama", (), (), sarama.FREE, sarama.PREFIXES, (), sarama.TEMPLATES, sarama.key)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO, SARAMA)
+KAFKAJS = Source("kafkajs", kafkajs.BRACKETED, kafkajs.NEEDLES, (), kafkajs.PREFIXES, (), kafkajs.TEMPLATES,
+                 kafkajs.key, rewrite=(kafkajs.NEEDLES, kafkajs.rewrite))
+
+AIOKAFKA = Source("aiokafka", (), (), aiokafka.FREE, aiokafka.PREFIXES, (), aiokafka.TEMPLATES, aiokafka.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO, SARAMA, KAFKAJS, AIOKAFKA)
 
 
 class Marks:
@@ -88,15 +93,19 @@ BLOCKS = frozenset(prefix for s in SOURCES for prefix in s.blocks)
 ONE_LINE = frozenset(prefix for s in SOURCES if not s.loggers for prefix in s.prefixes)
 #: prefix -> the group of its mark that holds the line's time (seconds since the epoch).
 EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
+#: (needles, function) of the sources that rewrite their lines into a layout the reader reads (Source.rewrite).
+REWRITES = tuple(s.rewrite for s in SOURCES if s.rewrite is not None)
 #: Substrings of which every line of a known source has one.
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
-#: librdkafka's "#consumer-" and sarama's "consumergroup/"; "group" stands for franz-go's "; group: ", " group="
-#: and the JSON records' `"group":`, and for "Attempt to join group"). A line that passes and holds no prefix is
-#: another logger's line all the same. A JSON record is read once decoded: it passes as its needle's words do.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "group", "OnPartitions",
-          "client/coordinator ", "kafka server: ", "known static member")
+#: librdkafka's "#consumer-", sarama's "consumergroup/", kafkajs's "[Consumer] " and "[ConsumerGroup] ", aiokafka's
+#: logger name; "group" stands for franz-go's "; group: ", " group=" and the JSON records' `"group":`; "roup " for
+#: kafka-python's and aiokafka's wordings that name a group, and aiokafka's "LeaveGroup request"). A line that
+#: passes and holds no prefix is another logger's line all the same. A JSON record is read once decoded: it passes
+#: as its needle's words do.
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "oordinator dead", "group", "roup ", "OnPartitions",
+          "client/coordinator ", "kafka server: ", "known static member", "[Runner] ", "[Connection] ")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.

@@ -88,6 +88,8 @@ class Source:
     blocks     prefixes that open a block of `name = value` lines (Java's "ConsumerConfig values:")
     block      `block(mark, settings, time)`: the events of such a block
     epoch      prefix -> the mark's group that holds the line's time as seconds since the epoch
+    rewrite    (needles, function): a line that holds one of the needles is given to the function first, which
+               returns it in the layout the reader reads (kafkajs: its fields in JSON around the message)
     """
 
     name: str
@@ -101,6 +103,7 @@ class Source:
     blocks: tuple[str, ...] = ()
     block: Callable[[re.Match, dict, int | None], list] | None = None
     epoch: dict = field(default_factory=dict)
+    rewrite: tuple[tuple[str, ...], Callable[[str], str]] | None = None
     strict: list = field(init=False)
 
     def __post_init__(self):

@@ -1,0 +1,195 @@
+"""kafkajs's lines (kafkasim.analysis.logs.kafkajs): each line's expected events written by hand from the
+log calls of src/consumer/runner.js, src/consumer/consumerGroup.js, src/consumer/index.js and
+src/network/connection.js (tulios/kafkajs at the tag named beside it), with the fields src/loggers/index.js
+adds (timestamp, logger), in the layouts kafkajs prints them: its console logger's JSON line
+(src/loggers/console.js), the plain line of docs/CustomLogger.md (`${label} [${namespace}] ${message}
+${JSON.stringify(others)}`), and either one inside a log shipper's or Docker's JSON."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+
+ORIGIN = datetime(2024, 3, 5)
+STAMP = "2024-03-05T20:21:14.681Z"
+T = (20 * 60 + 21) * 60_000 + 14_681  # 20:21:14.681 UTC as ms since ORIGIN
+KEYS = ("time", "source", "group", "member", "kind", "topic", "partition", "error", "reason", "value", "log_source",
+        "versions", "detail", "client")
+REBALANCING = "The group is rebalancing, so a rejoin is needed"  # src/protocol/error.js, code 27
+UNKNOWN = "The coordinator is not aware of this member"  # code 25
+
+
+def console(level: str, namespace: str, message: str, **extra) -> str:
+    """console.js: JSON.stringify(Object.assign({level: label}, log, {message: `[${namespace}] ${message}`}))
+    where log = {timestamp, logger: 'kafkajs', message, ...extra} (loggers/index.js createLevel)."""
+    record = {"level": level, "timestamp": STAMP, "logger": "kafkajs", "message": f"[{namespace}] {message}"}
+    record.update(extra)
+    return json.dumps(record, separators=(",", ":"))
+
+
+def plain(level: str, namespace: str, message: str, **extra) -> str:
+    """docs/CustomLogger.md's logCreator: `${label} [${namespace}] ${message} ${JSON.stringify(others)}`."""
+    others = {"timestamp": STAMP, "logger": "kafkajs", **extra}
+    return f"{level} [{namespace}] {message} {json.dumps(others, separators=(',', ':'))}"
+
+
+def rows(lines) -> list[dict]:
+    result = parse_lines(lines, origin=ORIGIN)
+    assert result.unparsed == [], result.unparsed
+    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+
+
+def expected(kind, versions, **fields) -> dict:
+    row = {k: None for k in KEYS}
+    row.update(time=T, source="consumer", kind=kind, log_source="kafkajs", versions=versions)
+    row.update(fields)
+    return row
+
+
+JOINED_2X = dict(groupId="orders", memberId="app-9f1b", leaderId="app-0c2d", isLeader=False,
+                 memberAssignment={"orders": [0, 2]}, groupProtocol="RoundRobinAssigner", duration=41)
+
+
+@pytest.mark.parametrize("line,events", [
+    # consumerGroup.js joinAndSync() 1.15+: logger.info('Consumer has joined the group', payload)
+    (console("INFO", "ConsumerGroup", "Consumer has joined the group", **JOINED_2X),
+     [expected("JoinGroupResponse", "1.15-", group="orders", member="app-9f1b", reason="RoundRobinAssigner",
+               value=41.0, detail="leader app-0c2d"),
+      expected("PartitionsAssigned", "1.15-", group="orders", member="app-9f1b", topic="orders", partition=0),
+      expected("PartitionsAssigned", "1.15-", group="orders", member="app-9f1b", topic="orders", partition=2)]),
+    # runner.js join() 1.4 - 1.14: the same words under [Runner], no groupProtocol; a member given nothing
+    (console("INFO", "Runner", "Consumer has joined the group", groupId="orders", memberId="app-9f1b",
+             leaderId="app-9f1b", isLeader=True, memberAssignment={}, duration=12),
+     [expected("JoinGroupResponse", "1.0-1.14", group="orders", member="app-9f1b", value=12.0,
+               detail="leader app-9f1b"),
+      expected("PartitionsAssigned", "1.0-1.14", group="orders", member="app-9f1b", value=0.0)]),
+    # runner.js: logger.warn('The group is rebalancing, re-joining', {groupId, memberId, error: e.message, ...}) 1.16+
+    (console("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId="app-9f1b",
+             error=REBALANCING, retryCount=0, retryTime=312),
+     [expected("RejoinRequested", "1.16-", group="orders", member="app-9f1b", error="REBALANCE_IN_PROGRESS",
+               reason=REBALANCING)]),
+    # ... logger.error up to 1.15, here in the plain layout
+    (plain("ERROR", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId="app-9f1b",
+           error=REBALANCING),
+     [expected("RejoinRequested", "1.0-1.15", group="orders", member="app-9f1b", error="REBALANCE_IN_PROGRESS",
+               reason=REBALANCING)]),
+    # runner.js: logger.error('The coordinator is not aware of this member, re-joining the group', ...)
+    (console("ERROR", "Runner", "The coordinator is not aware of this member, re-joining the group",
+             groupId="orders", memberId="app-9f1b", error=UNKNOWN),
+     [expected("RejoinRequested", "1.0-", group="orders", member="app-9f1b", error="UNKNOWN_MEMBER_ID",
+               reason=UNKNOWN)]),
+    # connection.js: logError(`Response ${apiName}(key: ${apiKey}, version: ${apiVersion})`, {error, correlationId,
+    # size}) with {broker, clientId} added by its log(); no group in these lines
+    (console("ERROR", "Connection", "Response Heartbeat(key: 12, version: 3)", broker="b-1:9092", clientId="app",
+             error=UNKNOWN, correlationId=41, size=10),
+     [expected("HeartbeatResponse", "1.0-", error="UNKNOWN_MEMBER_ID", detail="b-1:9092", client="app")]),
+    (console("ERROR", "Connection", "Response Heartbeat(key: 12, version: 1)", broker="b-1:9092", clientId="app",
+             error="This is not the correct coordinator for this group", correlationId=7, size=10),
+     [expected("HeartbeatResponse", "1.0-", error="NOT_COORDINATOR", detail="b-1:9092", client="app")]),
+    (console("ERROR", "Connection", "Response JoinGroup(key: 11, version: 5)", broker="b-1:9092", clientId="app",
+             error="The session timeout is not within the range allowed by the broker (as configured by "
+                   "group.min.session.timeout.ms and group.max.session.timeout.ms)", correlationId=3, size=26),
+     [expected("JoinGroupResponse", "1.0-", error="INVALID_SESSION_TIMEOUT", detail="b-1:9092", client="app")]),
+    (console("ERROR", "Connection", "Response SyncGroup(key: 14, version: 3)", broker="b-1:9092", clientId="app",
+             error="Specified group generation id is not valid", correlationId=9, size=14),
+     [expected("SyncGroupResponse", "1.0-", error="ILLEGAL_GENERATION", detail="b-1:9092", client="app")]),
+    (console("ERROR", "Connection", "Response OffsetCommit(key: 8, version: 5)", broker="b-1:9092", clientId="app",
+             error=REBALANCING, correlationId=88, size=30),
+     [expected("CommitFailed", "1.0-", error="REBALANCE_IN_PROGRESS", detail="b-1:9092", client="app")]),
+    # an error that is none of Kafka's group errors is kept as its words
+    (console("ERROR", "Connection", "Response Heartbeat(key: 12, version: 3)", broker="b-1:9092", clientId="app",
+             error="Not authorized to access group: Group authorization failed"),
+     [expected("HeartbeatResponse", "1.0-", reason="Not authorized to access group: Group authorization failed",
+               detail="b-1:9092", client="app")]),
+    # consumer/index.js onCrash: logger.error(`Crash: ${e.name}: ${e.message}`, {groupId, retryCount, stack})
+    (console("ERROR", "Consumer", f"Crash: KafkaJSNumberOfRetriesExceeded: {REBALANCING}", groupId="orders",
+             retryCount=5, stack="KafkaJSNonRetriableError\n  Caused by: KafkaJSProtocolError"),
+     [expected("ClientCrashed", "1.0-", group="orders", error="REBALANCE_IN_PROGRESS",
+               reason="KafkaJSNumberOfRetriesExceeded", detail=REBALANCING)]),
+    # ... logger.error(`Restarting the consumer in ${retryTime}ms`, {retryCount, retryTime, groupId})
+    (console("ERROR", "Consumer", "Restarting the consumer in 1292ms", retryCount=5, retryTime=1292,
+             groupId="orders"),
+     [expected("ClientRestarting", "1.0-", group="orders", value=1292.0)]),
+    # 1.0 - 1.4: logger.error(`Restarting the consumer in ${e.retryTime}ms`, ...): an error without retryTime
+    (console("ERROR", "Consumer", "Restarting the consumer in undefinedms", groupId="orders"),
+     [expected("ClientRestarting", "1.0-", group="orders")]),
+    # start(): logger.info('Starting', {groupId})
+    (console("INFO", "Consumer", "Starting", groupId="orders"), [expected("JoinGroup", "1.0-", group="orders")]),
+])
+def test_each_wording_reads_as_its_events(line, events):
+    assert rows([line]) == events
+
+
+def test_the_same_record_in_every_layout_reads_the_same():
+    """The console JSON, its keys sorted by a shipper (the time after the message), Docker's json-file around
+    it, the plain layout bare and inside a shipper's JSON, behind a CRI prefix: one event, at the record's time."""
+    record = dict(groupId="orders", memberId="app-9f1b", error=REBALANCING)
+    line = console("WARN", "Runner", "The group is rebalancing, re-joining", **record)
+    obj = json.loads(line)
+    lines = [line,
+             json.dumps(dict(sorted(obj.items())), separators=(",", ":")),
+             json.dumps({"log": line + "\n", "stream": "stderr", "time": "2024-03-05T20:21:15.2Z"}),
+             plain("WARN", "Runner", "The group is rebalancing, re-joining", **record),
+             json.dumps({"loglevel": "warn", "msg": plain("WARN", "Runner", "The group is rebalancing, re-joining",
+                                                          **record)}),
+             "2024-03-05T20:21:15.200000000Z stderr F " + line]
+    got = rows(lines)
+    assert [(r["time"], r["kind"], r["group"], r["member"], r["error"], r["versions"]) for r in got] == [
+        (T, "RejoinRequested", "orders", "app-9f1b", "REBALANCE_IN_PROGRESS", "1.16-")] * len(lines)
+
+
+def test_a_pasted_line_with_a_stray_brace_is_read():
+    """A paste that left a `}` too many: no longer JSON, its fields are read by name all the same."""
+    line = console("ERROR", "Connection", "Response Heartbeat(key: 12, version: 3)", broker="b-1:9092",
+                   clientId="app", error=REBALANCING) + "}"
+    assert rows([line]) == [expected("HeartbeatResponse", "1.0-", error="REBALANCE_IN_PROGRESS", detail="b-1:9092",
+                                     client="app")]
+
+
+def test_debug_lines_other_namespaces_and_good_answers_are_counted_only():
+    lines = [console("DEBUG", "Connection", "Response Heartbeat(key: 12, version: 3)", broker="b-1:9092",
+                     clientId="app", correlationId=41, size=10, data={"errorCode": 0}),
+             console("ERROR", "Connection", "Response Metadata(key: 3, version: 6)", broker="b-1:9092",
+                     clientId="app", error="This server does not host this topic-partition"),
+             console("INFO", "Connection", "Consumer has joined the group", groupId="orders"),
+             console("INFO", "Consumer", "Stopped", groupId="orders")]
+    result = parse_lines(lines, origin=ORIGIN)
+    assert result.rows == [] and result.unparsed == [] and result.counts["ignored"] == 4
+
+
+def test_a_cut_or_changed_line_is_kept_aside_with_why():
+    cut = console("WARN", "Runner", "The group is rebalancing, re-joining")
+    cut = cut[:cut.index("rebalancing")]  # `..."message":"[Runner] The group is ` and no more
+    changed = console("WARN", "Runner", "The group is rebalancing, re-joining!", groupId="orders")
+    result = parse_lines([cut, changed], origin=ORIGIN)
+    assert result.rows == []
+    assert [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated"), (2, "unrecognised wording")]
+
+
+@pytest.mark.parametrize("text", [
+    "\x00\x01[Runner] \udcff{" * 50,
+    '{"message":"[Connection] Response Heartbeat(key: 12, version: 3)","error":"\\"',
+    '\\"timestamp\\":\\"2024-03-05T20:21:14.681Z\\" [Consumer] Crash: : ',
+    "[ConsumerGroup] Consumer has joined the group " + '"memberAssignment":{"t":[' * 1000,
+])
+def test_any_bytes_are_never_fatal(text):
+    result = parse_lines([text, console("INFO", "Consumer", "Starting", groupId="orders")], origin=ORIGIN)
+    assert [r[ROW_FIELDS.index("kind")] for r in result.rows][-1] == "JoinGroup"
+    assert all(u[2] for u in result.unparsed)
+
+
+def test_heartbeats_the_coordinator_no_longer_knows_are_diagnosed():
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    lines = [console("ERROR", "Connection", "Response Heartbeat(key: 12, version: 3)", broker="b-1:9092",
+                     clientId="app", error=UNKNOWN),
+             console("ERROR", "Runner", "The coordinator is not aware of this member, re-joining the group",
+                     groupId="orders", memberId="app-9f1b", error=UNKNOWN)]
+    report = diagnose_lines(lines, "app.log")
+    # client_rules.sessions: an UNKNOWN_MEMBER_ID answer with no session-timer line before it, 0.6
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("session-timeout-gc-or-stall", "orders", 0.6)]
+    assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 1)]
