@@ -11,15 +11,16 @@ second, as a busy broker has), each application `consumer.log.YYYY-MM-DD` (a dai
 its own lines between the client library's. Nothing is random: the same size gives the same bytes,
 and a smaller set is the first hours of a larger one.
 
-Three measurements:
+Three measurements, each command in a fresh process:
 
 ``slice``   the first hours (`--slice-mb`, about 30 MB) through the command without and with
             `--spark`: the --json reports and the screens must be identical (same code, same answers).
-``spark``   the whole set through `kafkasim diagnose --spark --master local[2] --json OUT` in a fresh
-            process: wall time, and the peak resident memory of the driver (the Python process that
-            runs the command) and of Spark's JVM (driver and local executors), sampled every 0.5 s.
-``python``  the slice without Spark in a fresh process, for the wall time and peak memory of the
-            plain path (which holds every event of its logs: the reason for --spark).
+``spark``   the whole set through `kafkasim diagnose --spark --master local[2] --json OUT`: wall time,
+            and the peak resident memory of the driver (the Python process that runs the command), of
+            Spark's JVM (driver and local executors) and of its Python workers, sampled every 0.5 s.
+``python``  the whole set without Spark (`--no-whole-python` skips it): wall time and peak memory of
+            the plain path, which holds every event of the set in one process; its report must be the
+            Spark one, byte for byte.
 
     nice -n 5 .venv/bin/python benchmarks/diagnose_spark.py              # build if needed, measure (Markdown)
     .venv/bin/python benchmarks/diagnose_spark.py --size-mb 100          # a smaller set
@@ -147,7 +148,8 @@ def hour_files(lib: dict, hour: int) -> dict[str, list[str]]:
         broker_lines, client_lines = runs[(g * 5 + hour // PERIOD_H) % len(runs)]
         start = base + ((g * 7919) % 3000) * 1000  # within the first 50 minutes: every run ends in its hour
         name = f"app-{g:03d}"
-        brokers[g % BROKERS] += [(start + ms, text.replace("workbook-group", name), kind) for ms, text, kind in broker_lines]
+        brokers[g % BROKERS] += [(start + ms, text.replace("workbook-group", name), kind)
+                                 for ms, text, kind in broker_lines]
         apps[g] += [(start + ms, text.replace("workbook-group", name), kind) for ms, text, kind in client_lines]
     out = {}
     for b, lines in brokers.items():
@@ -285,6 +287,8 @@ def main(argv=None) -> int:
     ap.add_argument("--size-mb", type=float, default=1024, help="the whole set (default 1024: 1 GB)")
     ap.add_argument("--slice-mb", type=float, default=30, help="the slice read both ways (default 30)")
     ap.add_argument("--build-only", action="store_true", help="build the sets and stop")
+    ap.add_argument("--no-whole-python", dest="whole_python", action="store_false",
+                    help="skip the whole set without Spark")
     args = ap.parse_args(argv)
     whole_dir, slice_dir = os.path.join(BUILD, "diagnose-spark"), os.path.join(BUILD, "diagnose-spark-slice")
     whole, part = build(whole_dir, args.size_mb), build(slice_dir, args.slice_mb)
@@ -299,6 +303,12 @@ def main(argv=None) -> int:
     print(f"slice: json equal {check['json_equal']}, screen equal {check['screen_equal']}", file=sys.stderr)
     run = command([*paths(whole_dir, whole), "--spark", "--master", "local[2]", "--json",
                    os.path.join(work, "whole-spark.json")], os.path.join(work, "whole-spark.txt"))
+    plain = None
+    if args.whole_python:
+        plain = command([*paths(whole_dir, whole), "--json", os.path.join(work, "whole-python.json")],
+                        os.path.join(work, "whole-python.txt"))
+        plain["same_report"] = all(open(os.path.join(work, f"whole-python.{x}")).read()
+                                   == open(os.path.join(work, f"whole-spark.{x}")).read() for x in ("json", "txt"))
     load_after = os.getloadavg()
     report = json.load(open(os.path.join(work, "whole-spark.json"))) if run["exit"] == 0 else {"groups": [],
                                                                                               "findings": []}
@@ -306,12 +316,13 @@ def main(argv=None) -> int:
     result = {"machine": machine_info(), "load_1min_before_after": [round(load_before[0], 2), round(load_after[0], 2)],
               "whole": {k: v for k, v in whole.items() if k != "files"} | {"files": len(whole["files"])},
               "slice": {k: v for k, v in part.items() if k != "files"} | {"files": len(part["files"])},
-              "same_answers": check, "spark": run, "groups": len(report["groups"]),
+              "same_answers": check, "spark": run, "python": plain, "groups": len(report["groups"]),
               "findings": len(report["findings"]), "causes": dict(top.most_common())}
     with open(os.path.join(work, "result.json"), "w") as f:
         json.dump(result, f, indent=1)
     print(json.dumps(result))
-    return 0 if run["exit"] == 0 and check["json_equal"] and check["screen_equal"] else 1
+    same = check["json_equal"] and check["screen_equal"] and (plain is None or plain["same_report"])
+    return 0 if run["exit"] == 0 and same else 1
 
 
 if __name__ == "__main__":

@@ -184,7 +184,8 @@ def test_spark_gives_the_same_report_as_plain_python(spark, tmp_path, capsys):
     first = {}
     for f in plain["findings"]:
         first.setdefault(f["group"], f["cause"])
-    assert first == {"workbook-group": "network", "orders": "slow-processing", "payments": "session-timeout-gc-or-stall"}
+    assert first == {"workbook-group": "network", "orders": "slow-processing",
+                     "payments": "session-timeout-gc-or-stall"}
     maxpoll = [e for f in plain["findings"] if f["group"] == "orders" and f["cause"] == "slow-processing"
                for e in f["evidence"] if "|MAXPOLL|" in Path(e["file"]).read_text().splitlines()[e["line"] - 1]]
     assert maxpoll and "member-1" in plain_screen and "consumer-workbook-group" not in plain_screen
