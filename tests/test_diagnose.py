@@ -189,6 +189,16 @@ def test_spark_gives_the_same_report_as_plain_python(spark, tmp_path, capsys):
     maxpoll = [e for f in plain["findings"] if f["group"] == "orders" and f["cause"] == "slow-processing"
                for e in f["evidence"] if "|MAXPOLL|" in Path(e["file"]).read_text().splitlines()[e["line"] - 1]]
     assert maxpoll and "member-1" in plain_screen and "consumer-workbook-group" not in plain_screen
+    for name in ("plain", "spark"):  # one group, and one the logs do not have, alike
+        spark_args = ["--spark", "--master", "local[2]"] if name == "spark" else []
+        assert main(["diagnose", *files, "--group", "orders", "--json", str(tmp_path / f"{name}-orders.json"),
+                     *spark_args]) == EXIT_OK
+        assert main(["diagnose", *files, "--group", "billing", *spark_args]) == EXIT_BAD_INPUT
+        assert capsys.readouterr().err.splitlines()[-1] == ("kafkasim diagnose: error: --group billing: no such "
+                                                            "group in these logs (groups found: orders, payments, "
+                                                            "workbook-group)")
+    plain, on_spark = (json.loads((tmp_path / f"{n}-orders.json").read_text()) for n in ("plain", "spark"))
+    assert on_spark == plain and {f["group"] for f in plain["findings"]} == {"orders"}
 
 
 def test_the_timeline_of_a_gc_pause():

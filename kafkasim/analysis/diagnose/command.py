@@ -9,6 +9,7 @@ a diagnosis is made of one group's rows), and only each group's timeline and fin
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pickle
@@ -51,8 +52,11 @@ class SparkLogs:
             self.close()
             raise
         self.counts = Counter(self.parsed.counts)
-        self.problems = [(r["file"], r["problem"]) for r in
-                         self.parsed.unparsed.where("text = ''").limit(5).collect()]
+
+    @functools.cached_property
+    def problems(self) -> list[tuple[str, str]]:
+        """(file, problem) of the first files not read to their end (a Spark job: asked only when needed)."""
+        return [(r["file"], r["problem"]) for r in self.parsed.unparsed.where("text = ''").limit(5).collect()]
 
     def close(self) -> None:
         shutil.rmtree(self._out, ignore_errors=True)
@@ -72,10 +76,9 @@ def diagnose_on_spark(logs: SparkLogs, group: str | None = None, *, keep_rows: b
     from pyspark.sql import functions as F
 
     events, files = _named_groups(logs.parsed.events), logs.files
-    groups = sorted(r["group"] for r in logs.parsed.events.where("`group` IS NOT NULL").select("group")
-                    .distinct().collect())
-    check_group(groups, group)
-    if group is not None:
+    if group is not None:  # a Spark job of its own: only for --group
+        check_group(sorted(r["group"] for r in logs.parsed.events.where("`group` IS NOT NULL").select("group")
+                           .distinct().collect()), group)
         events = events.where(F.col("group") == group)
 
     def body(table):  # not a functools.partial: PySpark 4 cannot read the type hints of one here
