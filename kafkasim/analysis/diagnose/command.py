@@ -4,7 +4,8 @@ or Spark for days of logs from many brokers), the group filter, and the three ou
 On Spark (`SparkLogs`, `diagnose_on_spark`) the driver never holds the log set, nor its events: the
 executors parse the files (`kafkasim.analysis.spark.parse_broker_logs`), the events are partitioned
 by group, each group is diagnosed in an executor by `diagnose_rows` (the same code as without Spark:
-a diagnosis is made of one group's rows), and only each group's timeline and findings come back.
+a diagnosis is made of one group's rows), and only each group's timeline and findings come back
+(with --html or --replay, which read them, the group's events too).
 """
 
 from __future__ import annotations
