@@ -1,5 +1,6 @@
 """How long `kafkasim diagnose` takes on 10,000 lines, on one core: the whole command (read, diagnose,
-print), in this process, median of 5.
+print), in this process, median of 5: wall time, and the CPU time of this process (what the command
+costs on a machine shared with other jobs), with the load average when it ended.
 
 The log: broker logs of simulated incidents (every cause the simulator makes, kafkasim's
 `incidents`), concatenated with other loggers' lines between them as a real server.log has, and
@@ -17,7 +18,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from datetime import timedelta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 from log_parse import NOISE  # noqa: E402
+from measure import timed  # noqa: E402
 
 from kafkasim.analysis.cli import main  # noqa: E402
 from kafkasim.analysis.diagnose.incidents import MADE, incident  # noqa: E402
@@ -53,15 +54,16 @@ def main_(repeat: int = 5) -> dict:
         path = os.path.join(d, "server.log")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
-        times = []
+        times, cpu = [], []
         for _ in range(repeat):
-            start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()) as out:
-                code = main(["diagnose", path, "--json", os.path.join(d, "r.json")])
-            times.append(time.perf_counter() - start)
+                code, wall, used = timed(lambda: main(["diagnose", path, "--json", os.path.join(d, "r.json")]))
+            times.append(wall)
+            cpu.append(used)
         findings = len(json.load(open(os.path.join(d, "r.json")))["findings"])
     return {"lines": len(lines), "exit": code, "findings": findings, "seconds_median": round(statistics.median(times), 3),
-            "seconds_max": round(max(times), 3), "stdout_chars": len(out.getvalue())}
+            "seconds_max": round(max(times), 3), "cpu_seconds_median": round(statistics.median(cpu), 3),
+            "load_1min": round(os.getloadavg()[0], 1), "stdout_chars": len(out.getvalue())}
 
 
 if __name__ == "__main__":

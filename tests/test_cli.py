@@ -67,6 +67,44 @@ def test_no_java_says_what_to_install(tmp_path, capsys, monkeypatch):
     assert f"JAVA_HOME={tmp_path} has no bin/java" in capsys.readouterr().err
 
 
+FAILING_JAVA = """#!/bin/sh
+if [ "$1" = "-version" ]; then echo 'openjdk version "17.0.9" 2023-10-17' >&2; exit 0; fi
+echo 'Exception in thread "main" java.lang.NoClassDefFoundError: org/apache/spark/launcher/Main' >&2
+echo '	at java.base/java.lang.ClassLoader.defineClass1(Native Method)' >&2
+exit 1
+"""
+
+
+@pytest.mark.parametrize("java,conf,why", [
+    # a broken Java 17 (it says its version, then cannot run Spark's launcher): its stack trace is one line
+    ("broken", [], 'Exception in thread "main" java.lang.NoClassDefFoundError: org/apache/spark/launcher/Main'),
+    # the real JVM refuses the heap size: HotSpot's lines on stdout and stderr are one line too
+    ("real", ["--conf", "spark.driver.memory=1x"], "Invalid maximum heap size: -Xmx1x"),
+])
+def test_a_jvm_that_cannot_start_is_one_line(tmp_path, java, conf, why):
+    """In a fresh process (the JVM's own output goes to the process's file descriptors): the status is
+    3, stderr is the announcement and the error, stdout is empty."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if java == "broken":
+        (tmp_path / "bin").mkdir()
+        (tmp_path / "bin" / "java").write_text(FAILING_JAVA)
+        (tmp_path / "bin" / "java").chmod(0o755)
+        env["JAVA_HOME"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "kafkasim.analysis.cli", "diagnose",
+                           str(ROOT / "examples" / "incidents" / "network.log"), "--spark", "--master", "local[1]",
+                           *conf], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == EXIT_SPARK["java"] == 3
+    assert proc.stdout == ""
+    shown = os.path.join(env["JAVA_HOME"], "bin", "java") if env.get("JAVA_HOME") else "java"
+    assert proc.stderr.splitlines() == ["kafkasim diagnose: starting Spark on local[1]",
+                                        f"kafkasim diagnose: error: Java could not start Spark ({shown}): {why} "
+                                        f"(check `{shown} -version`, JAVA_HOME and the --conf settings, e.g. "
+                                        f"spark.driver.memory)"]
+
+
 def test_logs_without_spark(tmp_path, capsys):
     run = simulate(Scenario(members=3, topics={"t": 4}, duration_ms=60_000))
     log = tmp_path / "server.log"

@@ -151,13 +151,54 @@ def test_accuracy_on_a_small_grid():
     assert sum(1 for t, p in pairs if t == "network" and p != t) == 4  # variant 1 at 4 versions
 
 
-def test_spark_reads_the_same_as_plain_python(spark, tmp_path, capsys):
-    files = [str(INCIDENTS / "network.log"), str(INCIDENTS / "scaling.log")]
-    assert main(["diagnose", *files, "--json", str(tmp_path / "plain.json")]) == EXIT_OK
-    assert main(["diagnose", *files, "--spark", "--master", "local[2]", "--json", str(tmp_path / "spark.json")]) \
-        == EXIT_OK
+def _client_incident(folder: Path, cause: str, style: str, group: str) -> list[str]:
+    """A simulated incident's broker log and its consumers' own log (`style`; one application, its
+    consumers' lines one after the other in one file), its group renamed."""
+    from dataclasses import replace
+
+    from kafkasim.analysis.diagnose.incidents import incident
+    from kafkasim.scenario.world import simulate
+
+    run = simulate(replace(incident(cause, "3.7"), client_log=style))
+    logs = {f"{group}-server.log": run.broker_log,
+            f"{group}-app.log": [line for lines in run.client_logs.values() for line in lines]}
+    for name, lines in logs.items():
+        (folder / name).write_text("".join(line.replace("workbook-group", group) + "\n" for line in lines))
+    return [str(folder / name) for name in logs]
+
+
+def test_spark_gives_the_same_report_as_plain_python(spark, tmp_path, capsys):
+    """Broker and client logs of four groups through --spark (each group diagnosed in an executor) and
+    without: the same screen and the same --json, redacted alike. librdkafka's MAXPOLL line names no
+    group: on both paths it takes its file's group (client_rules.name_groups), so its finding is there."""
+    files = [str(INCIDENTS / "network.log"), str(INCIDENTS / "scaling.log"),
+             *_client_incident(tmp_path, "slow-processing", "librdkafka", "orders"),
+             *_client_incident(tmp_path, "session-timeout-gc-or-stall", "java", "payments")]
+    args = [*files, "--redact", "--json"]
+    assert main(["diagnose", *args, str(tmp_path / "plain.json")]) == EXIT_OK
+    plain_screen = capsys.readouterr().out
+    assert main(["diagnose", *args, str(tmp_path / "spark.json"), "--spark", "--master", "local[2]"]) == EXIT_OK
+    assert capsys.readouterr().out == plain_screen
     plain, on_spark = (json.loads((tmp_path / n).read_text()) for n in ("plain.json", "spark.json"))
-    assert on_spark == plain and [f["cause"] for f in plain["findings"]][:2] == ["network", "scaling"]
+    assert on_spark == plain
+    first = {}
+    for f in plain["findings"]:
+        first.setdefault(f["group"], f["cause"])
+    assert first == {"workbook-group": "network", "orders": "slow-processing",
+                     "payments": "session-timeout-gc-or-stall"}
+    maxpoll = [e for f in plain["findings"] if f["group"] == "orders" and f["cause"] == "slow-processing"
+               for e in f["evidence"] if "|MAXPOLL|" in Path(e["file"]).read_text().splitlines()[e["line"] - 1]]
+    assert maxpoll and "member-1" in plain_screen and "consumer-workbook-group" not in plain_screen
+    for name in ("plain", "spark"):  # one group, and one the logs do not have, alike
+        spark_args = ["--spark", "--master", "local[2]"] if name == "spark" else []
+        assert main(["diagnose", *files, "--group", "orders", "--json", str(tmp_path / f"{name}-orders.json"),
+                     *spark_args]) == EXIT_OK
+        assert main(["diagnose", *files, "--group", "billing", *spark_args]) == EXIT_BAD_INPUT
+        assert capsys.readouterr().err.splitlines()[-1] == ("kafkasim diagnose: error: --group billing: no such "
+                                                            "group in these logs (groups found: orders, payments, "
+                                                            "workbook-group)")
+    plain, on_spark = (json.loads((tmp_path / f"{n}-orders.json").read_text()) for n in ("plain", "spark"))
+    assert on_spark == plain and {f["group"] for f in plain["findings"]} == {"orders"}
 
 
 def test_the_timeline_of_a_gc_pause():

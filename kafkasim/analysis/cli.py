@@ -243,26 +243,37 @@ def _diagnose(args) -> int:
         out = getattr(args, flag)
         if out and out != "-" and os.path.isdir(out):
             raise _BadInput(f"--{flag.replace('_', '-')} {out}: is a directory; give a file name")
+    outputs = dict(json_out=args.json, html_out=args.html, replay=args.replay, replay_json=args.replay_json)
     try:
         if args.spark:
-            ks, spark = _spark(args)
-            rows, counts, problems = diagnose_cli.read_with_spark(ks, spark, files)
+            stdout = _diagnose_on_spark(args, files, outputs)
         else:
             rows, counts, problems = read_files(files)
+            if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
+                raise _BadInput(_none_read(files, problems))
+            _, stdout = diagnose_cli.run(rows, files, counts, group=args.group, redact=args.redact, **outputs)
     except KeyboardInterrupt:
         raise _Interrupted("nothing was written") from None
-    if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
-        raise _BadInput(_none_read(files, problems))
-    try:
-        report, stdout = diagnose_cli.run(rows, files, counts, group=args.group, json_out=args.json,
-                                          html_out=args.html, redact=args.redact, replay=args.replay,
-                                          replay_json=args.replay_json)
     except diagnose_cli.NoSuchGroup as e:
         raise _BadInput(str(e)) from None
     except OSError as e:
         raise _BadInput(f"cannot write the report: {e}") from None
     print(stdout, end="")
     return EXIT_OK
+
+
+def _diagnose_on_spark(args, files: list[str], outputs: dict) -> str:
+    """The diagnosis made group by group in Spark's executors (the driver never holds the events)."""
+    from kafkasim.analysis.diagnose import command as diagnose_cli
+
+    ks, spark = _spark(args)
+    print(f"kafkasim diagnose: {len(files)} file(s) on {args.master}", file=sys.stderr)
+    with diagnose_cli.SparkLogs(ks, spark, files, progress=True) as logs:
+        if logs.counts.get("unreadable", 0) >= len(files) and not logs.counts.get("lines"):
+            raise _BadInput(_none_read(files, logs.problems))
+        keep_rows = bool(args.html or args.replay or args.replay_json)
+        report, clean = diagnose_cli.diagnose_on_spark(logs, args.group, keep_rows=keep_rows, redact=args.redact)
+    return diagnose_cli.write(report, clean, **outputs)
 
 
 def _logs_plain(files, out):

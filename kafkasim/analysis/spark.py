@@ -228,13 +228,80 @@ def _classic_session(master: str, app_name: str, quiet: bool, conf: dict):
     settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    with _jvm_output() as started:
+        try:
+            spark = builder.getOrCreate()
+        except Exception as e:  # noqa: BLE001 - the JVM died before answering: say why in one line
+            raise SparkUnavailable("java", _jvm_failure(started.text(), e)) from None
     if spark.sparkContext.master != master:  # getOrCreate returned a session started elsewhere
         raise SparkUnavailable("session", f"a Spark session on {spark.sparkContext.master} is already running in "
                                           f"this process: stop it first (spark.stop()) to start one on {master}")
     if quiet:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+class _jvm_output:
+    """While Spark's JVM starts, what it writes to stdout and stderr (fds 1 and 2, which it inherits) is
+    held back: a JVM that fails prints a Java stack trace or a few lines of its own (HotSpot's "Error
+    occurred during initialization of VM" on stdout), which `_jvm_failure` turns into one line. Once
+    it has started, what it wrote and whatever it writes later go where they went before."""
+
+    FDS = (1, 2)
+
+    def __init__(self):
+        self._held = {fd: bytearray() for fd in self.FDS}
+        self._saved: dict[int, int] = {}
+        self._forward = False
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "_jvm_output":
+        for fd in self.FDS:
+            (sys.stdout if fd == 1 else sys.stderr).flush()
+            self._saved[fd] = os.dup(fd)
+            read, write = os.pipe()
+            os.dup2(write, fd)
+            os.close(write)
+            threading.Thread(target=self._pump, args=(fd, read), daemon=True).start()
+        return self
+
+    def _pump(self, fd: int, read: int) -> None:
+        while chunk := os.read(read, 65536):
+            with self._lock:
+                if self._forward:
+                    os.write(self._saved[fd], chunk)
+                else:
+                    self._held[fd] += chunk
+
+    def text(self) -> str:
+        return "".join(self._held[fd].decode("utf-8", "replace") for fd in self.FDS)
+
+    def __exit__(self, kind, *_) -> None:
+        with self._lock:
+            for fd in self.FDS:
+                (sys.stdout if fd == 1 else sys.stderr).flush()
+                os.dup2(self._saved[fd], fd)  # this process writes there again; the JVM keeps writing into the pipes
+                if kind is None:
+                    os.write(self._saved[fd], bytes(self._held[fd]))
+            self._forward = kind is None  # the pumps forward the JVM's later output (it holds the pipes open)
+
+
+#: What every JVM that fails to start says last, which names no cause.
+_JVM_GENERIC = re.compile(r"Could not create the Java Virtual Machine|A fatal exception has occurred|"
+                          r"Error occurred during initialization of VM")
+
+
+def _jvm_failure(output: str, error: Exception) -> str:
+    """One line for a JVM that did not start: its first error line that names a cause (not a stack
+    frame, not HotSpot's closing words), else PySpark's; the JVM's whole output follows on the next
+    lines (shown by --debug)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not line.lstrip().startswith("at ")]
+    said = [line for line in lines if re.search(r"Exception|Error|[Cc]ould not|Invalid|[Uu]nrecognized", line)
+            and not _JVM_GENERIC.search(line)]
+    why = (said or lines or [str(error).splitlines()[0] if str(error) else type(error).__name__])[0]
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    return (f"Java could not start Spark ({java}): {why[:300]} (check `{java} -version`, JAVA_HOME and the --conf "
+            f"settings, e.g. spark.driver.memory)\nthe JVM's output:\n{output}")
 
 
 def _connect_session(url: str, conf: dict):
@@ -625,8 +692,11 @@ def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int
             before.append(running.get(p, 0))
             running[p] = running.get(p, 0) + counts.get(i, 0)
         rows = [(i, p, named[p], s, e, b) for i, ((p, s, e), b) in enumerate(zip(plan, before))]
+        # A task per chunk costs a second or more on a loaded machine: many small files (hourly
+        # rotations, clients' logs) share tasks, a few per core.
         frame = spark.createDataFrame(rows, "chunk long, path string, name string, start long, end long, "
-                                            "newlines_before long").repartition(len(rows))
+                                            "newlines_before long").repartition(min(len(rows),
+                                                                                    4 * _parallelism(spark)))
         body = functools.partial(_parse_partition, out=out, origin=origin.isoformat())
         per_chunk = frame.mapInPandas(body, schema=_COUNTS_DDL).collect()
     written = {n for n in os.listdir(parts) if n.startswith("part-")}

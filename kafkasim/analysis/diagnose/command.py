@@ -1,17 +1,30 @@
 """What `kafkasim diagnose` does between reading the files and printing: the reading (plain Python,
-or Spark for days of logs from many brokers), the group filter, and the three outputs."""
+or Spark for days of logs from many brokers), the group filter, and the three outputs.
+
+On Spark (`SparkLogs`, `diagnose_on_spark`) the driver never holds the log set, nor its events: the
+executors parse the files (`kafkasim.analysis.spark.parse_broker_logs`), the events are partitioned
+by group, each group is diagnosed in an executor by `diagnose_rows` (the same code as without Spark:
+a diagnosis is made of one group's rows), and only each group's timeline and findings come back
+(with --html or --replay, which read them, the group's events too).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import pickle
 import shutil
 import tempfile
 from collections import Counter
+from typing import Callable
 
 from kafkasim.analysis.diagnose import Report, diagnose_rows
+from kafkasim.analysis.diagnose.client_rules import CLIENT_SOURCES
+from kafkasim.analysis.diagnose.model import best_first
 from kafkasim.analysis.diagnose.report import text, to_json
 from kafkasim.analysis.diagnose.redact import Redactor
+from kafkasim.analysis.diagnose.timeline import row_order
 from kafkasim.analysis.log_parser import ROW_FIELDS
 
 
@@ -19,32 +32,130 @@ class NoSuchGroup(ValueError):
     """--group names a group the logs do not have."""
 
 
-def read_with_spark(ks, spark, files: list[str]) -> tuple[list, Counter, list]:
-    """The same through `kafkasim.analysis.spark.parse_broker_logs` (the `kafkasim logs` path): the
-    files are parsed by the executors into a temporary folder; only the events come back."""
-    out = tempfile.mkdtemp(prefix="kafkasim-diagnose-")
-    try:
-        parsed = ks.parse_broker_logs(spark, files, out)
-        rows = [tuple(r[name] for name in ROW_FIELDS) for r in parsed.events.select(*ROW_FIELDS).collect()]
-        problems = [(r["file"], r["problem"]) for r in parsed.unparsed.where("text = ''").limit(5).collect()]
-        return rows, Counter(parsed.counts), problems
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-
-
-def run(rows: list, files: list[str], counts: Counter, *, group: str | None = None, json_out: str | None = None,
-        html_out: str | None = None, redact: bool = False, replay: bool = False,
-        replay_json: str | None = None) -> tuple[Report, str]:
-    """Diagnose the rows; write --json and --html; with `replay` (or `replay_json`) fit a scenario to
-    each group, replay it and run the what-ifs (`replay.py`), printed after the report (and written
-    to `replay_json`, apart from --json, whose schema is issue 31's); return the report and stdout."""
-    groups = sorted({r[2] for r in rows if r[2] is not None})
+def check_group(groups: list[str], group: str | None) -> None:
+    """NoSuchGroup when `group` is given and not among the logs' `groups` (sorted)."""
     if group is not None and group not in groups:
         shown = ", ".join(groups[:10]) + (" ..." if len(groups) > 10 else "")
         raise NoSuchGroup(f"--group {group}: no such group in these logs (groups found: {shown or 'none'})")
+
+
+class SparkLogs:
+    """The files parsed by Spark's executors into a temporary folder (removed on exit): `parsed`
+    (`kafkasim.analysis.spark.LogParse`: the events and unparsed lines as DataFrames), its counts,
+    and the first files that could not be read to their end."""
+
+    def __init__(self, ks, spark, files: list[str], progress: bool = False):
+        self.files = files
+        self._out = tempfile.mkdtemp(prefix="kafkasim-diagnose-")
+        try:
+            self.parsed = ks.parse_broker_logs(spark, files, self._out, progress=progress)
+        except BaseException:
+            self.close()
+            raise
+        self.counts = Counter(self.parsed.counts)
+
+    @functools.cached_property
+    def problems(self) -> list[tuple[str, str]]:
+        """(file, problem) of the first files not read to their end (a Spark job: asked only when needed)."""
+        return [(r["file"], r["problem"]) for r in self.parsed.unparsed.where("text = ''").limit(5).collect()]
+
+    def close(self) -> None:
+        shutil.rmtree(self._out, ignore_errors=True)
+
+    def __enter__(self) -> "SparkLogs":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def diagnose_on_spark(logs: SparkLogs, group: str | None = None, *, keep_rows: bool = False,
+                      redact: bool = False) -> tuple[Report, Callable[[str], str] | None]:
+    """The report of `diagnose_rows` over every row, made group by group in the executors; with
+    `redact`, the Redactor learned from the (member, reason) pairs in the rows' order. A group's rows
+    come back in its timeline only with `keep_rows` (--html and --replay read them)."""
+    from pyspark.sql import functions as F
+
+    events, files = _named_groups(logs.parsed.events), logs.files
+    if group is not None:  # a Spark job of its own: only for --group
+        check_group(sorted(r["group"] for r in logs.parsed.events.where("`group` IS NOT NULL").select("group")
+                           .distinct().collect()), group)
+        events = events.where(F.col("group") == group)
+
+    def body(table):  # not a functools.partial: PySpark 4 cannot read the type hints of one here
+        return _diagnose_group(table, files, keep_rows)
+
+    parts = events.select(*ROW_FIELDS).groupBy("group").applyInArrow(
+        body, "t long, file_order long, seq long, payload binary").collect()
+    timelines, findings = {}, []
+    for part in sorted(parts, key=lambda p: (p["t"], p["file_order"], p["seq"])):  # the order diagnose_rows meets them
+        tls, found = pickle.loads(part["payload"])
+        timelines.update(tls)
+        findings += found
+    report = Report(timelines, best_first(findings), list(files))
+    report.counts = logs.counts
+    clean = _redactor(logs.parsed.events, files) if redact else None
+    return report, clean
+
+
+def _named_groups(events):
+    """`client_rules.name_groups` in Spark: a client row without a group takes the one group the other
+    client lines of its file name (librdkafka's MAXPOLL and SESSTMOUT lines name none)."""
+    from pyspark.sql import functions as F
+
+    client = F.col("log_source").isin(*CLIENT_SOURCES)
+    only = (events.where(client & F.col("group").isNotNull()).groupBy("file")
+            .agg(F.count_distinct("group").alias("_n"), F.min("group").alias("_only"))
+            .where("_n = 1").select("file", "_only"))
+    named = F.when(client & F.col("group").isNull(), F.col("_only")).otherwise(F.col("group"))
+    return events.join(F.broadcast(only), "file", "left").withColumn("group", named).drop("_only")
+
+
+def _diagnose_group(table, files: list[str], keep_rows: bool):
+    """applyInArrow body: one group's rows through `diagnose_rows`; its timelines and findings pickled,
+    with the order key of its first row (time, file, position) so the driver orders the groups as
+    `diagnose_rows` does."""
+    import pyarrow as pa
+
+    rows = list(zip(*(table.column(name).to_pylist() for name in ROW_FIELDS)))
+    report = diagnose_rows(rows, files)
+    if not keep_rows:
+        for tl in report.timelines.values():
+            tl.rows = []
+    t, file_order, seq = min(map(row_order(files), rows))
+    payload = pickle.dumps((report.timelines, report.findings), protocol=pickle.HIGHEST_PROTOCOL)
+    return pa.table({"t": [t], "file_order": [file_order], "seq": [seq], "payload": [payload]},
+                    schema=pa.schema([("t", pa.int64()), ("file_order", pa.int64()), ("seq", pa.int64()),
+                                      ("payload", pa.binary())]))
+
+
+def _redactor(events, files: list[str]) -> Redactor:
+    """`Redactor.learn` over the rows in the order the plain path reads them (file by file, line by line),
+    streamed as the distinct (member, reason) pairs in the order of their first row."""
+    from pyspark.sql import functions as F
+
+    order = F.array_position(F.array(*[F.lit(f) for f in files]), F.col("file"))
+    pairs = (events.groupBy("member", "reason").agg(F.min(F.struct(order.alias("o"), F.col("seq"))).alias("at"))
+             .orderBy("at"))
+    return Redactor().learn_pairs((r["member"], r["reason"]) for r in pairs.toLocalIterator())
+
+
+def run(rows: list, files: list[str], counts: Counter, *, group: str | None = None, redact: bool = False,
+        **outputs) -> tuple[Report, str]:
+    """Diagnose the rows (of `group`, if given) and write the outputs (`write`); return the report and stdout."""
+    check_group(sorted({r[2] for r in rows if r[2] is not None}), group)
     report = diagnose_rows(rows, files, group)
     report.counts = counts
-    clean = Redactor().learn(rows) if redact else (lambda s: s)
+    return report, write(report, Redactor().learn(rows) if redact else None, **outputs)
+
+
+def write(report: Report, clean: Callable[[str], str] | None = None, *, json_out: str | None = None,
+          html_out: str | None = None, replay: bool = False, replay_json: str | None = None) -> str:
+    """Write --json and --html (through `clean`, the --redact Redactor, if given); with `replay` (or
+    `replay_json`) fit a scenario to each group, replay it and run the what-ifs (`replay.py`), printed
+    after the report (and written to `replay_json`, apart from --json, whose schema is issue 31's);
+    return stdout."""
+    clean = clean or (lambda s: s)
     stdout = clean(text(report))
     if replay or replay_json:
         body, machine = replays(report)
@@ -61,7 +172,7 @@ def run(rows: list, files: list[str], counts: Counter, *, group: str | None = No
         from kafkasim.analysis.diagnose.html import page
 
         _write(html_out, clean(page(report)))
-    return report, stdout
+    return stdout
 
 
 def replays(report: Report) -> tuple[str, list[dict]]:

@@ -35,12 +35,15 @@ class Redactor:
 
     def learn(self, rows: list) -> "Redactor":
         """Every member and client id of the rows, and the hosts, IPs and instance ids their texts name."""
-        for r in rows:
-            self.add(r[MEMBER], "member")
-            if r[MEMBER] and client_of(r[MEMBER]) != r[MEMBER]:
-                self.add(client_of(r[MEMBER]), "client")
-            for text in (r[REASON] or "",):
-                self.scan(text)
+        return self.learn_pairs((r[MEMBER], r[REASON]) for r in rows)
+
+    def learn_pairs(self, pairs) -> "Redactor":
+        """The same from (member, reason) pairs in the rows' order (`--spark` streams only these)."""
+        for member, reason in pairs:
+            self.add(member, "member")
+            if member and client_of(member) != member:
+                self.add(client_of(member), "client")
+            self.scan(reason or "")
         for member in [m for m, k in self.names.items() if k.startswith("member-")]:
             if client_of(member) != member:
                 self.add(client_of(member), "client")

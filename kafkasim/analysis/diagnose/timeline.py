@@ -192,10 +192,15 @@ def _move_json(m: Move) -> dict:
     return {"time": m.time, "member": m.member, "reason": m.reason, "file": m.file, "line": m.line}
 
 
+def row_order(files: list[str]):
+    """The key `sort_rows` orders by: time; within an instant, file (in the order given), position in it."""
+    order = {f: i for i, f in enumerate(files)}
+    return lambda r: (r[T] if r[T] is not None else -1, order.get(r[FILE], len(order)), r[SEQ])
+
+
 def sort_rows(rows: list, files: list[str]) -> list:
     """Rows in time order; within an instant, by file (in the order given) and position in it."""
-    order = {f: i for i, f in enumerate(files)}
-    return sorted(rows, key=lambda r: (r[T] if r[T] is not None else -1, order.get(r[FILE], len(order)), r[SEQ]))
+    return sorted(rows, key=row_order(files))
 
 
 def timelines(rows: list) -> dict[str, Timeline]:
