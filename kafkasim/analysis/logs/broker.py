@@ -285,7 +285,7 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # the client", "... failed due to unexpected error: ...").
     "Appending": (False, [
         Template(r"Appending metadata message for group (?>(?P<g>.+?) generation " + N +
-                 r" failed due to )(?:unexpected error: )?(?P<e>\S++)", r"(?:, returning UNKNOWN error code to the "
+                 r" failed due to )(?:unexpected error: )?(?P<e>[^\s,]++)", r"(?:, returning UNKNOWN error code to the "
                  r"client)?", _store_failed, versions="1.0-3.9")]),
     # GroupCoordinator.onElection / onResignation (2.8 - 3.9: "Elected as the group coordinator for partition P in
     # epoch E", "Resigned as the group coordinator for partition P in epoch E"): the coordinator of a partition moved.
