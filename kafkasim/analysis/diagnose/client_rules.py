@@ -290,10 +290,11 @@ def coordinator_failing(rs: list, s: _Signals) -> None:
     # COORDINATOR_NOT_AVAILABLE while the group's __consumer_offsets partition has no leader (KafkaApis
     # handleFindCoordinatorRequest). Heartbeats and joins are left out: they get it while the coordinator moves.
     failed = [r for r in rs if r[KIND] in _STORE_KINDS and r[ERROR] in _STORE_ERRORS]
-    s.add("broker-bug-or-coordinator", 0.7, failed,
-          f"the coordinator answered {len(failed)} SyncGroup, commit or FindCoordinator request(s) with "
-          f"{failed[0][ERROR] if failed else ''}: it could not write to (or find a leader for) the group's "
-          f"__consumer_offsets partition")
+    if failed:
+        s.add("broker-bug-or-coordinator", 0.7, failed,
+              f"the coordinator answered {len(failed)} SyncGroup, commit or FindCoordinator request(s) with "
+              f"{failed[0][ERROR]}: it could not write to (or find a leader for) the group's __consumer_offsets "
+              f"partition")
 
 
 #: Responses that need the coordinator to write, or to have a leader for, the group's __consumer_offsets partition.
