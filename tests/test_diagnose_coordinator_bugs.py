@@ -55,6 +55,11 @@ def test_a_failed_append_elsewhere_is_not_this_groups(partition):
     assert report.findings == []
 
 
+def test_replica_manager_lines_about_other_topics_stay_other_loggers_lines():
+    result = parse_lines(_append_error(3, "orders-32")[:1])
+    assert result.rows == [] and result.counts["other"] == 1 and result.counts["coordinator"] == 0
+
+
 def test_the_0_10_replica_manager_prefix_and_partition_name_are_read():
     # 0.9 - 0.11: logIdent "[Replica Manager on Broker N]: ", TopicAndPartition printed as [topic,partition].
     line = _broker(3, "[Replica Manager on Broker 1]: Error processing append operation on partition "
