@@ -60,6 +60,14 @@ def test_replica_manager_lines_about_other_topics_stay_other_loggers_lines():
     assert result.rows == [] and result.counts["other"] == 1 and result.counts["coordinator"] == 0
 
 
+def test_a_partition_number_no_int32_holds_is_left_empty():
+    line = _broker(3, "[ReplicaManager broker=1] Error processing append operation on partition "
+                      "__consumer_offsets-99999999999", "ERROR", " (kafka.server.ReplicaManager)")
+    result = parse_lines([line])
+    assert [dict(zip(ROW_FIELDS, r))["partition"] for r in result.rows] == [None]
+    result.events_table()  # the Arrow columns take it
+
+
 def test_the_0_10_replica_manager_prefix_and_partition_name_are_read():
     # 0.9 - 0.11: logIdent "[Replica Manager on Broker N]: ", TopicAndPartition printed as [topic,partition].
     line = _broker(3, "[Replica Manager on Broker 1]: Error processing append operation on partition "
