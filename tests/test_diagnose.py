@@ -242,11 +242,17 @@ def test_bugs_of_the_table_are_found_by_their_signature():
 
 
 def test_every_known_bug_row_is_complete():
-    from kafkasim.analysis.diagnose.bugs import KNOWN_BUGS, PATTERNS
+    from kafkasim.analysis.diagnose.bugs import CLIENT_PATTERNS, KNOWN_BUGS, PATTERNS
 
+    timeline = diagnose_lines(STUCK).timelines["g"]
     for bug in KNOWN_BUGS:
-        assert bug.pattern in PATTERNS and bug.bug in bug.source and bug.fixed and bug.affected
-        PATTERNS[bug.pattern](diagnose_lines(STUCK).timelines["g"], **bug.params)  # its parameters fit
+        # a Jira id is in its source; a GitHub issue's number is in its URL (".../issues/3450")
+        assert (bug.bug if "#" not in bug.bug else "/issues/" + bug.bug.split("#")[1]) in bug.source
+        assert bug.fixed and bug.affected
+        if bug.clients:  # read in the client's own lines
+            CLIENT_PATTERNS[bug.pattern](timeline.rows, **bug.params)  # its parameters fit
+        else:
+            PATTERNS[bug.pattern](timeline, **bug.params)
 
 
 def test_client_rows_sit_beside_the_coordinators_history():

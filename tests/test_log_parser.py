@@ -298,7 +298,6 @@ def test_a_consumer_group_pattern_reads_the_group_id_up_to_the_words_that_follow
 
 @pytest.mark.parametrize("message,prefix", [
     ("Startup complete.", "[GroupCoordinator 1]: "),
-    ("Elected as the group coordinator for partition 12 in epoch 3", "[GroupCoordinator 1]: "),
     ("Finished loading offsets and group metadata from __consumer_offsets-12 in 31 milliseconds, of which 0 "
      "milliseconds was spent in the scheduler.", "[GroupMetadataManager brokerId=1] "),
     ("Group my-group is dead, skipping rebalance stage", "[GroupCoordinator 1]: "),

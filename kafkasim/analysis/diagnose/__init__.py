@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from kafkasim.analysis.diagnose import client_rules
+from kafkasim.analysis.diagnose import client_rules, offsets
 from kafkasim.analysis.diagnose.model import LABELS, SETTINGS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.rules import RULES, Reading
 from kafkasim.analysis.diagnose.timeline import Timeline, sort_rows, timelines
@@ -45,7 +45,8 @@ class Report:
 
 def diagnose_rows(rows: list, files: list[str] | None = None, group: str | None = None) -> Report:
     """Diagnose parsed rows (`ParseResult.rows`, ROW_FIELDS), of one group or all of them."""
-    rows = sort_rows([r for r in client_rules.name_groups(rows) if group is None or r[2] == group], files or [])
+    rows = offsets.to_groups(client_rules.name_groups(rows))
+    rows = sort_rows([r for r in rows if group is None or r[2] == group], files or [])
     groups = timelines(rows)
     readings = [Reading(tl) for tl in groups.values()]
     findings = [f for r in readings for rule in RULES for f in rule(r)]

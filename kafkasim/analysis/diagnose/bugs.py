@@ -5,14 +5,27 @@ its source, and its signature: one of the `PATTERNS` below with its parameters. 
 lines look like one of these patterns is adding a row; a new kind of signature is a new pattern
 (a small function over a group's Timeline). The versions a broker or client runs are not in the
 coordinator's lines, so a match is reported as "if your broker/client runs ..." with the range.
+
+A client bug whose signature is in the client's own lines names the log sources it reads (`clients`:
+the `log_source` of the client reader's rows) and its pattern is one of `CLIENT_PATTERNS`, over the
+group's rows of those clients (`client_matches`, run by client_rules). Its releases (`first`, `fixed_in`)
+are compared with the version the log shows where it shows one (librdkafka's INIT line, a reader's
+ClientVersion row, the Java client's "Kafka version", or a `versions` column that names one release):
+inside the range the finding says so and scores higher, outside it there is no finding; a line whose
+wording first appeared after the fix cannot show the bug either. `base` is the score without a version:
+how specific the signature is to the bug (`None`: too common in healthy groups to name without one).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
-from kafkasim.analysis.diagnose.timeline import KIND, REASON, T, Timeline
+from kafkasim.analysis.diagnose.timeline import ERROR, FILE, GEN, KIND, REASON, T, VALUE, Timeline
+from kafkasim.analysis.log_parser import ROW_FIELDS
+
+_LOG_SOURCE, _VERSIONS, _DETAIL, _CLIENT = (ROW_FIELDS.index(n) for n in ("log_source", "versions", "detail", "client"))
 
 
 @dataclass(frozen=True)
@@ -21,10 +34,14 @@ class Bug:
     side: str          # "broker" or a client library ("Java client", "librdkafka", ...)
     affected: str
     fixed: str
-    pattern: str       # a key of PATTERNS
+    pattern: str       # a key of PATTERNS (or of CLIENT_PATTERNS for a bug with `clients`)
     params: dict
     what: str          # the bug in a few words, as its report says
     source: str
+    clients: tuple = ()          # the log sources whose lines show it (a client bug read in the client's log)
+    first: str | None = None     # the first affected release, and the first fixed one (compared with the log's)
+    fixed_in: str | None = None
+    base: float | None = None    # the score without a version in the log (None: only with one)
 
 
 KNOWN_BUGS = (
@@ -48,6 +65,47 @@ KNOWN_BUGS = (
         "the heartbeat thread is paused while the consumer rebalances, so a member whose SyncGroup (a slow "
         "assignor) outlasts session.timeout.ms is expired (KAFKA-10122 was closed in favour of this fix)",
         "https://issues.apache.org/jira/browse/KAFKA-10134 (fix: apache/kafka#8834)"),
+    # SESSTMOUT "Consumer group session timed out (in join-state J) after N ms without a successful response from
+    # the group coordinator (broker B, last error was Broker: Group rebalance in progress)" (src/rdkafka_cgrp.c
+    # rd_kafka_cgrp_session_timeout_check, v1.4.0+): the coordinator was answering, with REBALANCE_IN_PROGRESS,
+    # which did not count as a successful response until the fix.
+    Bug("librdkafka#3450", "librdkafka", "1.4.0 to 1.7.0", "1.8.0", "client_rows",
+        {"kinds": ("SessionTimeout",), "errors": ("REBALANCE_IN_PROGRESS",)},
+        "heartbeat responses with REBALANCE_IN_PROGRESS did not renew the client's session timer, so a member "
+        "timed out and lost its assignment during a rebalance longer than session.timeout.ms",
+        "https://github.com/confluentinc/librdkafka/issues/3450 (fix: confluentinc/librdkafka#3435, CHANGELOG "
+        "v1.8.0)", clients=("librdkafka",), first="1.4.0", fixed_in="1.8.0", base=0.8),
+    # kafka-python's HeartbeatThread (kafka/coordinator/base.py, 1.4.0+: KIP-62's background heartbeat):
+    # "Heartbeat session expired, marking coordinator dead" / "Marking the coordinator dead (node N) for group G:
+    # Heartbeat session expired.", then "Heartbeat: local member_id was not recognized; this consumer needs to
+    # re-join", and the consumer never rejoins: the heartbeat thread and the consumer deadlocked on their locks.
+    # A pause of the process shows the same two lines, so without a version the stall is the likelier reading.
+    Bug("kafka-python#1544", "kafka-python", "1.4.0 to 1.4.3", "1.4.4", "followed_by",
+        {"first": ({"kinds": ("SessionTimeout",)}, {"kinds": ("CoordinatorLost",), "reason": "Heartbeat session expired"}),
+         "then": {"kinds": ("HeartbeatResponse",), "errors": ("UNKNOWN_MEMBER_ID",)}, "within_ms": 300_000},
+        "the consumer and its heartbeat thread deadlock: heartbeats stop, the session expires and the consumer "
+        "never rejoins (1.4.4's CHANGES: \"(Attempt to) Fix deadlock between consumer and heartbeat\")",
+        "https://github.com/dpkp/kafka-python/issues/1544 (fix: dpkp/kafka-python#1628, CHANGES.md 1.4.4)",
+        clients=("kafka-python",), first="1.4.0", fixed_in="1.4.4", base=0.5),
+    # aiokafka's "Successfully synced group G with generation N" (aiokafka/consumer/group_coordinator.py
+    # _on_join_follower/_on_join_leader's SyncGroup handler): the coordinator never gives generation -1, the
+    # client's "no generation" value; it is logged when the member id and generation were reset (an
+    # UnknownMemberIdError on a commit) while the join was in flight, and the group then rebalances forever.
+    Bug("aiokafka#727", "aiokafka", "up to 0.7.0", "0.7.1", "client_rows",
+        {"kinds": ("SyncGroupResponse", "JoinGroupResponse"), "generation": -1, "no_error": True},
+        "the generation and member id were reset while a join was in flight, so the member synced with "
+        "generation -1 and the group kept rebalancing",
+        "https://github.com/aio-libs/aiokafka/issues/727 (fix: aio-libs/aiokafka#747, CHANGES 0.7.1)",
+        clients=("aiokafka",), first="0.1.0", fixed_in="0.7.1", base=0.8),
+    # kafkajs "[ConsumerGroup] Consumer has joined the group" with an empty memberAssignment
+    # (src/consumer/consumerGroup.js): from 2.0.0 the runner heartbeats only while processing a batch
+    # (src/consumer/runner.js), so a member without partitions never heartbeats and is removed without noticing.
+    # An empty assignment is common in healthy groups (more members than partitions): named only with a version.
+    Bug("kafkajs#1361", "kafkajs", "2.0.0", "2.0.1", "client_rows",
+        {"kinds": ("PartitionsAssigned",), "value": 0},
+        "a member assigned no partitions never heartbeats, is removed from the group and never rejoins",
+        "https://github.com/tulios/kafkajs/issues/1361 (fix: tulios/kafkajs#1362, CHANGELOG 2.0.1)",
+        clients=("kafkajs",), first="2.0.0", fixed_in="2.0.1", base=None),
 )
 
 
@@ -119,10 +177,110 @@ PATTERNS: dict[str, Callable[..., list]] = {
 
 
 def matches(tl: Timeline) -> list[tuple[Bug, list]]:
-    """(bug, the rows that show it) for every known bug whose signature this group's lines show."""
+    """(bug, the rows that show it) for every known bug whose signature this group's coordinator lines show."""
     out = []
     for bug in KNOWN_BUGS:
+        if bug.clients:
+            continue
         rows = PATTERNS[bug.pattern](tl, **bug.params)
         if rows:
             out.append((bug, rows))
+    return out
+
+
+def _fits(r: tuple, kinds: tuple, errors: tuple | None = None, reason: str | None = None,
+          generation: int | None = None, value: float | None = None, no_error: bool = False) -> bool:
+    return (r[KIND] in kinds and (errors is None or r[ERROR] in errors)
+            and (reason is None or (r[REASON] or "").startswith(reason))
+            and (generation is None or r[GEN] == generation) and (value is None or r[VALUE] == value)
+            and not (no_error and r[ERROR] is not None))
+
+
+def _client_rows(rows: list, **fields) -> list:
+    """The rows of the given kinds whose fields have the given values (see `_fits`)."""
+    return [r for r in rows if _fits(r, **fields)]
+
+
+def _followed_by(rows: list, first: tuple, then: dict, within_ms: int) -> list:
+    """Each `then` row with the last row of the same process (file and client id) that fits one of the `first`
+    specifications and came at most `within_ms` before it."""
+    out = []
+    for r in rows:
+        if not _fits(r, **then):
+            continue
+        before = [x for x in rows if any(_fits(x, **f) for f in first) and (x[FILE], x[_CLIENT]) == (r[FILE], r[_CLIENT])
+                  and x[T] is not None and r[T] is not None and 0 <= r[T] - x[T] <= within_ms]
+        if before:
+            out += [before[-1], r]
+    return list(dict.fromkeys(out))
+
+
+CLIENT_PATTERNS: dict[str, Callable[..., list]] = {
+    "client_rows": _client_rows,
+    "followed_by": _followed_by,
+}
+
+_RELEASE = re.compile(r"v?(\d+(?:\.\d+){0,3})(?![\w.])")
+
+
+def release(text: str | None) -> tuple | None:
+    """A release as a comparable tuple ("1.7.0" -> (1, 7), "v2.0.0" -> (2,)); None when it is not one
+    (a pre-release such as "2.1.0-beta.1" is its release's)."""
+    m = _RELEASE.match((text or "").strip().split("-")[0] + " ")
+    if m is None:
+        return None
+    v = tuple(int(p) for p in m.group(1).split("."))
+    while len(v) > 1 and v[-1] == 0:
+        v = v[:-1]
+    return v
+
+
+def _wording_range(text: str | None) -> tuple:
+    """(first, last) releases of a `versions` column ("1.4-", "2.4-3.9", "1.6.0"); None where open or unknown."""
+    if not text or "x" in text:
+        return None, None
+    lo, _, hi = text.partition("-") if "-" in text else (text, "", text)
+    return release(lo), release(hi)
+
+
+def _log_versions(rows: list, clients: tuple) -> set:
+    """The releases of `clients` the log names: their ClientVersion rows (the Java client's KafkaVersion),
+    and a `versions` column that names one release."""
+    out = set()
+    for r in rows:
+        if r[_LOG_SOURCE] not in clients:
+            continue
+        if r[KIND] == "ClientVersion" or (r[KIND] == "KafkaVersion" and "java" in clients):
+            v = release(r[_DETAIL])
+        else:
+            lo, hi = _wording_range(r[_VERSIONS])
+            v = lo if lo is not None and lo == hi else None
+        if v is not None:
+            out.add(v)
+    return out
+
+
+def client_matches(rows: list) -> list[tuple[Bug, list, float, str]]:
+    """(bug, the rows that show it, score, what the log says of the version) for every client bug whose
+    signature these rows (one group's client rows) show."""
+    out = []
+    for bug in KNOWN_BUGS:
+        if not bug.clients:
+            continue
+        mine = [r for r in rows if r[_LOG_SOURCE] in bug.clients]
+        shown = CLIENT_PATTERNS[bug.pattern](mine, **bug.params) if mine else []
+        first, fixed = release(bug.first), release(bug.fixed_in)
+        # a wording that first appeared in a fixed release cannot show the bug
+        shown = [r for r in shown if (_wording_range(r[_VERSIONS])[0] or ()) < fixed]
+        if not shown:
+            continue
+        versions = _log_versions(mine, bug.clients)
+        inside = sorted(v for v in versions if first <= v < fixed)
+        if versions and not inside:
+            continue  # the log names the client's release, and it is not an affected one
+        if inside:
+            said = ".".join(map(str, inside[0]))
+            out.append((bug, shown, 0.9, f"your log shows {bug.side} {said}, an affected release"))
+        elif bug.base is not None:
+            out.append((bug, shown, bug.base, f"if your client runs {bug.side} {bug.affected}"))
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from kafkasim.analysis.diagnose import bugs
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.rules import RETURN_MS, STORM_REBALANCES, TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, GEN, GROUP, KIND, LINE, MEMBER, REASON,
@@ -372,8 +373,35 @@ def kip848(rs: list, s: _Signals) -> None:
         s.add("kip848-specific", base, hit, f"{error} ({len(hit)} time(s)): {why}")
 
 
+def known_bugs(rs: list, s: _Signals) -> None:
+    # The client bugs of bugs.KNOWN_BUGS whose signature is in the client's own lines (each row cites the client
+    # source of the lines it reads), scored by what the log says of the client's release.
+    for bug, rows, score, version in bugs.client_matches(rs):
+        s.add("client-bug", score, rows, count=1, summary=
+              f"{bug.bug}, fixed in {bug.side} {bug.fixed}: {version}: {bug.what}. {bug.source}")
+
+
+def coordinator_failing(rs: list, s: _Signals) -> None:
+    # The coordinator could not write to __consumer_offsets, as the client hears it: GroupMetadataManager.scala
+    # storeGroup / storeOffsets (1.0 - 3.9) answer a SyncGroup or an OffsetCommit whose append failed with
+    # NOT_ENOUGH_REPLICAS(_AFTER_APPEND) as COORDINATOR_NOT_AVAILABLE, and FindCoordinator answers
+    # COORDINATOR_NOT_AVAILABLE while the group's __consumer_offsets partition has no leader (KafkaApis
+    # handleFindCoordinatorRequest). Heartbeats and joins are left out: they get it while the coordinator moves.
+    failed = [r for r in rs if r[KIND] in _STORE_KINDS and r[ERROR] in _STORE_ERRORS]
+    if failed:
+        s.add("broker-bug-or-coordinator", 0.7, failed,
+              f"the coordinator answered {len(failed)} SyncGroup, commit or FindCoordinator request(s) with "
+              f"{failed[0][ERROR]}: it could not write to (or find a leader for) the group's __consumer_offsets "
+              f"partition")
+
+
+#: Responses that need the coordinator to write, or to have a leader for, the group's __consumer_offsets partition.
+_STORE_KINDS = ("SyncGroupResponse", "FindCoordinatorResponse", "OffsetCommitResponse", "CommitFailed")
+_STORE_ERRORS = ("COORDINATOR_NOT_AVAILABLE", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND")
+
 #: Every client rule; each adds its signals for one group's client rows.
-CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, group_size, misconfiguration, kip848)
+CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, group_size, misconfiguration, kip848, known_bugs,
+                coordinator_failing)
 
 
 def merge(broker: list[Finding], client: list[Finding]) -> list[Finding]:

@@ -165,8 +165,11 @@ def network(r: Reading) -> list[Finding]:
     # GroupMetadataManager.removeGroupsForPartition "Unloading group metadata" / loadGroupsForPartition
     # "Loading group metadata" (4.x: "Unloaded group metadata", "Loaded ... group"): the coordinator moved
     # to another broker (a broker restart or a leader change of __consumer_offsets) while the group lived.
+    # GroupCoordinator.onElection / onResignation (2.8 - 3.9) "Elected as / Resigned as the group coordinator for
+    # partition P" of the group's partition (offsets.to_groups) say the same.
     moved = [x for x in tl.rows if (x[KIND] == "GroupDead" and x[REASON] == "unloaded")
-             or (x[KIND] == "GroupLoaded" and x is not tl.rows[0])]
+             or (x[KIND] == "GroupLoaded" and x is not tl.rows[0])
+             or x[KIND] in ("CoordinatorElected", "CoordinatorResigned")]
     if moved:
         out.append(finding("network", tl, 0.6, moved,
                            "the group's coordinator moved (its __consumer_offsets partition was unloaded or "
@@ -337,6 +340,40 @@ def known_bugs(r: Reading) -> list[Finding]:
     return out
 
 
+#: GroupCoordinator's rebalance reason when the SyncGroup's assignment could not be written to __consumer_offsets
+#: (GroupMetadataManager.storeGroup's callback): "error when storing group assignment during SyncGroup (member: M)"
+#: 2.1 - 2.8, "Error when ..." 3.0 - 3.4, "Error COORDINATOR_NOT_AVAILABLE when ..." 3.5 - 3.9.
+_STORE_FAILED = re.compile(r"[Ee]rror (?:[A-Z_]+ )?when storing group assignment during SyncGroup")
+
+
+def coordinator_failing(r: Reading) -> list[Finding]:
+    """The coordinator could not write the group to its __consumer_offsets partition: storeGroup maps
+    NOT_ENOUGH_REPLICAS (ISR below min.insync.replicas) to COORDINATOR_NOT_AVAILABLE, the SyncGroup fails and
+    the group rebalances again, and commits fail the same way (GroupMetadataManager.scala storeGroup /
+    storeOffsets, 1.0 - 3.9)."""
+    tl = r.tl
+    stored = [x for x in tl.rows if (x[KIND] == "RebalanceStarted" and _STORE_FAILED.match(x[REASON] or ""))
+              or x[KIND] == "GroupStoreFailed"]
+    # ReplicaManager.appendToLocalLog "Error processing append operation on partition __consumer_offsets-P" of
+    # the group's partition (offsets.to_groups): the write itself failed on the partition leader.
+    appends = [x for x in tl.rows if x[KIND] == "OffsetsAppendFailed"]
+    # Partition.maybeShrinkIsr "[Partition __consumer_offsets-P broker=N] Shrinking ISR from 3,1 to 3": the
+    # partition's followers fell behind; with fewer in sync than min.insync.replicas its writes fail.
+    shrunk = [x for x in tl.rows if x[KIND] == "OffsetsIsrShrunk"]
+    if not (stored or appends or shrunk):
+        return []
+    if stored or appends:
+        base = 0.9 if stored else 0.85
+        what = ("the coordinator could not store the group's assignment (its SyncGroup failed and the group "
+                "rebalanced again)" if stored else "writes to the group's __consumer_offsets partition failed")
+    else:
+        base, what = 0.5, "the group's __consumer_offsets partition lost in-sync replicas"
+    isr = f"; its ISR shrank {len(shrunk)} time(s)" if shrunk and (stored or appends) else ""
+    return [finding("broker-bug-or-coordinator", tl, base, stored + appends + shrunk,
+                    f"{what}{isr}: the coordinator failed to write to __consumer_offsets (under-replicated or "
+                    f"below min.insync.replicas), not the consumers")]
+
+
 def kip848(r: Reading) -> list[Finding]:
     tl, out = r.tl, []
     # GroupMetadataManager.java scheduleConsumerGroupRebalanceTimeout: "fenced from the group because it
@@ -364,4 +401,4 @@ def kip848(r: Reading) -> list[Finding]:
 
 #: Every rule, in label order; each returns its findings for one group.
 RULES = (slow_processing, session_timeout, network, rolling_restart, scaling, slow_join, misconfiguration,
-         known_bugs, kip848)
+         known_bugs, coordinator_failing, kip848)

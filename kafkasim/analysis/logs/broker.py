@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from kafkasim.analysis.logs.wording import Template, members, number
+from kafkasim.coordinator.broker_log import OFFSETS_TOPIC
 from kafkasim.coordinator.classic.coordinator import POLL_TIMEOUT_PREFIX  # the client's reason for a KIP-62 poll-timeout LeaveGroup
 
 # The coordinator's message prefixes; the group that matched (`Match.lastgroup`) names the prefix:
@@ -26,14 +27,26 @@ from kafkasim.coordinator.classic.coordinator import POLL_TIMEOUT_PREFIX  # the 
 BRACKETED = (r"GroupCoordinator (?P<coordinator>-?\d++)\]:? ?",
              r"GroupCoordinator id=(?P<new_coordinator>-?\d++) topic=\S++ partition=\d++\] ?",
              r"GroupMetadataManager brokerId=(?P<metadata_manager>-?\d++)\] ?",
-             r"Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d++)\]:? ?")
-PREFIXES = ("coordinator", "new_coordinator", "metadata_manager", "old_metadata_manager", "group_metadata")
-NEEDLES = ("[Group",)
+             r"Group Metadata Manager on Broker (?P<old_metadata_manager>-?\d++)\]:? ?",
+             # The lines about the partitions the coordinator writes to, __consumer_offsets: ReplicaManager.scala's
+             # logIdent `[ReplicaManager broker=N] ` (1.0+; `[Replica Manager on Broker N]: ` 0.9 - 0.11) before its
+             # append errors, and Partition.scala's `[Partition tp broker=N] ` (1.0+) of those partitions only. A
+             # ReplicaManager line about another topic holds no needle: the fast filter counts it as another
+             # logger's, unless it is fused to a coordinator line (then this prefix splits them apart).
+             r"(?P<replica_manager>ReplicaManager broker=-?\d++\] |Replica Manager on Broker -?\d++\]: )",
+             r"(?P<offsets_partition>Partition __consumer_offsets-(?P<op>\d++) broker=-?\d++\] )")
+PREFIXES = ("coordinator", "new_coordinator", "metadata_manager", "old_metadata_manager", "replica_manager",
+            "offsets_partition", "group_metadata")
+#: "__consumer_offsets" alone would be one too: it is in the coordinator's own lines, and a wrapped line's
+#: continuation holding a needle is taken for a new record.
+NEEDLES = ("[Group", "[Partition __consumer_offsets-", "on partition __consumer_offsets-",
+           "on partition [__consumer_offsets,")
 #: GroupMetadata.isStaticMemberFenced (2.3 - 2.8) logs through GroupMetadata's own logger, without a prefix:
 #: its first words are the mark.
 FREE = (("is identified as a known static member",
          r"(?P<group_metadata>(?<![\w.])given (?=member\.id \S++ is identified as a known static member ))"),)
-LOGGERS = (" (kafka.coordinator", " (org.apache.kafka.coordinator")
+LOGGERS = (" (kafka.coordinator", " (org.apache.kafka.coordinator", " (kafka.server.ReplicaManager",
+           " (kafka.cluster.Partition")
 
 
 def ev(t, kind, group, member=None, generation=None, reason=None, value=None, state=None, error=None) -> tuple:
@@ -148,6 +161,28 @@ def nothing(m, t, ctx):
     return []
 
 
+def offsets_ev(t, kind, partition, error=None, reason=None, value=None) -> tuple:
+    """An event of a `__consumer_offsets` partition (no group: `diagnose.offsets` gives it to the groups whose
+    offsets partition it is)."""
+    p = number(partition)
+    p = p if p is not None and p < 1 << 31 else None  # the partition column is Arrow's int32
+    return (t, "coordinator", None, None, kind, None, OFFSETS_TOPIC, p, error, reason, value, None)
+
+
+def _isr_shrunk(m, t, ctx):
+    return [offsets_ev(t, "OffsetsIsrShrunk", ctx.mark["op"], reason=m["old"], value=len(members(m["new"])))]
+
+
+def _store_failed(m, t, ctx):
+    return [ev(t, "GroupStoreFailed", m["g"], generation=number(m["n"]), reason=m["e"])]
+
+
+def _coordinator_moved(kind: str):
+    def build(m, t, ctx):
+        return [offsets_ev(t, kind, m["p"])]
+    return build
+
+
 
 LEFT_TAIL = r"(?: request|; client reason: (?P<c>.*))"
 OFFSETS_TP = r"(?: \(__consumer_offsets-\d++\))?"
@@ -259,6 +294,33 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Loaded (?:classic|consumer|share) group (?>(?P<g>.+?) with (?P<c>\d++) members)", "", _loaded)]),
     "Unloading": (False, [
         Template(r"Unloading group metadata for (?>(?P<g>.+?) with generation " + N + ")", "", _unloaded)]),
+    # The coordinator failing to write to __consumer_offsets. ReplicaManager.appendToLocalLog (0.9+): "Error
+    # processing append operation on partition __consumer_offsets-P" (0.9 - 0.11 `[__consumer_offsets,P]`), for
+    # an error it does not expect (NotEnoughReplicasException among them: ISR below min.insync.replicas).
+    "Error": (False, [
+        Template(r"Error processing append operation on partition (?:__consumer_offsets-(?P<p>\d++)|"
+                 r"\[__consumer_offsets,(?P<p2>\d++)\])", "",
+                 lambda m, t, ctx: [offsets_ev(t, "OffsetsAppendFailed", m["p"] or m["p2"])], versions="0.9-")]),
+    # Partition.maybeShrinkIsr (1.0+): "Shrinking ISR from 3,1 to 3." (2.2+ adds ". Leader: (highWatermark: ...).
+    # Out of sync replicas: ..."); value: the replicas left in sync.
+    "Shrinking": (False, [
+        Template(r"Shrinking ISR from (?P<old>[\d,]*+) to (?P<new>[\d,]*+)", r"(?:\. .*)?", _isr_shrunk,
+                 versions="1.0-")]),
+    # GroupMetadataManager.storeGroup (1.0 - 3.9): the assignment could not be written for an error it does not map
+    # to a retriable one ("... failed due to org.apache...RecordTooLargeException, returning UNKNOWN error code to
+    # the client", "... failed due to unexpected error: ...").
+    "Appending": (False, [
+        Template(r"Appending metadata message for group (?>(?P<g>.+?) generation " + N +
+                 r" failed due to )(?:unexpected error: )?(?P<e>[^\s,]++)", r"(?:, returning UNKNOWN error code to the "
+                 r"client)?", _store_failed, versions="1.0-3.9")]),
+    # GroupCoordinator.onElection / onResignation (2.8 - 3.9: "Elected as the group coordinator for partition P in
+    # epoch E", "Resigned as the group coordinator for partition P in epoch E"): the coordinator of a partition moved.
+    "Elected": (False, [
+        Template(r"Elected as the group coordinator for partition (?P<p>\d++)", r"(?: in epoch \S++)?",
+                 _coordinator_moved("CoordinatorElected"), versions="2.8-3.9")]),
+    "Resigned": (False, [
+        Template(r"Resigned as the group coordinator for partition (?P<p>\d++)", r"(?: in epoch \S++)?",
+                 _coordinator_moved("CoordinatorResigned"), versions="2.8-3.9")]),
 }
 
 _KEY = re.compile(r"\[GroupId=|\[GroupId(?= )|\[Group(?= )|[A-Za-z]+")
