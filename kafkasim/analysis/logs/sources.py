@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from kafkasim.analysis.logs import broker, broker_kip848, broker_share, java_client, kafka_python, librdkafka
+from kafkasim.analysis.logs import (broker, broker_kip848, broker_share, java_client, kafka_python, kafka_streams,
+                                   librdkafka, spring_kafka)
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -35,7 +36,13 @@ LIBRDKAFKA = Source("librdkafka", (), (), librdkafka.FREE, librdkafka.PREFIXES, 
 KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PREFIXES, (), kafka_python.TEMPLATES,
                       kafka_python.key)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON)
+KAFKA_STREAMS = Source("kafka-streams", (), (), kafka_streams.FREE, kafka_streams.PREFIXES, kafka_streams.LOGGERS,
+                       kafka_streams.TEMPLATES)
+
+SPRING_KAFKA = Source("spring-kafka", (), (), spring_kafka.FREE, spring_kafka.PREFIXES, (), spring_kafka.TEMPLATES,
+                      spring_kafka.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, KAFKA_STREAMS, SPRING_KAFKA)
 
 
 class Marks:
@@ -81,8 +88,10 @@ EPOCH = {prefix: group for s in SOURCES for prefix, group in s.epoch.items()}
 NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for s in SOURCES for n, _ in s.free)]))
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
-#: librdkafka's "#consumer-"). A line that passes and holds no prefix is another logger's line all the same.
-FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group")
+#: librdkafka's "#consumer-" and "consumer.CommitFailedException: "). A line that passes and holds no prefix is another
+#: logger's line all the same.
+FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "Marking the coordinator dead", "Attempt to join group",
+          "stream-", "KafkaMessageListenerContainer")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.
