@@ -59,21 +59,33 @@ def _lost(m, t, ctx):
 
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
-    "State": (False, [Template(r"State transition from (?P<from>" + _STATE + r") to (?P<to>" + _STATE + ")", "",
-                               _transition, versions="1.0-")]),
-    "Detected": (False, [
-        # StreamThread.handleTaskMigrated (2.6+): log.warn("Detected that the thread is being fenced. " + ...)
+    "State transition from": (True, [Template(r"State transition from (?P<from>" + _STATE + r") to (?P<to>" + _STATE +
+                                              ")", "", _transition, versions="1.0-")]),
+    # StreamThread.handleTaskMigrated (2.6+): log.warn("Detected that the thread is being fenced. " + ...)
+    "Detected that the thread is being fenced": (True, [
         Template(r"Detected that the thread is being fenced\. " + _MISSED + r"Will close out all assigned tasks and "
-                 r"rejoin the consumer group", "", _dropped_out, versions="2.6-"),
-        # StreamThread.runLoop, TaskMigratedException (1.0): "Detected a task that got migrated to another thread. ..."
+                 r"rejoin the consumer group", "", _dropped_out, versions="2.6-")]),
+    # StreamThread.runLoop, TaskMigratedException (1.0): "Detected a task that got migrated to another thread. ..."
+    "Detected a task that got migrated": (True, [
         Template(r"Detected a task that got migrated to another thread\. " + _MISSED + r"Trying to rejoin the consumer "
-                 r"group now", "", _dropped_out, versions="1.0"),
-        # 1.1: "Detected task {} that got migrated to another thread: {} This implies that the thread may have ...";
-        # 2.0 - 2.5: "Detected task {} that got migrated to another thread. This implies that this thread ..."
+                 r"group now", "", _dropped_out, versions="1.0")]),
+    # 1.1: "Detected task {} that got migrated to another thread: {} This implies that the thread may have ...";
+    # 2.0 - 2.5: "Detected task {} that got migrated to another thread. This implies that this thread ..."
+    "Detected task": (False, [
         Template(r"Detected task (?P<task>\S+?) that got migrated to another thread(?:: .*?|\.) " + _MISSED +
                  r"Will try to rejoin the consumer group\. Below is the detailed description of the task:", ".*",
                  _dropped_out, versions="1.1-2.5")]),
     # StreamsRebalanceListener.onPartitionsLost: "at state {}: partitions {} lost due to missed rebalance.\n" + tasks
-    "at": (False, [Template(r"at state (?P<st>" + _STATE + r"): partitions (?P<l>\[[^\]]*+\]) lost due to missed "
-                            r"rebalance\.", ".*", _lost, versions="2.4-")]),
+    "at state": (True, [Template(r"at state (?P<st>" + _STATE + r"): partitions (?P<l>\[[^\]]*+\]) lost due to "
+                                 r"missed rebalance\.", ".*", _lost, versions="2.4-")]),
 }
+_KEYS = tuple(TEMPLATES)
+
+
+def key(message: str, mark) -> str:
+    """The wording's opening words (TEMPLATES' keys): "State store ..." and "Detected that shutdown ..." are other
+    lines under the same first word."""
+    for k in _KEYS:
+        if message.startswith(k):
+            return k
+    return ""

@@ -37,7 +37,7 @@ KAFKA_PYTHON = Source("kafka-python", (), (), kafka_python.FREE, kafka_python.PR
                       kafka_python.key)
 
 KAFKA_STREAMS = Source("kafka-streams", (), (), kafka_streams.FREE, kafka_streams.PREFIXES, kafka_streams.LOGGERS,
-                       kafka_streams.TEMPLATES)
+                       kafka_streams.TEMPLATES, kafka_streams.key)
 
 SPRING_KAFKA = Source("spring-kafka", (), (), spring_kafka.FREE, spring_kafka.PREFIXES, (), spring_kafka.TEMPLATES,
                       spring_kafka.key)
