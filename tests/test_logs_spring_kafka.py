@@ -8,6 +8,7 @@ Java consumer's (clients/.../consumer/CommitFailedException.java, ConsumerCoordi
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import datetime
 
@@ -95,6 +96,21 @@ def test_logback_log4j2_and_spring_boot_2_layouts_read_the_same():
     compose = f"orders-1  | {boot(message)}"
     assert rows([log4j2, boot2, compose, logback]) == event * 3 + [dict(event[0], time_inferred=True)]
     # Logback's default `%d{HH:mm:ss.SSS}` has no date: the day is the dated record's before it
+
+
+def test_json_layouts_that_keep_the_logger_in_a_field_of_its_own():
+    """Spring Boot's structured logging (ECS: `log.logger`; Logstash: `logger_name`): the logger's field is the
+    mark, the `message` field its message, the `@timestamp` its time."""
+    logger = "org.springframework.kafka.listener.KafkaMessageListenerContainer"
+    ecs = json.dumps({"@timestamp": "2024-03-05T20:21:14.681Z", "log.level": "INFO", "process.pid": 1,
+                      "process.thread.name": "org.springframework.kafka.KafkaListenerEndpointContainer#0-0-C-1",
+                      "service.name": "orders", "log.logger": logger,
+                      "message": "orders: partitions assigned: [orders-0]", "ecs.version": "8.11"})
+    logstash = json.dumps({"@timestamp": "2024-03-05T20:21:14.681Z", "@version": "1",
+                           "message": "orders: partitions lost: [orders-1]", "logger_name": logger,
+                           "thread_name": "ntainer#0-0-C-1", "level": "INFO", "level_value": 20000})
+    assert rows([ecs, logstash]) == [expected("PartitionsAssigned", "2.3-", topic="orders", partition=0),
+                                     expected("PartitionsLost", "2.4-", topic="orders", partition=1)]
 
 
 def test_the_container_messages_without_its_logger_are_not_read():
