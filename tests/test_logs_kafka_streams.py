@@ -65,6 +65,10 @@ FENCED = ("Detected that the thread is being fenced. This implies that this thre
            logger=" (org.apache.kafka.streams.KafkaStreams)"),
      [expected("MemberTransition", "1.0-", reason="REBALANCING", detail="RUNNING", state="KafkaStreams",
                client=CLIENT)]),
+    # 1.0's KafkaStreams: new LogContext(String.format("stream-client [%s]", clientId)), no space before the message
+    (log4j("State transition from CREATED to RUNNING", prefix=f"stream-client [{CLIENT}]",
+           logger=" (org.apache.kafka.streams.KafkaStreams)"),
+     [expected("MemberTransition", "1.0-", reason="RUNNING", detail="CREATED", state="KafkaStreams", client=CLIENT)]),
     # StreamThread.handleTaskMigrated (2.6 - 4.1), a WARN
     (log4j(FENCED, level="WARN"), [expected("PartitionsLost", "2.6-", reason="missed a rebalance")]),
     # StreamThread.runLoop, 1.0: "Detected a task that got migrated to another thread. " + "This implies that this
@@ -102,7 +106,8 @@ def test_the_layouts_a_streams_application_prints_read_the_same():
     logback = f"20:21:14.681 [{THREAD}] INFO  o.a.k.s.p.internals.StreamThread - {message}"
     log4j2 = f"2024-03-05 20:21:14.681 [{THREAD}] INFO  org.apache.kafka.streams.processor.internals.StreamThread - " \
              f"{message}"
-    boot = f"2024-03-05T20:21:14.681Z  INFO 1 --- [-StreamThread-1] o.a.k.s.p.internals.StreamThread         : {message}"
+    boot = (f"2024-03-05T20:21:14.681Z  INFO 1 --- [-StreamThread-1] o.a.k.s.p.internals.StreamThread         : "
+            f"{message}")
     compose = f"streams-1  | {log4j('State transition from RUNNING to PARTITIONS_REVOKED')}"
     assert rows([logback, log4j2, boot, compose]) == [event] * 4
 

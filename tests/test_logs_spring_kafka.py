@@ -62,7 +62,8 @@ def expected(kind, versions, group="orders", log_source="spring-kafka", **fields
     ("partitions assigned: [orders-2]",
      [expected("PartitionsAssigned", "2.0-2.2", group=None, topic="orders", partition=2)]),
     ("partitions revoked:[orders-2]", [expected("PartitionsRevoked", "1.3", group=None, topic="orders", partition=2)]),
-    # ListenerConsumer.run (2.3+): logger.error(fie, "'" + ConsumerConfig.GROUP_INSTANCE_ID_CONFIG + "' has been fenced")
+    # ListenerConsumer.run (2.3+): logger.error(fie, "'" + ConsumerConfig.GROUP_INSTANCE_ID_CONFIG
+    # + "' has been fenced")
     ("'group.instance.id' has been fenced",
      [expected("ConsumerStopped", "2.3-", group=None, error="FENCED_INSTANCE_ID")]),
     # ListenerConsumer.wrapUp (2.2+): logger.error("Fatal consumer exception; stopping container")
@@ -76,7 +77,8 @@ def expected(kind, versions, group="orders", log_source="spring-kafka", **fields
     ("These offsets could not be committed; partition(s) lost during rebalance: {orders-0=OffsetAndMetadata{offset=42, "
      "leaderEpoch=null, metadata=''}}",
      [expected("CommitFailed", "2.8.7-", group=None, reason="partition(s) lost during rebalance")]),
-    # enforceRebalanceIfNecessary (v3.0.15+): String.format("Enforced rebalance requested for container: %s", listenerId)
+    # enforceRebalanceIfNecessary (v3.0.15+): String.format("Enforced rebalance requested for container: %s",
+    # getListenerId())
     ("Enforced rebalance requested for container: orders-listener",
      [expected("RejoinRequested", "3.0.15-", group=None, reason="Enforced rebalance requested for container: "
                                                                 "orders-listener", detail="orders-listener")]),
@@ -92,7 +94,8 @@ def test_logback_log4j2_and_spring_boot_2_layouts_read_the_same():
     logback = f"20:21:14.681 [{thread}] INFO  o.s.k.l.KafkaMessageListenerContainer - {message}"
     log4j2 = f"2024-03-05 20:21:14,681 INFO [{thread}] org.springframework.kafka.listener." \
              f"KafkaMessageListenerContainer - {message}"
-    boot2 = f"2024-03-05 20:21:14.681  INFO 7 --- [ntainer#0-0-C-1] o.s.k.l.KafkaMessageListenerContainer    : {message}"
+    boot2 = (f"2024-03-05 20:21:14.681  INFO 7 --- [ntainer#0-0-C-1] o.s.k.l.KafkaMessageListenerContainer    : "
+             f"{message}")
     compose = f"orders-1  | {boot(message)}"
     assert rows([log4j2, boot2, compose, logback]) == event * 3 + [dict(event[0], time_inferred=True)]
     # Logback's default `%d{HH:mm:ss.SSS}` has no date: the day is the dated record's before it
@@ -130,7 +133,8 @@ def test_a_consumer_exception_with_its_commit_failed_exception():
              boot("Consumer exception", "ERROR"),
              "java.lang.IllegalStateException: This error handler cannot process 'org.apache.kafka.clients.consumer."
              "CommitFailedException's; no record information is available",
-             "\tat org.springframework.kafka.listener.DefaultErrorHandler.handleOtherException(DefaultErrorHandler.java:198)",
+             "\tat org.springframework.kafka.listener.DefaultErrorHandler.handleOtherException("
+             "DefaultErrorHandler.java:198)",
              # CommitFailedException() (2.3+): its default message
              "Caused by: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the "
              "group has already rebalanced and assigned the partitions to another member. This means that the time "

@@ -1,18 +1,19 @@
-"""Kafka Streams' rebalance lines (Apache Kafka's `streams/` module), 1.0 to 4.x.
+"""Kafka Streams' rebalance lines (Apache Kafka's `streams/` module), 1.0 to 4.1.
 
 A Streams application logs through the same Java logging as its consumers, so its log also holds
 their `[Consumer clientId=<thread>-consumer, groupId=<application.id>] ` lines: the Java consumer's
 reader (`java_client`) reads those. This module reads the Streams layer's own lines, read at each
-release from `streams/src/main/java/org/apache/kafka/streams/`: `processor/internals/StreamThread.java`
-(its state machine, a thread that missed a rebalance), `KafkaStreams.java` (the client's state
-machine) and `processor/internals/StreamsRebalanceListener.java` (2.4+: partitions lost). Each
-template says the releases whose source has its wording (docs/log-reader.md, "Kafka Streams").
+release branch (1.0 - 4.1) in `streams/src/main/java/org/apache/kafka/streams/`:
+`processor/internals/StreamThread.java` (its state machine, a thread that missed a rebalance),
+`KafkaStreams.java` (the client's state machine) and `processor/internals/StreamsRebalanceListener.java`
+(2.4+: partitions lost). Each template says the releases whose source has its wording
+(docs/log-reader.md, "Kafka Streams").
 
 Every line carries its LogContext prefix: `stream-thread [<thread name>] ` (StreamThread, and the
-assignor and rebalance listener that run on it), `stream-client [<client.id>] ` (KafkaStreams). The
-prefix names no group (the application.id is the consumers' group.id: `client_rules.name_groups`
-gives a line the group of its file's consumer lines). The events are the consumer's side (source
-"consumer"); `client` is the thread's name or the client's id.
+assignor and rebalance listener that run on it), `stream-client [<client.id>] ` (KafkaStreams; 1.0 prints
+no space after it). The prefix names no group (the application.id is the consumers' group.id:
+`client_rules.name_groups` gives a line the group of its file's consumer lines). The events are the
+consumer's side (source "consumer"); `client` is the thread's name or the client's id.
 
 Simplifications: DEBUG lines (the rebalance listener's "partitions assigned/revoked" before 2.4,
 "Thread state is already ...") and the lines of a thread's tasks are not read; TaskManager's
@@ -32,7 +33,8 @@ LOGGERS = (" (org.apache.kafka.streams",)
 _MACHINE = {"thread": "StreamThread", "client": "KafkaStreams"}
 #: StreamThread.State and KafkaStreams.State names.
 _STATE = r"[A-Z_]++"
-_MISSED = r"This implies that (?:the|this) thread (?:may have )?missed a rebalance and dropped out of the consumer group\. "
+_MISSED = (r"This implies that (?:the|this) thread (?:may have )?missed a rebalance and dropped out of the consumer "
+           r"group\. ")
 
 
 def _ev(t, ctx, kind, **fields) -> tuple:

@@ -6,9 +6,9 @@ consumer's reader (`java_client`) reads. This module reads the container's lines
 `spring-kafka/src/main/java/org/springframework/kafka/listener/`: `AbstractMessageListenerContainer.java`
 (the default rebalance listener: "partitions assigned/revoked/lost") and `KafkaMessageListenerContainer.java`
 (its `ListenerConsumer`: a fenced group.instance.id, a fatal stop, commits lost to a rebalance, an
-enforced rebalance), at the maintenance branches 1.3.x - 2.5.x and the release tags v2.6.0 - v4.1.x of
-spring-projects/spring-kafka. Each template says the releases whose source has its wording
-(docs/log-reader.md, "spring-kafka").
+enforced rebalance), at the maintenance branches 1.3.x - 4.1.x and main of spring-projects/spring-kafka,
+the first release of a wording from its tags (v2.6.0 - v4.1.1; before 2.6, its branch). Each template
+says the releases whose source has its wording (docs/log-reader.md, "spring-kafka").
 
 The container's messages have no prefix of their own ("my-group: partitions assigned: [orders-0]"),
 and their words are common ones: the mark is the logger that prints them, `KafkaMessageListenerContainer`
