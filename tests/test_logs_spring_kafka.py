@@ -32,6 +32,15 @@ def boot(message: str, level: str = "INFO") -> str:
             f"o.s.k.l.KafkaMessageListenerContainer    : {message}")
 
 
+#: CommitFailedException's default message (CommitFailedException.java, 2.3+), as a stack trace prints it
+COMMIT = ("org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group has "
+          "already rebalanced and assigned the partitions to another member. This means that the time between "
+          "subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies "
+          "that the poll loop is spending too much time message processing. You can address this either by "
+          "increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with "
+          "max.poll.records.")
+
+
 def rows(text) -> list[dict]:
     result = parse_lines(text, origin=ORIGIN)
     assert result.unparsed == [], result.unparsed
@@ -169,17 +178,27 @@ def test_a_fenced_static_member_and_a_commit_lost_to_a_rebalance_are_diagnosed()
                              boot("'group.instance.id' has been fenced", "ERROR")], "app.log")
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("misconfiguration", "orders", 0.9)]
     assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 2)]
-    commit = ("org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group "
-              "has already rebalanced and assigned the partitions to another member. This means that the time between "
-              "subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies "
-              "that the poll loop is spending too much time message processing. You can address this either by "
-              "increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with "
-              "max.poll.records.")
     report = diagnose_lines([boot("orders: partitions assigned: [orders-0]"), boot("Consumer exception", "ERROR"),
-                             commit, boot("Consumer exception", "ERROR"), commit], "app.log")
+                             COMMIT, boot("Consumer exception", "ERROR"), COMMIT], "app.log")
     # client_rules.slow_processing: 0.7 for the first CommitFailedException, 0.02 for the second
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("slow-processing", "orders", 0.72)]
     assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 3), ("app.log", 5)]
+
+
+def test_a_commit_failed_exception_beside_the_poll_timeout_is_more_evidence_not_more_score():
+    """With the Java consumer's own poll-timeout line (AbstractCoordinator.java 2.4+) in the file, the finding is that
+    line's (0.95); the CommitFailedException after it joins the evidence."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    poll = ("2024-03-05T20:21:14.600Z  WARN 1 --- [orders] [ead | orders-1] o.a.k.c.c.internals.ConsumerCoordinator  : "
+            "[Consumer clientId=consumer-orders-1, groupId=orders] consumer poll timeout has expired. This means the "
+            "time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which "
+            "typically implies that the poll loop is spending too much time processing messages. You can address "
+            "this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in "
+            "poll() with max.poll.records.")
+    report = diagnose_lines([poll, boot("Consumer exception", "ERROR"), COMMIT], "app.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("slow-processing", "orders", 0.95)]
+    assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 1), ("app.log", 3)]
 
 
 def test_a_cut_rebalance_line_is_kept_aside_with_why():
