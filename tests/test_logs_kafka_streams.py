@@ -88,6 +88,16 @@ FENCED = ("Detected that the thread is being fenced. This implies that this thre
            "and dropped out of the consumer group. Will try to rejoin the consumer group. Below is the detailed "
            "description of the task:", level="WARN"),
      [expected("PartitionsLost", "1.1-2.5", reason="missed a rebalance", detail="1_0")]),
+    # StreamThread.run: log.error("Encountered the following error during processing:", e) (1.0 - 2.5), "...
+    # unexpected Kafka exception during processing, " + "this usually indicate Streams internal errors:" (2.2 - 2.5),
+    # "... exception during processing " + "and the thread is going to shut down: " (2.6 - 2.7); the stack trace follows
+    (logback("Encountered the following error during processing:", level="ERROR"),
+     [expected("ConsumerStopped", "1.0-2.5", reason="thread died on an exception")]),
+    (logback("Encountered the following unexpected Kafka exception during processing, this usually indicate Streams "
+             "internal errors:", level="ERROR"),
+     [expected("ConsumerStopped", "2.2-2.5", reason="thread died on an exception")]),
+    (logback("Encountered the following exception during processing and the thread is going to shut down: ",
+             level="ERROR"), [expected("ConsumerStopped", "2.6-2.7", reason="thread died on an exception")]),
     # StreamsRebalanceListener.onPartitionsLost (2.4 - 4.1): "at state {}: partitions {} lost due to missed
     # rebalance.\n" + ..., its first line as Logback prints it (no logger after the message)
     (logback("at state RUNNING: partitions [orders-0, payments-3] lost due to missed rebalance."),

@@ -52,6 +52,12 @@ def _dropped_out(m, t, ctx):
     return [_ev(t, ctx, "PartitionsLost", reason="missed a rebalance", detail=m.groupdict().get("task"))]
 
 
+def _died(m, t, ctx):
+    """The thread ends on an exception: as spring-kafka's "Fatal consumer exception; stopping container", its
+    consumer stops (and leaves the group)."""
+    return [_ev(t, ctx, "ConsumerStopped", reason="thread died on an exception")]
+
+
 def _lost(m, t, ctx):
     """StreamsRebalanceListener.onPartitionsLost: one event per partition, as the Java consumer's "Lost
     previously assigned partitions" gives; `detail` is the thread's state then."""
@@ -77,6 +83,14 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Detected task (?P<task>\S+?) that got migrated to another thread(?:: .*?|\.) " + _MISSED +
                  r"Will try to rejoin the consumer group\. Below is the detailed description of the task:", ".*",
                  _dropped_out, versions="1.1-2.5")]),
+    # StreamThread.run: the exception that ends the thread (its consumer is closed and leaves the group), printed on
+    # the lines after; from 2.8 the uncaught exception handler (KIP-671) decides, and logs no such line here.
+    "Encountered the following": (False, [
+        Template(r"Encountered the following error during processing:", "", _died, versions="1.0-2.5"),
+        Template(r"Encountered the following unexpected Kafka exception during processing, this usually indicate "
+                 r"Streams internal errors:", "", _died, versions="2.2-2.5"),
+        Template(r"Encountered the following exception during processing and the thread is going to shut down:", "",
+                 _died, versions="2.6-2.7")]),
     # StreamsRebalanceListener.onPartitionsLost: "at state {}: partitions {} lost due to missed rebalance.\n" + tasks
     "at state": (True, [Template(r"at state (?P<st>" + _STATE + r"): partitions (?P<l>\[[^\]]*+\]) lost due to "
                                  r"missed rebalance\.", ".*", _lost, versions="2.4-")]),
