@@ -54,7 +54,7 @@ MAX_BLOCK_LINES = 500
 #: One line of a block: `\tname = value` (AbstractConfig.logAll), behind any prefix.
 BLOCK_LINE = re.compile(r"(?:^|\s)(?P<k>[a-z][a-z0-9._-]*+) = (?P<v>[^\n]*+)$")
 #: The fields of JSON layouts that hold the logger's name: Logstash's encoder (`logger_name`), Spring Boot's
-#: structured logging (ECS `log.logger`, Logstash `logger_name`), Log4j2's JsonLayout (`loggerName`).
+#: structured logging (ECS `log.logger`, Logstash `logger_name`), Log4j2's JsonLayout (`loggerName`), a plain `logger`.
 JSON_LOGGERS = ("logger_name", "log.logger", "loggerName", "logger")
 #: A logger name alone on its line, after a block.
 LOGGERS_ALONE = tuple(logger.lstrip() for logger in LOGGERS)
