@@ -66,8 +66,18 @@ class Marks:
         return found
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        """Every prefix of `text` from `pos`, left to right, in time linear in the text: the needles are looked
+        for once, and each other prefix's next match is kept until `pos` passes its start."""
+        free = [search for needle, search in self.free if needle in text]
+        ahead: list = [False] * len(free)  # each prefix's leftmost match at or after the last pos (False: not yet)
         while True:
-            found = self.search(text, pos)
+            found = self._bracket(text, pos)
+            for i, search in enumerate(free):
+                other = ahead[i]
+                if other is False or (other is not None and other.start() < pos):
+                    other = ahead[i] = search(text, pos)
+                if other is not None and (found is None or other.start() < found.start()):
+                    found = other
             if found is None:
                 return
             yield found
