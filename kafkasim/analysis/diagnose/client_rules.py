@@ -1,5 +1,5 @@
 """Findings from the clients' own lines (Java consumer, librdkafka, kafka-python, franz-go, sarama, kafkajs,
-aiokafka), and their merge with the coordinator's.
+aiokafka, Kafka Streams, spring-kafka), and their merge with the coordinator's.
 
 What a client's log shows that the coordinator's does not: why it left (its poll timer), whether the
 process lived through its silence (a session timer that fired at the same instant as the "unknown
@@ -24,7 +24,8 @@ from kafkasim.core.config import BROKER_CONFIGS
 _I = {name: i for i, name in enumerate(ROW_FIELDS)}
 LOG_SOURCE, DETAIL, CLIENT, INSTANCE, VERSIONS = (_I[n] for n in ("log_source", "detail", "client", "instance",
                                                                    "versions"))
-CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "franz-go", "sarama", "kafkajs", "aiokafka")
+CLIENT_SOURCES = ("java", "librdkafka", "kafka-python", "franz-go", "sarama", "kafkajs", "aiokafka", "kafka-streams",
+                  "spring-kafka")
 #: A session timer and the "unknown member" answer this close together: the process noticed both on waking.
 FROZEN_MS = 1_000
 #: librdkafka errors (rd_kafka_err_descs) and Kafka errors that say the coordinator could not be reached.
@@ -130,12 +131,22 @@ def slow_processing(rs: list, s: _Signals) -> None:
     leaves = [r for r in rs if r[KIND] == "LeaveGroup" and (r[REASON] or "").startswith("consumer poll timeout")]
     # 3.8+ "Time between subsequent calls to poll() was longer than ... Member M will rejoin the group now."
     rejoins = [r for r in rs if r[KIND] == "PollTimeoutRejoin"]
+    # Java: a CommitFailedException "Commit cannot be completed since the group has already rebalanced ... This means
+    # that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms"
+    # (CommitFailedException.java 1.0+), as the application prints it (spring-kafka's "Consumer exception"): the
+    # consumer's own account of its typical cause, but also what a member removed for its session meets.
+    commits = [r for r in rs if r[KIND] == "CommitFailed" and r[REASON] == "group rebalanced"]
     if polls or leaves:
         n = len(polls) or len(leaves)
         s.add("slow-processing", 0.95, polls or leaves,
               f"the client's poll timer expired {n} time(s) (its log: max.poll.interval.ms went by between two "
               f"poll() calls while the process lived), so it left the group")
-        s.add("slow-processing", 0.95, (leaves + rejoins) if polls else rejoins, "", count=0)
+        s.add("slow-processing", 0.95, (leaves + rejoins + commits) if polls else rejoins + commits, "", count=0)
+    elif commits:
+        s.add("slow-processing", 0.7, commits,
+              f"{len(commits)} offset commit(s) failed because the group had rebalanced without this member; the "
+              f"consumer's CommitFailedException names the usual cause: more than max.poll.interval.ms between two "
+              f"poll() calls")
 
 
 def _expiries(rs: list) -> list:

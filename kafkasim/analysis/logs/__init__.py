@@ -12,7 +12,7 @@ Its rooms, each read in one sitting:
     clock       the time of a record, and of one without a date (from its neighbours)
     wording     what a source's wordings are made of (Template, Ctx, Source)
     broker, broker_kip848      the group coordinator's wordings, by version (docs/broker-log-parser.md)
-    java_client, librdkafka, kafka_python, franz_go, sarama, kafkajs, aiokafka
+    java_client, librdkafka, kafka_python, franz_go, sarama, kafkajs, aiokafka, kafka_streams, spring_kafka
                 the clients' rebalance wordings, by release (docs/log-reader.md, "Client logs")
     sources     every source joined: one prefix pattern, one fast filter
     reader      LogParser: lines in, events out (every line read or kept aside with why)

@@ -6,8 +6,10 @@ Read at each release from `clients/src/main/java/org/apache/kafka/clients/consum
 for the classic protocol; under `group.protocol=consumer` (KIP-848) `MembershipManagerImpl.java` and
 `HeartbeatRequestManager.java` (3.7 - 3.9), `AbstractMembershipManager.java` and
 `AbstractHeartbeatRequestManager.java` (4.x); `common/config/AbstractConfig.java` (the "ConsumerConfig
-values:" block) and `common/utils/AppInfoParser.java` ("Kafka version: ..."). Each template says the
-releases whose source has its wording (docs/log-reader.md, "Client logs", lists them with the files).
+values:" block), `common/utils/AppInfoParser.java` ("Kafka version: ...") and `consumer/CommitFailedException.java`
+(the exception as an application prints it, e.g. after spring-kafka's "Consumer exception": its first line,
+which has no LogContext prefix). Each template says the releases whose source has its wording
+(docs/log-reader.md, "Client logs", lists them with the files).
 
 Every line of the consumer carries its LogContext prefix (`ConsumerUtils.createLogContext`, before 3.7
 `KafkaConsumer`): `[Consumer clientId=C, groupId=G] `, with `instanceId=I, ` first for a static member
@@ -24,14 +26,16 @@ from __future__ import annotations
 
 import re
 
-from kafkasim.analysis.logs.wording import Template, event, number
+from kafkasim.analysis.logs.wording import Template, event, number, topic_partitions
 from kafkasim.core.errors import Errors
 
 BRACKETED = (r"(?P<java>Consumer (?:instanceId=(?P<j_instance>[^,\]]*+), )?clientId=(?P<j_client>[^,\]]*+), "
              r"groupId=(?P<j_group>[^\]]*+)\] ?)",)
 FREE = (("ConsumerConfig values", r"(?P<java_config>ConsumerConfig values: ?)"),
-        ("Kafka version", r"(?P<java_version>(?<![\w.])Kafka version ?: ?)"))
-PREFIXES = ("java", "java_config", "java_version")
+        ("Kafka version", r"(?P<java_version>(?<![\w.])Kafka version ?: ?)"),
+        ("consumer.CommitFailedException: ", r"(?P<java_commit>(?<![\w.$])org\.apache\.kafka\.clients\.consumer\."
+                                             r"CommitFailedException: ?)"))
+PREFIXES = ("java", "java_config", "java_version", "java_commit")
 NEEDLES = ("[Consumer ",)
 LOGGERS = (" (org.apache.kafka.clients", " (org.apache.kafka.common")
 #: The settings of a "ConsumerConfig values:" block kept as ClientConfig events (the ones a rebalance
@@ -104,20 +108,11 @@ def _failed(kind: str, error: str | None = None):
     return build
 
 
-_TP = re.compile(r"(.+)-(\d+)$")
-
-
 def _partitions(kind: str):
-    """One event per partition of the list (`Utils.join(partitions, ", ")`, or a Set's `[a-0, b-1]`), as
-    the simulated consumer writes them; one with value 0 when the list is empty."""
+    """One event per partition of the list, as the simulated consumer writes them; one with value 0
+    when the list is empty."""
     def build(m, t, ctx):
-        items = [p.strip() for p in m["l"].strip().strip("[]").split(",") if p.strip()]
-        out = []
-        for item in items:
-            tp = _TP.match(item)
-            if tp is None:
-                continue
-            out.append(_ev(t, ctx, kind, topic=tp.group(1), partition=number(tp.group(2))))
+        out = [_ev(t, ctx, kind, topic=topic, partition=p) for topic, p in topic_partitions(m["l"])]
         return out or [_ev(t, ctx, kind, value=0.0)]
     return build
 
@@ -130,6 +125,22 @@ def _transition(m, t, ctx):
 
 def _version(m, t, ctx):
     return [event(t, "consumer", "KafkaVersion", detail=m["v"])]
+
+
+#: CommitFailedException's default message; `{}`: what it advises increasing (its wording changed in 2.3).
+_REBALANCED = (r"Commit cannot be completed since the group has already rebalanced and assigned the partitions to "
+               r"another member\. This means that the time between subsequent calls to poll\(\) was longer than the "
+               r"configured max\.poll\.interval\.ms, which typically implies that the poll loop is spending too much "
+               r"time message processing\. You can address this either by increasing {} or by reducing the maximum "
+               r"size of batches returned in poll\(\) with max\.poll\.records")
+
+
+def _commit_failed(reason: str):
+    """A CommitFailedException as an application prints it (the exception's first line, in a stack
+    trace or after the application's own message): the consumer's words, without its LogContext prefix."""
+    def build(m, t, ctx):
+        return [event(t, "consumer", "CommitFailed", reason=reason)]
+    return build
 
 
 _POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was longer than the configured "
@@ -249,15 +260,27 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "GroupHeartbeatRequest": (False, _heartbeat_failures("GroupHeartbeatRequest", "3.7-3.9", "3.8-3.9")),
     "ConsumerGroupHeartbeatRequest": (False, _heartbeat_failures("ConsumerGroupHeartbeatRequest", "4.0-", "4.0-")),
     "#version": (False, [Template(r"(?P<v>\d[\w.+-]*+)", "", _version, versions="1.0-")]),
+    # CommitFailedException.java's default message (ConsumerCoordinator's OffsetCommitResponseHandler raises it when the
+    # group no longer knows the member's generation), and ConsumerCoordinator.sendOffsetCommitRequest's own (2.5+).
+    "#commit": (False, [
+        Template(_REBALANCED.format("the session timeout"), "", _commit_failed("group rebalanced"), versions="1.0-2.2"),
+        Template(_REBALANCED.format(r"max\.poll\.interval\.ms"), "", _commit_failed("group rebalanced"),
+                 versions="2.3-"),
+        Template(r"Offset commit cannot be completed since the consumer is not part of an active group for auto "
+                 r"partition assignment; it is likely that the consumer was kicked out of the group", "",
+                 _commit_failed("not part of an active group"), versions="2.5-")]),
 }
 
 _WORD = re.compile(r"\S+")
 
 
 def key(message: str, mark) -> str:
-    """The message's first word (space-delimited: "(Re-)joining"); "#version" after AppInfoParser's words."""
+    """The message's first word (space-delimited: "(Re-)joining"); "#version" after AppInfoParser's words,
+    "#commit" after a CommitFailedException's class name."""
     if mark.lastgroup == "java_version":
         return "#version"
+    if mark.lastgroup == "java_commit":
+        return "#commit"
     m = _WORD.match(message)
     return m.group() if m else ""
 

@@ -55,6 +55,9 @@ BRACKET = MARK.bracket.search
 MAX_BLOCK_LINES = 500
 #: One line of a block: `\tname = value` (AbstractConfig.logAll), behind any prefix.
 BLOCK_LINE = re.compile(r"(?:^|\s)(?P<k>[a-z][a-z0-9._-]*+) = (?P<v>[^\n]*+)$")
+#: The fields of JSON layouts that hold the logger's name: Logstash's encoder (`logger_name`), Spring Boot's
+#: structured logging (ECS `log.logger`, Logstash `logger_name`), Log4j2's JsonLayout (`loggerName`), a plain `logger`.
+JSON_LOGGERS = ("logger_name", "log.logger", "loggerName", "logger")
 #: A logger name alone on its line, after a block.
 LOGGERS_ALONE = tuple(logger.lstrip() for logger in LOGGERS)
 
@@ -477,6 +480,10 @@ class LogParser(Clock):
             message = key_values(obj)
             if message is None or MARK.search(message) is None:
                 return None, used
+        else:
+            text = obj.get("message")
+            if isinstance(text, str) and any(obj.get(k) is message for k in JSON_LOGGERS):
+                message = f"{message} - {text}"  # the mark is the logger (spring-kafka's container): its message follows
         message = no_surrogates(message.rstrip("\r\n"))
         head = message[:MARK.search(message).start()]
         if WHEN.match(head, max(0, len(head) - HEAD_WINDOW)) is None:

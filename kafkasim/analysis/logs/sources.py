@@ -10,7 +10,7 @@ import re
 from typing import Iterator
 
 from kafkasim.analysis.logs import (aiokafka, broker, broker_kip848, broker_share, franz_go, java_client, kafka_python,
-                                   kafkajs, librdkafka, sarama)
+                                   kafka_streams, kafkajs, librdkafka, sarama, spring_kafka)
 from kafkasim.analysis.logs.wording import Source
 
 
@@ -45,7 +45,14 @@ KAFKAJS = Source("kafkajs", kafkajs.BRACKETED, kafkajs.NEEDLES, (), kafkajs.PREF
 
 AIOKAFKA = Source("aiokafka", (), (), aiokafka.FREE, aiokafka.PREFIXES, (), aiokafka.TEMPLATES, aiokafka.key)
 
-SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO, SARAMA, KAFKAJS, AIOKAFKA)
+KAFKA_STREAMS = Source("kafka-streams", (), (), kafka_streams.FREE, kafka_streams.PREFIXES, kafka_streams.LOGGERS,
+                       kafka_streams.TEMPLATES, kafka_streams.key)
+
+SPRING_KAFKA = Source("spring-kafka", (), (), spring_kafka.FREE, spring_kafka.PREFIXES, (), spring_kafka.TEMPLATES,
+                      spring_kafka.key)
+
+SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO, SARAMA, KAFKAJS, AIOKAFKA,
+                               KAFKA_STREAMS, SPRING_KAFKA)
 
 
 class Marks:
@@ -74,9 +81,18 @@ class Marks:
         return [search for needle, search in self.free if needle in text]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
-        free = self.present(text)  # once per text, not once per prefix found in it
+        """Every prefix of `text` from `pos`, left to right, in time linear in the text: the needles are looked
+        for once, and each other prefix's next match is kept until `pos` passes its start."""
+        free = self.present(text)
+        ahead: list = [False] * len(free)  # each prefix's leftmost match at or after the last pos (False: not yet)
         while True:
-            found = self.search(text, pos, free)
+            found = self._bracket(text, pos)
+            for i, search in enumerate(free):
+                other = ahead[i]
+                if other is False or (other is not None and other.start() < pos):
+                    other = ahead[i] = search(text, pos)
+                if other is not None and (found is None or other.start() < found.start()):
+                    found = other
             if found is None:
                 return
             yield found
@@ -100,12 +116,13 @@ NEEDLES = tuple(dict.fromkeys([*(n for s in SOURCES for n in s.needles), *(n for
 #: The reader's fast filter: fewer, shorter substrings that every needle holds (the reader checks the first
 #: three inline, on every line of a file; "onsumer" stands for "[Consumer ", "ConsumerConfig values" and
 #: librdkafka's "#consumer-", sarama's "consumergroup/", kafkajs's "[Consumer] " and "[ConsumerGroup] ", aiokafka's
-#: logger name; "group" stands for franz-go's "; group: ", " group=" and the JSON records' `"group":`; "roup " for
-#: kafka-python's and aiokafka's wordings that name a group, and aiokafka's "LeaveGroup request"). A line that
-#: passes and holds no prefix is another logger's line all the same. A JSON record is read once decoded: it passes
-#: as its needle's words do.
+#: logger name, "consumer.CommitFailedException: "; "group" stands for franz-go's "; group: ", " group=" and the
+#: JSON records' `"group":`; "roup " for kafka-python's and aiokafka's wordings that name a group, and aiokafka's
+#: "LeaveGroup request"). A line that passes and holds no prefix is another logger's line all the same. A JSON
+#: record is read once decoded: it passes as its needle's words do.
 FILTER = ("[Group", "onsumer", "Kafka version", "Heartbeat", "oordinator dead", "group", "roup ", "OnPartitions",
-          "client/coordinator ", "kafka server: ", "known static member", "[Runner] ", "[Connection] ")
+          "client/coordinator ", "kafka server: ", "known static member", "[Runner] ", "[Connection] ", "stream-",
+          "KafkaMessageListenerContainer")
 assert all(any(f in needle for f in FILTER) for needle in NEEDLES), "a needle no FILTER string covers"
 FILTER += ("\n",) * (3 - len(FILTER)) if len(FILTER) < 3 else ()  # "\n": in no line
 #: Text that begins a logger name printed after the message, of any source.

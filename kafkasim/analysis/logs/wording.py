@@ -65,6 +65,20 @@ def number(text):
     return int(text)
 
 
+_TP = re.compile(r"(.+)-(\d+)$")
+
+
+def topic_partitions(text: str) -> list[tuple[str, int]]:
+    """(topic, partition) of each `topic-N` of a Java list (`Utils.join(partitions, ", ")`, or a
+    Collection's `[a-0, b-1]`); items that are no `topic-N` are left out."""
+    out = []
+    for item in (p.strip() for p in text.strip().strip("[]").split(",")):
+        tp = _TP.match(item)
+        if tp is not None:
+            out.append((tp.group(1), number(tp.group(2))))
+    return out
+
+
 def members(text: str) -> list[str]:
     """The ids of a list as Scala's Set(...) or Java's [...] print it."""
     return [m for m in (s.strip() for s in text.split(",")) if m]
