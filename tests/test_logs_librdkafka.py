@@ -60,14 +60,14 @@ def expected(kind, versions, **fields) -> dict:
     (rd(7, "HEARTBEAT", "Heartbeat failed due to coordinator (broker-1:9092/1) no longer available: Local: Broker "
                         "transport failure: re-querying for coordinator"),
      [expected("HeartbeatResponse", "1.0-", error="_TRANSPORT")]),
-    # 0.11+: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, member metadata
-    # count %d: %s" (" (me)" when this member leads; "(no error)" or err2str)
+    # 1.6+: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, member metadata
+    # count %d: %s" (" (me)" when this member leads; "(no error)" or err2str); 0.9.4 - 1.5 said "%d members in group"
     (rd(7, "JOINGROUP", "JoinGroup response: GenerationId 5, Protocol range, LeaderId rdkafka-9f1b (me), my MemberId "
                         "rdkafka-9f1b, member metadata count 2: (no error)"),
-     [expected("JoinGroupResponse", "0.11-", member="rdkafka-9f1b", generation=5, reason="range")]),
+     [expected("JoinGroupResponse", "1.6-", member="rdkafka-9f1b", generation=5, reason="range")]),
     (rd(7, "JOINGROUP", "JoinGroup response: GenerationId -1, Protocol , LeaderId , my MemberId , member metadata "
                         "count 0: Broker: Unknown member"),
-     [expected("JoinGroupResponse", "0.11-", generation=-1, error="UNKNOWN_MEMBER_ID")]),
+     [expected("JoinGroupResponse", "1.6-", generation=-1, error="UNKNOWN_MEMBER_ID")]),
     # 1.6+: "Group \"%.*s\" %s (%s) in state %s (join-state %s) with %d assigned partition(s)%s: %s"
     (rd(7, "REBALANCE", 'Group "orders" is rebalancing (EAGER) in state up (join-state steady) with 2 assigned '
                         'partition(s): rebalance in progress'),
