@@ -49,7 +49,7 @@ LAYOUTS = {
     "rdkafka_go": r"\[" + _NAME + r"\]\[" + _FAC + r"\]\[(?P<rd_level>[0-7])\]",
     # confluent-kafka-dotnet Loggers.ConsoleLogger (src/Confluent.Kafka/Loggers.cs, 0.9.4-):
     # "{logInfo.Level}|{now}|{logInfo.Name}|{logInfo.Facility}| {logInfo.Message}" (local time, yyyy-MM-dd HH:mm:ss.fff)
-    "rdkafka_dotnet": r"(?<![\w-])" + _NAME + r"\|" + _FAC + r"\| ",
+    "rdkafka_dotnet": r"\|" + _NAME + r"\|" + _FAC + r"\| ",
 }
 FREE = tuple(("#consumer-", f"(?P<{prefix}>{pattern}{_BUF})") for prefix, pattern in LAYOUTS.items())
 PREFIXES = tuple(LAYOUTS)
@@ -112,11 +112,13 @@ def _heartbeat(kind: str):
     return build
 
 
-def _fatal(m, t, ctx):
-    """`rd_kafka_set_fatal_error`: the consumer stops; KIP-848's fatal heartbeat errors (UNRELEASED_INSTANCE_ID,
-    GROUP_MAX_SIZE_REACHED, UNSUPPORTED_ASSIGNOR, ...) are ConsumerGroupHeartbeat answers."""
-    kind = "ConsumerGroupHeartbeat" if m["w"] == "ConsumerGroupHeartbeat" else "FatalError"
-    return [_ev(t, ctx, kind, **_error(m["e"]))]
+def _fatal(kind: str):
+    """`rd_kafka_set_fatal_error`: the consumer stops. KIP-848's fatal heartbeat errors (UNRELEASED_INSTANCE_ID,
+    GROUP_MAX_SIZE_REACHED, UNSUPPORTED_ASSIGNOR, ...) are ConsumerGroupHeartbeat answers; the classic protocol's
+    (FENCED_INSTANCE_ID, from a JoinGroup, SyncGroup or Heartbeat answer the line does not name) a FatalError."""
+    def build(m, t, ctx):
+        return [_ev(t, ctx, kind, **_error(m["e"]))]
+    return build
 
 
 def _coordinator_error(m, t, ctx):
@@ -179,8 +181,10 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                                   "", _session_timeout, versions="1.4-")]),
     # rd_kafka_set_fatal_error (src/rdkafka.c 1.0-): "Fatal error: %s: %s" (err2str, then the caller's words:
     # "Fatal consumer error: %s" in rdkafka_cgrp.c 1.4-, "ConsumerGroupHeartbeat fatal error: %s" 2.4-)
-    "FATAL": (False, [Template(r"Fatal error: (?P<e>.+?): (?P<w>Fatal consumer|ConsumerGroupHeartbeat fatal) error: .*",
-                               "", _fatal, versions="1.4-")]),
+    "FATAL": (False, [
+        Template(r"Fatal error: (?P<e>.+?): Fatal consumer error: .*", "", _fatal("FatalError"), versions="1.4-"),
+        Template(r"Fatal error: (?P<e>.+?): ConsumerGroupHeartbeat fatal error: .*", "",
+                 _fatal("ConsumerGroupHeartbeat"), versions="2.4-")]),
     "HEARTBEAT": (False, [
         Template(_GROUP + r" heartbeat error response in state \S++ \(join-state [^\s,]++, \d++ "
                  r"partition\(s\) assigned\): (?P<e>.*)", "", _BEAT, versions="1.6-"),
@@ -214,7 +218,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(_GROUP + r" GroupCoordinator response error: (?P<s>.*)", "", _coordinator_error, versions="0.9-1.3"),
         Template(_GROUP + r" changing coordinator (?P<fr>-?\d++) -> (?P<to>-?\d++)", "", _coordinator_changed,
                  versions="0.9-")]),
-    "LEAVE": (False, [Template(_GROUP + r": leave(?: \(in state (?P<s>\S++)\))?(?:: .*)?", "", _leave,
+    "LEAVE": (False, [Template(_GROUP + r": leave(?: \(in state (?P<s>[^\s)]++)\))?(?:: .*)?", "", _leave,
                                versions="0.9-")]),
     "CONF": (False, [Template(r"\s*+(?P<k>[a-z][\w.]*+) = (?P<v>.*)", "", _conf, versions="1.6-")]),
     "INIT": (False, [Template(r"librdkafka v(?P<v>\S++) \(0x[0-9a-f]++\) \S++ initialized \(builtin\.features ", ".*",

@@ -41,26 +41,48 @@ SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON)
 class Marks:
     """The message prefixes of every source: `search` finds the leftmost one in a text, as one
     alternation of them all would, but fast: the prefixes that begin with `[` are one pattern that
-    begins with a literal (which the regex engine skips to), and each other prefix is searched only in
-    a text that holds its needle. `Match.lastgroup` names the prefix (SOURCE_OF: its source)."""
+    begins with a literal (which the regex engine skips to), and the other prefixes are searched only in
+    a text that holds their needle (checked once for all the prefixes that share it, e.g. librdkafka's
+    layouts). `Match.lastgroup` names the prefix (SOURCE_OF: its source)."""
 
     def __init__(self, sources: tuple[Source, ...]):
         self.bracket = re.compile(r"\[(?:" + "|".join(p for s in sources for p in s.bracketed) + ")")
-        self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
+        by_needle: dict[str, list] = {}
+        for s in sources:
+            for needle, pattern in s.free:
+                by_needle.setdefault(needle, []).append(re.compile(pattern).search)
+        self.free = tuple((needle, tuple(searches)) for needle, searches in by_needle.items())
         self._bracket = self.bracket.search
 
-    def search(self, text: str, pos: int = 0) -> re.Match | None:
+    def search(self, text: str, pos: int = 0, known: dict | None = None) -> re.Match | None:
+        """The leftmost prefix at or after `pos`. `known` (pattern -> (from, its first match from there)) lets
+        a caller that searches one text again and again (`finditer`) skip the patterns whose next match is
+        known: a match found from `from` is the first one from any position up to its start, and no match
+        from `from` means none after it, so a long line is scanned once per pattern, not once per record."""
         found = self._bracket(text, pos)
-        for needle, search in self.free:
+        for needle, searches in self.free:
             if needle in text:
-                other = search(text, pos)
-                if other is not None and (found is None or other.start() < found.start()):
-                    found = other
+                for search in searches:
+                    other = self._next(search, text, pos, known)
+                    if other is not None and (found is None or other.start() < found.start()):
+                        found = other
+        return found
+
+    @staticmethod
+    def _next(search, text: str, pos: int, known: dict | None) -> re.Match | None:
+        if known is None:
+            return search(text, pos)
+        last = known.get(search)
+        if last is not None and last[0] <= pos and (last[1] is None or last[1].start() >= pos):
+            return last[1]
+        found = search(text, pos)
+        known[search] = (pos, found)
         return found
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
+        known: dict = {}
         while True:
-            found = self.search(text, pos)
+            found = self.search(text, pos, known)
             if found is None:
                 return
             yield found
