@@ -29,15 +29,15 @@ from kafkasim.analysis.logs.wording import Template, event, number
 _NAME = r"(?P<rd_name>[^\s|#:\[\]]*+#consumer-\d++)"
 _FAC = r"(?P<rd_fac>[A-Z][A-Z0-9_]*+)"
 #: What `rd_kafka_log0` (src/rdkafka.c) puts in front of every message: the thread's name (`log.thread.name`,
-#: on by default since 0.9.0) and, for a broker's line (`rd_rkb_dbg`), the broker's name
+#: on by default from 0.9.4) and, for a broker's line (`rd_rkb_dbg`), the broker's name
 #: (`[proto://]host:port/id`, or `GroupCoordinator/id`).
 _BUF = r"(?:\[thrd:[^\]]*+\]: )?(?:(?P<rd_broker>(?:[a-z_]++://)?[^\s/:\[\]\"]++(?::\d++)?/\w++): )?"
 #: prefix -> its pattern up to the message, each from the source that prints it (docs/log-reader.md):
 LAYOUTS = {
     # librdkafka's default log_cb, rd_kafka_log_print (src/rdkafka.c, 0.8-): "%%%i|%u.%03u|%s|%s| %s\n"
     "rdkafka": r"%?(?P<rd_level>[0-7])\|(?P<rd_ts>\d{9,11}\.\d{3})\|" + _FAC + r"\|" + _NAME + r"\| ",
-    # the logger of librdkafka's example programs (examples/rdkafka_example.c, rdkafka_consumer_example.c 0.9-0.11,
-    # rdkafka_complex_consumer_example.c 1.x-2.x): "%u.%03u RDKAFKA-%i-%s: %s: %s\n"
+    # the logger of librdkafka's example programs (examples/rdkafka_example.c, rdkafka_consumer_example.c 0.9-1.2,
+    # rdkafka_complex_consumer_example.c 1.3-): "%u.%03u RDKAFKA-%i-%s: %s: %s\n"
     "rdkafka_example": r"(?P<rd_ts>\d{9,11}\.\d{3}) RDKAFKA-(?P<rd_level>[0-7])-" + _FAC + ": " + _NAME + ": ",
     # librdkafka's syslog log_cb, rd_kafka_log_syslog (src/rdkafka.c, 0.8-): syslog(level, "%s: %s: %s", ...)
     "rdkafka_syslog": r"(?<![\w-])" + _FAC + ": " + _NAME + ": ",
