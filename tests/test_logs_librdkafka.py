@@ -14,7 +14,7 @@ from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
 ORIGIN = datetime(2024, 3, 5)
 #: 1709669774.681 s since the epoch is 2024-03-05 20:16:14.681 UTC: ms since ORIGIN
 T = ((20 * 60 + 16) * 60 + 14) * 1000 + 681
-KEYS = ("time", "source", "group", "member", "kind", "generation", "error", "reason", "value", "log_source",
+KEYS = ("time", "source", "group", "member", "kind", "generation", "error", "reason", "value", "state", "log_source",
         "versions", "detail", "client")
 
 
@@ -60,14 +60,14 @@ def expected(kind, versions, **fields) -> dict:
     (rd(7, "HEARTBEAT", "Heartbeat failed due to coordinator (broker-1:9092/1) no longer available: Local: Broker "
                         "transport failure: re-querying for coordinator"),
      [expected("HeartbeatResponse", "1.0-", error="_TRANSPORT")]),
-    # 0.11+: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, member metadata
-    # count %d: %s" (" (me)" when this member leads; "(no error)" or err2str)
+    # 1.6+: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, member metadata
+    # count %d: %s" (" (me)" when this member leads; "(no error)" or err2str); 0.9.4 - 1.5 said "%d members in group"
     (rd(7, "JOINGROUP", "JoinGroup response: GenerationId 5, Protocol range, LeaderId rdkafka-9f1b (me), my MemberId "
                         "rdkafka-9f1b, member metadata count 2: (no error)"),
-     [expected("JoinGroupResponse", "0.11-", member="rdkafka-9f1b", generation=5, reason="range")]),
+     [expected("JoinGroupResponse", "1.6-", member="rdkafka-9f1b", generation=5, reason="range")]),
     (rd(7, "JOINGROUP", "JoinGroup response: GenerationId -1, Protocol , LeaderId , my MemberId , member metadata "
                         "count 0: Broker: Unknown member"),
-     [expected("JoinGroupResponse", "0.11-", generation=-1, error="UNKNOWN_MEMBER_ID")]),
+     [expected("JoinGroupResponse", "1.6-", generation=-1, error="UNKNOWN_MEMBER_ID")]),
     # 1.6+: "Group \"%.*s\" %s (%s) in state %s (join-state %s) with %d assigned partition(s)%s: %s"
     (rd(7, "REBALANCE", 'Group "orders" is rebalancing (EAGER) in state up (join-state steady) with 2 assigned '
                         'partition(s): rebalance in progress'),
@@ -79,6 +79,54 @@ def expected(kind, versions, **fields) -> dict:
                value=3.0, detail="COOPERATIVE")]),
     (rd(7, "REBALANCE", 'Group "orders": revoking all 3 partition(s) (assignment lost)'),
      [expected("PartitionsLost", "1.6-", group="orders", value=3.0)]),
+    # 0.9 - 1.5: the same heartbeat line said "join state" (no hyphen)
+    (rd(7, "HEARTBEAT", 'Group "g1" heartbeat error response in state up (join state assigned, 1 partition(s) '
+                        'assigned): Broker: Specified group generation id is not valid'),
+     [expected("HeartbeatResponse", "0.9-1.5", group="g1", error="ILLEGAL_GENERATION")]),
+    # 0.9.4 - 1.5: "JoinGroup response: GenerationId %d, Protocol %.*s, LeaderId %.*s%s, my MemberId %.*s, %d members
+    # in group: %s"
+    (rd(7, "JOINGROUP", "JoinGroup response: GenerationId 12, Protocol roundrobin, LeaderId rdkafka-1a, my MemberId "
+                        "rdkafka-2b, 0 members in group: (no error)"),
+     [expected("JoinGroupResponse", "0.9.4-1.5", member="rdkafka-2b", generation=12, reason="roundrobin")]),
+    # 1.0 - 1.5: "Group \"%.*s\" is rebalancing in state %s (join-state %s) %s assignment: %s" (with/without)
+    (rd(7, "REBALANCE", 'Group "orders" is rebalancing in state up (join-state started) without assignment: group '
+                        'rejoin'),
+     [expected("RebalanceStarted", "1.0-1.5", group="orders", reason="group rejoin")]),
+    # group.protocol=consumer (KIP-848), 2.4+: rd_kafka_cgrp_handle_ConsumerGroupHeartbeat, "ConsumerGroupHeartbeat
+    # failed due to: %s: will rejoin the group" (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH) and the coordinator's two
+    (rd(7, "HEARTBEAT", "ConsumerGroupHeartbeat failed due to: Broker: The member epoch is fenced by the group "
+                        "coordinator: will rejoin the group"),
+     [expected("ConsumerGroupHeartbeat", "2.4-", error="FENCED_MEMBER_EPOCH")]),
+    (rd(7, "HEARTBEAT", "ConsumerGroupHeartbeat failed due to coordinator (broker-2:9092/2) loading in progress: "
+                        "Broker: Coordinator load in progress: retrying"),
+     [expected("ConsumerGroupHeartbeat", "2.4-", error="COORDINATOR_LOAD_IN_PROGRESS")]),
+    (rd(7, "HEARTBEAT", "ConsumerGroupHeartbeat failed due to coordinator (none) no longer available: Local: Broker "
+                        "transport failure: re-querying for coordinator"),
+     [expected("ConsumerGroupHeartbeat", "2.4-", error="_TRANSPORT")]),
+    # rdkafka.c rd_kafka_set_fatal_error: LOG_EMERG "Fatal error: %s: %s"; 2.4+ "ConsumerGroupHeartbeat fatal error: %s"
+    (rd(0, "FATAL", "Fatal error: Broker: The instance ID is still used by another member in the consumer group: "
+                    "ConsumerGroupHeartbeat fatal error: Broker: The instance ID is still used by another member in "
+                    "the consumer group"),
+     [expected("ConsumerGroupHeartbeat", "2.4-", error="UNRELEASED_INSTANCE_ID")]),
+    # 1.4+: "Fatal consumer error: %s" (a static member fenced by a newer instance)
+    (rd(0, "FATAL", "Fatal error: Broker: Static consumer fenced by other consumer with same group.instance.id: Fatal "
+                    "consumer error: Broker: Static consumer fenced by other consumer with same group.instance.id"),
+     [expected("FatalError", "1.4-", error="FENCED_INSTANCE_ID")]),
+    # CGRPCOORD, a broker thread's line (rd_rkb_dbg: the broker's name in front): 0.9 - 1.3 "Group \"%.*s\"
+    # GroupCoordinator response error: %s" (err2str); 1.4+ "... FindCoordinator response error: %s: %s" (err2name)
+    (rd(7, "CGRPCOORD", 'kafkanode145:9092/145: Group "billing" GroupCoordinator response error: Broker: Group '
+                        'coordinator not available'),
+     [expected("CoordinatorNotFound", "0.9-1.3", group="billing", error="COORDINATOR_NOT_AVAILABLE",
+               detail="kafkanode145:9092/145")]),
+    (rd(7, "CGRPCOORD", 'GroupCoordinator/3: Group "billing" FindCoordinator response error: NOT_COORDINATOR: '
+                        'Broker: Not coordinator', thread="GroupCoordinator"),
+     [expected("CoordinatorNotFound", "1.4-", group="billing", error="NOT_COORDINATOR", detail="GroupCoordinator/3")]),
+    (rd(7, "CGRPCOORD", 'Group "billing" changing coordinator 3 -> 1'),
+     [expected("CoordinatorDiscovered", "0.9-", group="billing", detail="broker 1",
+               reason="changing coordinator 3 -> 1")]),
+    # LEAVE: "Group \"%.*s\": leave" (0.9), "... leave (in state %s)" (0.11.6+)
+    (rd(7, "LEAVE", 'Group "orders": leave (in state up)'),
+     [expected("LeaveGroup", "0.9-", group="orders", state="up")]),
     # rdkafka_conf.c 1.6+ (debug=conf): rd_kafka_dbg(CONF, "CONF", "  %s = %s")
     (rd(7, "CONF", "  session.timeout.ms = 45000", thread="app"),
      [expected("ClientConfig", "1.6-", reason="session.timeout.ms", value=45000.0, detail="45000")]),

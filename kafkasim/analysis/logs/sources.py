@@ -58,12 +58,17 @@ SOURCES: tuple[Source, ...] = (BROKER, JAVA, LIBRDKAFKA, KAFKA_PYTHON, FRANZ_GO,
 class Marks:
     """The message prefixes of every source: `search` finds the leftmost one in a text, as one
     alternation of them all would, but fast: the prefixes that begin with `[` are one pattern that
-    begins with a literal (which the regex engine skips to), and each other prefix is searched only in
-    a text that holds its needle. `Match.lastgroup` names the prefix (SOURCE_OF: its source)."""
+    begins with a literal (which the regex engine skips to), and the other prefixes are searched only in
+    a text that holds their needle (checked once for all the prefixes that share it, e.g. librdkafka's
+    layouts). `Match.lastgroup` names the prefix (SOURCE_OF: its source)."""
 
     def __init__(self, sources: tuple[Source, ...]):
         self.bracket = re.compile(r"\[(?:" + "|".join(p for s in sources for p in s.bracketed) + ")")
-        self.free = tuple((needle, re.compile(pattern).search) for s in sources for needle, pattern in s.free)
+        by_needle: dict[str, list] = {}
+        for s in sources:
+            for needle, pattern in s.free:
+                by_needle.setdefault(needle, []).append(re.compile(pattern).search)
+        self.free = tuple((needle, tuple(searches)) for needle, searches in by_needle.items())
         self._bracket = self.bracket.search
 
     def search(self, text: str, pos: int = 0, free: list | None = None) -> re.Match | None:
@@ -78,7 +83,7 @@ class Marks:
 
     def present(self, text: str) -> list:
         """The searches of the prefixes not beginning with `[` whose needle is in `text`."""
-        return [search for needle, search in self.free if needle in text]
+        return [search for needle, searches in self.free if needle in text for search in searches]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match]:
         """Every prefix of `text` from `pos`, left to right, in time linear in the text: the needles are looked
