@@ -465,3 +465,75 @@ def test_the_share_assignor_list_refuses_anything_but_one_simple_assignor(versio
     with pytest.raises(ConfigError) as e:
         C.broker_config(version, {"group.share.assignors": value})
     assert str(e.value) == message
+
+
+# -- versions and ConfigDef's type checks ----------------------------------------------------------------
+
+@pytest.mark.parametrize("version", [[3, 7], (3, -1), (3, True), (), "3", "3.7.1.2.0"])
+def test_a_version_is_a_string_of_2_to_4_numbers_or_a_tuple_of_non_negative_ints(version):
+    with pytest.raises(ConfigError) as e:
+        C.parse_version(version)
+    assert str(e.value).startswith(f"kafka_version must look like '3.7', '0.10.1' or '3.7.1', got {version!r}; "
+                                   "supported versions: 0.9, 0.10.0, ")
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("3.0", (3,)), ("3.7.0", (3, 7)), ("0.10.0", (0, 10)), ("0.9.0.1", (0, 9, 0, 1)), ((3, 7, 0), (3, 7))])
+def test_trailing_zeros_do_not_count_so_a_line_and_its_first_release_compare_equal(version, expected):
+    assert C.version_tuple(version) == expected
+
+
+@pytest.mark.parametrize("version, hint", [
+    ("0.8.2", " (Kafka before 0.9 has no group coordinator; the 0.8.2 ZooKeeper consumer is "
+              "zookeeper_consumer_config())"),
+    ("0.10.3", ""), ("4.5", ""), ("5.0", "")])
+def test_an_unsupported_version_names_the_supported_ones_and_0_8_the_zookeeper_consumer(version, hint):
+    with pytest.raises(ConfigError) as e:
+        C.normalize_version(version)
+    assert str(e.value) == (f"Unsupported kafka_version {version!r}{hint}; supported versions: "
+                            f"{', '.join(C.KAFKA_VERSIONS)} (a release such as '3.7.1' maps to its line)")
+
+
+INT = C.ConfigSpec("x.int", "int", (("1.0", 1),), "doc")
+LONG = C.ConfigSpec("x.long", "long", (("1.0", 1),), "doc", low=0)
+CAPPED = C.ConfigSpec("x.capped", "int", (("1.0", 1),), "doc", high=10)
+
+
+@pytest.mark.parametrize("spec, value, message", [
+    (INT, 2**31, "Invalid value 2147483648 for configuration x.int: Expected value to be a 32-bit integer "
+                 "(valid range: [-2147483648, 2147483647])"),
+    (INT, -2**31 - 1, "Invalid value -2147483649 for configuration x.int: Expected value to be a 32-bit integer "
+                      "(valid range: [-2147483648, 2147483647])"),
+    (INT, "5", "Invalid value '5' for configuration x.int: Expected value to be a 32-bit integer, but it was a str "
+               "(valid range: [-2147483648, 2147483647])"),
+    (INT, True, "Invalid value True for configuration x.int: Expected value to be a 32-bit integer, but it was a "
+                "bool (valid range: [-2147483648, 2147483647])"),
+    (LONG, 2**63, "Invalid value 9223372036854775808 for configuration x.long: Expected value to be a 64-bit "
+                  "integer (long) (valid range: [0, 9223372036854775807])"),
+    (CAPPED, 2**31, "Invalid value 2147483648 for configuration x.capped: Expected value to be a 32-bit integer "
+                    "(valid range: [-2147483648, 10])"),
+    (CAPPED, 11, "Invalid value 11 for configuration x.capped: Value must be no more than 10 "
+                 "(valid range: [-inf, 10])"),
+    (C.ConfigSpec("x.bool", "boolean", (("1.0", True),), "doc"), "yes",
+     "Invalid value 'yes' for configuration x.bool: Expected value to be either true or false"),
+    (C.ConfigSpec("x.str", "string", (("1.0", "a"),), "doc"), 5,
+     "Invalid value 5 for configuration x.str: Expected value to be a string, but it was a int"),
+    (C.ConfigSpec("x.list", "list", (("1.0", ()),), "doc"), 5,
+     "Invalid value 5 for configuration x.list: Expected a comma separated list."),
+])
+def test_a_value_of_the_wrong_type_or_size_is_refused_as_config_def_words_it(spec, value, message):
+    with pytest.raises(ConfigError) as e:
+        spec.validate(value, "1.0")
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("spec, value", [(INT, 2**31 - 1), (INT, -2**31), (LONG, 2**63 - 1), (CAPPED, 10)])
+def test_the_ends_of_a_java_int_or_long_and_of_a_range_are_valid(spec, value):
+    assert spec.validate(value, "1.0") == value
+
+
+def test_a_valid_string_list_changes_from_the_version_its_history_says():
+    spec = C.ConfigSpec("x.mode", "string", (("1.0", "a"),), "doc", choices=("a",), choices_history=(("2.0", ("a", "b")),))
+    assert spec.validate("b", "2.0") == "b"
+    with pytest.raises(ConfigError, match=r"^Invalid value b for configuration x.mode: String must be one of: a$"):
+        spec.validate("b", "1.0")
