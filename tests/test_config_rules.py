@@ -31,7 +31,9 @@ NS = 10**9
     ("PT2562047788015215H", 2562047788015215 * 3600 * NS),
     ("PT153722867280912931M", None),
     # "PT" with no time part, "P" alone, a fraction on minutes: Duration.parse throws.
-    ("PT", None), ("P", None), ("P1DT", None), ("PT1.5M", None), ("1D", None), ("", None),
+    ("PT", None), ("pt", None), ("P1Dt", None), ("P", None), ("P1DT", None),
+    # Long.MIN_VALUE seconds parse too; a product beyond a long throws even when the sum would fit back.
+    ("PT-9223372036854775808S", -9223372036854775808 * NS), ("P106751991167301DT-24H", None), ("PT1.5M", None), ("1D", None), ("", None),
 ])
 def test_a_duration_is_read_as_java_time_duration_parse_reads_it(text, nanos):
     assert C._java_duration_nanos(text) == nanos
@@ -537,3 +539,69 @@ def test_a_valid_string_list_changes_from_the_version_its_history_says():
     assert spec.validate("b", "2.0") == "b"
     with pytest.raises(ConfigError, match=r"^Invalid value b for configuration x.mode: String must be one of: a$"):
         spec.validate("b", "1.0")
+
+
+@pytest.mark.parametrize("valid, value, expected", [
+    (("implicit", "explicit"), "EXPLICIT", "explicit"), (("batch_optimized", "record_limit"), "Record_Limit",
+                                                         "record_limit")])
+def test_a_share_mode_validator_keeps_a_valid_value_lower_cased(valid, value, expected):
+    """ShareAcknowledgementMode/ShareAcquireMode.Validator, built again here (the tables ran it at import)."""
+    spec = C.SHARE_CONSUMER_CONFIGS["share.acquire.mode"]
+    assert C._share_mode_check(valid)(spec, value, (4, 2)) == expected
+
+
+def test_a_share_mode_validator_refuses_a_third_value_naming_both_valid_ones():
+    spec = C.SHARE_CONSUMER_CONFIGS["share.acknowledgement.mode"]
+    with pytest.raises(ConfigError) as e:
+        C._share_mode_check(("implicit", "explicit"))(spec, "Auto", (4, 2))
+    assert str(e.value) == ("Invalid value Auto for configuration share.acknowledgement.mode: Invalid value `Auto` for "
+                            "configuration share.acknowledgement.mode. The value must either be 'implicit' or "
+                            "'explicit'.")
+
+
+@pytest.mark.parametrize("version, refused", [("4.0", False), ("4.1", True)])
+def test_from_4_1_a_share_consumer_refuses_the_configs_a_share_group_cannot_use(version, refused):
+    """ShareConsumerConfig.checkUnsupportedConfigsPreProcess (4.1); 4.0 ignores them."""
+    overrides = {"group.protocol": "consumer", "auto.offset.reset": "earliest"}
+    if not refused:
+        assert "group.protocol" not in C.share_consumer_config(version, overrides)
+        return
+    with pytest.raises(ConfigError) as e:
+        C.share_consumer_config(version, overrides)
+    assert str(e.value) == "auto.offset.reset, group.protocol cannot be set when using a share group."
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: C.share_consumer_config("4.1", [("a", 1)]),
+     "share consumer config overrides must be a dict of Kafka config names, got list"),
+    (lambda: C.share_consumer_config("4.1", {"share.acquire.mode": "record_limit"}),
+     "Share consumer config 'share.acquire.mode' does not exist in Kafka 4.1: it was added in Kafka 4.2 (KIP-1206)"),
+    (lambda: C.zookeeper_consumer_config({"zookeeper.sesion.timeout.ms": 1}),
+     "Unknown ZooKeeper consumer config 'zookeeper.sesion.timeout.ms'; did you mean 'zookeeper.session.timeout.ms'?"),
+])
+def test_each_kind_of_config_names_itself_in_its_refusals(call, message):
+    with pytest.raises(ConfigError) as e:
+        call()
+    assert str(e.value) == message
+
+
+SERVER = "org.apache.kafka.coordinator.group.assignor."
+HINT_4 = f"the server assignors are uniform and range, by name or Java class: {SERVER}UniformAssignor, {SERVER}RangeAssignor"
+
+
+@pytest.mark.parametrize("version, item, message", [
+    # KAFKA-20843 (4.4) words both refusals as ConfigException(name, value, message).
+    ("4.3", "sticky", f"Class sticky cannot be found ({HINT_4})"),
+    ("4.4", "sticky", f"Invalid value sticky for configuration group.consumer.assignors: Class cannot be found ({HINT_4})"),
+    ("4.3", "com.example.Mine", f"Class com.example.Mine cannot be found ({HINT_4})"),  # unknown even with a dot
+    ("4.3", "org.apache.kafka.clients.consumer.RangeAssignor",
+     "org.apache.kafka.clients.consumer.RangeAssignor is not an instance of "
+     "org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor"),
+    ("4.4", "org.apache.kafka.clients.consumer.RangeAssignor",
+     "Invalid value org.apache.kafka.clients.consumer.RangeAssignor for configuration group.consumer.assignors: "
+     "Class is not an instance of org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor"),
+])
+def test_a_server_assignor_that_is_not_one_is_refused_in_its_versions_wording(version, item, message):
+    with pytest.raises(ConfigError) as e:
+        C.broker_config(version, {"group.consumer.assignors": [item]})
+    assert str(e.value) == message
