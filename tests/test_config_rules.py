@@ -605,3 +605,33 @@ def test_a_server_assignor_that_is_not_one_is_refused_in_its_versions_wording(ve
     with pytest.raises(ConfigError) as e:
         C.broker_config(version, {"group.consumer.assignors": [item]})
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize("version, message", [
+    # 3.9 builds the assignor map only with the consumer protocol on; 4.0 always, and an empty list
+    # fails on its first entry, the default.
+    ("3.9", None),
+    ("4.0", "Index 0 out of bounds for length 0 (GroupMetadataManager: group.consumer.assignors is empty, and its "
+            "first entry is the default assignor)"),
+])
+def test_an_empty_server_assignor_list_fails_when_the_coordinator_builds_its_map(version, message):
+    overrides = {"group.consumer.assignors": [], "group.coordinator.rebalance.protocols": ["classic"]}
+    if message is None:
+        assert C.broker_config(version, overrides)["group.consumer.assignors"] == []
+        return
+    with pytest.raises(ConfigError) as e:
+        C.broker_config(version, overrides)
+    assert str(e.value) == message
+
+
+def test_a_zero_heartbeat_interval_is_refused_as_a_limit_of_kafkasim_not_of_kafka():
+    with pytest.raises(ConfigError) as e:
+        C.consumer_config("3.7", {"heartbeat.interval.ms": 0})
+    assert str(e.value) == ("heartbeat.interval.ms=0: Kafka accepts it (the heartbeat thread then sends one heartbeat "
+                            "per round trip), but kafkasim's requests take no time, so heartbeats would never let "
+                            "time pass; use 1 ms or more")
+
+
+def test_a_spec_without_history_has_an_empty_one():
+    assert C._spec("x.y", "int", [("1.0", 1)], "doc").history == ""
+    assert C.ZOOKEEPER_CONSUMER_CONFIGS["fetch.min.bytes"].history == ""
