@@ -111,6 +111,9 @@ SHARE_RULES = [
     ("4.0", {"group.share.record.lock.duration.ms": 60001},
      f"group.share.max.record.lock.duration.ms must be {GE} group.share.record.lock.duration.ms "
      "(group.share.max.record.lock.duration.ms=60000, group.share.record.lock.duration.ms=60001)"),
+    ("4.3", {"group.share.heartbeat.interval.ms": 4999},  # 4.3's rules come on top of 4.0's
+     f"group.share.heartbeat.interval.ms must be {GE} group.share.min.heartbeat.interval.ms "
+     "(group.share.heartbeat.interval.ms=4999, group.share.min.heartbeat.interval.ms=5000)"),
     ("4.3", {"group.share.min.assignment.interval.ms": 15001},
      f"group.share.max.assignment.interval.ms must be {GE} group.share.min.assignment.interval.ms "
      "(group.share.max.assignment.interval.ms=15000, group.share.min.assignment.interval.ms=15001)"),
@@ -261,6 +264,10 @@ def test_before_3_1_a_repeated_assignor_is_dropped_and_the_rest_kept_in_order():
     ("4.3", {"group.consumer.assignment.interval.ms": 15001},
      f"group.consumer.assignment.interval.ms must be {LE} group.consumer.max.assignment.interval.ms "
      "(group.consumer.assignment.interval.ms=15001, group.consumer.max.assignment.interval.ms=15000)"),
+    # 4.3 adds its rules to the others: the heartbeat interval is still checked there.
+    ("4.3", {"group.consumer.heartbeat.interval.ms": 15001},
+     f"group.consumer.heartbeat.interval.ms must be {LE} group.consumer.max.heartbeat.interval.ms "
+     "(group.consumer.heartbeat.interval.ms=15001, group.consumer.max.heartbeat.interval.ms=15000)"),
     # The heartbeat interval at its maximum is still within it (<=), and one above is not.
     ("4.0", {"group.consumer.heartbeat.interval.ms": 15001},
      f"group.consumer.heartbeat.interval.ms must be {LE} group.consumer.max.heartbeat.interval.ms "
@@ -535,10 +542,18 @@ def test_the_ends_of_a_java_int_or_long_and_of_a_range_are_valid(spec, value):
 
 
 def test_a_valid_string_list_changes_from_the_version_its_history_says():
-    spec = C.ConfigSpec("x.mode", "string", (("1.0", "a"),), "doc", choices=("a",), choices_history=(("2.0", ("a", "b")),))
+    spec = C.ConfigSpec("x.mode", "string", (("1.0", "a"),), "doc", choices=("a",),
+                        choices_history=(("2.0", ("a", "b")), ("3.0", ("b",))))
     assert spec.validate("b", "2.0") == "b"
     with pytest.raises(ConfigError, match=r"^Invalid value b for configuration x.mode: String must be one of: a$"):
         spec.validate("b", "1.0")
+    with pytest.raises(ConfigError, match=r"^Invalid value a for configuration x.mode: String must be one of: b$"):
+        spec.validate("a", "3.0")
+
+
+def test_a_config_table_with_a_type_kafkasim_does_not_know_fails_naming_it():
+    with pytest.raises(AssertionError, match=r"^unknown config type 'double' for x.ratio$"):
+        C.ConfigSpec("x.ratio", "double", (("1.0", 0.5),), "doc").validate(0.5, "1.0")
 
 
 @pytest.mark.parametrize("valid, value, expected", [
