@@ -18,8 +18,16 @@ ORDERS_12 = [("orders", p) for p in range(12)]
 JAVA_HASH_SET_12 = [("orders", p) for p in (7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6)]
 
 
+#: The same for orders-0..11 and payments-0..11: 24 / .75 + 1 = 33 makes 64 buckets.
+JAVA_HASH_SET_24 = ("payments-4, orders-8, payments-6, orders-10, payments-0, payments-2, payments-8, payments-10, "
+                    "orders-1, orders-3, orders-5, orders-7, payments-3, orders-9, payments-5, orders-11, payments-1, "
+                    "payments-11, payments-7, payments-9, orders-0, orders-2, orders-4, orders-6")
+
+
 def test_a_partition_hash_set_sizes_its_table_as_hash_set_of_a_collection_does():
     assert hash_set_order(reversed(ORDERS_12)) == JAVA_HASH_SET_12
+    both = ORDERS_12 + [("payments", p) for p in range(12)]
+    assert [f"{t}-{p}" for t, p in hash_set_order(both)] == JAVA_HASH_SET_24.split(", ")
 
 
 def java_log(version: str) -> tuple[list[str], JavaClassicLog]:
