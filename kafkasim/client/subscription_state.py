@@ -66,7 +66,7 @@ class SubscriptionState:
     version `kafkasim.core.config` accepts ("2.3", "3.2.3", ...).
     """
 
-    def __init__(self, kafka_version: str = "3.7"):
+    def __init__(self, kafka_version: str):
         self.kafka_version = kafka_version
         self.reuse_state = at_least(kafka_version, "2.4")          # KAFKA-8179 part 7
         self.has_pending_revocation = at_least(kafka_version, "3.2.3")  # KAFKA-14196

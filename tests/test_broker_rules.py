@@ -1,0 +1,101 @@
+"""Rules of the broker models (`kafkasim.broker`) pinned by name (issue 29), from Kafka's source
+and the modules' docstrings: SimpleMemoryPool's bookkeeping (KAFKA-4602), the KIP-72 experiments
+as the KIP's test plan describes them (built again inside the tests: mutmut switches a mutant on
+only after import), the broker's rows, and the fetch-size warnings that name the config to change."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kafkasim.broker import network as N
+from kafkasim.broker.fetch_sizing import java_consumer_fetch, sizing_for_message, zookeeper_consumer_fetch
+from kafkasim.broker.memory_pool import SimpleMemoryPool, UnboundedPool
+
+MiB = 2**20
+
+
+def test_a_pool_with_one_byte_left_is_not_out_of_memory():
+    """SimpleMemoryPool.isOutOfMemory: availableMemory <= 0."""
+    pool = SimpleMemoryPool(100, 50)
+    assert pool.try_allocate(50) and pool.try_allocate(49)
+    assert not pool.is_out_of_memory()
+    assert pool.try_allocate(1) and pool.is_out_of_memory()
+
+
+def test_an_unbounded_pool_starts_with_nothing_used_and_remembers_its_peak():
+    pool = UnboundedPool()
+    assert (pool.used, pool.peak_used) == (0, 0)
+    pool.try_allocate(7)
+    pool.release(7)
+    assert (pool.used, pool.peak_used) == (0, 7)
+
+
+def test_the_kip_72_experiments_are_the_test_plans_scenarios():
+    """kip72_experiments' docstring: 100 producers of 10 KB to 1 MiB, unbounded vs a 10 MiB pool; the
+    same producers at a lower rate for throughput; 60 producers of 1 MB on one network thread with a
+    20 MB pool, shuffled or not."""
+    ex = N.kip72_experiments(seed=4)
+    stress = ex["memory_limit"]["unbounded"]
+    [heavy] = stress.clients
+    assert (heavy.count, heavy.size_bytes, stress.seed) == (100, (10_000, MiB), 4)
+    assert ex["memory_limit"]["bounded"] == stress.replace(broker={"queued.max.request.bytes": 10 * MiB})
+    normal = ex["throughput"]["unbounded"]
+    [light] = normal.clients
+    assert (light.count, light.size_bytes) == (100, (10_000, MiB)) and light.rate_per_s < heavy.rate_per_s
+    assert normal.replace(clients=stress.clients) == stress
+    crowd = ex["starvation"]["shuffle"]
+    [group] = crowd.clients
+    assert (group.count, group.size_bytes) == (60, 1_000_000)
+    assert (crowd.broker_config["num.network.threads"], crowd.broker_config["queued.max.request.bytes"],
+            crowd.shuffle_on_low_memory) == (1, 20_000_000, True)
+    assert ex["starvation"]["no shuffle"] == crowd.replace(shuffle_on_low_memory=False)
+    assert N.kip72_experiments(seed=4) == ex  # the same pairs each time they are built
+
+
+def test_the_broker_writes_each_response_as_a_successful_row_and_each_blocked_processor_as_its_own():
+    """A network thread blocks when the request queue holds queued.max.requests (16 here): the row
+    is the broker's, names the thread and gives the queue's length."""
+    run = N.simulate_network(N.kip72_experiments()["both_bounds"]["small requests"])
+    rows = run.events
+    responses = rows[rows["kind"].str.endswith("Response")]
+    assert len(responses) > 0 and set(responses["source"]) == {"broker"} and set(responses["error"]) == {"NONE"}
+    blocked = rows[rows["kind"] == "ProcessorBlocked"]
+    assert len(blocked) > 0 and set(blocked["source"]) == {"broker"} and set(blocked["value"]) == {16.0}
+    assert set(blocked["member"]) <= {"network-thread-0", "network-thread-1", "network-thread-2"}
+
+
+def test_a_run_starts_its_time_series_at_zero_on_every_count():
+    ts = N.simulate_network(N.kip72_experiments()["both_bounds"]["small requests"]).timeseries
+    assert ts.iloc[0].tolist()[:5] == [0, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1.0, float("nan"), 3.0], {"p50": 2.0, "p95": 2.9, "p99": 2.98, "max": 3.0, "mean": 2.0}),
+    ([float("nan")], {"p50": None, "p95": None, "p99": None, "max": None, "mean": None}),
+])
+def test_latency_statistics_leave_out_requests_without_a_time(values, expected):
+    assert N._stats(values) == expected
+
+
+def test_the_summary_names_the_peak_request_queue():
+    run = N.simulate_network(N.kip72_experiments()["both_bounds"]["small requests"])
+    assert run.summary["peak_request_queue_size"] == int(run.timeseries["request_queue_size"].max()) <= 16
+
+
+def test_a_zookeeper_consumer_overflowing_the_size_field_is_told_which_config_multiplies():
+    r = zookeeper_consumer_fetch(partitions=4000, consumer={"fetch.message.max.bytes": MiB})
+    assert r["overflow"] and r["message"].startswith(
+        f"fetch.message.max.bytes ({MiB}) x 4000 partitions in one fetch request = ")
+
+
+def test_a_0_9_consumer_overflowing_the_size_field_is_pointed_to_kip_74():
+    r = java_consumer_fetch("0.9", partitions=4000, consumer={"max.partition.fetch.bytes": MiB})
+    assert r["overflow"] and r["message"].startswith(f"max.partition.fetch.bytes ({MiB}) x 4000 partitions in one ")
+    assert "(KAFKA-1196); Kafka 0.10.1+ bounds the response with fetch.max.bytes (KIP-74)" in r["message"]
+
+
+def test_sizing_for_a_message_covers_exactly_the_versions_asked_for():
+    rows = sizing_for_message(2 * MiB, versions=("0.9", "3.7"), partitions=10)
+    assert list(rows["kafka_version"]) == ["0.9", "3.7"]

@@ -1,0 +1,90 @@
+"""Rules of the client (`kafkasim.client`) pinned by name (issue 29), each from Kafka's or
+librdkafka's source, never from the code's output: the order Java iterates a partition set in
+(`new HashSet<>(collection)` before 3.2, printed here by Java 17; a TreeSet from 3.2), what a closing
+consumer logs and tells the coordinator, and which heartbeat errors librdkafka logs a rebalance for."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim.client.client_log import JavaClassicLog, LibrdkafkaLog, hash_set_order
+from kafkasim.core import faults as F
+from kafkasim.scenario import Scenario, simulate
+
+ORDERS_12 = [("orders", p) for p in range(12)]
+#: `new HashSet<>(12 TopicPartitions orders-0..orders-11)` printed by Java 17: 12 / .75 + 1 = 17 makes
+#: 32 buckets (16 would hold them at .75 load only up to 12 exclusive), TopicPartition.hashCode
+#: = 31 * (31 + partition) + topic.hashCode().
+JAVA_HASH_SET_12 = [("orders", p) for p in (7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6)]
+
+
+#: The same for orders-0..11 and payments-0..11: 24 / .75 + 1 = 33 makes 64 buckets.
+JAVA_HASH_SET_24 = ("payments-4, orders-8, payments-6, orders-10, payments-0, payments-2, payments-8, payments-10, "
+                    "orders-1, orders-3, orders-5, orders-7, payments-3, orders-9, payments-5, orders-11, payments-1, "
+                    "payments-11, payments-7, payments-9, orders-0, orders-2, orders-4, orders-6")
+
+
+def test_a_partition_hash_set_sizes_its_table_as_hash_set_of_a_collection_does():
+    assert hash_set_order(reversed(ORDERS_12)) == JAVA_HASH_SET_12
+    both = ORDERS_12 + [("payments", p) for p in range(12)]
+    assert [f"{t}-{p}" for t, p in hash_set_order(both)] == JAVA_HASH_SET_24.split(", ")
+
+
+def java_log(version: str) -> tuple[list[str], JavaClassicLog]:
+    lines: list[str] = []
+    return lines, JavaClassicLog(lines, version, "consumer-g-1", "g")
+
+
+@pytest.mark.parametrize("version, order", [("3.1", JAVA_HASH_SET_12), ("3.2", ORDERS_12)])
+def test_revoked_partitions_are_listed_in_hash_set_order_before_3_2_and_sorted_from_3_2(version, order):
+    """MINOR #11584 (3.2.0) made ConsumerCoordinator's partition sets TreeSets."""
+    lines, log = java_log(version)
+    log.revoked(0, list(reversed(ORDERS_12)))
+    assert lines == [
+        "[2026-01-01 00:00:00,000] INFO [Consumer clientId=consumer-g-1, groupId=g] Revoke previously assigned "
+        f"partitions {', '.join(f'{t}-{p}' for t, p in order)} "
+        "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"]
+
+
+def test_a_closing_java_consumer_sends_its_leave_group_then_resets_as_leaving_pro_actively():
+    """AbstractCoordinator.maybeLeaveGroup("the consumer is being closed") at 3.7.0, then
+    resetStateAndRejoin("consumer pro-actively leaving the group")."""
+    lines, log = java_log("3.7")
+    log.closing(5_000, "m-1")
+    p = "[2026-01-01 00:00:05,000] INFO [Consumer clientId=consumer-g-1, groupId=g] "
+    c = " (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+    assert lines == [
+        f"{p}Member m-1 sending LeaveGroup request to coordinator localhost:9092 (id: 2147483647 rack: null) due to "
+        f"the consumer is being closed{c}",
+        f"{p}Resetting generation and member id due to: consumer pro-actively leaving the group{c}",
+        f"{p}Request joining group due to: consumer pro-actively leaving the group{c}"]
+
+
+def test_a_closed_consumer_gives_the_coordinator_its_reason_in_the_leave_group():
+    """KIP-800 (3.2): KafkaConsumer.close sends LeaveGroup with reason "the consumer is being closed",
+    which GroupCoordinator prints as the client reason."""
+    result = simulate(Scenario(kafka_version="3.7", members=2, topics={"orders": 4}, duration_ms=60_000,
+                               start_spread_ms=0, faults=[F.ScaleIn(at_ms=30_000, members=("c-2",))]))
+    reasons = [line.split("client reason: ")[1] for line in result.broker_log
+               if "through explicit `LeaveGroup`" in line]
+    assert reasons == ["the consumer is being closed (kafka.coordinator.group.GroupCoordinator)"]
+
+
+@pytest.mark.parametrize("cooperative, error, rebalance", [
+    (False, "REBALANCE_IN_PROGRESS", "is rebalancing (EAGER) in state up (join-state steady) with 2 assigned "
+                                     "partition(s): rebalance in progress"),
+    # rd_kafka_cgrp_handle_Heartbeat: a cooperative member keeps its partitions on REBALANCE_IN_PROGRESS
+    # (rd_kafka_cgrp_revoke_all_rejoin_maybe is EAGER's); it still rebalances on a lost member id.
+    (True, "REBALANCE_IN_PROGRESS", None),
+    (True, "UNKNOWN_MEMBER_ID", "initiating rebalance (COOPERATIVE) in state up (join-state steady) with 2 assigned "
+                                "partition(s) (lost): resetting member-id"),
+])
+def test_librdkafka_logs_a_rebalance_for_a_heartbeat_error_unless_cooperative_and_only_rebalancing(
+        cooperative, error, rebalance):
+    lines: list[str] = []
+    log = LibrdkafkaLog(lines, "3.7", "rdkafka", "g")
+    log.join_state = "steady"
+    log.heartbeat_error(0, error, 1, "m-1", "range", 2, cooperative)
+    assert len(lines) == (2 if rebalance else 1)
+    if rebalance:
+        assert lines[1] == f'%7|1767225600.000|REBALANCE|rdkafka#consumer-1| [thrd:main]: Group "g" {rebalance}'

@@ -1,0 +1,99 @@
+"""Rules of the scenario layer (`kafkasim.scenario`) pinned by name (issue 29), from its docstrings:
+the processed-offset ranges of a share group, a log-normal whose tail is its median, a custom
+sampler's values taken as given, production stopping at the run's end, what a scenario's dict keeps,
+the default client.id librdkafka gives itself, and a share scenario's consumer configs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kafkasim.scenario import Scenario
+from kafkasim.scenario.workload import Custom, LogNormal, Partitions, RangeSet
+
+
+def test_a_range_set_merges_adjacent_ranges_and_cuts_a_removed_one_out_of_the_middle():
+    r = RangeSet()
+    assert r.add(0, 4) == 0 and r.add(5, 9) == 0 and r.ranges() == [(0, 9)]
+    assert r.add(8, 12) == 2 and len(r) == 13
+    r.remove(3, 5)
+    assert r.ranges() == [(0, 2), (6, 12)] and len(r) == 10
+    r.remove(0, 12)
+    assert r.ranges() == [] and len(r) == 0
+
+
+def test_a_log_normal_whose_p99_is_its_median_is_a_valid_constant_tail():
+    """LogNormal needs 0 < median_ms <= p99_ms: equal is allowed."""
+    assert LogNormal(median_ms=50, p99_ms=50).sigma == 0
+
+
+def test_a_custom_sampler_values_are_taken_as_given():
+    values = Custom(lambda rng, n: [3.0, 0.0, 7.5][:n]).sample(np.random.default_rng(0), 3)
+    assert values.tolist() == [3.0, 0.0, 7.5]
+
+
+def test_production_stops_at_the_runs_end():
+    """Partitions.end_offset: production stops at duration_ms (1 record per ms per partition here)."""
+    parts = Partitions({"t": 2}, 2000.0, 10_000)
+    assert [parts.end_offset(0, t) for t in (0, 4_000, 10_000, 60_000)] == [0, 4_000, 10_000, 10_000]
+
+
+def test_a_scenarios_dict_names_its_processing_time_and_its_client_log_only_when_set():
+    plain, logged = Scenario().to_dict(), Scenario(client_log="java").to_dict()
+    assert plain["processing_ms"]["type"] == logged["processing_ms"]["type"]
+    assert "client_log" not in plain and logged["client_log"] == "java"
+
+
+def test_a_librdkafka_consumer_without_client_id_calls_itself_rdkafka():
+    """librdkafka's default client.id is "rdkafka" (rdkafka_conf.c), its handle rdkafka#consumer-1."""
+    from kafkasim.scenario import simulate
+    log = simulate(Scenario(members=1, duration_ms=10_000, client_log="librdkafka")).client_logs["c-1"]
+    assert log and all("|rdkafka#consumer-1|" in line for line in log)
+
+
+def test_a_share_scenario_applies_its_consumer_configs():
+    s = Scenario(kafka_version="4.2", group_type="share", consumer={"share.acknowledgement.mode": "explicit"})
+    assert s.consumer_config["share.acknowledgement.mode"] == "explicit"
+
+
+def test_a_batch_counts_as_processed_at_the_time_it_ends_and_a_duplicate_without_cause_is_unknown():
+    """Partitions.process: offsets below the high mark are duplicates attributed to cause[i] ("unknown"
+    when nothing was recorded); lag at a batch's end time already counts the batch."""
+    parts = Partitions({"t": 1}, 1000.0, 10_000)  # 1 record per ms
+    parts.process([(0, 0, 100)], 100, 0, 100)
+    parts.process([(0, 50, 120)], 70, 100, 170)
+    assert parts.duplicates == {"unknown": 50} and parts.hw_total == 120
+    assert parts.lag([99, 100, 170]).tolist() == [99, 0, 50]
+
+
+def test_a_share_batch_keeps_its_offsets_as_ranges_and_counts_a_second_delivery_as_redelivery():
+    parts = Partitions({"t": 2}, 2000.0, 10_000)
+    parts.process_ranges([(0, 0, 9, 1), (1, 0, 4, 1)], 15, 0, 15)
+    parts.process_ranges([(0, 5, 14, 2)], 10, 15, 25)
+    assert [d.ranges() for d in parts.done] == [[(0, 14)], [(0, 4)]]
+    assert parts.duplicates == {"redelivery": 5} and parts.hw_total == 20
+
+
+def test_a_partition_never_consumed_is_one_gap_from_the_start_to_the_end():
+    from kafkasim.scenario.run import _gaps
+    consumed = {("t", 0): [(0, 10_000), (12_000, 20_000)]}
+    assert _gaps(consumed, [("t", 0), ("t", 1)], 5_000, 30_000) == [
+        ("t", 0, 10_000, 12_000), ("t", 0, 20_000, 30_000), ("t", 1, 5_000, 30_000)]
+
+
+def test_the_latency_maximum_is_the_slowest_record_to_a_tenth_of_a_millisecond():
+    """_percentiles: each batch spreads evenly between its first and last record's latency."""
+    from kafkasim.scenario.run import _percentiles
+    assert _percentiles([(4, 1.0, 12.34)])["max"] == 12.3
+
+
+def test_a_runs_parquet_file_has_the_event_schema_whatever_its_rows_hold(tmp_path):
+    """Run.to_parquet writes with `arrow_schema()`: a column that is all null in this run (no topic on
+    a rebalance-only run, say) keeps its declared type instead of one inferred from the rows."""
+    import pyarrow.parquet as pq
+
+    from kafkasim.core.events import arrow_schema
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(members=1, duration_ms=10_000))
+    run.to_parquet(tmp_path / "run.parquet")
+    assert pq.read_schema(tmp_path / "run.parquet").remove_metadata() == arrow_schema().remove_metadata()
