@@ -160,6 +160,16 @@ def test_consumers_added_to_a_running_group_are_a_scale_out_in_the_clients_logs(
     assert "Successfully joined group with generation" in run.client_logs["c-5"][4]
 
 
+def test_a_librdkafka_consumer_added_to_the_group_is_a_scale_out_too():
+    """Scaling incident, variant 0, librdkafka (debug=cgrp): a new process's first lines are its JoinGroup and
+    SyncGroup responses, which name no group; its ASSIGN line names it (rd_kafka_cgrp_handle_assignment)."""
+    run, report = _client_run("scaling", "3.7", "librdkafka")
+    assert [(f.cause, f.summary) for f in report.findings] == [
+        ("scaling", "2 consumer(s) joined the running group without replacing any: scaled out")]
+    assert report.findings[0].evidence == [Line("c-5.log", 1), Line("c-6.log", 1)]
+    assert "JoinGroup response: GenerationId 2," in run.client_logs["c-5"][0]
+
+
 def test_consumers_closed_and_not_replaced_are_a_scale_in_under_the_consumer_protocol():
     """Scaling incident, variant 1 at 4.0 with group.protocol=consumer: c-3 and c-4 close at 30 s (LEAVING to
     UNSUBSCRIBED), no new process or member id follows, and c-1, c-2 reconcile a new assignment."""

@@ -79,6 +79,12 @@ def expected(kind, versions, **fields) -> dict:
                value=3.0, detail="COOPERATIVE")]),
     (rd(7, "REBALANCE", 'Group "orders": revoking all 3 partition(s) (assignment lost)'),
      [expected("PartitionsLost", "1.6-", group="orders", value=3.0)]),
+    # rd_kafka_cgrp_handle_assignment: "Group \"%s\": new assignment of %d partition(s) in join-state %s" (1.6-),
+    # "in join state %s" (0.9.4 - 1.5): the only line of a new member's join that names its group
+    (rd(7, "ASSIGN", 'Group "orders": new assignment of 2 partition(s) in join-state wait-sync'),
+     [expected("PartitionsAssigned", "1.6-", group="orders", value=2.0)]),
+    (rd(7, "ASSIGN", 'Group "orders": new assignment of 0 partition(s) in join state wait-assign-rebalance_cb'),
+     [expected("PartitionsAssigned", "0.9.4-1.5", group="orders", value=0.0)]),
     # 0.9 - 1.5: the same heartbeat line said "join state" (no hyphen)
     (rd(7, "HEARTBEAT", 'Group "g1" heartbeat error response in state up (join state assigned, 1 partition(s) '
                         'assigned): Broker: Specified group generation id is not valid'),

@@ -156,6 +156,12 @@ def _revoking_all(m, t, ctx):
     return [_ev(t, ctx, kind, m["g"], value=float(number(m["c"])))]
 
 
+def _assigned(m, t, ctx):
+    """The group's new assignment, as a count (the line lists no partition): it names the group, which the
+    JoinGroup and SyncGroup lines beside it do not."""
+    return [_ev(t, ctx, "PartitionsAssigned", m["g"], value=float(number(m["c"])))]
+
+
 def _conf(m, t, ctx):
     name, text = m["k"], m["v"].strip()
     if name not in SETTINGS:
@@ -212,6 +218,13 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                  "", _rebalance, versions="1.0-1.5"),
         Template(_GROUP + r": revoking all (?P<c>\d++) partition\(s\)(?: \(terminating\))?"
                  r"(?P<lost> \(assignment lost\))?", "", _revoking_all, versions="1.6-")]),
+    # rd_kafka_cgrp_handle_assignment (src/rdkafka_cgrp.c): "Group \"%s\": new assignment of %d partition(s) in
+    # join state %s" (0.9.4 - 1.5), "join-state" from 1.6
+    "ASSIGN": (False, [
+        Template(_GROUP + r": new assignment of (?P<c>\d++) partition\(s\) in join-state \S++", "", _assigned,
+                 versions="1.6-"),
+        Template(_GROUP + r": new assignment of (?P<c>\d++) partition\(s\) in join state \S++", "", _assigned,
+                 versions="0.9.4-1.5")]),
     "CGRPCOORD": (False, [
         Template(_GROUP + r" FindCoordinator response error: (?P<n>[A-Z_]++): (?P<e>.*)", "", _coordinator_error,
                  versions="1.4-"),
