@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from kafkasim.analysis.diagnose import LABELS, diagnose_lines
+from kafkasim.analysis.diagnose import LABELS, Line, diagnose_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 INCIDENTS = ROOT / "examples" / "incidents"
@@ -329,3 +329,17 @@ def test_a_rebalance_that_never_ends_matches_kafka_9752():
     bug = next(f for f in report.findings if f.cause == "broker-bug-or-coordinator")
     assert bug.summary.startswith("KAFKA-9752 (broker up to 2.4.1, fixed in 2.5.0") and bug.evidence[0].line == 1
     assert report.timelines["g"].episodes[0].end is None
+
+
+def test_a_broker_line_that_names_no_group_is_read_by_the_line_rules():
+    """GroupMetadata.isStaticMemberFenced (2.5 - 2.8) names the member and instance, not the group: no group's
+    history holds it, and the line-level rules read it as two processes sharing a group.instance.id."""
+    old, new = "i-1-02a09bac-1a4a-453d-b5f9-6e124ea65b77", "i-1-dac57156-ae34-4b3c-8f90-98d6f4b0aa6d"
+    line = (f"[2023-06-24 15:09:33,711] ERROR given member.id {new} is identified as a known static member i-1, but "
+            f"not matching the expected member.id {old} during join-group, will respond with instance fenced error "
+            "(kafka.coordinator.group.GroupMetadata)")
+    report = diagnose_lines([line], "server.log")
+    assert [(f.cause, f.group, f.score, f.summary, f.evidence) for f in report.findings] == [
+        ("misconfiguration", None, 0.9, "FENCED_INSTANCE_ID: another process uses the same group.instance.id",
+         [Line("server.log", 1)])]
+    assert report.timelines == {}

@@ -74,10 +74,12 @@ class _Signals:
 
 
 def findings(rows: list) -> list[Finding]:
-    """One finding per cause and group from the client rows (rows in time order, groups named)."""
+    """One finding per cause and group from the client rows (rows in time order, groups named), and from the
+    broker's lines that name no group (GroupMetadata.isStaticMemberFenced's, 2.3 - 2.8): no group's history
+    holds them, so only these line-level rules can read them."""
     by_group: dict = defaultdict(list)
     for r in rows:
-        if is_client(r):
+        if is_client(r) or r[GROUP] is None:
             by_group[r[GROUP]].append(r)
     out = []
     for group, rs in by_group.items():
