@@ -19,8 +19,8 @@ PREFIX = "[2024-03-05 20:21:{s:02d},000] {lvl} [Consumer clientId=consumer-order
 LOGGER = " (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
 
 
-def _client_run(cause, version, client, variant=0, with_broker=False):
-    run = simulate(dataclasses.replace(incident(cause, version, 4, 1, variant), client_log=client))
+def _client_run(cause, version, client, variant=0, with_broker=False, members=4):
+    run = simulate(dataclasses.replace(incident(cause, version, members, 1, variant), client_log=client))
     rows, files = [], []
     if with_broker:
         files.append("broker.log")
@@ -194,6 +194,18 @@ def test_consumers_joining_in_many_generations_are_a_join_storm_not_a_scale_out(
     assert [(f.cause, f.summary) for f in report.findings] == [
         ("too-many-members-or-slow-join", "33 consumers joined the running group one after another, in 11 "
                                           "generations: the group never settled while it grew")]
+
+
+def test_a_first_join_answered_a_minute_later_in_a_large_generation_is_a_slow_join():
+    """The slow-join incident at 120 consumers (3.7): they start over 60 s, each join extending the initial
+    rebalance by group.initial.rebalance.delay.ms (KIP-134), so generation 1 forms only after the last one, all
+    120 in it. Those that started in the first 3 s waited SLOW_JOIN_MS (60 s) or more for their answer; no
+    consumer joins a later generation, so there is no join storm, only a slow join."""
+    run, report = _client_run("too-many-members-or-slow-join", "3.7", "java", members=8)
+    assert [(f.cause, f.summary) for f in report.findings] == [
+        ("too-many-members-or-slow-join", "9 consumer(s) waited up to 63 s for their first JoinGroup answer, in a "
+                                          "generation 120 consumers joined: a large group joining slowly")]
+    assert len(report.findings[0].evidence) == 9
 
 
 @pytest.mark.parametrize("version", ["3.7", "4.0c"])

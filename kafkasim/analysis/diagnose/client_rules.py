@@ -11,11 +11,12 @@ client source file and first release of the line it reads (docs/log-reader.md, "
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from kafkasim.analysis.diagnose import bugs
 from kafkasim.analysis.diagnose.model import SETTINGS, Finding, Line, best_first
-from kafkasim.analysis.diagnose.rules import RETURN_MS, STORM_REBALANCES, TOGETHER_MS
+from kafkasim.analysis.diagnose.rules import (RETURN_MS, SLOW_JOIN_ARRIVALS, SLOW_JOIN_MS, STORM_REBALANCES,
+                                             TOGETHER_MS)
 from kafkasim.analysis.diagnose.timeline import (ERROR, FILE, FORMING_MS, GEN, GROUP, KIND, LINE, MEMBER, REASON,
                                                  STATE, T, VALUE)
 from kafkasim.analysis.log_parser import ROW_FIELDS
@@ -290,15 +291,37 @@ def _formed(starts: list[int], rs: list) -> int | None:
     return end
 
 
+def _processes(rs: list) -> dict:
+    """process -> its rows, in time order."""
+    procs: dict = defaultdict(list)
+    for r in rs:
+        procs[_process(r)].append(r)
+    return procs
+
+
+def slow_join(rs: list, s: _Signals) -> None:
+    # A consumer's first JoinGroup answered SLOW_JOIN_MS or more after its first line, in a generation that
+    # SLOW_JOIN_ARRIVALS or more consumers joined first: the join phase kept waiting for members
+    # (rules.slow_join from the clients' side: KIP-134's delay extended by each join, up to the rebalance timeout).
+    firsts = [(lines[0], next((x for x in lines if x[KIND] == "JoinGroupResponse"), None))
+              for lines in _processes(rs).values()]
+    joined = Counter(answer[GEN] for _, answer in firsts if answer is not None)
+    slow = [answer for start, answer in firsts if answer is not None and answer[T] - start[T] >= SLOW_JOIN_MS
+            and joined[answer[GEN]] >= SLOW_JOIN_ARRIVALS]
+    if slow:
+        wait = max(answer[T] - start[T] for start, answer in firsts if answer in slow)
+        s.add("too-many-members-or-slow-join", 0.85, slow, f"{len(slow)} consumer(s) waited up to {wait / 1000:g} s for "
+              f"their first JoinGroup answer, in a generation {max(joined[a[GEN]] for a in slow)} consumers joined: "
+              "a large group joining slowly")
+
+
 def group_size(rs: list, s: _Signals) -> None:
     # The clients' side of rules.scaling and rules.slow_join. A process whose first line comes after the group
     # formed (its first member `_joined`) with a member id not seen before, that follows no close or FATAL
     # within RETURN_MS and reuses no group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or more
     # generations (one rebalance each): the group never settled while it grew; in fewer: scaled out. A close
     # followed by no new process while the others rebalance on: scaled in.
-    procs: dict = defaultdict(list)
-    for r in rs:
-        procs[_process(r)].append(r)
+    procs = _processes(rs)
     formed = _formed([lines[0][T] for lines in procs.values()], rs)
     if formed is None:
         return
@@ -413,8 +436,8 @@ _STORE_KINDS = ("SyncGroupResponse", "FindCoordinatorResponse", "OffsetCommitRes
 _STORE_ERRORS = ("COORDINATOR_NOT_AVAILABLE", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND")
 
 #: Every client rule; each adds its signals for one group's client rows.
-CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, group_size, misconfiguration, kip848, known_bugs,
-                coordinator_failing)
+CLIENT_RULES = (slow_processing, sessions, network, rolling_restart, group_size, slow_join, misconfiguration, kip848,
+                known_bugs, coordinator_failing)
 
 
 def merge(broker: list[Finding], client: list[Finding]) -> list[Finding]:
