@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults
+from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import spread
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
-from kafkasim.viz.pause_resume import _in_window, scenario_marks
+from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
 from kafkasim.viz.settings import _faults, fit
 from kafkasim.viz.share import ShareTrace, share_messages
 
@@ -143,3 +144,21 @@ def test_the_window_is_closed_an_interval_starting_at_its_end_is_drawn():
     assert list(zip(shown["start_s"], shown["end_s"])) == [(2.0, 2.0), (5.0, 10.0), (10.0, 10.0)]
     points = _in_window(pd.DataFrame({"time": [1_999, 2_000, 10_000, 10_001]}), 2_000, 10_000)
     assert list(points["time_s"]) == [2.0, 10.0]
+
+
+def test_the_pause_runs_key_numbers_keep_their_order_and_group_a_breakdown():
+    summary = {"unexpected_records": 1_500, "unexpected_from_buffer": 500, "unexpected_polls": 3,
+               "records_lost": 0, "pause_flags_cleared": {"revoke": 2, "assign": 1}, "records_fetched": 12_000,
+               "generations": {"eager": 0}}
+    frame = key_numbers(summary)
+    assert list(frame.columns) == ["order", "label", "value"]
+    assert list(frame["order"]) == list(range(7)) and frame["label"][0] == "records returned while paused"
+    assert list(frame["value"]) == ["1,500", "500", "3", "0", "3 (revoke 2, assign 1)", "12,000", "0"]
+
+
+def test_an_assignment_summary_shows_the_spread_of_partitions_as_fewest_over_most():
+    frame = _counts_frame({"moved": 3, "members": 4, "idle": 1, "fewest": 0, "most": 4, "unowned": 0})
+    assert list(zip(frame["order"], frame["label"], frame["value"])) == [
+        (0, "partitions moved (last row vs first)", "3"), (1, "members (last row)", "4"),
+        (2, "... of which own no partition", "1"), (3, "fewest / most partitions per member", "0 / 4"),
+        (4, "partitions without an owner", "0")]
