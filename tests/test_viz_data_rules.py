@@ -162,3 +162,25 @@ def test_an_assignment_summary_shows_the_spread_of_partitions_as_fewest_over_mos
         (0, "partitions moved (last row vs first)", "3"), (1, "members (last row)", "4"),
         (2, "... of which own no partition", "1"), (3, "fewest / most partitions per member", "0 / 4"),
         (4, "partitions without an owner", "0")]
+
+
+def test_the_timelines_faults_are_those_inside_its_window():
+    from kafkasim import simulate
+    from kafkasim.viz.timeline import timeline_frames
+    run = simulate(Scenario(duration_ms=60_000, faults=[faults.Crash("c-2", 10_000), faults.Crash("c-3", 40_000)]))
+    assert list(timeline_frames(run)["faults"]["time_s"]) == [10.0, 40.0]
+    assert list(timeline_frames(run, window=(30_000, 60_000))["faults"]["time_s"]) == [40.0]
+
+
+def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
+    from kafkasim.viz.poll import _edges
+    # 10 and 1000: midpoint sqrt(10 * 1000) = 100; mirrored: 10^2 / 100 = 1 and 1000^2 / 100 = 10,000.
+    assert _edges([1000, 10, 1000]) == {10: (1.0, 100.0), 1000: (100.0, 10_000.0)}
+    assert _edges([30]) == {30: (20.0, 45.0)}  # a lone value: a factor 1.5 either side
+
+
+def test_compare_names_the_directions_it_takes():
+    from kafkasim.viz.compare import compare
+    runs = [SimpleNamespace(), SimpleNamespace()]
+    with pytest.raises(ValueError, match=r"^direction must be 'columns' or 'rows', got 'diagonal'$"):
+        compare(runs, direction="diagonal")
