@@ -1,0 +1,64 @@
+"""The diagnosis's documented rules, one per test (issue 29): the findings' order and score, the
+redaction's placeholders, the simulated incidents. Expectations come from the docstrings, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim.analysis.diagnose.incidents import incident
+from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
+from kafkasim.analysis.diagnose.redact import Redactor
+from kafkasim.analysis.diagnose.timeline import MEMBER, REASON, SEQ
+
+UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
+
+
+def test_findings_are_best_first_then_by_label_order_then_group():
+    f = [Finding("network", "b", 0.5, ""), Finding("slow-processing", "b", 0.5, ""),
+         Finding("network", "a", 0.5, ""), Finding("scaling", None, 0.9, "")]
+    assert [(x.cause, x.group) for x in best_first(f)] == [
+        ("scaling", None), ("slow-processing", "b"), ("network", "a"), ("network", "b")]
+    assert LABELS.index("slow-processing") < LABELS.index("network")
+
+
+def test_a_findings_json_has_exactly_the_promised_keys_with_1_based_lines():
+    f = Finding("network", "g", 0.75, "cut", [Line("server.log", 3)], ["session.timeout.ms"])
+    assert f.to_json() == {"cause": "network", "group": "g", "score": 0.75, "summary": "cut",
+                           "evidence": [{"file": "server.log", "line": 3}], "settings": ["session.timeout.ms"]}
+
+
+def _row(member, reason=None):
+    row = [None] * (SEQ + 1)
+    row[MEMBER], row[REASON] = member, reason
+    return tuple(row)
+
+
+def test_redaction_gives_each_name_one_placeholder_everywhere():
+    r = Redactor().learn([_row(f"app-1-{UUID}", "clientId=app-1, clientHost=/10.0.0.7"),
+                          _row(f"app-2-{UUID[:-1]}f")])
+    text = r(f"member app-1-{UUID} of app-1 at 10.0.0.7 and app-2-{UUID[:-1]}f")
+    assert text == "member member-1 of client-1 at ip-1 and member-2"
+    assert r("app-1 again") == "client-1 again"  # the same placeholder on a later line
+
+
+def test_redaction_leaves_short_and_null_names_and_times_of_day():
+    r = Redactor()
+    for value in ("x", "None", "null", "", None):
+        r.add(value, "member")
+    assert r.names == {}
+    assert r("at 12:34:56 nothing to hide") == "at 12:34:56 nothing to hide"
+    assert r("from fe80::1 and 2001:db8:0:0:0:0:0:1") == "from ip-1 and ip-2"
+
+
+def test_a_healthy_incident_has_no_fault_and_an_unknown_cause_is_refused():
+    assert incident(None).faults == ()
+    assert len(incident(None, variant=1).faults) > 0 and incident(None, variant=1).static_membership
+    with pytest.raises(ValueError, match="no simulated incident for 'gremlins'"):
+        incident("gremlins")
+
+
+def test_an_incident_at_4_0c_is_a_consumer_protocol_group_of_kafka_4_0():
+    s = incident("network", version="4.0c", members=4)
+    assert s.kafka_version == "4.0" and s.consumer.get("group.protocol") == "consumer"
+    assert [f.member for f in s.faults] == ["c-2", "c-3"]  # variant 0: two members cut together
+    assert [f.member for f in incident("network", variant=1).faults] == ["c-2"]
