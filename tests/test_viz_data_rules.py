@@ -170,6 +170,8 @@ def test_the_timelines_faults_are_those_inside_its_window():
     run = simulate(Scenario(duration_ms=60_000, faults=[faults.Crash("c-2", 10_000), faults.Crash("c-3", 40_000)]))
     assert list(timeline_frames(run)["faults"]["time_s"]) == [10.0, 40.0]
     assert list(timeline_frames(run, window=(30_000, 60_000))["faults"]["time_s"]) == [40.0]
+    from kafkasim.viz.layers import span_s
+    assert span_s(run, (30_000, 50_000)) == (30.0, 50.0)  # the time axis spans the window, in seconds
 
 
 def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
