@@ -186,3 +186,12 @@ def test_compare_names_the_directions_it_takes():
     runs = [SimpleNamespace(), SimpleNamespace()]
     with pytest.raises(ValueError, match=r"^direction must be 'columns' or 'rows', got 'diagonal'$"):
         compare(runs, direction="diagonal")
+
+
+def test_fault_labels_without_a_span_each_get_a_row_and_every_grid_point_keeps_its_labels():
+    from kafkasim.viz.layers import label_rows
+    frame = pd.DataFrame({"time_s": [30.0, 10.0, 20.0], "short": ["b", "a", "c"]})
+    assert list(label_rows(frame)["row"].sort_index()) == [2, 0, 1]  # rows in time order, one each
+    grid = pd.DataFrame({"time_s": [10.0, 10.0], "short": ["x", "y"], "p_fault": ["Crash", "Pause"]})
+    rows = label_rows(grid, span=(0.0, 60.0))
+    assert list(rows.index) == [0, 1] and list(rows["row"]) == [0, 0]  # rows counted per grid point
