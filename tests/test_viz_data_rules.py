@@ -172,6 +172,20 @@ def test_the_timelines_faults_are_those_inside_its_window():
     assert list(timeline_frames(run, window=(30_000, 60_000))["faults"]["time_s"]) == [40.0]
     from kafkasim.viz.layers import span_s
     assert span_s(run, (30_000, 50_000)) == (30.0, 50.0)  # the time axis spans the window, in seconds
+    starts = list(timeline_frames(run)["starts"]["time_s"])  # the first join, c-2's session expiry
+    windowed = list(timeline_frames(run, window=(30_000, 60_000))["starts"]["time_s"])
+    assert len(starts) == 2 and windowed == [t for t in starts if 30 <= t <= 60] == starts[1:]
+
+
+def test_only_a_heartbeat_that_succeeded_is_flagged_as_an_ok_heartbeat():
+    # protocol.messages: ok_heartbeat is "a heartbeat that succeeded and changed nothing" (thinned by
+    # heartbeats="errors"); JoinGroup, SyncGroup and every reply are never thinned.
+    from kafkasim import simulate
+    from kafkasim.viz.protocol import messages
+    frame = messages(simulate(Scenario(duration_ms=20_000)))
+    ok = frame[frame["ok_heartbeat"]]
+    assert len(ok) > 0 and set(ok["kind"]) == {"request"} and set(ok["label"]) == {"Heartbeat"}
+    assert {"JoinGroup", "SyncGroup"} <= set(frame.loc[frame["kind"] == "request", "label"])
 
 
 def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
