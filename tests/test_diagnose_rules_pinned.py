@@ -62,3 +62,8 @@ def test_an_incident_at_4_0c_is_a_consumer_protocol_group_of_kafka_4_0():
     assert s.kafka_version == "4.0" and s.consumer.get("group.protocol") == "consumer"
     assert [f.member for f in s.faults] == ["c-2", "c-3"]  # variant 0: two members cut together
     assert [f.member for f in incident("network", variant=1).faults] == ["c-2"]
+
+
+def test_a_client_id_a_line_names_is_redacted_as_a_client():
+    # ConsumerCoordinator's lines name the client as "clientId=..." (LogContext): it is a client placeholder.
+    assert Redactor()("Rebalance failed. clientId=billing-7, groupId=g") == "Rebalance failed. clientId=client-1, groupId=g"
