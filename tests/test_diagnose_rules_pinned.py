@@ -67,3 +67,34 @@ def test_an_incident_at_4_0c_is_a_consumer_protocol_group_of_kafka_4_0():
 def test_a_client_id_a_line_names_is_redacted_as_a_client():
     # ConsumerCoordinator's lines name the client as "clientId=..." (LogContext): it is a client placeholder.
     assert Redactor()("Rebalance failed. clientId=billing-7, groupId=g") == "Rebalance failed. clientId=client-1, groupId=g"
+
+
+@pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
+                                           ("librdkafka", "|SESSTMOUT|")])
+def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):
+    # client_rules._one_expiry: the client's session timer fired and the log ends before any answer from
+    # the coordinator: a pause or a cut network, which no later line tells apart: the weaker 0.6.
+    import dataclasses
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    run = simulate(dataclasses.replace(incident("session-timeout-gc-or-stall", "3.7", 4, 1, 0), client_log=client))
+    c2 = run.client_logs["c-2"]
+    cut = next(i for i, line in enumerate(c2, 1) if expiry in line)
+    report = diagnose_lines(c2[:cut], "c-2.log")
+    assert [(f.cause, f.score) for f in report.findings] == [("session-timeout-gc-or-stall", 0.6)]
+    assert report.findings[0].evidence == [Line("c-2.log", cut)]
+
+
+def test_under_the_consumer_protocol_the_clients_session_settings_are_not_read():
+    # KIP-848: with group.protocol=consumer the session and heartbeat are the broker's
+    # (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms); the client's own
+    # session.timeout.ms and heartbeat.interval.ms are not used, so they misconfigure nothing.
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    def block(protocol):  # AbstractConfig.logAll: "ConsumerConfig values: " then "\tname = value" lines
+        return ["[2024-03-05 20:21:00,000] INFO ConsumerConfig values: ", f"\tgroup.protocol = {protocol}",
+                "\tgroup.id = orders", "\theartbeat.interval.ms = 20000", "\tsession.timeout.ms = 45000",
+                " (org.apache.kafka.clients.consumer.ConsumerConfig)",
+                "[2024-03-05 20:21:00,100] INFO Kafka version: 4.0.0 (org.apache.kafka.common.utils.AppInfoParser)"]
+    assert [f.cause for f in diagnose_lines(block("classic"), "c.log").findings] == ["misconfiguration"]
+    assert diagnose_lines(block("consumer"), "c.log").findings == []
