@@ -98,3 +98,16 @@ def test_under_the_consumer_protocol_the_clients_session_settings_are_not_read()
                 "[2024-03-05 20:21:00,100] INFO Kafka version: 4.0.0 (org.apache.kafka.common.utils.AppInfoParser)"]
     assert [f.cause for f in diagnose_lines(block("classic"), "c.log").findings] == ["misconfiguration"]
     assert diagnose_lines(block("consumer"), "c.log").findings == []
+
+
+def test_a_fit_starts_the_scenario_at_the_logs_first_line_and_reads_static_membership():
+    # replay.Fit.offset_ms: "the log's time of the scenario's 0", its first line (00:00:00,009 here);
+    # members joining with a group.instance.id make a static-membership scenario, said in what was read.
+    from kafkasim.analysis.diagnose.replay import fit_lines
+    from kafkasim.scenario.world import simulate
+    run = simulate(incident(None, "3.7", 4, 1, 1))  # a rolling restart of static members
+    assert run.broker_log[0].startswith("[2026-01-01 00:00:00,009]")
+    fit = fit_lines(run.broker_log)
+    assert fit.offset_ms == fit.timeline.first == 9
+    assert "static membership: members join with a group.instance.id" in fit.read
+    assert not any("static membership" in str(note) for note in fit_lines(simulate(incident(None)).broker_log).read)
