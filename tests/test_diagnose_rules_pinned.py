@@ -111,3 +111,25 @@ def test_a_fit_starts_the_scenario_at_the_logs_first_line_and_reads_static_membe
     assert fit.offset_ms == fit.timeline.first == 9
     assert "static membership: members join with a group.instance.id" in fit.read
     assert not any("static membership" in str(note) for note in fit_lines(simulate(incident(None)).broker_log).read)
+
+
+def test_a_departures_json_names_its_reason_and_where_it_was_read():
+    # The --json timeline (issue 31): each arrival and departure is {time, member, reason, file, line}.
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    report = diagnose_lines(simulate(incident("session-timeout-gc-or-stall", "3.7")).broker_log)
+    (tl,) = report.timelines.values()
+    gone = tl.to_json()["departures"]
+    assert gone and set(gone[0]) == {"time", "member", "reason", "file", "line"}
+    assert "session_timeout" in {d["reason"] for d in gone}
+
+
+def test_an_unreleased_instance_id_is_named_with_its_error_code():
+    # GroupMetadataManager (4.0): "Static member ... cannot join the group because the instance id is owned
+    # by member ..." with UNRELEASED_INSTANCE_ID: a static member restarted before its old session left.
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    report = diagnose_lines(simulate(incident("kip848-specific", "4.0c")).broker_log)
+    (summary,) = [f.summary for f in report.findings if f.cause == "kip848-specific"]
+    assert "instance id was still owned by its previous member" in summary  # what happened, in words
+    assert summary.endswith("(UNRELEASED_INSTANCE_ID)")                     # and Kafka's error name
