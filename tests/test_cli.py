@@ -239,3 +239,20 @@ def test_ctrl_c_during_a_parse_says_what_is_left(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err.strip() == (f"kafkasim logs: {tmp_path / 'server.log'}\n\nkafkasim logs: "
                                                f"interrupted: {tmp_path / 'out'} holds part of the parse only; run "
                                                f"the same command to parse again")
+
+
+def test_logs_summary_counts_rebalances_per_group_and_writes_counts_json(tmp_path, capsys):
+    # `kafkasim logs --no-spark` of a log with no coordinator line: every count it prints is 0, and the
+    # groups a simulated run's rebalances name are counted by group id (the event's group column).
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "server.log").write_text("[2026-01-01 00:00:00,000] INFO Started (kafka.Kafka)\n")
+    assert main(["logs", str(tmp_path / "empty"), "--out", str(tmp_path / "o1"), "--no-spark"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "1 lines, 0 from the group coordinator" in out and "  ignored:  0 coordinator lines" in out
+    assert f"-> {tmp_path / 'o1' / 'unparsed'}" in out
+    assert (tmp_path / "o1" / "counts.json").exists()
+    run = simulate(Scenario(members=3, topics={"t": 4}, duration_ms=60_000))
+    (tmp_path / "server.log").write_text("\n".join(run.broker_log))
+    assert main(["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "o2"), "--no-spark"]) == EXIT_OK
+    rebalances = run.summary["rebalances"]
+    assert f"rebalances by group (1 groups): {run.scenario.group_id} {rebalances}" in capsys.readouterr().out

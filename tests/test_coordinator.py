@@ -821,3 +821,39 @@ def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():
     out, rows, _ = listed
     assert out == {"ghost": Errors.UNKNOWN_MEMBER_ID}
     assert [(r[0], r[8]) for r in rows] == [(2000, "UNKNOWN_MEMBER_ID"), (2000, "NONE"), (2000, "NONE"), (2000, "NONE")]
+
+
+def test_a_pending_member_that_leaves_is_removed_for_its_leave_group():
+    # GroupCoordinator.handleLeaveGroup: a pending member id (KIP-394) is removed "through explicit
+    # `LeaveGroup` request", not expired: its removal counts as a LeaveGroup.
+    sim, coord = new_coordinator()
+    pending = join(coord).member_id
+    coord.leave_group("g", [pending])
+    removed = sim.events.of_kind("MemberRemoved")
+    assert [(r[3], r[9]) for r in removed] == [(pending, "leave_group")]
+
+
+def test_classic_requests_refused_by_a_share_group_are_rows_named_by_the_request_sent():
+    # GMMT.testClassicGroup{Join,Sync,Leave}OnShareGroup (v8.2.0) and classicGroupHeartbeat: the request
+    # is refused and the group left as it was; the events table still shows which request each was.
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 1})
+    coord.load_share_group("group-foo", group_epoch=1, members={
+        "m1": {"member_epoch": 1, "previous_member_epoch": 0, "subscribed_topic_names": ["foo"]}})
+    before = len(coord.sim.events.rows)
+    coord.join_group("group-foo", member_id="", require_known_member_id=False)
+    coord.sync_group("group-foo", "m1", 1)
+    coord.heartbeat("group-foo", "m1", 1)
+    coord.leave_group("group-foo", ["m1"])
+    assert [(r[4], r[8]) for r in coord.sim.events.rows[before:]] == [
+        ("JoinGroup", "INCONSISTENT_GROUP_PROTOCOL"), ("SyncGroup", "UNKNOWN_MEMBER_ID"),
+        ("Heartbeat", "UNKNOWN_MEMBER_ID"), ("LeaveGroup", "UNKNOWN_MEMBER_ID")]
+
+
+def test_a_join_with_a_member_id_to_an_unknown_group_is_refused_in_that_members_row():
+    # GroupCoordinator.handleJoinGroup: no group and a member id that is not empty: UNKNOWN_MEMBER_ID;
+    # the refusal's row names the member that asked, as every JoinGroupResponse row does.
+    sim, coord = new_coordinator()
+    r = coord.join_group("nope", member_id="m-1")
+    assert (r.done, r.error) == (True, Errors.UNKNOWN_MEMBER_ID)
+    assert [(row[2], row[3], row[4], row[8]) for row in sim.events.rows] == [
+        ("nope", "m-1", "JoinGroupResponse", "UNKNOWN_MEMBER_ID")]

@@ -489,3 +489,63 @@ def test_conversions_at_exactly_the_size_limit_keep_static_members_static():
     assert g.coord.groups["g"].static_members == ids
     assert {m.member_id: m.instance_id for m in g.coord.groups["g"].members.values()} == {
         m: i for i, m in ids.items()}
+
+
+def test_a_classic_sync_in_a_consumer_group_checks_its_protocol_type_and_name():
+    # classicGroupSyncToConsumerGroup (4.0.0): the SyncGroup's protocol type must be "consumer" and its
+    # name one the member joined with (isProtocolTypeAndNameConsistent), else INCONSISTENT_GROUP_PROTOCOL.
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    assert g.join(a).generation_id == 2
+
+    def sync(protocol_type, protocol_name):
+        return g.coord.sync_group("g", a, 2, None, protocol_type=protocol_type, protocol_name=protocol_name)
+    r = sync("consumer", "cooperative-sticky")
+    assert (r.error, r.protocol_type, r.protocol_name) == (Errors.NONE, "consumer", "cooperative-sticky")
+    assert sync("consumer", "range").error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert sync("connect", "cooperative-sticky").error is Errors.INCONSISTENT_GROUP_PROTOCOL
+
+
+def test_after_a_downgrade_a_member_that_does_not_rejoin_expires_with_its_session():
+    # convertToClassicGroup (4.0.0) leaves every converted member without a pending JoinGroup: nothing
+    # keeps one alive that does not rejoin (MemberMetadata.shouldKeepAlive is false), so its 10 s session
+    # expires and the rebalance completes without it, generation 3 of the one that rejoined.
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)
+    g.join(b, owned=[("foo", 2)], generation=1)
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)   # t=0: downgraded, PreparingRebalance
+    g.join(a)                                                                # a rejoins, b never does
+    g.sim.advance(10_000)
+    assert g.events("MemberRemoved")[-1] == (10_000, b, "MemberRemoved", 2, None, "session_timeout")
+    assert g.coord.member_ids("g") == [a] and g.coord.generation_id("g") == 3
+
+
+def test_after_a_downgrade_a_member_that_heartbeats_but_does_not_rejoin_goes_at_the_rebalance_timeout():
+    # The same downgrade, b heartbeating (REBALANCE_IN_PROGRESS) but never rejoining: its session lives,
+    # and the rebalance removes it when it times out, 60 s (rebalance.timeout.ms) after it began.
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)
+    g.join(b, owned=[("foo", 2)], generation=1)
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)   # t=0: downgraded, PreparingRebalance
+    g.join(a)
+    for _ in range(20):
+        g.sim.advance(3_000)
+        g.heartbeat(b, 2)
+    assert g.events("MemberRemoved")[-1] == (60_000, b, "MemberRemoved", 2, None, "rebalance_timeout")
+    assert g.coord.member_ids("g") == [a] and g.coord.generation_id("g") == 3
+
+
+def test_a_consumer_group_commit_answers_every_partition_with_the_requests_error():
+    # OffsetMetadataManager.commitOffset (4.0.0): a validation error fails the whole request, and the
+    # response carries it on every partition; a valid commit answers NONE on each.
+    g = Group()
+    g.cg_join("m1")
+    stale = g.coord.commit_offsets("g", "m1", 5, {("foo", 0): 1, ("foo", 1): 2})
+    assert stale.partition_errors == {("foo", 0): Errors.STALE_MEMBER_EPOCH, ("foo", 1): Errors.STALE_MEMBER_EPOCH}
+    ok = g.coord.commit_offsets("g", "m1", 1, {("foo", 0): 1})
+    assert ok.partition_errors == {("foo", 0): Errors.NONE}

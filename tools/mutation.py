@@ -126,6 +126,8 @@ def is_model(name: str) -> bool:
         return function_of(name) in SPARK_ANALYSIS
     if not module.startswith("kafkasim.viz"):
         return True
+    if module == "kafkasim.viz":  # mutmut names a package's __init__.py by the package alone
+        module = "kafkasim.viz.__init__"
     return not module.startswith(VIZ_STYLING_MODULES) and not VIZ_STYLING_FUNCTION.match(function_of(name))
 
 

@@ -1,0 +1,135 @@
+"""The diagnosis's documented rules, one per test (issue 29): the findings' order and score, the
+redaction's placeholders, the simulated incidents. Expectations come from the docstrings, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkasim.analysis.diagnose.incidents import incident
+from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
+from kafkasim.analysis.diagnose.redact import Redactor
+from kafkasim.analysis.diagnose.timeline import MEMBER, REASON, SEQ
+
+UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
+
+
+def test_findings_are_best_first_then_by_label_order_then_group():
+    f = [Finding("network", "b", 0.5, ""), Finding("slow-processing", "b", 0.5, ""),
+         Finding("network", "a", 0.5, ""), Finding("scaling", None, 0.9, "")]
+    assert [(x.cause, x.group) for x in best_first(f)] == [
+        ("scaling", None), ("slow-processing", "b"), ("network", "a"), ("network", "b")]
+    assert LABELS.index("slow-processing") < LABELS.index("network")
+
+
+def test_a_findings_json_has_exactly_the_promised_keys_with_1_based_lines():
+    f = Finding("network", "g", 0.75, "cut", [Line("server.log", 3)], ["session.timeout.ms"])
+    assert f.to_json() == {"cause": "network", "group": "g", "score": 0.75, "summary": "cut",
+                           "evidence": [{"file": "server.log", "line": 3}], "settings": ["session.timeout.ms"]}
+
+
+def _row(member, reason=None):
+    row = [None] * (SEQ + 1)
+    row[MEMBER], row[REASON] = member, reason
+    return tuple(row)
+
+
+def test_redaction_gives_each_name_one_placeholder_everywhere():
+    r = Redactor().learn([_row(f"app-1-{UUID}", "clientId=app-1, clientHost=/10.0.0.7"),
+                          _row(f"app-2-{UUID[:-1]}f")])
+    text = r(f"member app-1-{UUID} of app-1 at 10.0.0.7 and app-2-{UUID[:-1]}f")
+    assert text == "member member-1 of client-1 at ip-1 and member-2"
+    assert r("app-1 again") == "client-1 again"  # the same placeholder on a later line
+
+
+def test_redaction_leaves_short_and_null_names_and_times_of_day():
+    r = Redactor()
+    for value in ("x", "None", "null", "", None):
+        r.add(value, "member")
+    assert r.names == {}
+    assert r("at 12:34:56 nothing to hide") == "at 12:34:56 nothing to hide"
+    assert r("from fe80::1 and 2001:db8:0:0:0:0:0:1") == "from ip-1 and ip-2"
+
+
+def test_a_healthy_incident_has_no_fault_and_an_unknown_cause_is_refused():
+    assert incident(None).faults == ()
+    assert len(incident(None, variant=1).faults) > 0 and incident(None, variant=1).static_membership
+    with pytest.raises(ValueError, match="no simulated incident for 'gremlins'"):
+        incident("gremlins")
+
+
+def test_an_incident_at_4_0c_is_a_consumer_protocol_group_of_kafka_4_0():
+    s = incident("network", version="4.0c", members=4)
+    assert s.kafka_version == "4.0" and s.consumer.get("group.protocol") == "consumer"
+    assert [f.member for f in s.faults] == ["c-2", "c-3"]  # variant 0: two members cut together
+    assert [f.member for f in incident("network", variant=1).faults] == ["c-2"]
+
+
+def test_a_client_id_a_line_names_is_redacted_as_a_client():
+    # ConsumerCoordinator's lines name the client as "clientId=..." (LogContext): it is a client placeholder.
+    assert Redactor()("Rebalance failed. clientId=billing-7, groupId=g") == "Rebalance failed. clientId=client-1, groupId=g"
+
+
+@pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
+                                           ("librdkafka", "|SESSTMOUT|")])
+def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):
+    # client_rules._one_expiry: the client's session timer fired and the log ends before any answer from
+    # the coordinator: a pause or a cut network, which no later line tells apart: the weaker 0.6.
+    import dataclasses
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    run = simulate(dataclasses.replace(incident("session-timeout-gc-or-stall", "3.7", 4, 1, 0), client_log=client))
+    c2 = run.client_logs["c-2"]
+    cut = next(i for i, line in enumerate(c2, 1) if expiry in line)
+    report = diagnose_lines(c2[:cut], "c-2.log")
+    assert [(f.cause, f.score) for f in report.findings] == [("session-timeout-gc-or-stall", 0.6)]
+    assert report.findings[0].evidence == [Line("c-2.log", cut)]
+
+
+def test_under_the_consumer_protocol_the_clients_session_settings_are_not_read():
+    # KIP-848: with group.protocol=consumer the session and heartbeat are the broker's
+    # (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms); the client's own
+    # session.timeout.ms and heartbeat.interval.ms are not used, so they misconfigure nothing.
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    def block(protocol):  # AbstractConfig.logAll: "ConsumerConfig values: " then "\tname = value" lines
+        return ["[2024-03-05 20:21:00,000] INFO ConsumerConfig values: ", f"\tgroup.protocol = {protocol}",
+                "\tgroup.id = orders", "\theartbeat.interval.ms = 20000", "\tsession.timeout.ms = 45000",
+                " (org.apache.kafka.clients.consumer.ConsumerConfig)",
+                "[2024-03-05 20:21:00,100] INFO Kafka version: 4.0.0 (org.apache.kafka.common.utils.AppInfoParser)"]
+    assert [f.cause for f in diagnose_lines(block("classic"), "c.log").findings] == ["misconfiguration"]
+    assert diagnose_lines(block("consumer"), "c.log").findings == []
+
+
+def test_a_fit_starts_the_scenario_at_the_logs_first_line_and_reads_static_membership():
+    # replay.Fit.offset_ms: "the log's time of the scenario's 0", its first line (00:00:00,009 here);
+    # members joining with a group.instance.id make a static-membership scenario, said in what was read.
+    from kafkasim.analysis.diagnose.replay import fit_lines
+    from kafkasim.scenario.world import simulate
+    run = simulate(incident(None, "3.7", 4, 1, 1))  # a rolling restart of static members
+    assert run.broker_log[0].startswith("[2026-01-01 00:00:00,009]")
+    fit = fit_lines(run.broker_log)
+    assert fit.offset_ms == fit.timeline.first == 9
+    assert "static membership: members join with a group.instance.id" in fit.read
+    assert not any("static membership" in str(note) for note in fit_lines(simulate(incident(None)).broker_log).read)
+
+
+def test_a_departures_json_names_its_reason_and_where_it_was_read():
+    # The --json timeline (issue 31): each arrival and departure is {time, member, reason, file, line}.
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    report = diagnose_lines(simulate(incident("session-timeout-gc-or-stall", "3.7")).broker_log)
+    (tl,) = report.timelines.values()
+    gone = tl.to_json()["departures"]
+    assert gone and set(gone[0]) == {"time", "member", "reason", "file", "line"}
+    assert "session_timeout" in {d["reason"] for d in gone}
+
+
+def test_an_unreleased_instance_id_is_named_with_its_error_code():
+    # GroupMetadataManager (4.0): "Static member ... cannot join the group because the instance id is owned
+    # by member ..." with UNRELEASED_INSTANCE_ID: a static member restarted before its old session left.
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+    report = diagnose_lines(simulate(incident("kip848-specific", "4.0c")).broker_log)
+    (summary,) = [f.summary for f in report.findings if f.cause == "kip848-specific"]
+    assert "instance id was still owned by its previous member" in summary  # what happened, in words
+    assert summary.endswith("(UNRELEASED_INSTANCE_ID)")                     # and Kafka's error name

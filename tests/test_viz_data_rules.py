@@ -1,0 +1,211 @@
+"""What the charts and the chapters' checks are fed, one rule per test (issue 29): units, the
+explorer's fixes of a combination Kafka refuses, the fault it builds, an exercise's verdict.
+
+Expectations are worked out by hand from each function's docstring, never read off its output.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from kafkasim import GroupCoordinator, Scenario, Simulation, faults
+from kafkasim.viz.assignment import _counts_frame
+from kafkasim.viz.claims import spread
+from kafkasim.viz.exercises import RIGHT, WRONG, check
+from kafkasim.viz.group_size import _storm_frame
+from kafkasim.viz.network import fairness_frame
+from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
+from kafkasim.viz.settings import _faults, fit
+from kafkasim.viz.share import ShareTrace, share_messages
+
+BASE = Scenario(duration_ms=90_000)  # Kafka 3.7 defaults: session 45 s, heartbeat 3 s, processing 2 ms
+
+
+# -- exercises: the verdict a reader sees ---------------------------------------------------------
+def test_a_prediction_exactly_at_the_tolerance_is_right_on_either_side(capsys):
+    # "0.1 accepts within 10 % of it, either side": the edge itself is within.
+    assert check(150, 100, tolerance=0.5) and check(50, 100, tolerance=0.5)
+    assert not check(151, 100, tolerance=0.5) and not check(49, 100, tolerance=0.5)
+
+
+def test_a_number_predicted_for_a_word_is_wrong_not_an_error(capsys):
+    # check never raises on a wrong answer: the reader's notebook keeps running.
+    assert not check(3, "range")
+    assert not check("range", 3)
+    assert capsys.readouterr().out.splitlines() == [
+        f"{WRONG} You predicted 3; the simulation says range.",
+        f"{WRONG} You predicted range; the simulation says 3."]
+
+
+def test_the_verdict_says_why_after_the_measured_value(capsys):
+    assert check(4, 4, why="one per removal and one per rejoin", unit="rebalances")
+    assert not check(5, 4, why="one per removal and one per rejoin", unit="rebalances")
+    assert check(4, 4)
+    assert capsys.readouterr().out.splitlines() == [
+        f"{RIGHT} The simulation says 4 rebalances. one per removal and one per rejoin",
+        f"{WRONG} You predicted 5 rebalances; the simulation says 4 rebalances. one per removal and one per rejoin",
+        f"{RIGHT} The simulation says 4."]
+
+
+# -- claims ---------------------------------------------------------------------------------------
+def test_a_spread_printed_plainly_uses_the_general_format():
+    assert str(spread([3, 1, 2])) == "2 (median; 1 to 3 over 3 seeds)"
+    assert str(spread([1e-6, 1e-6])) == "1e-06 (all 2 seeds)"  # "g" writes a small figure in lower-case e
+
+
+def test_an_empty_spread_names_the_function_refused():
+    with pytest.raises(ValueError, match=r"^spread\(\) needs at least one value$"):
+        spread([])
+
+
+# -- units a chart speaks -------------------------------------------------------------------------
+def test_a_storm_frame_is_in_seconds_and_decimal_megabytes():
+    samples = pd.DataFrame({"time_ms": [0, 2_500], "members": [1, 2], "bytes": [0, 3_000_000]})
+    frame = _storm_frame(samples)
+    assert "time_ms" not in frame.columns
+    assert list(frame["time_s"]) == [0.0, 2.5] and list(frame["mb"]) == [0.0, 3.0]
+    assert list(frame["members"]) == [1, 2]
+
+
+def test_fairness_frame_gives_each_clients_memory_wait_in_seconds():
+    clients = pd.DataFrame({"client": ["a", "b"], "processor": [0, 1], "sent": [4, 4], "completed": [4, 0],
+                            "completion_ratio": [1.0, 0.0], "memory_wait_ms": [0.0, 1_234.0]})
+    frame = fairness_frame(SimpleNamespace(clients=clients), "x")
+    assert list(frame["wait_s"]) == [0.0, 1.234]
+    assert list(frame["thread"]) == ["network-thread-0", "network-thread-1"]
+
+
+# -- the explorer's fixes of a combination Kafka refuses --------------------------------------------
+def test_both_processing_times_set_the_p99_rises_to_the_median():
+    # A median cannot exceed the p99: the p99 follows, unless the p99 alone was moved.
+    out, notes = fit(BASE, {"processing.median.ms": 50, "processing.p99.ms": 10})
+    assert (out["processing.median.ms"], out["processing.p99.ms"]) == (50, 50)
+    assert notes == ["The processing p99 rises to the median, 50 ms: every record takes that long."]
+    out, _ = fit(BASE, {"processing.p99.ms": 1})
+    assert (out["processing.median.ms"], out["processing.p99.ms"]) == (1, 1)
+
+
+def test_a_heartbeat_not_below_the_session_timeout_goes_to_a_third_of_it():
+    # The classic consumer refuses heartbeat.interval.ms >= session.timeout.ms (ConsumerCoordinator).
+    out, notes = fit(BASE, {"session.timeout.ms": 3_000})
+    assert out["heartbeat.interval.ms"] == 1_000 and len(notes) == 1
+    out, _ = fit(BASE, {"heartbeat.interval.ms": 45_000}, last="heartbeat.interval.ms")
+    assert out["session.timeout.ms"] == 135_000
+    assert fit(BASE, {"session.timeout.ms": 6_000}) == ({"session.timeout.ms": 6_000}, [])
+
+
+# -- the explorer's fault acts on whom and when it names --------------------------------------------
+@pytest.mark.parametrize("kind, expected", [
+    ("ScaleOut", faults.ScaleOut(at_ms=12_000)),
+    ("ScaleIn", faults.ScaleIn(at_ms=12_000, members=("c-2",))),
+    ("Crash", faults.Crash("c-2", 12_000)),
+    ("Restart", faults.Restart("c-2", 12_000, delay_ms=7_000)),
+    ("Pause", faults.Pause("c-2", 12_000, duration_ms=7_000)),
+])
+def test_the_explorers_fault_strikes_the_named_member_at_the_named_time(kind, expected):
+    values = {"fault": kind, "fault.at.ms": 12_000, "fault.duration.ms": 7_000, "fault.member": "c-2"}
+    assert _faults(BASE, values) == (expected,)
+
+
+# -- share groups' sequence diagram -----------------------------------------------------------------
+def test_share_rows_are_never_heartbeats_and_a_note_on_the_leaders_lane_is_a_leader_note():
+    # An ACCEPT of 0-4 acquired at 0 (SharePartition): request, NONE reply, and a leader note with
+    # the states it left and SPSO 5; a note put on the leader's lane is the leader's.
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"orders": 1})
+    trace = ShareTrace(coord.share_partition("g", "orders", 0), 0, 9)
+    trace.acquire("c-1", [(0, 4)])
+    trace.advance_to(1_000)
+    trace.acknowledge("c-1", [(0, 4, "ACCEPT")])
+    frame = share_messages(trace, notes=[(1_000, "leader", "log segment rolled"), (1_000, "c-1", "GC pause")])
+    assert list(zip(frame["member"], frame["kind"], frame["label"])) == [
+        ("c-1", "request", "ShareFetch"), ("c-1", "reply", "ShareFetch: 0-4 (delivery 1)"),
+        ("c-1", "request", "ShareAcknowledge ACCEPT 0-4"), ("c-1", "reply", "ShareAcknowledge: NONE (0)"),
+        ("leader", "leader note", "0-4 ACKNOWLEDGED (delivery 1); SPSO 5"),
+        ("leader", "leader note", "log segment rolled"), ("c-1", "consumer note", "GC pause")]
+    assert not frame["ok_heartbeat"].any()  # heartbeats="errors" thins heartbeats only: no share row goes
+
+
+# -- the pause/resume timeline (chapter 8) ------------------------------------------------------------
+def test_a_member_the_coordinator_removed_is_marked_expelled():
+    s = SimpleNamespace(remedy=None, app_loop="pause_once", pause_at_ms=1_000, resume_at_ms=None, duration_ms=10_000,
+                        changes=[(4_000, "join", None), (5_000, "leave", "c-3"), (6_000, "lost", "c-2")])
+    marks = scenario_marks(SimpleNamespace(scenario=s))
+    assert list(marks["short"]) == ["pause once", "join", "leave", "expelled"]
+    assert list(marks["label"])[3] == "c-2 expelled by the coordinator (lost)"
+
+
+def test_the_window_is_closed_an_interval_starting_at_its_end_is_drawn():
+    # [lo, hi] with both ends in: an interval that starts at hi shows as a zero-width mark at hi.
+    frame = pd.DataFrame({"start": [0, 5_000, 10_000, 10_001], "end": [2_000, 20_000, 12_000, 12_000]})
+    shown = _in_window(frame, 2_000, 10_000)
+    assert list(zip(shown["start_s"], shown["end_s"])) == [(2.0, 2.0), (5.0, 10.0), (10.0, 10.0)]
+    points = _in_window(pd.DataFrame({"time": [1_999, 2_000, 10_000, 10_001]}), 2_000, 10_000)
+    assert list(points["time_s"]) == [2.0, 10.0]
+
+
+def test_the_pause_runs_key_numbers_keep_their_order_and_group_a_breakdown():
+    summary = {"unexpected_records": 1_500, "unexpected_from_buffer": 500, "unexpected_polls": 3,
+               "records_lost": 0, "pause_flags_cleared": {"revoke": 2, "assign": 1}, "records_fetched": 12_000,
+               "generations": {"eager": 0}}
+    frame = key_numbers(summary)
+    assert list(frame.columns) == ["order", "label", "value"]
+    assert list(frame["order"]) == list(range(7)) and frame["label"][0] == "records returned while paused"
+    assert list(frame["value"]) == ["1,500", "500", "3", "0", "3 (revoke 2, assign 1)", "12,000", "0"]
+
+
+def test_an_assignment_summary_shows_the_spread_of_partitions_as_fewest_over_most():
+    frame = _counts_frame({"moved": 3, "members": 4, "idle": 1, "fewest": 0, "most": 4, "unowned": 0})
+    assert list(zip(frame["order"], frame["label"], frame["value"])) == [
+        (0, "partitions moved (last row vs first)", "3"), (1, "members (last row)", "4"),
+        (2, "... of which own no partition", "1"), (3, "fewest / most partitions per member", "0 / 4"),
+        (4, "partitions without an owner", "0")]
+
+
+def test_the_timelines_faults_are_those_inside_its_window():
+    from kafkasim import simulate
+    from kafkasim.viz.timeline import timeline_frames
+    run = simulate(Scenario(duration_ms=60_000, faults=[faults.Crash("c-2", 10_000), faults.Crash("c-3", 40_000)]))
+    assert list(timeline_frames(run)["faults"]["time_s"]) == [10.0, 40.0]
+    assert list(timeline_frames(run, window=(30_000, 60_000))["faults"]["time_s"]) == [40.0]
+    from kafkasim.viz.layers import span_s
+    assert span_s(run, (30_000, 50_000)) == (30.0, 50.0)  # the time axis spans the window, in seconds
+    starts = list(timeline_frames(run)["starts"]["time_s"])  # the first join, c-2's session expiry
+    windowed = list(timeline_frames(run, window=(30_000, 60_000))["starts"]["time_s"])
+    assert len(starts) == 2 and windowed == [t for t in starts if 30 <= t <= 60] == starts[1:]
+
+
+def test_only_a_heartbeat_that_succeeded_is_flagged_as_an_ok_heartbeat():
+    # protocol.messages: ok_heartbeat is "a heartbeat that succeeded and changed nothing" (thinned by
+    # heartbeats="errors"); JoinGroup, SyncGroup and every reply are never thinned.
+    from kafkasim import simulate
+    from kafkasim.viz.protocol import messages
+    frame = messages(simulate(Scenario(duration_ms=20_000)))
+    ok = frame[frame["ok_heartbeat"]]
+    assert len(ok) > 0 and set(ok["kind"]) == {"request"} and set(ok["label"]) == {"Heartbeat"}
+    assert {"JoinGroup", "SyncGroup"} <= set(frame.loc[frame["kind"] == "request", "label"])
+
+
+def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
+    from kafkasim.viz.poll import _edges
+    # 10 and 1000: midpoint sqrt(10 * 1000) = 100; mirrored: 10^2 / 100 = 1 and 1000^2 / 100 = 10,000.
+    assert _edges([1000, 10, 1000]) == {10: (1.0, 100.0), 1000: (100.0, 10_000.0)}
+    assert _edges([30]) == {30: (20.0, 45.0)}  # a lone value: a factor 1.5 either side
+
+
+def test_compare_names_the_directions_it_takes():
+    from kafkasim.viz.compare import compare
+    runs = [SimpleNamespace(), SimpleNamespace()]
+    with pytest.raises(ValueError, match=r"^direction must be 'columns' or 'rows', got 'diagonal'$"):
+        compare(runs, direction="diagonal")
+
+
+def test_fault_labels_without_a_span_each_get_a_row_and_every_grid_point_keeps_its_labels():
+    from kafkasim.viz.layers import label_rows
+    frame = pd.DataFrame({"time_s": [30.0, 10.0, 20.0], "short": ["b", "a", "c"]})
+    assert list(label_rows(frame)["row"].sort_index()) == [2, 0, 1]  # rows in time order, one each
+    grid = pd.DataFrame({"time_s": [10.0, 10.0], "short": ["x", "y"], "p_fault": ["Crash", "Pause"]})
+    rows = label_rows(grid, span=(0.0, 60.0))
+    assert list(rows.index) == [0, 1] and list(rows["row"]) == [0, 0]  # rows counted per grid point
