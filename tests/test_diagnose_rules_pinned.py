@@ -133,3 +133,19 @@ def test_an_unreleased_instance_id_is_named_with_its_error_code():
     (summary,) = [f.summary for f in report.findings if f.cause == "kip848-specific"]
     assert "instance id was still owned by its previous member" in summary  # what happened, in words
     assert summary.endswith("(UNRELEASED_INSTANCE_ID)")                     # and Kafka's error name
+
+
+def test_a_slow_join_cut_before_it_ended_says_how_long_it_had_lasted():
+    """rules.slow_join on a log that stops inside the join phase: 120 consumers starting over 90 s
+    (the slow-join incident, 8 x 15 members, variant 1), cut before "Stabilized group": the rebalance began
+    at the first "Preparing to rebalance" (00:00:00,061) and the log's last line is at 00:01:29,821, so it
+    had not finished after 89.76 s, with all 120 members joined."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.scenario.world import simulate
+
+    log = simulate(incident("too-many-members-or-slow-join", "3.7", 8, 1, 1)).broker_log
+    cut = log[:next(i for i, line in enumerate(log) if "Stabilized group" in line)]
+    assert cut[1].startswith("[2026-01-01 00:00:00,061]") and cut[-1].startswith("[2026-01-01 00:01:29,821]")
+    assert [(f.cause, f.summary) for f in diagnose_lines(cut).findings] == [
+        ("too-many-members-or-slow-join", "a rebalance had not finished after 89.76 s while 120 members joined: a "
+                                          "large group joining slowly")]
