@@ -1,0 +1,112 @@
+"""The command line's rules pinned one by one (issue 29): the options `kafkasim --help` and the README
+document (names, defaults, required ones, help texts, exit statuses), read from the argparse parser
+alone without running Spark, and `kafkasim logs` on local Spark against what the plain parser reads."""
+import os
+import re
+from collections import Counter
+
+import pytest
+
+from kafkasim import Scenario, simulate
+from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _parser, main
+from kafkasim.analysis.logs import parse_file
+
+
+def _help(capsys, *command: str) -> str:
+    """`kafkasim [command] --help`, whitespace collapsed (argparse wraps at the terminal's width)."""
+    with pytest.raises(SystemExit) as done:
+        _parser().parse_args([*command, "--help"])
+    assert done.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def _usage_error(capsys, argv: list[str]) -> str:
+    """The last stderr line of a usage error, which argparse ends with status 2."""
+    with pytest.raises(SystemExit) as done:
+        _parser().parse_args(argv)
+    assert done.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_sweep_takes_the_grid_file_as_its_positional_argument():
+    args = _parser().parse_args(["sweep", "grid.yaml", "--out", "o", "--runs-per-task", "4"])
+    assert (args.command, args.grid, args.out, args.runs_per_task) == ("sweep", "grid.yaml", "o", 4)
+
+
+def test_logs_and_diagnose_take_one_or_more_paths():
+    assert _parser().parse_args(["logs", "a.log", "dir", "--out", "o"]).paths == ["a.log", "dir"]
+    args = _parser().parse_args(["diagnose", "a.log", "b.log", "--spark", "--group", "g1"])
+    assert (args.paths, args.spark, args.group) == (["a.log", "b.log"], True, "g1")
+    assert _parser().parse_args(["diagnose", "a.log"]).spark is False
+
+
+def test_logs_requires_out(capsys):
+    assert _usage_error(capsys, ["logs", "a.log"]).endswith("the following arguments are required: --out")
+
+
+def test_master_defaults_to_spark_remote_else_local_star_for_every_command():
+    # README "On a cluster" and sweep's help: SPARK_REMOTE, else local[*] (read when kafkasim is imported).
+    default = os.environ.get("SPARK_REMOTE") or "local[*]"
+    for argv in (["sweep", "g.yaml", "--out", "o"], ["logs", "a.log", "--out", "o"], ["diagnose", "a.log"]):
+        assert _parser().parse_args(argv).master == default
+        assert _parser().parse_args([*argv, "--master", "spark://h:7077"]).master == "spark://h:7077"
+
+
+def test_top_help_names_the_tool_and_every_exit_status(capsys):
+    text = _help(capsys)
+    assert "Kafka consumer-group simulations and broker logs on Spark." in text
+    # README: a missing Java, an unreachable master, executors without the packages each end with a status
+    # of their own, listed by `kafkasim --help` (the values EXIT_SPARK gives those kinds).
+    for status, what in [(0, "done"), (2, "bad input (usage, files)"), (EXIT_SPARK["java"], "no Java 17+ or no PySpark"),
+                         (EXIT_SPARK["unreachable"], "the Spark master or Connect server does not answer"),
+                         (EXIT_SPARK["executors"], "the executors cannot run kafkasim (Python, packages)"),
+                         (EXIT_SPARK["session"], "another Spark session runs in this process"),
+                         (130, "interrupted (a sweep keeps its finished runs)")]:
+        assert f"{status} {what}" in text
+
+
+def test_conf_help_shows_the_readmes_executor_python_example(capsys):
+    assert "--conf KEY=VALUE a Spark setting (repeatable), e.g. --conf spark.pyspark.python=/opt/py311/bin/python" \
+        in _help(capsys, "sweep")
+
+
+def test_logs_help_names_what_out_holds(capsys):
+    assert "--out OUT output folder (events/, unparsed/, counts.json)" in _help(capsys, "logs")
+
+
+def test_diagnose_help_says_master_is_for_spark(capsys):
+    assert "--master MASTER as for sweep (with --spark)" in _help(capsys, "diagnose")
+
+
+def test_an_unexpected_one_line_error_points_to_debug(tmp_path, capsys, monkeypatch):
+    import kafkasim.analysis.logs as logs
+
+    def broken(path):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(logs, "parse_file", broken)
+    (tmp_path / "server.log").write_text("x\n")
+    assert main(["logs", str(tmp_path / "server.log"), "--out", str(tmp_path / "out"), "--no-spark"]) == EXIT_FAILED_RUNS
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        "kafkasim logs: error: RuntimeError: disk on fire (run with --debug for the traceback)"
+
+
+def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys):
+    """`kafkasim logs` on local Spark (--chunk-mb 1), a simulated broker log beside a FIFO it cannot read: the
+    events by kind and the rebalances by group are those of the plain parser and of the run, and the FIFO is
+    named."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    run = simulate(Scenario(members=3, topics={"t": 4}, duration_ms=60_000))
+    (logs / "server.log").write_text("\n".join(run.broker_log))
+    os.mkfifo(logs / "server.log.1")
+    out = tmp_path / "out"
+    assert main(["logs", str(logs), "--out", str(out), "--master", "local[2]", "--chunk-mb", "1"]) == EXIT_OK
+    printed = capsys.readouterr().out
+    kinds = Counter(r[4] for r in parse_file(str(logs / "server.log")).rows)
+    events = re.search(r"  events:   ([\d,]+) \((.*)\) -> (.*)", printed)
+    assert events.group(1) == f"{sum(kinds.values()):,}" and events.group(3) == str(out / "events")
+    assert set(events.group(2).split(", ")) == {f"{k} {n:,}" for k, n in kinds.items()}
+    assert f"rebalances by group (1 groups): {run.scenario.group_id} {run.summary['rebalances']}" in printed
+    assert "not read to their end: 1 file(s)" in printed and f"{logs / 'server.log.1'}: a FIFO" in printed
+    assert (out / "counts.json").exists() and any(n.startswith("part-") for n in os.listdir(out / "events"))
