@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from kafkasim.analysis.diagnose import offsets
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.diagnose.timeline import MEMBER, REASON, SEQ
+from kafkasim.analysis.diagnose.timeline import GROUP, MEMBER, REASON, SEQ
+from kafkasim.analysis.log_parser import parse_lines
 
 UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
 
@@ -149,3 +151,18 @@ def test_a_slow_join_cut_before_it_ended_says_how_long_it_had_lasted():
     assert [(f.cause, f.summary) for f in diagnose_lines(cut).findings] == [
         ("too-many-members-or-slow-join", "a rebalance had not finished after 89.76 s while 120 members joined: a "
                                           "large group joining slowly")]
+
+
+def test_an_offsets_partitions_row_goes_to_its_groups_and_every_other_row_is_kept():
+    """offsets.to_groups: a `__consumer_offsets-P` row without a group is copied to each group of the log whose
+    partition P is (GroupMetadataManager.partitionFor at 50: user-sessions-stream 32, LocalizeTracks 25, as Kafka
+    printed them in the corpus's server.logs); the rows before and after it stay as they were."""
+    gc = " (kafka.coordinator.group.GroupCoordinator)"
+    lines = [f"[2020-02-19 10:59:01,000] INFO [GroupCoordinator 1]: Stabilized group {g} generation 5 "
+             f"(__consumer_offsets-{p}){gc}" for g, p in (("user-sessions-stream", 32), ("LocalizeTracks", 25))]
+    lines.insert(1, "[2020-02-19 10:59:02,000] ERROR [ReplicaManager broker=1] Error processing append operation "
+                    "on partition __consumer_offsets-32 (kafka.server.ReplicaManager)")
+    rows = parse_lines(lines).rows
+    assert [r[GROUP] for r in rows] == ["user-sessions-stream", None, "LocalizeTracks"]
+    assert offsets.to_groups(rows) == [rows[0], rows[1][:GROUP] + ("user-sessions-stream",) + rows[1][GROUP + 1:],
+                                       rows[2]]
