@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from kafkasim.analysis.diagnose import client_rules, offsets
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.diagnose.timeline import MEMBER, REASON, SEQ
+from kafkasim.analysis.diagnose.rules import RETURN_MS
+from kafkasim.analysis.diagnose.timeline import GROUP, MEMBER, REASON, SEQ
+from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
 
 UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
 
@@ -149,3 +152,54 @@ def test_a_slow_join_cut_before_it_ended_says_how_long_it_had_lasted():
     assert [(f.cause, f.summary) for f in diagnose_lines(cut).findings] == [
         ("too-many-members-or-slow-join", "a rebalance had not finished after 89.76 s while 120 members joined: a "
                                           "large group joining slowly")]
+
+
+def test_an_offsets_partitions_row_goes_to_its_groups_and_every_other_row_is_kept():
+    """offsets.to_groups: a `__consumer_offsets-P` row without a group is copied to each group of the log whose
+    partition P is (GroupMetadataManager.partitionFor at 50: user-sessions-stream 32, LocalizeTracks 25, as Kafka
+    printed them in the corpus's server.logs); the rows before and after it stay as they were."""
+    gc = " (kafka.coordinator.group.GroupCoordinator)"
+    lines = [f"[2020-02-19 10:59:01,000] INFO [GroupCoordinator 1]: Stabilized group {g} generation 5 "
+             f"(__consumer_offsets-{p}){gc}" for g, p in (("user-sessions-stream", 32), ("LocalizeTracks", 25))]
+    lines.insert(1, "[2020-02-19 10:59:02,000] ERROR [ReplicaManager broker=1] Error processing append operation "
+                    "on partition __consumer_offsets-32 (kafka.server.ReplicaManager)")
+    rows = parse_lines(lines).rows
+    assert [r[GROUP] for r in rows] == ["user-sessions-stream", None, "LocalizeTracks"]
+    assert offsets.to_groups(rows) == [rows[0], rows[1][:GROUP] + ("user-sessions-stream",) + rows[1][GROUP + 1:],
+                                       rows[2]]
+
+
+def _client_row(file: str, t: int, kind: str, member: str, line: int, **fields) -> tuple:
+    """A Java client's reader row (ROW_FIELDS) with the given fields, the others empty."""
+    base = dict.fromkeys(ROW_FIELDS)
+    base.update(time=t, source="consumer", group="g", kind=kind, member=member, file=file, line=line, seq=line,
+                log_source="java", time_inferred=False, **fields)
+    return tuple(base[f] for f in ROW_FIELDS)
+
+
+@pytest.mark.parametrize("after_ms, scaled_in", [(RETURN_MS, False), (RETURN_MS + 1, True)])
+def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after_ms, scaled_in):
+    """client_rules.group_size: a close followed by no new process within RETURN_MS ("a member back within
+    this long ... is its restart", rules.py; Timeline.returned counts an arrival RETURN_MS later as back) while
+    the others rebalance on is a scale-in."""
+    rows = [_client_row("a.log", 0, "JoinGroupResponse", "m-a", 1, generation=1),
+            _client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1),
+            _client_row("a.log", 10_000, "LeaveGroup", "m-a", 2, reason="the consumer is being closed"),
+            _client_row("b.log", 20_000, "JoinGroup", "m-b", 2),
+            _client_row("c.log", 10_000 + after_ms, "JoinGroupResponse", "m-c", 1, generation=2)]
+    signals = client_rules._Signals()
+    client_rules.group_size(rows, signals)
+    summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+    assert ("1 consumer(s) closed and none replaced them while the others rebalanced: scaled in" in summaries) \
+        == scaled_in
+
+
+def test_a_consumer_group_forms_with_its_first_burst_of_starts():
+    """client_rules._formed (Timeline.formed_at's rule from the clients' side): a consumer group, with no JoinGroup
+    response, has its members once its first processes started each at most FORMING_MS (3 s) after the one
+    before; only a process starting later is a consumer added to the running group."""
+    starts = {"a.log": 3_600_000, "b.log": 3_601_000, "c.log": 3_603_000, "d.log": 3_606_001}
+    rows = [_client_row(f, t, "MemberTransition", f"m-{f[0]}", 1, reason="STABLE", detail="JOINING")
+            for f, t in starts.items()]
+    assert [(f.cause, f.summary) for f in client_rules.findings(rows)] == [
+        ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out")]

@@ -9,8 +9,11 @@ from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import ROW_FIELDS, aiokafka, parse_lines
+from kafkasim.core.events import FIELDS
 
+#: A builder's event tuple (wording.event): the event schema, then what a line tells beyond it.
+EVENT = (*FIELDS, "detail", "client", "instance")
 ORIGIN = datetime(2024, 3, 5)
 T = (20 * 60 + 21) * 60_000 + 14_681  # 20:21:14,681 as ms since ORIGIN
 KEYS = ("time", "source", "group", "member", "kind", "generation", "topic", "partition", "error", "reason", "state",
@@ -172,3 +175,20 @@ def test_a_commit_refused_to_an_unknown_member_and_a_session_expiry_are_diagnose
     # FROZEN_MS): the process was frozen, 0.85; both lines are its evidence
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("session-timeout-gc-or-stall", "orders", 0.85)]
     assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 1), ("app.log", 2)]
+
+
+@pytest.mark.parametrize("index,tail,error,why", [
+    (0, " due to group error ([Error 25] UnknownMemberIdError: orders), will rejoin", "UNKNOWN_MEMBER_ID",
+     "will rejoin"),
+    (1, " due to a coordinator error (NotCoordinatorForGroupError), will find new coordinator and retry",
+     "NOT_COORDINATOR", "will find new coordinator and retry"),
+    (2, " because group is initializing (GroupLoadInProgressError), will retry", "COORDINATOR_LOAD_IN_PROGRESS",
+     "group is initializing")])
+def test_a_commit_failure_named_by_its_error_keeps_what_aiokafka_does_next(index, tail, error, why):
+    """_do_commit_offsets' group, coordinator and loading errors end with what the client does next. The builder
+    is made again here: TEMPLATES ran `_commit` at import, before mutmut switches a mutant on."""
+    template = aiokafka.TEMPLATES["OffsetCommit failed for group"][1][index]
+    m = template.full.fullmatch(" failed for group orders" + tail)
+    (row,) = aiokafka._commit(why)(m, T, None)
+    assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer",
+                                          "group": "orders", "kind": "CommitFailed", "error": error, "reason": why}

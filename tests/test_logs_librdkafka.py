@@ -5,12 +5,17 @@ bare or behind docker compose and `kubectl logs --prefix` prefixes."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import ROW_FIELDS, librdkafka, parse_lines
+from kafkasim.analysis.logs.wording import Ctx
+from kafkasim.core.events import FIELDS
 
+#: A builder's event tuple (wording.event): the event schema, then what a line tells beyond it.
+EVENT = (*FIELDS, "detail", "client", "instance")
 ORIGIN = datetime(2024, 3, 5)
 #: 1709669774.681 s since the epoch is 2024-03-05 20:16:14.681 UTC: ms since ORIGIN
 T = ((20 * 60 + 16) * 60 + 14) * 1000 + 681
@@ -177,3 +182,16 @@ def test_the_lines_own_stamp_is_its_time_whatever_is_in_front():
     result = parse_lines([line, "2024-03-05T21:00:00.000000000Z stdout F " + line], origin=ORIGIN)
     assert [r[0] for r in result.rows] == [T, T]
     assert [r[ROW_FIELDS.index("time_inferred")] for r in result.rows] == [False, False]
+
+
+def test_a_fatal_error_is_an_event_at_the_lines_time_naming_the_handle():
+    """rd_kafka_set_fatal_error's "Fatal error: %s: Fatal consumer error: %s" (1.4+): the consumer stops at the line's
+    time. The builder is made again here: TEMPLATES ran `_fatal` at import, before mutmut switches a mutant on."""
+    template = librdkafka.TEMPLATES["FATAL"][1][0]
+    fenced = "Broker: Static consumer fenced by other consumer with same group.instance.id"
+    m = template.full.fullmatch(f"Fatal error: {fenced}: Fatal consumer error: {fenced}")
+    mark = re.fullmatch(librdkafka._NAME, "rdkafka#consumer-1")
+    (row,) = librdkafka._fatal("FatalError")(m, T, Ctx("rd", False, mark=mark))
+    assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer",
+                                          "kind": "FatalError", "error": "FENCED_INSTANCE_ID",
+                                          "client": "rdkafka#consumer-1"}
