@@ -12,9 +12,9 @@ from datetime import datetime
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from kafkasim.analysis.logs import COUNTS, ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from reader_properties import assert_read_whole, mixes
 
 ORIGIN = datetime(2024, 3, 5)
 #: 2024-03-05 20:21:14.681, in ms since ORIGIN
@@ -176,12 +176,9 @@ PIECES = [f"stream-thread [{THREAD}] ", "stream-client [", "stream-thread [", "]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(PIECES) | st.text(max_size=8), max_size=12).map("".join), max_size=12))
+@given(mixes(PIECES))
 def test_any_mix_of_streams_pieces_is_never_fatal(lines):
-    result = parse_lines(lines, origin=ORIGIN)
-    assert set(result.counts) <= set(COUNTS)
-    assert result.counts["events"] == len(result.rows) and all(len(r) == len(ROW_FIELDS) for r in result.rows)
-    assert result.counts["lines"] == len(lines) and not any(u[2].startswith("not read") for u in result.unparsed)
+    assert_read_whole(lines, ORIGIN)
 
 
 def test_a_long_line_built_to_backtrack_costs_little():

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from reader_properties import assert_read_whole, mutated
 
 ORIGIN = datetime(2024, 3, 5)
 T = (20 * 60 + 21) * 60_000 + 14_000  # 20:21:14 (log.LstdFlags prints whole seconds) as ms since ORIGIN
@@ -123,22 +124,8 @@ _PIECES = st.sampled_from([sarama("consumergroup/session/sarama-1/3 heartbeat lo
                            sarama("JoinGroup failed: group instance id i has been fenced")])
 
 
-@st.composite
-def _mutated(draw) -> str:
-    line = draw(_PIECES)
-    i = draw(st.integers(0, len(line)))
-    j = draw(st.integers(i, len(line)))
-    return line[:i] + draw(st.text(max_size=30)) + line[j:]
-
-
 @settings(max_examples=200, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_mutated() | st.text(max_size=80), min_size=1, max_size=8))
+@given(st.lists(mutated(_PIECES) | st.text(max_size=80), min_size=1, max_size=8))
 def test_any_text_around_its_lines_gives_a_result(lines):
     lines = [x.replace("\n", " ").replace("\r", " ") for x in lines]
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.counts["lines"] == len(lines)
-    assert result.counts["events"] == len(result.rows)
-    result.events_table()  # every row fits its Arrow column
-    result.unparsed_table()
-    for r in result.rows:
-        assert len(r) == len(ROW_FIELDS) and isinstance(r[0], int)
+    assert_read_whole(lines, ORIGIN)
