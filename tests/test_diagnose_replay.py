@@ -237,13 +237,13 @@ def test_a_log_longer_than_a_replay_is_refused():
 
 
 def test_cli_replay_prints_the_fit_and_keeps_the_json_schema(capsys, tmp_path):
-    out = tmp_path / "replay.json"
-    code = main(["diagnose", str(INCIDENTS / "rolling-restart-dynamic-members.log"), "--replay", "--json", "-",
-                 "--replay-json", str(out)])
+    out, report_json = tmp_path / "replay.json", tmp_path / "report.json"
+    code = main(["diagnose", str(INCIDENTS / "rolling-restart-dynamic-members.log"), "--replay", "--json",
+                 str(report_json), "--replay-json", str(out)])
     text = capsys.readouterr().out
     assert code == EXIT_OK
     assert "replay closeness 1.00" in text and "\nstatic membership " in text and "read from the log:" in text
-    report = json.loads(text[text.index("{\n"):])
+    report = json.loads(report_json.read_text())
     assert set(report) == {"groups", "findings"}  # issue 31's schema, nothing added
     machine = json.loads(out.read_text())["replays"][0]
     assert (machine["group"], machine["members"], machine["closeness"]) == ("workbook-group", 4, 1.0)

@@ -154,7 +154,7 @@ def write(report: Report, clean: Callable[[str], str] | None = None, *, json_out
     """Write --json and --html (through `clean`, the --redact Redactor, if given); with `replay` (or
     `replay_json`) fit a scenario to each group, replay it and run the what-ifs (`replay.py`), printed
     after the report (and written to `replay_json`, apart from --json, whose schema is issue 31's);
-    return stdout."""
+    return stdout: the report, or the JSON alone with `json_out` "-"."""
     clean = clean or (lambda s: s)
     stdout = clean(text(report))
     if replay or replay_json:
@@ -164,8 +164,8 @@ def write(report: Report, clean: Callable[[str], str] | None = None, *, json_out
             _write(replay_json, clean(json.dumps({"replays": machine}, indent=1, ensure_ascii=False)) + "\n")
     if json_out:
         body = clean(to_json(report)) + "\n"
-        if json_out == "-":
-            stdout += body
+        if json_out == "-":  # stdout is then the JSON alone, for a pipe (`| jq`)
+            stdout = body
         else:
             _write(json_out, body)
     if html_out:
