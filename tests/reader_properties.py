@@ -8,6 +8,13 @@ from hypothesis import strategies as st
 from kafkasim.analysis.logs import COUNTS, ROW_FIELDS, parse_lines
 
 
+def read_rows(lines: list[str], keys, origin) -> list[dict]:
+    """The rows the reader makes of `lines`, each cut to `keys`; every line must be read."""
+    result = parse_lines(lines, origin=origin)
+    assert result.unparsed == [], result.unparsed
+    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in keys} for r in result.rows]
+
+
 def mixes(pieces: list[str]):
     """Lines made of the pieces and short random text, in any order."""
     return st.lists(st.lists(st.sampled_from(pieces) | st.text(max_size=8), max_size=12).map("".join), max_size=12)

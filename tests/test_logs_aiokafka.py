@@ -10,6 +10,7 @@ from datetime import datetime
 import pytest
 
 from kafkasim.analysis.logs import ROW_FIELDS, aiokafka, parse_lines
+from reader_properties import read_rows
 from kafkasim.core.events import FIELDS
 
 #: A builder's event tuple (wording.event): the event schema, then what a line tells beyond it.
@@ -27,9 +28,7 @@ def py(message: str, level: str = "WARNING", logger: str = LOGGER) -> str:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, group=None, **fields) -> dict:

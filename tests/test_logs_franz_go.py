@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
-from reader_properties import assert_read_whole, mutated
+from reader_properties import assert_read_whole, mutated, read_rows
 
 ORIGIN = datetime(2024, 3, 5)
 T = (20 * 60 + 21) * 60_000 + 14_681  # 20:21:14.681 as ms since ORIGIN
@@ -33,9 +33,7 @@ def basic(level: str, message: str, *keyvals) -> str:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, versions, group="orders", **fields) -> dict:

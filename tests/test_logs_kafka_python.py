@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from reader_properties import read_rows
 
 ORIGIN = datetime(2024, 3, 5)
 T = (20 * 60 + 21) * 60_000 + 14_681  # 20:21:14,681 as ms since ORIGIN
@@ -20,9 +20,7 @@ def py(message: str, level: str = "WARNING") -> str:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, group=None, **fields) -> dict:

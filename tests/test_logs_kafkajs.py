@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 
 from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from reader_properties import read_rows
 
 ORIGIN = datetime(2024, 3, 5)
 STAMP = "2024-03-05T20:21:14.681Z"
@@ -38,9 +39,7 @@ def plain(level: str, namespace: str, message: str, **extra) -> str:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, versions, **fields) -> dict:

@@ -11,6 +11,7 @@ from datetime import datetime
 import pytest
 
 from kafkasim.analysis.logs import ROW_FIELDS, librdkafka, parse_lines
+from reader_properties import read_rows
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.core.events import FIELDS
 
@@ -28,9 +29,7 @@ def rd(level: int, fac: str, message: str, name: str = "rdkafka#consumer-1", thr
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, versions, **fields) -> dict:

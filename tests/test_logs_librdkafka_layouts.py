@@ -17,7 +17,8 @@ from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import parse_lines
+from reader_properties import read_rows
 
 ORIGIN = datetime(2024, 3, 5)
 #: 2024-03-05 20:16:14.681 (1709669774.681 s since the epoch) in ms since ORIGIN; the Go layout's RFC 3339 time has
@@ -48,9 +49,7 @@ def layouts(level: int, level_name: str, fac: str, buf: str) -> dict[str, str]:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, versions, time=T, **fields) -> dict:

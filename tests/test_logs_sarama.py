@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
-from reader_properties import assert_read_whole, mutated
+from kafkasim.analysis.logs import parse_lines
+from reader_properties import assert_read_whole, mutated, read_rows
 
 ORIGIN = datetime(2024, 3, 5)
 T = (20 * 60 + 21) * 60_000 + 14_000  # 20:21:14 (log.LstdFlags prints whole seconds) as ms since ORIGIN
@@ -26,9 +26,7 @@ def sarama(message: str) -> str:
 
 
 def rows(lines) -> list[dict]:
-    result = parse_lines(lines, origin=ORIGIN)
-    assert result.unparsed == [], result.unparsed
-    return [{k: v for k, v in zip(ROW_FIELDS, r) if k in KEYS} for r in result.rows]
+    return read_rows(lines, KEYS, ORIGIN)
 
 
 def expected(kind, versions, **fields) -> dict:
