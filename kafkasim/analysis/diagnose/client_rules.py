@@ -231,7 +231,8 @@ def rolling_restart(rs: list, s: _Signals) -> None:
                                            and r[DETAIL] not in (None, "", "null") for r in rs):
         return
     closes = _closes(rs)
-    replaced = [c for c in closes if any(c[T] < t <= c[T] + RETURN_MS for t in _first_seen(rs).values())]
+    firsts = _first_seen(rs).values()
+    replaced = [c for c in closes if any(c[T] < t <= c[T] + RETURN_MS for t in firsts)]
     procs = {c[MEMBER] or _process(c) for c in replaced}
     if len(procs) < 2 or replaced[-1][T] - replaced[0][T] <= TOGETHER_MS:
         return
@@ -344,7 +345,7 @@ def group_size(rs: list, s: _Signals) -> None:
     elif added:
         s.add("scaling", 0.75, added, f"{len(added)} consumer(s) joined the running group without replacing any: "
               "scaled out")
-    starts = [lines[0][T] for lines in procs.values()] + list(_first_seen(rs).values())  # new processes, member ids
+    starts = [lines[0][T] for lines in procs.values()] + list(members.values())  # new processes, member ids
     gone = [c for c in closes if not any(c[T] < t <= c[T] + RETURN_MS for t in starts)
             and any(x[T] > c[T] and _rebalancing(x) and _process(x) != _process(c) for x in rs)]
     if gone:
