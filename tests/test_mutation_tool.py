@@ -100,3 +100,24 @@ def test_share_group_modules_count_in_their_own_part_before_the_coordinator():
     assert "| share groups | 2 | 1 | 1 | 0 | 50.0% | >= 90%: NOT met |" in text
     assert "| coordinator | 1 | 1 | 0 | 0 | 100.0% | >= 90%: met |" in text
     assert "| kafkasim.client.share_consumer | 1 | 0 | 1 | 0 | 0.0% | >= 90%: NOT met |" in text
+
+
+def test_timeouts_and_survivors_are_run_again_alone_once_per_change(tmp_path, monkeypatch):
+    """mutmut's timeouts and survivors are doubtful (a loaded machine trips its limit; its forked
+    children import before the mutant is on): each is run again alone, kills are not, and a verdict
+    is reused while the mutant's change is the same, run again when it moved."""
+    runs = []
+    change = {"now": DIFF}
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: change["now"] if args[0] == "show" else "t::a")
+    monkeypatch.setattr(mutation, "_run_alone", lambda name, tests: runs.append((name, tests)) or "killed")
+    kept = tmp_path / "alone.json"
+    names = sorted(STATUS)
+    doubtful = ["kafkasim.analysis.logs.reader.x_a__mutmut_2", "kafkasim.analysis.logs.reader.x_a__mutmut_3",
+                "kafkasim.analysis.logs.reader.x_a__mutmut_4"]
+    assert mutation.alone(names, STATUS, path=kept) == dict.fromkeys(doubtful, "killed")
+    assert runs == [(n, ["t::a"]) for n in doubtful]
+    assert mutation.alone(names, STATUS, path=kept) == dict.fromkeys(doubtful, "killed") and len(runs) == 3
+    change["now"] = DIFF.replace("n=1, )", "n=3, )")
+    assert mutation.alone(names, STATUS, path=kept, run=False) == {}
+    assert mutation.alone(names, STATUS, ("killed",), path=kept) == dict.fromkeys(
+        [n for n in names if STATUS[n] == "killed"], "killed") and len(runs) == 6

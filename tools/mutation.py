@@ -12,6 +12,11 @@ may kill the mutants, are in pyproject.toml's `[tool.mutmut]`. The report (stdou
 `build/mutation/report.md`) gives per module the mutants checked, killed (a test failed or timed
 out), survived, and the kill ratio, then each survivor with its diff (`mutmut show NAME`).
 Timeouts count as killed: the change made a test run away, which the test's time limit catches.
+But mutmut's verdicts are not final: its limit trips on a loaded machine with the tests unchanged,
+and its forked children import the package before a mutant is switched on, so a factory run at
+import keeps the unmutated code. Every timeout and every survivor is therefore run again alone in
+a fresh process (`alone`), limited only by the tests' own time limits, and that verdict is counted;
+`--alone all` reruns the kills too.
 A survivor listed in `tools/equivalent_mutants.toml` (no input can tell its change from the code,
 said why there) counts apart, as equivalent, while its change is still the one listed.
 """
@@ -19,6 +24,7 @@ said why there) counts apart, as equivalent, while its change is still the one l
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -68,6 +74,9 @@ _LINE = re.compile(r"\s*(\S+): (.+)")
 _MODULE = re.compile(r"(.+?)\.x(?:ǁ|_)")
 _FUNCTION = re.compile(r".+?\.x(?:ǁ[^ǁ]+ǁ|_)(.+?)__mutmut_\d+$")
 KILLED = ("killed", "timeout")
+ALONE = ROOT / "build" / "mutation" / "alone.json"
+#: mutmut's verdicts that are run again alone by default.
+DOUBTFUL = ("timeout", "survived")
 
 
 def mutmut(*args: str, quiet: bool = False) -> str:
@@ -105,6 +114,44 @@ def equivalents(status: dict[str, str], path: Path = EQUIVALENT) -> dict[str, st
 def added_lines(diff: str) -> list[str]:
     """The lines a mutant's diff (`mutmut show`) puts in, stripped."""
     return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
+          path: Path = ALONE, run: bool = True) -> dict[str, str]:
+    """Each of `names` whose mutmut verdict is in `which`, run again by itself: its tests (those
+    mutmut maps to its function) in a fresh process with the mutant switched on from the start
+    (`MUTANT_UNDER_TEST`), so that code run at import is mutated too, and no limit but the tests'
+    own (pytest-timeout). Returns {name: "killed" | "survived"}; verdicts are kept in `path` with the
+    mutant's change and reused while the change is the same (only those when not `run`)."""
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    verdicts = {}
+    todo = [n for n in names if status.get(n) in which]
+    for i, name in enumerate(todo, 1):
+        change = added_lines(mutmut("show", name, quiet=True))
+        if kept.get(name, {}).get("change") != change:
+            if not run:
+                continue
+            tests = mutmut("tests-for-mutant", name, quiet=True).split()
+            print(f"mutation: alone {i}/{len(todo)}: {name} ({len(tests)} tests)", file=sys.stderr)
+            kept[name] = {"change": change, "verdict": _run_alone(name, tests)}
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
+        if name in kept and kept[name]["change"] == change:
+            verdicts[name] = kept[name]["verdict"]
+    return verdicts
+
+
+def _run_alone(name: str, tests: list[str]) -> str:
+    """"killed" when a test fails with the mutant on, "survived" when all pass (or none runs it)."""
+    if not tests:
+        return "survived"
+    done = subprocess.run([sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "-p", "no:randomly",
+                           "-p", "no:cacheprovider", *tests], cwd=ROOT / "mutants", stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, env={**os.environ, "MUTANT_UNDER_TEST": name})
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"mutation: the tests of {name} could not run alone (pytest exit status "
+                         f"{done.returncode}); `cd mutants && MUTANT_UNDER_TEST={name} python -m pytest ...` shows why")
+    return "survived" if done.returncode == 0 else "killed"
 
 
 def module_of(name: str) -> str:
@@ -212,6 +259,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=os.environ.get("ONLY") or None,
                     help="modules whose names start with one of these (comma-separated)")
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
+    ap.add_argument("--alone", choices=("doubtful", "all"), default="doubtful",
+                    help="which of mutmut's verdicts to check again alone: timeouts and survivors, or all")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the last run's results (after editing the equivalent mutants)")
     args = ap.parse_args(argv)
@@ -230,9 +279,15 @@ def main(argv=None) -> int:
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
                          "unmutated first)")
+    rerun = alone(names, status, DOUBTFUL if args.alone == "doubtful" else (*KILLED, "survived"),
+                  run=not args.report_only)
+    changed = sum(status[n] != v and not (status[n] in KILLED and v == "killed") for n, v in rerun.items())
+    status.update(rerun)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True, capture_output=True).stdout
     text = (f"Mutation testing of commit {commit.strip() or '(unknown)'}: {args.sample or 'every'} mutant(s) per "
-            f"module{f' of {args.only}' if args.only else ''}.\n\n" + report(status, names, equivalents(status)))
+            f"module{f' of {args.only}' if args.only else ''}. Run again alone: {len(rerun)} "
+            f"(`--alone {args.alone}`), {changed} of them with another verdict than mutmut's.\n\n"
+            + report(status, names, equivalents(status)))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(text)
     print(text)
