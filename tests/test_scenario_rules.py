@@ -97,3 +97,25 @@ def test_a_runs_parquet_file_has_the_event_schema_whatever_its_rows_hold(tmp_pat
     run = simulate(Scenario(members=1, duration_ms=10_000))
     run.to_parquet(tmp_path / "run.parquet")
     assert pq.read_schema(tmp_path / "run.parquet").remove_metadata() == arrow_schema().remove_metadata()
+
+
+def test_a_share_worlds_coordinator_initializes_the_share_state_at_once():
+    """World: the share coordinator answers InitializeShareGroupState at once (no delay), so a member
+    whose first heartbeat comes 1 ms after the group was made gets its partitions then. c-1 and c-2
+    start at 0; c-1 is frozen for 1 ms, so its heartbeat waits (requeued for 1 before anything else
+    happens at 0). c-2's heartbeat at 0 makes the group (epoch 1, new_group), its target empty: `t`'s
+    partitions are only initializing (KIP-932, 4.1+). Answered at once, they are initialized when
+    c-1's heartbeat at 1 joins (epoch 2, member_joined): the simple assignor spreads both partitions
+    over the two members, and c-1 gets its one at 1. c-2 hears of its own at its next heartbeat, 5000.
+    A 1 ms answer would come after c-1's heartbeat (queued at 0, before the request): c-1 would get
+    nothing at 1, and the partitions would wait for an `initialized` bump at 5000."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=2, topics={"t": 2}, start_spread_ms=0,
+                            produce_rate_per_s=1000, processing_ms=0.5, duration_ms=6000,
+                            faults=[F.Pause("c-1", 0, duration_ms=1)]))
+    bumps = [(r[0], r[5], r[9]) for r in run.rows if r[4] == "GroupEpochBumped"]
+    assert bumps == [(0, 1, "new_group"), (1, 2, "member_joined")]
+    assigned = [(r[0], r[3], r[5], r[7]) for r in run.rows if r[4] == "PartitionsAssigned"]
+    assert [(t, member, epoch) for t, member, epoch, _ in assigned] == [(1, "c-1", 2), (5000, "c-2", 2)]
+    assert sorted(p for *_, p in assigned) == [0, 1]
