@@ -122,28 +122,44 @@ def test_a_share_worlds_coordinator_initializes_the_share_state_at_once():
     assert sorted(p for *_, p in assigned) == [0, 1]
 
 
-@pytest.mark.parametrize("at_ms, hand", [(0, 12_402), (300_000, 11_642), (600_000, 10_882), (900_000, 10_882)])
-def test_members_a_scale_out_adds_count_in_the_estimate_from_their_start(at_ms, hand):
+@pytest.mark.parametrize("at_ms, count, hand", [(0, 4, 12_402), (300_000, 4, 11_642), (600_000, 4, 10_882),
+                                                 (900_000, 10_000, 80_854)])
+def test_members_a_scale_out_adds_count_in_the_estimate_from_their_start(at_ms, count, hand):
     """estimate_events: members a ScaleOut adds count from their start (none after the run's end), and
     each joins once (about 7 events), so a fault adding many members is refused like a scenario that
-    starts with them. Default scenario, 2 members and 4 added: 600 s x 12 partitions x 1.4 = 10,080;
-    (2 x 600 + 4 x max(0, 600 - at)) member-seconds x (0.3 + 1000 / 3000 heartbeats); 6 x 7 joining.
-    The float sum may fall just under the whole number, which the int truncates."""
+    starts with them. Default scenario, 2 members and `count` added: 600 s x 12 partitions x 1.4 =
+    10,080; (2 x 600 + count x max(0, 600 - at)) member-seconds x (0.3 + 1000 / 3000 heartbeats);
+    (2 + count) x 7 joining. The float sum may fall just under the whole number, which the int truncates."""
     from kafkasim.scenario.world import estimate_events
-    estimate = estimate_events(Scenario(members=2, faults=[F.ScaleOut(at_ms, 4)]))
+    estimate = estimate_events(Scenario(members=2, faults=[F.ScaleOut(at_ms, count)]))
     assert estimate in (hand - 1, hand)
     if at_ms == 0:
-        assert estimate == estimate_events(Scenario(members=6))
+        assert estimate == estimate_events(Scenario(members=2 + count))
 
 
-def test_a_share_estimate_counts_five_rows_a_poll_and_the_share_heartbeat_interval():
+@pytest.mark.parametrize("poll_resolution_ms, hand", [(1000, 1515), (250, 5136)])
+def test_a_share_estimate_counts_five_rows_a_poll_and_the_share_heartbeat_interval(poll_resolution_ms, hand):
     """estimate_events, share group: a share consumer writes some 5 rows per poll (Fetched, Processed,
     Acquired, Acknowledged, the write) and heartbeats every group.share.heartbeat.interval.ms (5 s).
-    3 members, 6 partitions, 60 s at a 1 s poll resolution: 60 x 6 x 1.4 = 504; 180 member-seconds x
-    (0.3 + 1000 / 5000 + 5) = 990; 3 x 7 joining: 1,515."""
+    3 members, 6 partitions, 60 s. At a 1 s poll resolution: 60 x 6 x 1.4 = 504; 180 member-seconds x
+    (0.3 + 1000 / 5000 + 5) = 990; 3 x 7 joining: 1,515. At 250 ms: 504 x 4 ** 0.75 = 1,425.5;
+    180 x (0.3 + 0.2 + 20) = 3,690; 21: 5,136."""
     from kafkasim.scenario.world import estimate_events
-    scenario = Scenario(kafka_version="4.2", group_type="share", members=3, topics={"t": 6}, duration_ms=60_000)
-    assert estimate_events(scenario) in (1514, 1515)
+    scenario = Scenario(kafka_version="4.2", group_type="share", members=3, topics={"t": 6}, duration_ms=60_000,
+                        poll_resolution_ms=poll_resolution_ms)
+    assert estimate_events(scenario) in (hand - 1, hand)
+
+
+def test_a_consumer_protocol_estimate_heartbeats_at_the_brokers_interval_until_the_drain_ends():
+    """estimate_events, group.protocol=consumer (KIP-848): the broker's group.consumer.heartbeat.interval.ms
+    sets the heartbeats, not the client's heartbeat.interval.ms; the run lasts duration_ms + drain_ms.
+    2 members, 60 s + 30 s drain, 10 s heartbeats: 90 x 12 x 1.4 = 1,512; 180 member-seconds x
+    (0.3 + 0.1) = 72; 2 x 7 joining: 1,598."""
+    from kafkasim.scenario.world import estimate_events
+    scenario = Scenario(kafka_version="4.0", members=2, duration_ms=60_000, drain_ms=30_000,
+                        consumer={"group.protocol": "consumer"},
+                        broker={"group.consumer.heartbeat.interval.ms": 10_000})
+    assert estimate_events(scenario) in (1597, 1598)
 
 
 @pytest.mark.parametrize("fields", [
