@@ -88,3 +88,27 @@ def test_librdkafka_logs_a_rebalance_for_a_heartbeat_error_unless_cooperative_an
     assert len(lines) == (2 if rebalance else 1)
     if rebalance:
         assert lines[1] == f'%7|1767225600.000|REBALANCE|rdkafka#consumer-1| [thrd:main]: Group "g" {rebalance}'
+
+
+@pytest.mark.parametrize("version, kept_by_consumer_1, to_consumer_4", [
+    ("3.7", [0, 3], [2, 5]), ("3.8", [0, 2], [3, 5])])
+def test_a_sticky_member_over_its_quota_keeps_its_owned_partitions_in_reported_order_before_3_8(
+        version, kept_by_consumer_1, to_consumer_4):
+    """AbstractStickyAssignor.assignOwnedPartitions: a member owning more than its quota keeps the first
+    of its owned list, in the order its userData reported them (3.7) or sorted by partition (3.8+,
+    KAFKA-16277); the pause scenario's group runs the assignor at the scenario's version. Eager sticky,
+    6 partitions. Generation 1 (3 members, none owned): round robin, consumer-1 [0, 3], consumer-2
+    [1, 4], consumer-3 [2, 5]. consumer-3 leaves: quota 3; each keeps its 2 and the free 2 and 5 go
+    round robin: consumer-1 [0, 3, 2] (2 received last), consumer-2 [1, 4, 5]. consumer-4 joins:
+    quota 2; consumer-1 keeps the first 2 of [0, 3, 2] (3.7) or of [0, 2, 3] (3.8), consumer-2 [1, 4],
+    and consumer-4 gets the two left."""
+    from kafkasim.client.pause_resume import PauseScenario, simulate_pause
+    run = simulate_pause(PauseScenario(kafka_version=version, assignor="sticky", members=3, partitions=6,
+                                       changes=((12_000, "leave", "consumer-3"), (18_000, "join"))))
+    last = max(r[5] for r in run.rows if r[4] == "PartitionsAssigned")
+    assigned: dict[str, list[int]] = {}
+    for r in run.rows:
+        if r[4] == "PartitionsAssigned" and r[5] == last:
+            assigned.setdefault(r[3], []).append(r[7])
+    assert last == 3
+    assert assigned == {"consumer-1": kept_by_consumer_1, "consumer-2": [1, 4], "consumer-4": to_consumer_4}

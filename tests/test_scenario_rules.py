@@ -1,13 +1,15 @@
 """Rules of the scenario layer (`kafkasim.scenario`) pinned by name (issue 29), from its docstrings:
 the processed-offset ranges of a share group, a log-normal whose tail is its median, a custom
 sampler's values taken as given, production stopping at the run's end, what a scenario's dict keeps,
-the default client.id librdkafka gives itself, and a share scenario's consumer configs."""
+the default client.id librdkafka gives itself, a share scenario's consumer configs, a share world's
+share state initialized at once, and what the event estimate counts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from kafkasim.core import faults as F
 from kafkasim.scenario import Scenario
 from kafkasim.scenario.workload import Custom, LogNormal, Partitions, RangeSet
 
@@ -97,3 +99,78 @@ def test_a_runs_parquet_file_has_the_event_schema_whatever_its_rows_hold(tmp_pat
     run = simulate(Scenario(members=1, duration_ms=10_000))
     run.to_parquet(tmp_path / "run.parquet")
     assert pq.read_schema(tmp_path / "run.parquet").remove_metadata() == arrow_schema().remove_metadata()
+
+
+def test_a_share_worlds_coordinator_initializes_the_share_state_at_once():
+    """World: the share coordinator answers InitializeShareGroupState at once (no delay), so a member
+    whose first heartbeat comes 1 ms after the group was made gets its partitions then. c-1 and c-2
+    start at 0; c-1 is frozen for 1 ms, so its heartbeat waits (requeued for 1 before anything else
+    happens at 0). c-2's heartbeat at 0 makes the group (epoch 1, new_group), its target empty: `t`'s
+    partitions are only initializing (KIP-932, 4.1+). Answered at once, they are initialized when
+    c-1's heartbeat at 1 joins (epoch 2, member_joined): the simple assignor spreads both partitions
+    over the two members, and c-1 gets its one at 1. c-2 hears of its own at its next heartbeat, 5000.
+    A 1 ms answer would come after c-1's heartbeat (queued at 0, before the request): c-1 would get
+    nothing at 1, and the partitions would wait for an `initialized` bump at 5000."""
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=2, topics={"t": 2}, start_spread_ms=0,
+                            produce_rate_per_s=1000, processing_ms=0.5, duration_ms=6000,
+                            faults=[F.Pause("c-1", 0, duration_ms=1)]))
+    bumps = [(r[0], r[5], r[9]) for r in run.rows if r[4] == "GroupEpochBumped"]
+    assert bumps == [(0, 1, "new_group"), (1, 2, "member_joined")]
+    assigned = [(r[0], r[3], r[5], r[7]) for r in run.rows if r[4] == "PartitionsAssigned"]
+    assert [(t, member, epoch) for t, member, epoch, _ in assigned] == [(1, "c-1", 2), (5000, "c-2", 2)]
+    assert sorted(p for *_, p in assigned) == [0, 1]
+
+
+@pytest.mark.parametrize("at_ms, count, hand", [(0, 4, 12_402), (300_000, 4, 11_642), (600_000, 4, 10_882),
+                                                 (900_000, 10_000, 80_854)])
+def test_members_a_scale_out_adds_count_in_the_estimate_from_their_start(at_ms, count, hand):
+    """estimate_events: members a ScaleOut adds count from their start (none after the run's end), and
+    each joins once (about 7 events), so a fault adding many members is refused like a scenario that
+    starts with them. Default scenario, 2 members and `count` added: 600 s x 12 partitions x 1.4 =
+    10,080; (2 x 600 + count x max(0, 600 - at)) member-seconds x (0.3 + 1000 / 3000 heartbeats);
+    (2 + count) x 7 joining. The float sum may fall just under the whole number, which the int truncates."""
+    from kafkasim.scenario.world import estimate_events
+    estimate = estimate_events(Scenario(members=2, faults=[F.ScaleOut(at_ms, count)]))
+    assert estimate in (hand - 1, hand)
+    if at_ms == 0:
+        assert estimate == estimate_events(Scenario(members=2 + count))
+
+
+@pytest.mark.parametrize("poll_resolution_ms, hand", [(1000, 1515), (250, 5136)])
+def test_a_share_estimate_counts_five_rows_a_poll_and_the_share_heartbeat_interval(poll_resolution_ms, hand):
+    """estimate_events, share group: a share consumer writes some 5 rows per poll (Fetched, Processed,
+    Acquired, Acknowledged, the write) and heartbeats every group.share.heartbeat.interval.ms (5 s).
+    3 members, 6 partitions, 60 s. At a 1 s poll resolution: 60 x 6 x 1.4 = 504; 180 member-seconds x
+    (0.3 + 1000 / 5000 + 5) = 990; 3 x 7 joining: 1,515. At 250 ms: 504 x 4 ** 0.75 = 1,425.5;
+    180 x (0.3 + 0.2 + 20) = 3,690; 21: 5,136."""
+    from kafkasim.scenario.world import estimate_events
+    scenario = Scenario(kafka_version="4.2", group_type="share", members=3, topics={"t": 6}, duration_ms=60_000,
+                        poll_resolution_ms=poll_resolution_ms)
+    assert estimate_events(scenario) in (hand - 1, hand)
+
+
+def test_a_consumer_protocol_estimate_heartbeats_at_the_brokers_interval_until_the_drain_ends():
+    """estimate_events, group.protocol=consumer (KIP-848): the broker's group.consumer.heartbeat.interval.ms
+    sets the heartbeats, not the client's heartbeat.interval.ms; the run lasts duration_ms + drain_ms.
+    2 members, 60 s + 30 s drain, 10 s heartbeats: 90 x 12 x 1.4 = 1,512; 180 member-seconds x
+    (0.3 + 0.1) = 72; 2 x 7 joining: 1,598."""
+    from kafkasim.scenario.world import estimate_events
+    scenario = Scenario(kafka_version="4.0", members=2, duration_ms=60_000, drain_ms=30_000,
+                        consumer={"group.protocol": "consumer"},
+                        broker={"group.consumer.heartbeat.interval.ms": 10_000})
+    assert estimate_events(scenario) in (1597, 1598)
+
+
+@pytest.mark.parametrize("fields", [
+    dict(kafka_version="4.2", group_type="share", members=3, topics={"t": 6}, duration_ms=60_000),
+    dict(members=2, duration_ms=120_000, faults=[F.ScaleOut(10_000, 10)])])
+def test_the_estimate_of_a_share_run_and_of_a_scaled_out_run_is_within_a_third_of_the_real_count(fields):
+    """estimate_events' docstring: within a third of the real count. Without its share rows per poll
+    the share run's estimate falls to about 0.4 of it; without the added members' seconds, the
+    scaled-out run's to about 0.6."""
+    from kafkasim.scenario import simulate
+    from kafkasim.scenario.world import estimate_events
+    scenario = Scenario(**fields)
+    real = len(simulate(scenario).rows)
+    assert 0.75 <= estimate_events(scenario) / real <= 1.33

@@ -249,8 +249,9 @@ class Partitions:
         self.progress.append((end, self.hw_total))
 
     def lag(self, times) -> np.ndarray:
-        """Records produced but not yet processed (by anyone) at each of `times` (ms, ascending)."""
-        times = np.asarray(times, dtype=np.int64)
+        """Records produced but not yet processed (by anyone) at each of `times` (whole ms, ascending:
+        `Run.lag` passes its sample instants)."""
+        times = np.asarray(times)
         progress = np.asarray(self.progress, dtype=np.int64)
         done = progress[np.searchsorted(progress[:, 0], times, side="right") - 1, 1]
         produced = np.empty(len(times), dtype=np.int64)

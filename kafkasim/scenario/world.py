@@ -352,7 +352,7 @@ def estimate_events(scenario: Scenario) -> int:
     if scenario.group_type == "share":
         heartbeat_ms = scenario.broker_config["group.share.heartbeat.interval.ms"]
     elif cfg.get("group.protocol") == "consumer":
-        heartbeat_ms = scenario.broker_config.get("group.consumer.heartbeat.interval.ms") or 5000
+        heartbeat_ms = scenario.broker_config["group.consumer.heartbeat.interval.ms"]  # 3.7+ (as the protocol), >= 1
     else:
         heartbeat_ms = cfg["heartbeat.interval.ms"]
     partitions = sum(scenario.topics.values()) * 1.4 * max(1.0, 1000 / scenario.poll_resolution_ms) ** 0.75
@@ -361,7 +361,7 @@ def estimate_events(scenario: Scenario) -> int:
     member_seconds = scenario.members * end_ms / 1000 + sum(f.count * max(0, end_ms - f.at_ms) / 1000 for f in added)
     # a share consumer writes some 5 rows per poll (Fetched, Processed, Acquired, Acknowledged, the write)
     polls = 5 * 1000 / scenario.poll_resolution_ms if scenario.group_type == "share" else 0
-    return int(end_ms / 1000 * partitions + member_seconds * (0.3 + 1000 / max(1, heartbeat_ms) + polls)
+    return int(end_ms / 1000 * partitions + member_seconds * (0.3 + 1000 / heartbeat_ms + polls)
                + members * EVENTS_PER_MEMBER_JOIN)
 
 

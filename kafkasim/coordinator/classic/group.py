@@ -46,6 +46,9 @@ class Member:
     __slots__ = ("member_id", "instance_id", "client_id", "client_host", "session_timeout_ms",
                  "rebalance_timeout_ms", "protocol_type", "protocols", "assignment", "awaiting_join",
                  "awaiting_sync", "is_new", "deadline", "timer")
+    # The parked JoinGroup (None: not awaiting one). Set by Group.add, the only way into a group, as
+    # GroupMetadata.add sets awaitingJoinCallback: a value given here could never be read.
+    awaiting_join: JoinGroupResponse | None
 
     def __init__(self, member_id: str, instance_id: str | None, client_id: str, session_timeout_ms: int,
                  rebalance_timeout_ms: int, protocol_type: str, protocols: Protocols):
@@ -58,7 +61,6 @@ class Member:
         self.protocol_type = protocol_type
         self.protocols = list(protocols)
         self.assignment = b""
-        self.awaiting_join: JoinGroupResponse | None = None
         self.awaiting_sync: SyncGroupResponse | None = None
         self.is_new = False
         self.deadline = 0               # session expires at this time unless renewed
