@@ -79,7 +79,7 @@ def _throughput_frame(run, window, bins: int) -> pd.DataFrame:
 def _lag(frame, x, where) -> dict:
     return unit(frame, {"type": "area", "line": {"color": LINE_COLOR}, "color": LINE_COLOR, "opacity": 0.3},
                 {"x": x, "y": field("lag", title="lag (records)"),
-                 "tooltip": [tip("time_s", "time (s)"), tip("lag", fmt=",")]}, where=where)
+                 "tooltip": [tip("time_s", "time (s)"), tip("lag", "lag (records)", fmt=",")]}, where=where)
 
 
 def _throughput(frame, x, where) -> dict:

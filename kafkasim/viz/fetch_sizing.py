@@ -62,8 +62,9 @@ def _size_layers(frame: pd.DataFrame, where=None, height: int = 240) -> list[dic
     color = field("overflow", "nominal", scale={"domain": [False, True], "range": [OK_COLOR, OVER_COLOR]},
                   legend={"title": "over Int.MaxValue", "orient": "right"})
     tips = [tip("version", "Kafka", "nominal"), tip("client", "client", "nominal"), tip("text", "response", "nominal"),
-            tip("per_request", "partitions in one request"), tip("verdict", "verdict", "nominal"),
-            tip("message", "calculator says", "nominal")]
+            tip("per_request", "partitions in one request"), tip("verdict", "verdict", "nominal")]
+    if "message" in frame:  # the calculator drops it (one line per version says it, smaller pages)
+        tips.append(tip("message", "calculator says", "nominal"))
     bars = unit(frame, {"type": "bar", "width": {"band": 0.6}},
                 {"x": x, "y": y, "y2": {"datum": MiB}, "color": color, "tooltip": tips}, where=where, height=height)
     text = unit(frame, {"type": "text", "dy": -6, "fontSize": 11},
