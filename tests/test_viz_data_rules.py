@@ -251,3 +251,22 @@ def test_a_tooltip_field_is_a_column_the_data_has():
     for chart in charts:
         spec = chart.to_dict()
         assert encoded_fields(spec) and missing_fields(spec) == []
+
+
+def test_compared_runs_side_by_side_share_1_2_chart_widths_never_narrower_than_260_px():
+    # The chart width is 680 px: two columns of 680 x 1.2 / 2 = 408, three of 272, four of 204 -> 260;
+    # one above the other, each run takes the chart width.
+    runs = [simulate(BASE.replace(duration_ms=20_000, seed=seed)) for seed in range(4)]
+
+    def widths(spec: dict) -> set:
+        """Every width set in the spec's views, layers and panels."""
+        found = {spec["width"]} if "width" in spec else set()
+        for key in ("layer", "vconcat", "hconcat"):
+            found |= {w for child in spec.get(key, []) for w in widths(child)}
+        return found
+
+
+    assert widths(compare(runs[:2], charts=("lag",)).to_dict()) == {408}
+    assert widths(compare(runs[:3], charts=("lag",)).to_dict()) == {272}
+    assert widths(compare(runs, charts=("lag",)).to_dict()) == {260}
+    assert widths(compare(runs[:2], charts=("lag",), direction="rows").to_dict()) == {680}
