@@ -17,6 +17,7 @@ from kafkasim.viz.claims import spread
 from kafkasim.viz.compare import compare
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
+from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
@@ -270,3 +271,15 @@ def test_compared_runs_side_by_side_share_1_2_chart_widths_never_narrower_than_2
     assert widths(compare(runs[:3], charts=("lag",)).to_dict()) == {272}
     assert widths(compare(runs, charts=("lag",)).to_dict()) == {260}
     assert widths(compare(runs[:2], charts=("lag",), direction="rows").to_dict()) == {680}
+
+
+def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gib():
+    # 10 partitions of 1 MiB messages, one consumer: 0.8.2 holds queued.max.message.chunks (2) chunks
+    # plus one fetch per partition, 12 x 1 MiB; 3.7 one response from its one leader, 10 MiB. Eight
+    # consumers of 300 MiB messages in one JVM, 0.10.1: one 300 MiB response each, 2,400 MiB = 2.34 GiB.
+    _, small = calculator_frames({"partitions": [10], "consumers": [1], "message_mib": [1], "leader_brokers": [1]})
+    lines = dict(zip(small["version"], small["line"]))
+    assert lines["0.8.2"] == "0.8.2: 10.0 MiB per response, ok; fetch memory 12.0 MiB"
+    assert lines["3.7"] == "3.7: 10.0 MiB per response, ok; fetch memory 10.0 MiB"
+    _, big = calculator_frames({"partitions": [360], "consumers": [8], "message_mib": [300], "leader_brokers": [1]})
+    assert dict(zip(big["version"], big["line"]))["0.10.1"].endswith("; fetch memory 2.34 GiB")
