@@ -12,6 +12,7 @@ from kafkasim.analysis.diagnose.redact import Redactor
 from kafkasim.analysis.diagnose.rules import RETURN_MS
 from kafkasim.analysis.diagnose.timeline import GROUP, MEMBER, REASON, SEQ
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
+from vega_fields import missing_fields, views  # (tests/ is on sys.path)
 
 UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
 
@@ -203,3 +204,15 @@ def test_a_consumer_group_forms_with_its_first_burst_of_starts():
             for f, t in starts.items()]
     assert [(f.cause, f.summary) for f in client_rules.findings(rows)] == [
         ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out")]
+
+
+def test_the_replay_charts_tooltip_fields_are_columns_of_its_data_and_its_time_says_seconds():
+    # A field the data lacks shows "undefined" with no error from Altair or Vega-Lite (tests/vega_fields.py).
+    from kafkasim.analysis.diagnose.replay import fit_lines, replay
+    from kafkasim.scenario.world import simulate
+    spec = replay(fit_lines(simulate(incident("session-timeout-gc-or-stall", "3.7")).broker_log)).chart().to_dict()
+    assert missing_fields(spec) == []
+    tips = [view["encoding"]["tooltip"] for view in views(spec) if "tooltip" in view["encoding"]]
+    assert len(tips) == 2  # the joins and departures of the log, then of the replay
+    assert all([t["field"] for t in tip] == ["member", "what", "reason", "s"] for tip in tips)
+    assert all(tip[-1]["title"] == "time (s)" for tip in tips)

@@ -341,7 +341,7 @@ def replay_chart(rep: Replay, width: int = 700):
     points = alt.Chart(alt.Data(values=moves)).mark_point(filled=True, size=60).encode(
         x="s:Q", y=alt.Y("member:N", title=None),
         color=alt.Color("what:N", scale=alt.Scale(domain=["joined", "left"], range=["#2e7d32", "#c0392b"])),
-        shape="reason:N", tooltip=["member:N", "what:N", "reason:N", "s:Q"])
+        shape="reason:N", tooltip=["member:N", "what:N", "reason:N", alt.Tooltip("s:Q", title="time (s)")])
     starts = alt.Chart(alt.Data(values=spans)).mark_rule(color="#e67e22", strokeDash=[3, 3]).encode(x="start:Q")
     panels = [alt.layer(*(c.transform_filter(f"datum.timeline == '{t}'") for c in (rects, starts, points)))
               .properties(width=width, height=120, title=t) for t in ("log", "replay")]
