@@ -216,3 +216,31 @@ def test_the_replay_charts_tooltip_fields_are_columns_of_its_data_and_its_time_s
     assert len(tips) == 2  # the joins and departures of the log, then of the replay
     assert all([t["field"] for t in tip] == ["member", "what", "reason", "s"] for tip in tips)
     assert all(tip[-1]["title"] == "time (s)" for tip in tips)
+
+
+def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_line_with_the_fits_names():
+    # replay_rows: the log's times less the fit's offset (its first line, the scenario's 0), the replay's
+    # as they are; an open rebalance ends at its timeline's last line; a join's reason is "join"; members
+    # are named c-N as the fit names them on both panels (the log's client id, the run's member id), one
+    # the fit did not name keeps the client id the log gives it.
+    from types import SimpleNamespace
+    from kafkasim.analysis.diagnose.replay import replay_rows
+    from kafkasim.analysis.diagnose.timeline import Episode, Move, Timeline
+    uuid = "-0c2d5a8e-6e6b-4b6e-9d6c-0a3f1c2b4d5e"
+    log = Timeline("g", first=5_000, last=20_000)
+    log.episodes = [Episode(6_000, 7_500, 1, None, 2, "f", 2), Episode(15_000, None, 2, None, 1, "f", 5)]
+    log.arrivals = [Move(5_000, "app-1" + uuid, None, "f", 1), Move(5_500, "app-2" + uuid, None, "f", 2)]
+    log.departures = [Move(15_000, "app-1" + uuid, "session_timeout", "f", 4)]
+    sim = Timeline("g", first=0, last=9_000)
+    sim.episodes = [Episode(1_000, 2_400, 1, None, 2, "sim", 1)]
+    sim.arrivals = [Move(0, "m-1", None, "sim", 1)]
+    rep = SimpleNamespace(fit=SimpleNamespace(timeline=log, offset_ms=5_000, names={"app-1": "c-1"}),
+                          simulated=sim, run=SimpleNamespace(member_names={"m-1": "c-1"}))
+    spans, moves = replay_rows(rep)
+    assert spans == [{"timeline": "log", "start": 1.0, "end": 2.5}, {"timeline": "log", "start": 10.0, "end": 15.0},
+                     {"timeline": "replay", "start": 1.0, "end": 2.4}]
+    assert moves == [
+        {"timeline": "log", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
+        {"timeline": "log", "s": 0.5, "what": "joined", "reason": "join", "member": "app-2"},
+        {"timeline": "log", "s": 10.0, "what": "left", "reason": "session_timeout", "member": "c-1"},
+        {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"}]
