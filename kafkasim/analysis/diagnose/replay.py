@@ -770,4 +770,5 @@ VARIANTS = {"as fitted": _as_fitted, "static membership": _static, "cooperative-
 
 
 __all__ = ["Fit", "NotEnoughToFit", "Replay", "fit_scenario", "fit_files", "fit_lines", "replay", "closeness",
-           "what_if", "what_if_text", "replay_chart", "replay_rows", "replay_to_json", "VARIANTS", "TOLERANCE_MS", "VERSION_MARKS"]
+           "what_if", "what_if_text", "replay_chart", "replay_rows", "replay_to_json", "VARIANTS", "TOLERANCE_MS",
+           "VERSION_MARKS"]
