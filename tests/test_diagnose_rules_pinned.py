@@ -222,7 +222,7 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
     # replay_rows: the log's times less the fit's offset (its first line, the scenario's 0), the replay's
     # as they are; an open rebalance ends at its timeline's last line; a join's reason is "join"; members
     # are named c-N as the fit names them on both panels (the log's client id, the run's member id), one
-    # the fit did not name keeps the client id the log gives it.
+    # the fit (or the run) did not name keeps the client id the log gives it.
     from types import SimpleNamespace
     from kafkasim.analysis.diagnose.replay import replay_rows
     from kafkasim.analysis.diagnose.timeline import Episode, Move, Timeline
@@ -233,9 +233,10 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
     log.departures = [Move(15_000, "app-1" + uuid, "session_timeout", "f", 4)]
     sim = Timeline("g", first=0, last=9_000)
     sim.episodes = [Episode(1_000, 2_400, 1, None, 2, "sim", 1)]
-    sim.arrivals = [Move(0, "m-1", None, "sim", 1)]
+    sim.arrivals = [Move(0, "c-1" + uuid, None, "sim", 1)]
+    sim.departures = [Move(8_000, "c-2" + uuid, "session_timeout", "sim", 2)]  # a member id no consumer was given
     rep = SimpleNamespace(fit=SimpleNamespace(timeline=log, offset_ms=5_000, names={"app-1": "c-1"}),
-                          simulated=sim, run=SimpleNamespace(member_names={"m-1": "c-1"}))
+                          simulated=sim, run=SimpleNamespace(member_names={"c-1" + uuid: "c-1"}))
     spans, moves = replay_rows(rep)
     assert spans == [{"timeline": "log", "start": 1.0, "end": 2.5}, {"timeline": "log", "start": 10.0, "end": 15.0},
                      {"timeline": "replay", "start": 1.0, "end": 2.4}]
@@ -243,4 +244,5 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
         {"timeline": "log", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
         {"timeline": "log", "s": 0.5, "what": "joined", "reason": "join", "member": "app-2"},
         {"timeline": "log", "s": 10.0, "what": "left", "reason": "session_timeout", "member": "c-1"},
-        {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"}]
+        {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
+        {"timeline": "replay", "s": 8.0, "what": "left", "reason": "session_timeout", "member": "c-2"}]

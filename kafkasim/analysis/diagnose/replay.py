@@ -324,13 +324,13 @@ def replay_rows(rep: Replay) -> tuple[list[dict], list[dict]]:
     """What `replay_chart` draws, per timeline ("log", "replay"), in seconds from the log's first line
     of the group (the replay's 0): spans {timeline, start, end}, one per rebalance (one still open ends
     at the timeline's last line), and moves {timeline, s, what, reason, member}, "joined" (reason
-    "join") or "left", members named as the log names them (the replay: as the fitted scenario does)."""
+    "join") or "left", members named as the log names them (the replay: as the fitted scenario does; a
+    member id none of the run's consumers was given, as the log would name it)."""
     spans, moves = [], []
     names = rep.fit.names
     for label, tl, off in (("log", rep.fit.timeline, rep.fit.offset_ms), ("replay", rep.simulated, 0)):
-        last = tl.last if tl.last is not None else off
-        spans += [{"timeline": label, "start": (e.start - off) / 1000,
-                   "end": ((e.end if e.end is not None else last) - off) / 1000} for e in tl.episodes]
+        spans += [{"timeline": label, "start": (e.start - off) / 1000,  # a line set tl.last: an episode's own
+                   "end": ((e.end if e.end is not None else tl.last) - off) / 1000} for e in tl.episodes]
         moves += [{"timeline": label, "s": (m.time - off) / 1000, "what": what, "reason": m.reason or "join",
                    "member": names.get(tl.identity(m.member), tl.identity(m.member)) if label == "log"
                    else rep.run.member_names.get(m.member, tl.identity(m.member))}
