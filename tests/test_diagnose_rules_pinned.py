@@ -12,6 +12,7 @@ from kafkasim.analysis.diagnose.redact import Redactor
 from kafkasim.analysis.diagnose.rules import RETURN_MS
 from kafkasim.analysis.diagnose.timeline import GROUP, MEMBER, REASON, SEQ
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
+from vega_fields import missing_fields, views  # (tests/ is on sys.path)
 
 UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
 
@@ -203,3 +204,45 @@ def test_a_consumer_group_forms_with_its_first_burst_of_starts():
             for f, t in starts.items()]
     assert [(f.cause, f.summary) for f in client_rules.findings(rows)] == [
         ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out")]
+
+
+def test_the_replay_charts_tooltip_fields_are_columns_of_its_data_and_its_time_says_seconds():
+    # A field the data lacks shows "undefined" with no error from Altair or Vega-Lite (tests/vega_fields.py).
+    from kafkasim.analysis.diagnose.replay import fit_lines, replay
+    from kafkasim.scenario.world import simulate
+    spec = replay(fit_lines(simulate(incident("session-timeout-gc-or-stall", "3.7")).broker_log)).chart().to_dict()
+    assert missing_fields(spec) == []
+    tips = [view["encoding"]["tooltip"] for view in views(spec) if "tooltip" in view["encoding"]]
+    assert len(tips) == 2  # the joins and departures of the log, then of the replay
+    assert all([t["field"] for t in tip] == ["member", "what", "reason", "s"] for tip in tips)
+    assert all(tip[-1]["title"] == "time (s)" for tip in tips)
+
+
+def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_line_with_the_fits_names():
+    # replay_rows: the log's times less the fit's offset (its first line, the scenario's 0), the replay's
+    # as they are; an open rebalance ends at its timeline's last line; a join's reason is "join"; members
+    # are named c-N as the fit names them on both panels (the log's client id, the run's member id), one
+    # the fit (or the run) did not name keeps the client id the log gives it.
+    from types import SimpleNamespace
+    from kafkasim.analysis.diagnose.replay import replay_rows
+    from kafkasim.analysis.diagnose.timeline import Episode, Move, Timeline
+    uuid = "-0c2d5a8e-6e6b-4b6e-9d6c-0a3f1c2b4d5e"
+    log = Timeline("g", first=5_000, last=20_000)
+    log.episodes = [Episode(6_000, 7_500, 1, None, 2, "f", 2), Episode(15_000, None, 2, None, 1, "f", 5)]
+    log.arrivals = [Move(5_000, "app-1" + uuid, None, "f", 1), Move(5_500, "app-2" + uuid, None, "f", 2)]
+    log.departures = [Move(15_000, "app-1" + uuid, "session_timeout", "f", 4)]
+    sim = Timeline("g", first=0, last=9_000)
+    sim.episodes = [Episode(1_000, 2_400, 1, None, 2, "sim", 1)]
+    sim.arrivals = [Move(0, "c-1" + uuid, None, "sim", 1)]
+    sim.departures = [Move(8_000, "c-2" + uuid, "session_timeout", "sim", 2)]  # a member id no consumer was given
+    rep = SimpleNamespace(fit=SimpleNamespace(timeline=log, offset_ms=5_000, names={"app-1": "c-1"}),
+                          simulated=sim, run=SimpleNamespace(member_names={"c-1" + uuid: "c-1"}))
+    spans, moves = replay_rows(rep)
+    assert spans == [{"timeline": "log", "start": 1.0, "end": 2.5}, {"timeline": "log", "start": 10.0, "end": 15.0},
+                     {"timeline": "replay", "start": 1.0, "end": 2.4}]
+    assert moves == [
+        {"timeline": "log", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
+        {"timeline": "log", "s": 0.5, "what": "joined", "reason": "join", "member": "app-2"},
+        {"timeline": "log", "s": 10.0, "what": "left", "reason": "session_timeout", "member": "c-1"},
+        {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
+        {"timeline": "replay", "s": 8.0, "what": "left", "reason": "session_timeout", "member": "c-2"}]

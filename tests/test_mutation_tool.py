@@ -46,6 +46,13 @@ def test_of_viz_only_what_a_chart_is_fed_is_chosen():
     assert mutation.choose(names, 0, None) == sorted([names[0], names[2], names[4], names[5]])
 
 
+def test_of_the_diagnosis_replay_the_charts_rows_are_chosen_not_its_altair_styling():
+    names = ["kafkasim.analysis.diagnose.replay.x_replay_rows__mutmut_1",
+             "kafkasim.analysis.diagnose.replay.x_replay_chart__mutmut_1",
+             "kafkasim.analysis.diagnose.rules.x_replay_chart__mutmut_1"]  # the name alone is not enough
+    assert mutation.choose(names, 0, None) == [names[0], names[2]]
+
+
 def test_of_analysis_spark_only_the_analysis_is_chosen_not_the_session_plumbing():
     names = ["kafkasim.analysis.spark.x_safe_region__mutmut_1", "kafkasim.analysis.spark.x_session__mutmut_1",
              "kafkasim.analysis.spark.xǁ_Heartbeatǁ_run__mutmut_1"]

@@ -20,6 +20,7 @@ from kafkasim.core.config import ASSIGNORS
 from kafkasim.core.errors import ConfigError
 from kafkasim.viz import protocol, settings, tables
 from kafkasim.viz.ownership import owners
+from vega_fields import missing_fields  # (tests/ is on sys.path)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 SHORT = dict(duration_ms=120_000)
@@ -56,6 +57,7 @@ def render(chart) -> tuple[dict, str]:
     spec = chart.to_dict()  # validate=True: raises on any schema error
     svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION, allowed_base_urls=[])
     assert svg.startswith("<svg")
+    assert missing_fields(spec) == []  # every encoded field is a column of its data
     return spec, svg
 
 

@@ -11,15 +11,21 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from kafkasim import GroupCoordinator, Scenario, Simulation, faults
+from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import spread
+from kafkasim.viz.compare import compare
+from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
+from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
 from kafkasim.viz.settings import _faults, fit
 from kafkasim.viz.share import ShareTrace, share_messages
+from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
+from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
+from vega_fields import encoded_fields, missing_fields, views  # (tests/ is on sys.path)
 
 BASE = Scenario(duration_ms=90_000)  # Kafka 3.7 defaults: session 45 s, heartbeat 3 s, processing 2 ms
 
@@ -165,7 +171,6 @@ def test_an_assignment_summary_shows_the_spread_of_partitions_as_fewest_over_mos
 
 
 def test_the_timelines_faults_are_those_inside_its_window():
-    from kafkasim import simulate
     from kafkasim.viz.timeline import timeline_frames
     run = simulate(Scenario(duration_ms=60_000, faults=[faults.Crash("c-2", 10_000), faults.Crash("c-3", 40_000)]))
     assert list(timeline_frames(run)["faults"]["time_s"]) == [10.0, 40.0]
@@ -180,7 +185,6 @@ def test_the_timelines_faults_are_those_inside_its_window():
 def test_only_a_heartbeat_that_succeeded_is_flagged_as_an_ok_heartbeat():
     # protocol.messages: ok_heartbeat is "a heartbeat that succeeded and changed nothing" (thinned by
     # heartbeats="errors"); JoinGroup, SyncGroup and every reply are never thinned.
-    from kafkasim import simulate
     from kafkasim.viz.protocol import messages
     frame = messages(simulate(Scenario(duration_ms=20_000)))
     ok = frame[frame["ok_heartbeat"]]
@@ -196,7 +200,6 @@ def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
 
 
 def test_compare_names_the_directions_it_takes():
-    from kafkasim.viz.compare import compare
     runs = [SimpleNamespace(), SimpleNamespace()]
     with pytest.raises(ValueError, match=r"^direction must be 'columns' or 'rows', got 'diagonal'$"):
         compare(runs, direction="diagonal")
@@ -209,3 +212,74 @@ def test_fault_labels_without_a_span_each_get_a_row_and_every_grid_point_keeps_i
     grid = pd.DataFrame({"time_s": [10.0, 10.0], "short": ["x", "y"], "p_fault": ["Crash", "Pause"]})
     rows = label_rows(grid, span=(0.0, 60.0))
     assert list(rows.index) == [0, 1] and list(rows["row"]) == [0, 0]  # rows counted per grid point
+
+
+# -- what a tooltip tells: its field, its title with the unit, its number format ----------------------
+def _tooltip(spec: dict, y: str) -> list[dict]:
+    """The tooltip of the one view whose y axis draws `y`."""
+    (view,) = [v for v in views(spec) if v["encoding"].get("y", {}).get("field") == y]
+    return view["encoding"]["tooltip"]
+
+
+def test_the_lag_tooltip_names_its_units_seconds_and_records():
+    # The panel's axis says "lag (records)"; a learner hovering reads the same unit, the count grouped.
+    spec = lag_chart.spec(simulate(BASE), panels=("lag",))
+    assert _tooltip(spec, "lag") == [
+        {"field": "time_s", "type": "quantitative", "title": "time (s)"},
+        {"field": "lag", "type": "quantitative", "title": "lag (records)", "format": ","}]
+
+
+def test_the_storm_tooltip_gives_each_figure_its_name_and_precision():
+    # A bucket's connectors rebalancing is a mean over the bucket (storm_frame): one decimal; ZooKeeper's
+    # requests, reads and writes are counts, shown whole and grouped; the bucket starts at "from (s)".
+    run = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=20_000))
+    expected = [{"field": "run", "type": "nominal", "title": "run"},
+                {"field": "time_s", "type": "quantitative", "title": "from (s)"},
+                {"field": "rebalancing", "type": "quantitative", "title": "connectors rebalancing", "format": ".1f"},
+                {"field": "requests_per_s", "type": "quantitative", "title": "ZooKeeper requests/s", "format": ",.0f"},
+                {"field": "reads", "type": "quantitative", "title": "reads", "format": ",.0f"},
+                {"field": "writes", "type": "quantitative", "title": "writes", "format": ",.0f"}]
+    assert _tooltip(rebalancing_over_time.spec(run), "rebalancing") == expected
+    assert _tooltip(zookeeper_load.spec(run), "requests_per_s") == expected
+
+
+def test_a_tooltip_field_is_a_column_the_data_has():
+    # A field the data lacks shows "undefined" (or draws nothing) with no error from Altair or Vega-Lite.
+    run, other = simulate(BASE.replace(faults=[faults.Crash("c-2", 30_000)])), simulate(BASE)
+    storm = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=20_000))
+    charts = [lag_chart(run), compare([run, other], charts=("timeline", "lag", "summary")),
+              rebalancing_over_time(storm), zookeeper_load(storm), storm_chart(storm)]
+    for chart in charts:
+        spec = chart.to_dict()
+        assert encoded_fields(spec) and missing_fields(spec) == []
+
+
+def test_compared_runs_side_by_side_share_1_2_chart_widths_never_narrower_than_260_px():
+    # The chart width is 680 px: two columns of 680 x 1.2 / 2 = 408, three of 272, four of 204 -> 260;
+    # one above the other, each run takes the chart width.
+    runs = [simulate(BASE.replace(duration_ms=20_000, seed=seed)) for seed in range(4)]
+
+    def widths(spec: dict) -> set:
+        """Every width set in the spec's views, layers and panels."""
+        found = {spec["width"]} if "width" in spec else set()
+        for key in ("layer", "vconcat", "hconcat"):
+            found |= {w for child in spec.get(key, []) for w in widths(child)}
+        return found
+
+
+    assert widths(compare(runs[:2], charts=("lag",)).to_dict()) == {408}
+    assert widths(compare(runs[:3], charts=("lag",)).to_dict()) == {272}
+    assert widths(compare(runs, charts=("lag",)).to_dict()) == {260}
+    assert widths(compare(runs[:2], charts=("lag",), direction="rows").to_dict()) == {680}
+
+
+def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gib():
+    # 10 partitions of 1 MiB messages, one consumer: 0.8.2 holds queued.max.message.chunks (2) chunks
+    # plus one fetch per partition, 12 x 1 MiB; 3.7 one response from its one leader, 10 MiB. Eight
+    # consumers of 300 MiB messages in one JVM, 0.10.1: one 300 MiB response each, 2,400 MiB = 2.34 GiB.
+    _, small = calculator_frames({"partitions": [10], "consumers": [1], "message_mib": [1], "leader_brokers": [1]})
+    lines = dict(zip(small["version"], small["line"]))
+    assert lines["0.8.2"] == "0.8.2: 10.0 MiB per response, ok; fetch memory 12.0 MiB"
+    assert lines["3.7"] == "3.7: 10.0 MiB per response, ok; fetch memory 10.0 MiB"
+    _, big = calculator_frames({"partitions": [360], "consumers": [8], "message_mib": [300], "leader_brokers": [1]})
+    assert dict(zip(big["version"], big["line"]))["0.10.1"].endswith("; fetch memory 2.34 GiB")

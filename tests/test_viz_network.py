@@ -11,6 +11,7 @@ import pytest
 from kafkasim.core.errors import ConfigError
 from kafkasim.broker.network import MiB, kip72_experiments, simulate_network
 from kafkasim.viz import network as nv
+from vega_fields import missing_fields  # (tests/ is on sys.path)
 
 EXPERIMENTS = kip72_experiments()
 
@@ -38,6 +39,7 @@ def test_every_chart_is_valid_vega_lite(memory_runs, name, several):
     spec = chart.to_dict()  # validate=True: raises on any schema error
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
     json.dumps(spec)  # plain JSON, nothing numpy left
+    assert missing_fields(spec) == []  # every encoded field is a column of its data
     assert nv.CHARTS[name].spec(runs) is not None
 
 

@@ -11,6 +11,7 @@ from kafkasim import Scenario, faults, simulate
 from kafkasim import viz
 from kafkasim.viz import poll, tables
 from kafkasim.scenario.workload import LogNormal
+from vega_fields import missing_fields  # (tests/ is on sys.path)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
@@ -18,6 +19,7 @@ VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 def render(chart) -> dict:
     spec = chart.to_dict()  # validates against the Vega-Lite schema
     assert vlc.vegalite_to_svg(spec, vl_version=VL_VERSION, allowed_base_urls=[]).startswith("<svg")
+    assert missing_fields(spec) == []  # every encoded field is a column of its data
     return spec
 
 

@@ -19,6 +19,7 @@ from kafkasim.viz import fetch_sizing as vf, sliders, zookeeper_storm as vz
 from kafkasim.analysis.experiments import compare_with_group_coordinator
 from kafkasim.zookeeper.consumer_connector import (herd_cost, seed_incident,
                                          simulate_zookeeper)
+from vega_fields import missing_fields  # (tests/ is on sys.path)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
@@ -29,6 +30,7 @@ def render(chart) -> dict:
     spec = chart.to_dict()
     svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION, allowed_base_urls=[])
     assert svg.startswith("<svg")
+    assert missing_fields(spec) == []  # every encoded field is a column of its data
     return spec
 
 

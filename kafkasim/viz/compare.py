@@ -13,6 +13,9 @@ HEADLINE_KEYS = ("rebalances", "removals_by_reason", "unconsumed_ms", "duplicate
 #: What a config nobody set means where "default" would hide it: a run without group.protocol
 #: runs the classic protocol (the default of every Kafka release line, and the only one before 3.7).
 UNSET = {"group.protocol": "classic"}
+#: Side by side, the columns share 1.2 chart widths (a comparison may scroll a little, each run
+#: stays readable), each at least COLUMN_MIN_WIDTH px, where a timeline's time axis still fits.
+COLUMNS_SHARE, COLUMN_MIN_WIDTH = 1.2, 260
 
 
 def _flat(scenario) -> dict:
@@ -46,7 +49,8 @@ def compare(runs, *, charts=("timeline", "lag"), labels=None, window=None, width
     """Runs side by side ("columns") or one above the other ("rows"), each a stack of `charts`
     (names in kafkasim.viz.CHARTS, or functions of a Run), on one shared time window. Runs of
     both group protocols compare as they are: each draws its own group's rebalance phases
-    (classic PreparingRebalance / CompletingRebalance, consumer Assigning / Reconciling)."""
+    (classic PreparingRebalance / CompletingRebalance, consumer Assigning / Reconciling). Without
+    `width`, columns share COLUMNS_SHARE chart widths (at least COLUMN_MIN_WIDTH each), rows take one."""
     runs = list(runs)
     if len(runs) < 2:
         raise ValueError("compare() needs two or more runs")
@@ -56,7 +60,8 @@ def compare(runs, *, charts=("timeline", "lag"), labels=None, window=None, width
     if len(labels) != len(runs):
         raise ValueError(f"{len(labels)} labels for {len(runs)} runs")
     window = window or (0, max(r.end_ms for r in runs))
-    width = width or (max(260, int(style.WIDTH * 1.2 / len(runs))) if direction == "columns" else style.WIDTH)
+    width = width or (max(COLUMN_MIN_WIDTH, int(style.WIDTH * COLUMNS_SHARE / len(runs))) if direction == "columns"
+                      else style.WIDTH)
     functions = [resolve(c) for c in charts]
     columns = []
     for run, label in zip(runs, labels):

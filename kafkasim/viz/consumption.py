@@ -76,13 +76,13 @@ def _throughput_frame(run, window, bins: int) -> pd.DataFrame:
     return pd.concat([long, tail], ignore_index=True).rename(columns={"start_s": "time_s"})
 
 
-def _lag(frame, x, where) -> dict:
+def _lag_spec(frame, x, where) -> dict:
     return unit(frame, {"type": "area", "line": {"color": LINE_COLOR}, "color": LINE_COLOR, "opacity": 0.3},
                 {"x": x, "y": field("lag", title="lag (records)"),
-                 "tooltip": [tip("time_s", "time (s)"), tip("lag", fmt=",")]}, where=where)
+                 "tooltip": [tip("time_s", "time (s)"), tip("lag", "lag (records)", fmt=",")]}, where=where)
 
 
-def _throughput(frame, x, where) -> dict:
+def _throughput_spec(frame, x, where) -> dict:
     series = ["processed", "produced"]
     return unit(frame, {"type": "line", "interpolate": "step-after"}, {
         "x": x, "y": field("records_per_s", title="records/s"),
@@ -93,11 +93,11 @@ def _throughput(frame, x, where) -> dict:
                     tip("records_per_s", "records/s", fmt=",.0f")]}, where=where)
 
 
-def _duplicates(frame, x, where) -> dict:
+def _duplicates_spec(frame, x, where) -> dict:
     return unit(frame, {"type": "line", "interpolate": "step-after", "color": DUPLICATE_COLOR},
                 {"x": x, "y": field("duplicates", title="duplicates (total)",  # a count: whole ticks, also all zero
                                    axis={"format": ",d", "tickMinStep": 1}),
                  "tooltip": [tip("time_s", "time (s)"), tip("duplicates", fmt=",")]}, where=where)
 
 
-_PANEL = {"lag": _lag, "throughput": _throughput, "duplicates": _duplicates}
+_PANEL = {"lag": _lag_spec, "throughput": _throughput_spec, "duplicates": _duplicates_spec}

@@ -38,17 +38,17 @@ def verdict(row) -> str:
 
 
 def size_frame(sizing: pd.DataFrame) -> pd.DataFrame:
-    """version, bytes (the worst-case response on the wire, else the bounded data), GiB, overflow,
-    verdict, text, heap_gib, message: one row per row of a `fetch_sizing` table."""
+    """version, client, bytes (the worst-case response on the wire, else the bounded data), text,
+    overflow, verdict, per_request, heap_bytes, message: one row per row of a `fetch_sizing` table."""
     wire = sizing["wire_size_bytes"].astype("Float64")
     size = wire.fillna(sizing["response_bytes"].astype("Float64")).astype(float)
     return pd.DataFrame({
         "version": sizing["kafka_version"].astype(str), "client": sizing["consumer_type"].astype(str),
-        "bytes": size, "gib": (size / GiB).round(3), "text": [human(b) for b in size],
+        "bytes": size, "text": [human(b) for b in size],
         "overflow": sizing["overflow"].astype(bool),
         "verdict": [verdict(r) for r in sizing.to_dict("records")],
         "per_request": sizing["partitions_per_request"].astype(int),
-        "heap_gib": (sizing["heap_bytes"].astype(float) / GiB).round(3),
+        "heap_bytes": sizing["heap_bytes"],
         "message": sizing["message"].astype(str).str.slice(0, 300)})
 
 
@@ -62,8 +62,9 @@ def _size_layers(frame: pd.DataFrame, where=None, height: int = 240) -> list[dic
     color = field("overflow", "nominal", scale={"domain": [False, True], "range": [OK_COLOR, OVER_COLOR]},
                   legend={"title": "over Int.MaxValue", "orient": "right"})
     tips = [tip("version", "Kafka", "nominal"), tip("client", "client", "nominal"), tip("text", "response", "nominal"),
-            tip("per_request", "partitions in one request"), tip("verdict", "verdict", "nominal"),
-            tip("message", "calculator says", "nominal")]
+            tip("per_request", "partitions in one request"), tip("verdict", "verdict", "nominal")]
+    if "message" in frame:  # the calculator drops it (one line per version says it, smaller pages)
+        tips.append(tip("message", "calculator says", "nominal"))
     bars = unit(frame, {"type": "bar", "width": {"band": 0.6}},
                 {"x": x, "y": y, "y2": {"datum": MiB}, "color": color, "tooltip": tips}, where=where, height=height)
     text = unit(frame, {"type": "text", "dy": -6, "fontSize": 11},
@@ -172,10 +173,10 @@ def calculator_frames(grid: dict, *, versions=("0.8.2", "0.9", "0.10.1", "3.7"),
                                     consumers_per_jvm=v["consumers"] if consumers_per_jvm == "all" else 1)
         parts.append(size_frame(sizing).assign(**{sliders.column(n): x for n, x in v.items()}))
     sizes = pd.concat(parts, ignore_index=True)
-    verdicts = sizes.assign(line=[f"{v}: {t} per response, {verdict}; fetch memory {h:,.2f} GiB"
+    verdicts = sizes.assign(line=[f"{v}: {t} per response, {verdict}; fetch memory {human(h)}"
                                   for v, t, verdict, h in zip(sizes["version"], sizes["text"], sizes["verdict"],
-                                                              sizes["heap_gib"])])
-    return sizes.drop(columns=["message"]), verdicts[["version", "line", "overflow",
+                                                              sizes["heap_bytes"])])
+    return sizes.drop(columns=["message", "heap_bytes"]), verdicts[["version", "line", "overflow",
                                                       *[sliders.column(n) for n in names]]]
 
 

@@ -78,7 +78,7 @@ def _frames(runs, bucket_ms: int) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     return series, fault_frame(first), end
 
 
-def _series_view(series, y: str, y_title: str, span, labels, height: int, width: int, where=None,
+def _series_spec(series, y: str, y_title: str, span, labels, height: int, width: int, where=None,
                  legend: bool = True) -> dict:
     tips = [tip("run", "run", "nominal"), tip("time_s", "from (s)"), tip("rebalancing", "connectors rebalancing",
                                                                        fmt=".1f"),
@@ -98,7 +98,7 @@ def rebalancing_over_time(runs, *, bucket_ms: int = 1000, width: int = style.WID
     """How many connectors were rebalancing (an attempt running, or sleeping `rebalance.backoff.ms`)
     over time, one line per run, with the first run's faults marked."""
     series, faults, end = _frames(runs, bucket_ms)
-    view = _series_view(series, "rebalancing", "connectors rebalancing", (0, end), series["run"].unique(), height,
+    view = _series_spec(series, "rebalancing", "connectors rebalancing", (0, end), series["run"].unique(), height,
                         width)
     spec = {"layer": [view, *fault_rules(faults, span=(0, end), width=width)]}
     if title:
@@ -111,7 +111,7 @@ def zookeeper_load(runs, *, bucket_ms: int = 1000, width: int = style.WIDTH, hei
                    title: str | None = "ZooKeeper requests per second") -> dict:
     """The requests (reads + writes) ZooKeeper served per second, one line per run: the herd effect."""
     series, faults, end = _frames(runs, bucket_ms)
-    view = _series_view(series, "requests_per_s", "requests / s", (0, end), series["run"].unique(), height, width)
+    view = _series_spec(series, "requests_per_s", "requests / s", (0, end), series["run"].unique(), height, width)
     spec = {"layer": [view, *fault_rules(faults, span=(0, end), width=width)]}
     if title:
         spec["title"] = title_of(title, "exists, getData, getChildren, create, delete, setData")

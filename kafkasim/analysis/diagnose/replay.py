@@ -320,28 +320,36 @@ def replay_to_json(rep: Replay, rows: list[dict] | None = None) -> dict:
             "what_if": rows or []}
 
 
-def replay_chart(rep: Replay, width: int = 700):
-    """The log's timeline above the replay's (Altair, the `viz` extra): rebalances as shaded spans with
-    a dashed line at each start, members joining and leaving as points, seconds from the log's first
-    line of the group."""
-    import altair as alt
-
+def replay_rows(rep: Replay) -> tuple[list[dict], list[dict]]:
+    """What `replay_chart` draws, per timeline ("log", "replay"), in seconds from the log's first line
+    of the group (the replay's 0): spans {timeline, start, end}, one per rebalance (one still open ends
+    at the timeline's last line), and moves {timeline, s, what, reason, member}, "joined" (reason
+    "join") or "left", members named as the log names them (the replay: as the fitted scenario does; a
+    member id none of the run's consumers was given, as the log would name it)."""
     spans, moves = [], []
     names = rep.fit.names
     for label, tl, off in (("log", rep.fit.timeline, rep.fit.offset_ms), ("replay", rep.simulated, 0)):
-        last = tl.last if tl.last is not None else off
-        spans += [{"timeline": label, "start": (e.start - off) / 1000,
-                   "end": ((e.end if e.end is not None else last) - off) / 1000} for e in tl.episodes]
+        spans += [{"timeline": label, "start": (e.start - off) / 1000,  # a line set tl.last: an episode's own
+                   "end": ((e.end if e.end is not None else tl.last) - off) / 1000} for e in tl.episodes]
         moves += [{"timeline": label, "s": (m.time - off) / 1000, "what": what, "reason": m.reason or "join",
                    "member": names.get(tl.identity(m.member), tl.identity(m.member)) if label == "log"
                    else rep.run.member_names.get(m.member, tl.identity(m.member))}
                   for what, ms in (("joined", tl.arrivals), ("left", tl.departures)) for m in ms]
+    return spans, moves
+
+
+def replay_chart(rep: Replay, width: int = 700):
+    """The log's timeline above the replay's (Altair, the `viz` extra): rebalances as shaded spans with
+    a dashed line at each start, members joining and leaving as points (`replay_rows`)."""
+    import altair as alt
+
+    spans, moves = replay_rows(rep)
     x = alt.X("start:Q", title="seconds from the group's first line")
     rects = alt.Chart(alt.Data(values=spans)).mark_rect(color="#f3c98b", opacity=0.5).encode(x=x, x2="end:Q")
     points = alt.Chart(alt.Data(values=moves)).mark_point(filled=True, size=60).encode(
         x="s:Q", y=alt.Y("member:N", title=None),
         color=alt.Color("what:N", scale=alt.Scale(domain=["joined", "left"], range=["#2e7d32", "#c0392b"])),
-        shape="reason:N", tooltip=["member:N", "what:N", "reason:N", "s:Q"])
+        shape="reason:N", tooltip=["member:N", "what:N", "reason:N", alt.Tooltip("s:Q", title="time (s)")])
     starts = alt.Chart(alt.Data(values=spans)).mark_rule(color="#e67e22", strokeDash=[3, 3]).encode(x="start:Q")
     panels = [alt.layer(*(c.transform_filter(f"datum.timeline == '{t}'") for c in (rects, starts, points)))
               .properties(width=width, height=120, title=t) for t in ("log", "replay")]
@@ -762,4 +770,5 @@ VARIANTS = {"as fitted": _as_fitted, "static membership": _static, "cooperative-
 
 
 __all__ = ["Fit", "NotEnoughToFit", "Replay", "fit_scenario", "fit_files", "fit_lines", "replay", "closeness",
-           "what_if", "what_if_text", "replay_chart", "replay_to_json", "VARIANTS", "TOLERANCE_MS", "VERSION_MARKS"]
+           "what_if", "what_if_text", "replay_chart", "replay_rows", "replay_to_json", "VARIANTS", "TOLERANCE_MS",
+           "VERSION_MARKS"]
