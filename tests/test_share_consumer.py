@@ -309,3 +309,30 @@ def test_close_at_the_end_of_a_network_cut_reaches_the_coordinator():
     assert c.cut_until == world.sim.now
     c.close()
     assert world.coord.member_ids(world.group_id) == []
+
+
+# -- pinned by mutation testing (issue 29) ------------------------------------------------------------
+def _renew_rows(*faults):
+    """500 records (1/ms for 500 ms), 80 ms of processing each (a 40 s batch, the lock 30 s), RENEW
+    every 10 s (KIP-1222, 4.2): c-1's share rows."""
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 1},
+                            produce_rate_per_s=1000, duration_ms=500, drain_ms=120_000, processing_ms=80.0,
+                            start_spread_ms=0, consumer={"share.acknowledgement.mode": "explicit"},
+                            share_renew_ms=10_000, faults=list(faults)))
+    kinds = ("Acquired", "Acknowledged", "LockExpired", "RecordStateChanged")
+    return [(r[0], r[4], r[9], r[8]) for r in run.rows if r[4] in kinds]
+
+
+@pytest.mark.parametrize("fault", ["Pause", "SlowProcessing"])
+def test_a_frozen_application_renews_when_it_thaws_then_every_renew_period_from_there(fault):
+    """A GC pause (or a thread stuck in application code) stops the application thread: the RENEW
+    due at 15000 (5000 + 10 s) is sent when it runs again at 22000 (held 12000-22000), the next
+    ones 10 s apart from there (32000, 42000, 52000); the batch acquired at 5000 ends 40 s + 10 s
+    held later (55000), and its ACCEPT then succeeds: each RENEW re-armed a full 30 s lock."""
+    from kafkasim.core import faults as F
+    assert _renew_rows(getattr(F, fault)("c-1", 12_000, 10_000)) == [
+        (5000, "Acquired", "0-499", None),
+        (22000, "Acknowledged", "RENEW 0-499", None), (32000, "Acknowledged", "RENEW 0-499", None),
+        (42000, "Acknowledged", "RENEW 0-499", None), (52000, "Acknowledged", "RENEW 0-499", None),
+        (55000, "RecordStateChanged", "0-499", None), (55000, "Acknowledged", "ACCEPT 0-499", None)]
