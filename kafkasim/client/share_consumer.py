@@ -88,7 +88,6 @@ class ShareConsumer(Consumer):
         self.retry_backoff_ms: int = config.get("retry.backoff.ms") or 100
         self.instance_id = None
         self.client_id: str = config["client.id"]
-        self.kip62 = True                         # the heartbeat runs on its own thread
         self.auto_commit = False
         self.clock = world.processing_clock(name)
         self.start_ms = start_ms
