@@ -336,3 +336,43 @@ def test_a_frozen_application_renews_when_it_thaws_then_every_renew_period_from_
         (22000, "Acknowledged", "RENEW 0-499", None), (32000, "Acknowledged", "RENEW 0-499", None),
         (42000, "Acknowledged", "RENEW 0-499", None), (52000, "Acknowledged", "RENEW 0-499", None),
         (55000, "RecordStateChanged", "0-499", None), (55000, "Acknowledged", "ACCEPT 0-499", None)]
+
+
+def _membership_rows(run):
+    """(time, member, kind, partition or state) of the consumers' membership rows."""
+    kinds = ("StateChanged", "PartitionsAssigned", "PartitionsRevoked", "PartitionsLost")
+    return [(r[0], r[3], r[4], r[7] if r[4] != "StateChanged" else r[9])
+            for r in run.rows if r[1] == "consumer" and r[4] in kinds]
+
+
+def test_a_partition_moved_by_the_assignor_is_revoked_at_the_members_next_heartbeat():
+    """4.2's SimpleHomogeneousAssignmentBuilder: c-2 joining at 6000 makes both quotas 1 of 2
+    partitions, so c-1 (t-0, t-1) is trimmed to one (revokeOverfilledMembers) and c-2 gets the
+    other at its first heartbeat. c-1 learns it at its next heartbeat, 5 s after the last (5000):
+    a share consumer has no rebalance listener, the partition is just gone (PartitionsRevoked, not
+    PartitionsLost, which is for a fenced member)."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 2},
+                            produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=12_000,
+                            drain_ms=10_000, faults=[F.ScaleOut(6000, 1)]))
+    assert _membership_rows(run)[4:] == [
+        (6000, "c-2", "StateChanged", "joining"), (6000, "c-2", "PartitionsAssigned", 0),
+        (6000, "c-2", "StateChanged", "consuming"), (10000, "c-1", "PartitionsRevoked", 0)]
+
+
+def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_partitions():
+    """ShareMembershipManager.transitionToFenced: the assignment is lost and the member rejoins
+    with epoch 0. c-2's network is cut 5100-55100, past share.session.timeout.ms (45 s after its
+    last heartbeat, 5000): its heartbeats, retried 1000 ms apart, reach the coordinator at 55500
+    and get UNKNOWN_MEMBER_ID. Its poll (every 100 ms, poll_resolution_ms) at 55500 then finds
+    no partition: "joining", until the rejoin heartbeat assigns t-0 again (epoch 5)."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=2, topics={"t": 1},
+                            produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=8000,
+                            drain_ms=60_000, poll_resolution_ms=100, faults=[F.NetworkCut("c-2", 5100, 50_000)]))
+    rows = [r for r in _membership_rows(run) if r[1] == "c-2"]
+    assert rows[3:] == [(55500, "c-2", "PartitionsLost", 0), (55500, "c-2", "StateChanged", "joining"),
+                        (55500, "c-2", "PartitionsAssigned", 0), (55500, "c-2", "StateChanged", "consuming")]
+    assert [r[5] for r in run.rows if r[3] == "c-2" and r[4] == "PartitionsAssigned"] == [3, 5]
