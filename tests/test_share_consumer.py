@@ -376,3 +376,14 @@ def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_part
     assert rows[3:] == [(55500, "c-2", "PartitionsLost", 0), (55500, "c-2", "StateChanged", "joining"),
                         (55500, "c-2", "PartitionsAssigned", 0), (55500, "c-2", "StateChanged", "consuming")]
     assert [r[5] for r in run.rows if r[3] == "c-2" and r[4] == "PartitionsAssigned"] == [3, 5]
+
+
+def test_share_fetch_batch_size_is_max_poll_records():
+    """ShareSessionHandler.newShareFetchBuilder (4.2) sends MaxRecords = BatchSize =
+    max.poll.records; SharePartition.createBatches cuts the acquired records at a log-batch
+    boundary only once a chunk reaches BatchSize. max.poll.records=1000 over 1000 records (log
+    batches of 5): one ShareFetch acquires 0-999 as ONE range, not cut at Kafka's default 500."""
+    world = _world(1000, **{"max.poll.records": 1000})
+    c = _consumer(world)
+    assert len(c.poll()) == 1000
+    assert [r[9] for r in world.rows if r[4] == "Acquired"] == ["0-999"]
