@@ -339,9 +339,9 @@ def test_a_frozen_application_renews_when_it_thaws_then_every_renew_period_from_
 
 
 def _membership_rows(run):
-    """(time, member, kind, partition or state) of the consumers' membership rows."""
+    """(time, member, kind, "topic-partition" or state) of the consumers' membership rows."""
     kinds = ("StateChanged", "PartitionsAssigned", "PartitionsRevoked", "PartitionsLost")
-    return [(r[0], r[3], r[4], r[7] if r[4] != "StateChanged" else r[9])
+    return [(r[0], r[3], r[4], f"{r[6]}-{r[7]}" if r[4] != "StateChanged" else r[9])
             for r in run.rows if r[1] == "consumer" and r[4] in kinds]
 
 
@@ -357,8 +357,8 @@ def test_a_partition_moved_by_the_assignor_is_revoked_at_the_members_next_heartb
                             produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=12_000,
                             drain_ms=10_000, faults=[F.ScaleOut(6000, 1)]))
     assert _membership_rows(run)[4:] == [
-        (6000, "c-2", "StateChanged", "joining"), (6000, "c-2", "PartitionsAssigned", 0),
-        (6000, "c-2", "StateChanged", "consuming"), (10000, "c-1", "PartitionsRevoked", 0)]
+        (6000, "c-2", "StateChanged", "joining"), (6000, "c-2", "PartitionsAssigned", "t-0"),
+        (6000, "c-2", "StateChanged", "consuming"), (10000, "c-1", "PartitionsRevoked", "t-0")]
 
 
 def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_partitions():
@@ -373,8 +373,8 @@ def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_part
                             produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=8000,
                             drain_ms=60_000, poll_resolution_ms=100, faults=[F.NetworkCut("c-2", 5100, 50_000)]))
     rows = [r for r in _membership_rows(run) if r[1] == "c-2"]
-    assert rows[3:] == [(55500, "c-2", "PartitionsLost", 0), (55500, "c-2", "StateChanged", "joining"),
-                        (55500, "c-2", "PartitionsAssigned", 0), (55500, "c-2", "StateChanged", "consuming")]
+    assert rows[3:] == [(55500, "c-2", "PartitionsLost", "t-0"), (55500, "c-2", "StateChanged", "joining"),
+                        (55500, "c-2", "PartitionsAssigned", "t-0"), (55500, "c-2", "StateChanged", "consuming")]
     assert [r[5] for r in run.rows if r[3] == "c-2" and r[4] == "PartitionsAssigned"] == [3, 5]
 
 
