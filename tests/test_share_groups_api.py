@@ -395,6 +395,27 @@ def test_the_accepted_group_configs():
     assert coord.group_config("g")["share.auto.offset.reset"] == "by_duration:PT1H"
 
 
+@pytest.mark.parametrize("version, refusal", [
+    ("4.3", "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms"),
+    ("4.4", None)])
+def test_group_configs_are_checked_at_the_brokers_values_in_4_3_and_only_when_set_from_4_4(version, refusal):
+    """GroupConfig.validateValues: 4.3 checks every config, one a group does not set at the broker's
+    value (`extractGroupConfigMap`); 4.4 only the configs set ("Only configs explicitly present in
+    the parsed map are validated", `validateIntRange` returns when the key is absent). A broker whose
+    group.consumer.session.timeout.ms (30000) is below group.consumer.min.session.timeout.ms (45000)
+    tells them apart: a Kafka broker refuses it at startup (GroupCoordinatorConfig's `require`), but
+    kafkasim's GroupCoordinator takes the session timeout without its min/max (not modelled here)."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version=version, topics={},
+                             group_consumer_session_timeout_ms=30_000)
+    configs = {"consumer.heartbeat.interval.ms": 6000}
+    if refusal is None:
+        coord.set_group_config("g", configs)
+        assert coord.group_config("g") == configs
+    else:
+        with pytest.raises(ConfigError, match=f"^{refusal}$"):
+            coord.set_group_config("g", configs)
+
+
 # == 5 load_share_group ==============================================================================
 def test_load_share_group_defaults_and_refusals():
     coord = coord_for()
