@@ -393,6 +393,13 @@ RENEW_REFUSAL = ("share_renew_ms: the application renews locks with acknowledge(
 
 
 @pytest.mark.parametrize("kw, message", [
+    # No share groups before 4.0: nothing a Scenario can set, so no "in a Scenario" hint.
+    (dict(kafka_version="3.9"),
+     "group_type='share' in Kafka 3.9: Kafka 3.9 has no share groups (KIP-932): they need Kafka 4.0 or later"),
+    # 4.3+: only the feature share.version serves them (group.share.enable is no longer read).
+    (dict(kafka_version="4.3", share_version=0),
+     "group_type='share' in Kafka 4.3: share groups need the feature share.version=1 (kafka-features.sh upgrade "
+     "--feature share.version=1); in a Scenario: share_version=1 (the feature)"),
     # KIP-1222: AcknowledgeType.RENEW is 4.2's, and acknowledge() works in explicit mode only.
     (dict(kafka_version="4.2", share_renew_ms=10_000), RENEW_REFUSAL),
     (dict(kafka_version="4.1", share_version=1, share_renew_ms=10_000, consumer=EXPLICIT), RENEW_REFUSAL),
