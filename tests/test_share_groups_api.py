@@ -416,6 +416,37 @@ def test_group_configs_are_checked_at_the_brokers_values_in_4_3_and_only_when_se
             coord.set_group_config("g", configs)
 
 
+def test_group_config_bounds_are_inclusive_in_4_4():
+    """GroupConfig.validateIntRange (branch 4.4): refused only when `value < min || value > max`,
+    "X must be in the range MIN to MAX inclusive." (group.share.max.session.timeout.ms = 60000)."""
+    coord = coord_for("4.4")
+    coord.set_group_config("g", {"share.session.timeout.ms": 60000, "share.heartbeat.interval.ms": 5000})
+    assert coord.group_config("g") == {"share.session.timeout.ms": 60000, "share.heartbeat.interval.ms": 5000}
+    with pytest.raises(ConfigError, match=r"^share.session.timeout.ms must be in the range 45000 to 60000 inclusive.$"):
+        coord.set_group_config("g", {"share.session.timeout.ms": 60001})
+
+
+@pytest.mark.parametrize("version", ["4.2", "4.4"])
+def test_a_groups_session_timeout_must_exceed_its_heartbeat_interval(version):
+    """GroupConfig.validateValues (4.2; 4.4's validateSessionExceedsHeartbeat): the session timeout
+    set must be greater than the heartbeat interval set, `session <= heartbeat` refused. A broker
+    with group.share.min.session.timeout.ms=6000 lets a session of 10000 through its own bounds."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version=version, topics={},
+                             group_share_min_session_timeout_ms=6000)
+    with pytest.raises(ConfigError, match="^share.session.timeout.ms must be greater than share.heartbeat.interval.ms$"):
+        coord.set_group_config("g", {"share.session.timeout.ms": 10000, "share.heartbeat.interval.ms": 10000})
+    coord.set_group_config("g", {"share.session.timeout.ms": 10001, "share.heartbeat.interval.ms": 10000})
+    assert coord.group_config("g")["share.session.timeout.ms"] == 10001
+
+
+def test_a_dead_letter_queue_topic_must_not_be_internal():
+    """GroupConfig.validateValues (branch 4.4, KIP-1191): a DLQ topic name starting with "__" is
+    reserved for internal topics."""
+    with pytest.raises(ConfigError) as e:
+        coord_for("4.4").set_group_config("g", {"errors.deadletterqueue.topic.name": "__dlq"})
+    assert str(e.value) == "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'"
+
+
 # == 5 load_share_group ==============================================================================
 def test_load_share_group_defaults_and_refusals():
     coord = coord_for()
