@@ -221,8 +221,7 @@ class ShareConsumer(Consumer):
     def _poll(self) -> None:
         if not self._poll_starts():
             return
-        now = self.sim.now
-        self.last_poll = now
+        now = self.sim.now  # no poll timer to reset: ShareConsumerImpl never reads max.poll.interval.ms
         self._send_acks(implicit=True)
         if not self.assigned:
             self._set_app_state("joining")
