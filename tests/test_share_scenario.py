@@ -403,6 +403,7 @@ RENEW_REFUSAL = ("share_renew_ms: the application renews locks with acknowledge(
     # KIP-1222: AcknowledgeType.RENEW is 4.2's, and acknowledge() works in explicit mode only.
     (dict(kafka_version="4.2", share_renew_ms=10_000), RENEW_REFUSAL),
     (dict(kafka_version="4.1", share_version=1, share_renew_ms=10_000, consumer=EXPLICIT), RENEW_REFUSAL),
+    (dict(kafka_version="4.2", share_renew_ms=0, consumer=EXPLICIT), "share_renew_ms must be an integer >= 1, got 0"),
     # ShareConsumerConfig refuses group.instance.id, in Kafka's words.
     (dict(kafka_version="4.2", static_membership=True),
      "static_membership: a share consumer has no group.instance.id (ShareConsumerConfig refuses it: "
@@ -411,6 +412,12 @@ RENEW_REFUSAL = ("share_renew_ms: the application renews locks with acknowledge(
     (dict(kafka_version="4.2", faults=[F.PoisonRecord("t", 0, 7, "RELEASE")]),
      "PoisonRecord: the simulated application acknowledges the poison record with acknowledge(record, "
      "AcknowledgeType.RELEASE), which a KafkaShareConsumer accepts only in explicit mode (else "
+     "IllegalStateException \"Implicit acknowledgement of delivery is being used.\"): set "
+     "consumer={'share.acknowledgement.mode': 'explicit'}"),
+    # 4.1 has share.acknowledgement.mode (ShareConsumerConfig), so no note on 4.0's inferred mode.
+    (dict(kafka_version="4.1", share_version=1, faults=[F.PoisonRecord("t", 0, 7, "REJECT")]),
+     "PoisonRecord: the simulated application acknowledges the poison record with acknowledge(record, "
+     "AcknowledgeType.REJECT), which a KafkaShareConsumer accepts only in explicit mode (else "
      "IllegalStateException \"Implicit acknowledgement of delivery is being used.\"): set "
      "consumer={'share.acknowledgement.mode': 'explicit'}"),
     (dict(kafka_version="4.2", consumer=EXPLICIT, faults=[F.PoisonRecord("t", 1, 7)]),

@@ -168,8 +168,8 @@ class GroupConfigs:
                                   ("share.session.timeout.ms", "share.heartbeat.interval.ms")):
             if merged.get(session, self._default(session)) <= merged.get(interval, self._default(interval)):
                 raise ConfigError(f"{session} must be greater than {interval}")
-        dlq = merged.get("errors.deadletterqueue.topic.name", "")
-        if dlq.startswith("__"):
+        dlq = merged.get("errors.deadletterqueue.topic.name")
+        if dlq is not None and dlq.startswith("__"):
             raise ConfigError("errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'")
 
 
