@@ -271,9 +271,7 @@ class ShareConsumer(Consumer):
     def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
         """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn;
         the acquired (partition index, first, last, delivery count) ranges and their size."""
-        now = self.sim.now
-        if now < self.cut_until:
-            return [], 0
+        now = self.sim.now  # never under a network cut: poll() waits it out (a manual poll() gets nothing)
         world, member, mode = self.world, self.member_id, self.acquire_mode
         remaining = self.max_records
         got: list[tuple[int, int, int, int]] = []
@@ -283,13 +281,12 @@ class ShareConsumer(Consumer):
         for j in range(k):
             i = order[(self.rr + j) % k]
             sp = world.share_partition(i)
-            fetch_offset = sp.next_fetch_offset
-            batches = world.log_batches(i, fetch_offset, remaining, now)
+            batches = world.log_batches(i, sp.next_fetch_offset, remaining, now)
             if not batches:
                 continue
             self.sessions.add(i)
-            for a in sp.acquire(member, remaining, fetch_offset=fetch_offset, log_batches=batches,
-                                batch_size=self.max_records, acquire_mode=mode):
+            for a in sp.acquire(member, remaining, log_batches=batches, batch_size=self.max_records,
+                                acquire_mode=mode):  # from the fetch offset, as `acquire` defaults
                 got.append((i, a.first_offset, a.last_offset, a.delivery_count))
                 remaining -= a.last_offset - a.first_offset + 1
                 self._row("Acquired", topic=tps[i][0], partition=tps[i][1], reason=f"{a.first_offset}-{a.last_offset}",
@@ -310,7 +307,7 @@ class ShareConsumer(Consumer):
             if pending - self.batch_acked:
                 raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
         self._send_acks(implicit=True)
-        got, _ = self._acquire()
+        got = self._acquire()[0] if self.sim.now >= self.cut_until else []  # the ShareFetch is lost
         self.delivered, self.batch_acked = got, set()
         return share_records(got, self.parts.tps)
 
