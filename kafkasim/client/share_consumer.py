@@ -74,23 +74,21 @@ class ShareConsumer(Consumer):
     leader's share partitions (`world.share_partition(i)`)."""
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
-        # Not Consumer.__init__: a share consumer has no session, heartbeat or assignor configs.
+        # Not Consumer.__init__: a share consumer has no session, heartbeat, assignor, commit or static-membership
+        # configs (the Consumer methods that read them are all overridden); `start_ms` is World's (it schedules start).
         self._bind(world, name, config)
         v = world.version
         self.client_member_id = v >= (4, 1)       # KIP-1082 for share groups: the client's own Uuid
         self.release_on_disconnect = v >= (4, 1)  # the share session is dropped with the connection
         self.renew = v >= (4, 2)                  # AcknowledgeType.RENEW (KIP-1222)
         self.explicit = config.get("share.acknowledgement.mode") == "explicit"
-        #: The simulated application's RENEW period while it processes a batch (None: it never renews).
-        self.renew_ms: int | None = getattr(world, "share_renew_ms", None) if self.explicit and self.renew else None
+        #: The simulated application's RENEW period while it processes a batch (None: it never renews);
+        #: Scenario allows it only in explicit mode from 4.2 (`check_share_scenario`).
+        self.renew_ms: int | None = world.share_renew_ms
         self.acquire_mode = config.get("share.acquire.mode") or "batch_optimized"
         self.max_records: int = config["max.poll.records"]
-        self.retry_backoff_ms: int = config.get("retry.backoff.ms") or 100
-        self.instance_id = None
-        self.client_id: str = config["client.id"]
-        self.auto_commit = False
+        self.retry_backoff_ms: int = config["retry.backoff.ms"]
         self.clock = world.processing_clock(name)
-        self.start_ms = start_ms
         self._ids = self.sim.random(f"member-id/{name}")
         self._reset_process_state()
 
