@@ -131,7 +131,7 @@ class ShareConsumer(Consumer):
         """`ShareConsumerImpl.close`: pending acknowledgements with session epoch -1 (the session
         closes: the member's other records are released), then the leave heartbeat (-1). Implicit
         mode does not accept the last poll's records at close: they are released."""
-        self._send_acks(implicit=False)
+        self._send_acks()
         if self.sim.now >= self.cut_until:  # else the session close is lost too: the locks expire
             self._release_all()
         if self.epoch > 0 and self.sim.now >= self.cut_until:
@@ -254,8 +254,8 @@ class ShareConsumer(Consumer):
         """The application, between two records of a long batch, renews the locks of the batch
         (`acknowledge(record, RENEW)` for each, then `commitAsync()`; KIP-1222, 4.2+). A thread frozen
         or stuck in application code renews nothing until it runs again."""
-        if incarnation != self.incarnation or not self.alive or self.batch is None or self.batch[2] != started:
-            return
+        if incarnation != self.incarnation or self.batch is None or self.batch[2] != started:
+            return  # a later batch, or none (a dead process has none: `_stop`)
         now = self.sim.now
         busy_until = max(self.frozen_until, self.stalled_until)
         if now < busy_until:
@@ -263,7 +263,7 @@ class ShareConsumer(Consumer):
             return
         for i, first, last, _ in self.batch[0]:
             self._add_ack(i, first, last, "RENEW")
-        self._send_acks(implicit=False)
+        self._send_acks()
         self.sim.at(now + self.renew_ms, self._renew, incarnation, started)
 
     def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
@@ -369,8 +369,9 @@ class ShareConsumer(Consumer):
         """`commitAsync()`: the same, sent without waiting (errors reach the callback: rows)."""
         self._send_acks(implicit=True)
 
-    def _send_acks(self, implicit: bool) -> dict[tuple[str, int], Errors]:
-        """Send what is pending, one acknowledgement per partition (atomic on the leader)."""
+    def _send_acks(self, implicit: bool = False) -> dict[tuple[str, int], Errors]:
+        """Send what is pending, one acknowledgement per partition (atomic on the leader); `implicit`:
+        first accept the last poll's records in implicit mode (a poll or a commit, not close)."""
         if not self.acks and (not self.delivered or not implicit or self.explicit):
             return {}
         if implicit and not self.explicit:
