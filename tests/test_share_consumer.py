@@ -389,16 +389,11 @@ def test_share_fetch_batch_size_is_max_poll_records():
     assert [r[9] for r in world.rows if r[4] == "Acquired"] == ["0-999"]
 
 
-def test_a_share_fetch_asks_the_partitions_in_turn_from_the_one_after_the_last_that_filled_it():
-    """The module's simplification of the share session's fetch: one ShareFetch asks the assigned
-    partitions in turn until max.poll.records is reached, the next one starting at the partition
-    after the one that filled it. t-0..t-2 hold 10 records each in log batches of 3 (0.6 records/ms
-    x linger.ms 5); max.poll.records=5 takes whole batches (the soft limit). Fetches 1-3: 0-5 of
-    t-0, t-1, t-2 (the batch holding offset 4 ends at 5). Fetch 4 from t-0: 6-9 (4, 1 left), then
-    t-1: 6-8 fills it (second partition asked: the next starts at t-2). Fetch 5: t-2 6-9 (1 left),
-    t-0 has nothing, t-1 9-9."""
+def _fetches(max_poll_records: int, polls: int) -> list[list[tuple[int, str]]]:
+    """t-0..t-2 hold 10 records each in log batches of 3 (0.6 records/ms x linger.ms 5); one manual
+    consumer assigned all three: the (partition, "first-last") ranges each poll() acquires."""
     scenario = Scenario(kafka_version="4.2", group_type="share", topics={"t": 3}, produce_rate_per_s=600,
-                        duration_ms=50, consumer={"max.poll.records": 5})
+                        duration_ms=50, consumer={"max.poll.records": max_poll_records})
     world = World(scenario)
     world.coord.set_group_config(world.group_id, {"share.auto.offset.reset": "earliest"})
     c = world.add_consumer(0)
@@ -406,12 +401,24 @@ def test_a_share_fetch_asks_the_partitions_in_turn_from_the_one_after_the_last_t
     world.sim.advance(5001)  # joined, then assigned t-0..t-2 at the next heartbeat (as _consumer)
     assert c.assigned == [0, 1, 2]
     fetches = []
-    for _ in range(6):
+    for _ in range(polls):
         start = len(world.rows)
         c.poll()
         fetches.append([(r[7], r[9]) for r in world.rows[start:] if r[4] == "Acquired"])
-    assert fetches == [[(0, "0-5")], [(1, "0-5")], [(2, "0-5")], [(0, "6-9"), (1, "6-8")], [(2, "6-9"), (1, "9-9")],
-                       []]
+    return fetches
+
+
+def test_a_share_fetch_asks_the_partitions_in_turn_from_the_one_after_the_last_that_filled_it():
+    """The module's simplification of the share session's fetch: one ShareFetch asks the assigned
+    partitions in turn until max.poll.records is reached, the next one starting at the partition
+    after the one that filled it. max.poll.records=5 takes whole batches (the soft limit): fetches
+    1-3 take 0-5 of t-0, t-1, t-2 (the batch holding offset 4 ends at 5). Fetch 4 from t-0: 6-9 (4,
+    1 left), then t-1: 6-8 fills it (the second partition asked: the next starts at t-2). Fetch 5:
+    t-2 6-9 (1 left), t-0 has nothing, t-1 9-9. max.poll.records=3: one batch fills each fetch
+    exactly, so each fetch moves on to the next partition."""
+    assert _fetches(5, 6) == [[(0, "0-5")], [(1, "0-5")], [(2, "0-5")], [(0, "6-9"), (1, "6-8")],
+                              [(2, "6-9"), (1, "9-9")], []]
+    assert _fetches(3, 4) == [[(0, "0-2")], [(1, "0-2")], [(2, "0-2")], [(0, "3-5")]]
 
 
 def test_a_manual_poll_under_a_network_cut_gets_nothing_and_fetches_again_when_it_ends():
