@@ -430,3 +430,39 @@ def test_a_manual_poll_under_a_network_cut_gets_nothing_and_fetches_again_when_i
     assert c.poll() == []
     world.sim.advance(1000)
     assert _offsets(c.poll()) == [(0, 1)]
+
+
+def _consumer_rows(world, start):
+    return [(r[4], r[6], r[7], r[9], r[10]) for r in world.rows[start:] if r[1] == "consumer"]
+
+
+def test_close_gives_up_the_partitions_as_rows_and_leaves_once_joined():
+    """`ShareConsumerImpl.close`: no rebalance listener, so the partitions given up are rows
+    (PartitionsRevoked), then Closed and the thread stopped. The leave heartbeat (epoch -1) removes
+    a member that joined (epoch 1 after its first heartbeat); one that never sent a heartbeat is
+    unknown to the coordinator, which hears nothing from it (kafkasim sends no request). A crash
+    gives up nothing by hand: Crashed (value: the partitions held) and stopped."""
+    world = _world(1)
+    c = _consumer(world)
+    start = len(world.rows)
+    c.close()
+    assert _consumer_rows(world, start) == [("PartitionsRevoked", "t", 0, None, None), ("Closed", None, None, None, None),
+                                            ("StateChanged", None, None, "stopped", None)]
+    assert world.coord.member_ids(world.group_id) == []
+    world = _world(1)
+    joined = world.add_consumer(0)
+    world.sim.advance(1)  # epoch 1, nothing assigned yet
+    assert joined.epoch == 1
+    joined.close()
+    assert world.coord.member_ids(world.group_id) == []
+    world = _world(1)
+    never = world.add_consumer(0)
+    never.start()  # started by hand before its first heartbeat: epoch 0
+    start = len(world.rows)
+    never.close()
+    assert [r[4] for r in world.rows[start:] if r[1] == "coordinator"] == []
+    world = _world(1)
+    c = _consumer(world)
+    start = len(world.rows)
+    c.crash()
+    assert _consumer_rows(world, start) == [("Crashed", None, None, None, 1), ("StateChanged", None, None, "stopped", None)]
