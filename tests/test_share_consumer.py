@@ -366,7 +366,8 @@ def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_part
     with epoch 0. c-2's network is cut 5100-55100, past share.session.timeout.ms (45 s after its
     last heartbeat, 5000): its heartbeats, retried 1000 ms apart, reach the coordinator at 55500
     and get UNKNOWN_MEMBER_ID. Its poll (every 100 ms, poll_resolution_ms) at 55500 then finds
-    no partition: "joining", until the rejoin heartbeat assigns t-0 again (epoch 5)."""
+    no partition: "joining" (epoch 0: no generation), until the rejoin heartbeat assigns t-0 again
+    (epoch 5)."""
     from kafkasim.core import faults as F
     from kafkasim.scenario import simulate
     run = simulate(Scenario(kafka_version="4.2", group_type="share", members=2, topics={"t": 1},
@@ -375,7 +376,9 @@ def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_part
     rows = [r for r in _membership_rows(run) if r[1] == "c-2"]
     assert rows[3:] == [(55500, "c-2", "PartitionsLost", "t-0"), (55500, "c-2", "StateChanged", "joining"),
                         (55500, "c-2", "PartitionsAssigned", "t-0"), (55500, "c-2", "StateChanged", "consuming")]
-    assert [r[5] for r in run.rows if r[3] == "c-2" and r[4] == "PartitionsAssigned"] == [3, 5]
+    # The generation column is the member epoch: 3 when the loss is seen, none while rejoining, then 5.
+    assert [(r[4], r[5]) for r in run.rows if r[3] == "c-2" and r[0] == 55500 and r[1] == "consumer"] == [
+        ("PartitionsLost", 3), ("StateChanged", None), ("PartitionsAssigned", 5), ("StateChanged", 5)]
 
 
 def test_share_fetch_batch_size_is_max_poll_records():
