@@ -134,7 +134,8 @@ def test_explicit_mode_poll_refuses_unacknowledged_records():
     c = _consumer(_world(2, **{"share.acknowledgement.mode": "explicit"}))
     records = c.poll()
     c.acknowledge(records[0])
-    with pytest.raises(IllegalStateException, match="All records must be acknowledged in explicit"):
+    with pytest.raises(IllegalStateException, match=r"^All records must be acknowledged in explicit acknowledgement "
+                                                    r"mode\.$"):  # ShareConsumerImpl (4.2)
         c.poll()
 
 
@@ -309,3 +310,188 @@ def test_close_at_the_end_of_a_network_cut_reaches_the_coordinator():
     assert c.cut_until == world.sim.now
     c.close()
     assert world.coord.member_ids(world.group_id) == []
+
+
+# -- pinned by mutation testing (issue 29) ------------------------------------------------------------
+def _renew_rows(*faults):
+    """500 records (1/ms for 500 ms), 80 ms of processing each (a 40 s batch, the lock 30 s), RENEW
+    every 10 s (KIP-1222, 4.2): c-1's share rows."""
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 1},
+                            produce_rate_per_s=1000, duration_ms=500, drain_ms=120_000, processing_ms=80.0,
+                            start_spread_ms=0, consumer={"share.acknowledgement.mode": "explicit"},
+                            share_renew_ms=10_000, faults=list(faults)))
+    kinds = ("Acquired", "Acknowledged", "LockExpired", "RecordStateChanged")
+    return [(r[0], r[4], r[9], r[8]) for r in run.rows if r[4] in kinds]
+
+
+@pytest.mark.parametrize("fault", ["Pause", "SlowProcessing"])
+def test_a_frozen_application_renews_when_it_thaws_then_every_renew_period_from_there(fault):
+    """A GC pause (or a thread stuck in application code) stops the application thread: the RENEW
+    due at 15000 (5000 + 10 s) is sent when it runs again at 22000 (held 12000-22000), the next
+    ones 10 s apart from there (32000, 42000, 52000); the batch acquired at 5000 ends 40 s + 10 s
+    held later (55000), and its ACCEPT then succeeds: each RENEW re-armed a full 30 s lock."""
+    from kafkasim.core import faults as F
+    assert _renew_rows(getattr(F, fault)("c-1", 12_000, 10_000)) == [
+        (5000, "Acquired", "0-499", None),
+        (22000, "Acknowledged", "RENEW 0-499", None), (32000, "Acknowledged", "RENEW 0-499", None),
+        (42000, "Acknowledged", "RENEW 0-499", None), (52000, "Acknowledged", "RENEW 0-499", None),
+        (55000, "RecordStateChanged", "0-499", None), (55000, "Acknowledged", "ACCEPT 0-499", None)]
+
+
+def _membership_rows(run):
+    """(time, member, kind, "topic-partition" or state) of the consumers' membership rows."""
+    kinds = ("StateChanged", "PartitionsAssigned", "PartitionsRevoked", "PartitionsLost")
+    return [(r[0], r[3], r[4], f"{r[6]}-{r[7]}" if r[4] != "StateChanged" else r[9])
+            for r in run.rows if r[1] == "consumer" and r[4] in kinds]
+
+
+def test_a_partition_moved_by_the_assignor_is_revoked_at_the_members_next_heartbeat():
+    """4.2's SimpleHomogeneousAssignmentBuilder: c-2 joining at 6000 makes both quotas 1 of 2
+    partitions, so c-1 (t-0, t-1) is trimmed to one (revokeOverfilledMembers) and c-2 gets the
+    other at its first heartbeat. c-1 learns it at its next heartbeat, 5 s after the last (5000):
+    a share consumer has no rebalance listener, the partition is just gone (PartitionsRevoked, not
+    PartitionsLost, which is for a fenced member)."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 2},
+                            produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=12_000,
+                            drain_ms=10_000, faults=[F.ScaleOut(6000, 1)]))
+    assert _membership_rows(run)[4:] == [
+        (6000, "c-2", "StateChanged", "joining"), (6000, "c-2", "PartitionsAssigned", "t-0"),
+        (6000, "c-2", "StateChanged", "consuming"), (10000, "c-1", "PartitionsRevoked", "t-0")]
+
+
+def test_a_fenced_member_polls_as_joining_until_its_rejoin_heartbeat_brings_partitions():
+    """ShareMembershipManager.transitionToFenced: the assignment is lost and the member rejoins
+    with epoch 0. c-2's network is cut 5100-55100, past share.session.timeout.ms (45 s after its
+    last heartbeat, 5000): its heartbeats, retried 1000 ms apart, reach the coordinator at 55500
+    and get UNKNOWN_MEMBER_ID. Its poll (every 100 ms, poll_resolution_ms) at 55500 then finds
+    no partition: "joining" (epoch 0: no generation), until the rejoin heartbeat assigns t-0 again
+    (epoch 5)."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=2, topics={"t": 1},
+                            produce_rate_per_s=1000, processing_ms=0.5, start_spread_ms=0, duration_ms=8000,
+                            drain_ms=60_000, poll_resolution_ms=100, faults=[F.NetworkCut("c-2", 5100, 50_000)]))
+    rows = [r for r in _membership_rows(run) if r[1] == "c-2"]
+    assert rows[3:] == [(55500, "c-2", "PartitionsLost", "t-0"), (55500, "c-2", "StateChanged", "joining"),
+                        (55500, "c-2", "PartitionsAssigned", "t-0"), (55500, "c-2", "StateChanged", "consuming")]
+    # The generation column is the member epoch: 3 when the loss is seen, none while rejoining, then 5.
+    assert [(r[4], r[5]) for r in run.rows if r[3] == "c-2" and r[0] == 55500 and r[1] == "consumer"] == [
+        ("PartitionsLost", 3), ("StateChanged", None), ("PartitionsAssigned", 5), ("StateChanged", 5)]
+
+
+def test_share_fetch_batch_size_is_max_poll_records():
+    """ShareSessionHandler.newShareFetchBuilder (4.2) sends MaxRecords = BatchSize =
+    max.poll.records; SharePartition.createBatches cuts the acquired records at a log-batch
+    boundary only once a chunk reaches BatchSize. max.poll.records=1000 over 1000 records (log
+    batches of 5): one ShareFetch acquires 0-999 as ONE range, not cut at Kafka's default 500."""
+    world = _world(1000, **{"max.poll.records": 1000})
+    c = _consumer(world)
+    assert len(c.poll()) == 1000
+    assert [r[9] for r in world.rows if r[4] == "Acquired"] == ["0-999"]
+
+
+def _fetches(max_poll_records: int, polls: int) -> list[list[tuple[int, str]]]:
+    """t-0..t-2 hold 10 records each in log batches of 3 (0.6 records/ms x linger.ms 5); one manual
+    consumer assigned all three: the (partition, "first-last") ranges each poll() acquires."""
+    scenario = Scenario(kafka_version="4.2", group_type="share", topics={"t": 3}, produce_rate_per_s=600,
+                        duration_ms=50, consumer={"max.poll.records": max_poll_records})
+    world = World(scenario)
+    world.coord.set_group_config(world.group_id, {"share.auto.offset.reset": "earliest"})
+    c = world.add_consumer(0)
+    c.manual = True
+    world.sim.advance(5001)  # joined, then assigned t-0..t-2 at the next heartbeat (as _consumer)
+    assert c.assigned == [0, 1, 2]
+    fetches = []
+    for _ in range(polls):
+        start = len(world.rows)
+        c.poll()
+        fetches.append([(r[7], r[9]) for r in world.rows[start:] if r[4] == "Acquired"])
+    return fetches
+
+
+def test_a_share_fetch_asks_the_partitions_in_turn_from_the_one_after_the_last_that_filled_it():
+    """The module's simplification of the share session's fetch: one ShareFetch asks the assigned
+    partitions in turn until max.poll.records is reached, the next one starting at the partition
+    after the one that filled it. max.poll.records=5 takes whole batches (the soft limit): fetches
+    1-3 take 0-5 of t-0, t-1, t-2 (the batch holding offset 4 ends at 5). Fetch 4 from t-0: 6-9 (4,
+    1 left), then t-1: 6-8 fills it (the second partition asked: the next starts at t-2). Fetch 5:
+    t-2 6-9 (1 left), t-0 has nothing, t-1 9-9. max.poll.records=3: one batch fills each fetch
+    exactly, so each fetch moves on to the next partition."""
+    assert _fetches(5, 6) == [[(0, "0-5")], [(1, "0-5")], [(2, "0-5")], [(0, "6-9"), (1, "6-8")],
+                              [(2, "6-9"), (1, "9-9")], []]
+    assert _fetches(3, 4) == [[(0, "0-2")], [(1, "0-2")], [(2, "0-2")], [(0, "3-5")]]
+
+
+def test_a_manual_poll_under_a_network_cut_gets_nothing_and_fetches_again_when_it_ends():
+    """A network cut loses requests while it lasts, [start, start + duration): a poll() during it
+    sends nothing that arrives (no records); at its end the ShareFetch gets the record."""
+    world = _world(1)
+    c = _consumer(world)
+    c.cut_network(1000)
+    assert c.poll() == []
+    world.sim.advance(1000)
+    assert _offsets(c.poll()) == [(0, 1)]
+
+
+def _consumer_rows(world, start):
+    return [(r[4], r[6], r[7], r[9], r[10]) for r in world.rows[start:] if r[1] == "consumer"]
+
+
+def test_close_gives_up_the_partitions_as_rows_and_leaves_once_joined():
+    """`ShareConsumerImpl.close`: no rebalance listener, so the partitions given up are rows
+    (PartitionsRevoked), then Closed and the thread stopped. The leave heartbeat (epoch -1) removes
+    a member that joined (epoch 1 after its first heartbeat); one that never sent a heartbeat is
+    unknown to the coordinator, which hears nothing from it (kafkasim sends no request). A crash
+    gives up nothing by hand: Crashed (value: the partitions held) and stopped."""
+    world = _world(1)
+    c = _consumer(world)
+    start = len(world.rows)
+    c.close()
+    assert _consumer_rows(world, start) == [("PartitionsRevoked", "t", 0, None, None), ("Closed", None, None, None, None),
+                                            ("StateChanged", None, None, "stopped", None)]
+    assert world.coord.member_ids(world.group_id) == []
+    world = _world(1)
+    joined = world.add_consumer(0)
+    world.sim.advance(1)  # epoch 1, nothing assigned yet
+    assert joined.epoch == 1
+    joined.close()
+    assert world.coord.member_ids(world.group_id) == []
+    world = _world(1)
+    never = world.add_consumer(0)
+    never.start()  # started by hand before its first heartbeat: epoch 0
+    start = len(world.rows)
+    never.close()
+    assert [r[4] for r in world.rows[start:] if r[1] == "coordinator"] == []
+    world = _world(1)
+    c = _consumer(world)
+    start = len(world.rows)
+    c.crash()
+    assert _consumer_rows(world, start) == [("Crashed", None, None, None, 1), ("StateChanged", None, None, "stopped", None)]
+
+
+def test_explicit_mode_checks_only_the_records_of_the_last_poll():
+    """ShareConsumerImpl checks that every record the last poll() returned was acknowledged, and
+    only those: record_limit mode with max.poll.records=1 delivers 0, then 1; acknowledging 1 is
+    enough for the third poll (0 went with the second)."""
+    c = _consumer(_world(2, **{"share.acknowledgement.mode": "explicit", "share.acquire.mode": "record_limit",
+                               "max.poll.records": 1}))
+    first = c.poll()
+    assert _offsets(first) == [(0, 1)]
+    c.acknowledge(first[0])
+    second = c.poll()
+    assert _offsets(second) == [(1, 1)]
+    c.acknowledge(second[0])
+    assert c.poll() == []
+
+
+def test_acknowledgements_sent_as_a_network_cut_ends_arrive():
+    """The cut is [start, start + duration): a commitSync() at its end reaches the leader."""
+    world = _world(1)
+    c = _consumer(world)
+    assert len(c.poll()) == 1
+    c.cut_network(1000)
+    world.sim.advance(1000)
+    assert c.commit_sync() == {("t", 0): Errors.NONE}

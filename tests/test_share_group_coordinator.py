@@ -627,3 +627,46 @@ def test_target_assignment_row_counts_the_members_whose_target_changed():
     hb(coord, group="g", member="m2", epoch=0, topics=["foo"])
     assert [r[10] for r in coord.sim.events.rows if r[4] == "TargetAssignmentComputed"] == [1, 1]
     assert coord.target_assignment("g") == {"m1": {"foo": [0, 1]}, "m2": {"foo": [0, 1]}}
+
+
+# == pinned by mutation testing (issue 29) ======================================================
+def _stale_fooup(version):
+    """GMMT.testSubscriptionMetadataRefreshedAfterGroupIsLoaded's group (v8.2.0), as a share group:
+    stored at epoch 10 with foo at 3 partitions (M1 holds 0-2), while foo now has 6."""
+    coord = coordinator(version, {"foo": 6})
+    coord.load_share_group("fooup", group_epoch=10, target_assignment_epoch=10,
+                           members={M1: {"member_epoch": 10, "previous_member_epoch": 10,
+                                         "subscribed_topic_names": ["foo", "bar"], "assigned": {"foo": [0, 1, 2]}}},
+                           target_assignment={M1: {"foo": [0, 1, 2]}}, subscription_metadata={"foo": 3})
+    return coord
+
+
+def test_a_loaded_groups_metadata_is_refreshed_at_its_first_heartbeat():
+    """GMMT.testSubscriptionMetadataRefreshedAfterGroupIsLoaded (v8.2.0; ModernGroup, the same for a
+    share group): a group starts with `DeadlineAndEpoch.EMPTY` (deadline 0), so `hasMetadataExpired`
+    is true until its first heartbeat, which recomputes the metadata though no subscription
+    changed; the next deadline is Integer.MAX_VALUE away. 4.0: the epoch bumps to 11 and M1 gets
+    0-5 (every partition to every member). 4.2: the new metadata hash bumps the epoch; M1 keeps
+    0-2 until 3-5 are initialized."""
+    from kafkasim.coordinator.broker_log import metadata_hash
+    coord = _stale_fooup("4.0")
+    r = hb(coord, epoch=10)
+    assert (r.member_epoch, r.assignment, coord.group_epoch("fooup")) == (11, {"foo": [0, 1, 2, 3, 4, 5]}, 11)
+    r = hb(coord, epoch=11)
+    assert (r.member_epoch, r.assignment, coord.group_epoch("fooup")) == (11, None, 11)
+    coord = _stale_fooup("4.2")
+    r = hb(coord, epoch=10)
+    assert (r.member_epoch, coord.group_epoch("fooup"), coord.assigned_partitions("fooup", M1)) == \
+        (11, 11, {"foo": [0, 1, 2]})
+    assert _messages(coord)[1] == f"[GroupId fooup] Computed new metadata hash: {metadata_hash({'foo': 6})}."
+
+
+def test_a_new_groups_metadata_hash_starts_at_zero():
+    """ModernGroup's `metadataHash` is a TimelineLong, 0 in a new group, and the hash of no topic is
+    0 (`computeGroupHash` of an empty map): a first member subscribing only to a topic that does
+    not exist bumps the epoch (its subscription changed) without "Computed new metadata hash"."""
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, group="g", member="m1", epoch=0, topics=["bar"])
+    assert _messages(coord)[:2] == [
+        "[GroupId g] Member m1 joins the share group using the share protocol.",
+        "[GroupId g] Bumped group epoch to 1 with metadata hash 0."]

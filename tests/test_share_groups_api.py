@@ -395,6 +395,58 @@ def test_the_accepted_group_configs():
     assert coord.group_config("g")["share.auto.offset.reset"] == "by_duration:PT1H"
 
 
+@pytest.mark.parametrize("version, refusal", [
+    ("4.3", "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms"),
+    ("4.4", None)])
+def test_group_configs_are_checked_at_the_brokers_values_in_4_3_and_only_when_set_from_4_4(version, refusal):
+    """GroupConfig.validateValues: 4.3 checks every config, one a group does not set at the broker's
+    value (`extractGroupConfigMap`); 4.4 only the configs set ("Only configs explicitly present in
+    the parsed map are validated", `validateIntRange` returns when the key is absent). A broker whose
+    group.consumer.session.timeout.ms (30000) is below group.consumer.min.session.timeout.ms (45000)
+    tells them apart: a Kafka broker refuses it at startup (GroupCoordinatorConfig's `require`), but
+    kafkasim's GroupCoordinator takes the session timeout without its min/max (not modelled here)."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version=version, topics={},
+                             group_consumer_session_timeout_ms=30_000)
+    configs = {"consumer.heartbeat.interval.ms": 6000}
+    if refusal is None:
+        coord.set_group_config("g", configs)
+        assert coord.group_config("g") == configs
+    else:
+        with pytest.raises(ConfigError, match=f"^{refusal}$"):
+            coord.set_group_config("g", configs)
+
+
+def test_group_config_bounds_are_inclusive_in_4_4():
+    """GroupConfig.validateIntRange (branch 4.4): refused only when `value < min || value > max`,
+    "X must be in the range MIN to MAX inclusive." (group.share.max.session.timeout.ms = 60000)."""
+    coord = coord_for("4.4")
+    coord.set_group_config("g", {"share.session.timeout.ms": 60000, "share.heartbeat.interval.ms": 5000})
+    assert coord.group_config("g") == {"share.session.timeout.ms": 60000, "share.heartbeat.interval.ms": 5000}
+    with pytest.raises(ConfigError, match=r"^share.session.timeout.ms must be in the range 45000 to 60000 inclusive.$"):
+        coord.set_group_config("g", {"share.session.timeout.ms": 60001})
+
+
+@pytest.mark.parametrize("version", ["4.2", "4.4"])
+def test_a_groups_session_timeout_must_exceed_its_heartbeat_interval(version):
+    """GroupConfig.validateValues (4.2; 4.4's validateSessionExceedsHeartbeat): the session timeout
+    set must be greater than the heartbeat interval set, `session <= heartbeat` refused. A broker
+    with group.share.min.session.timeout.ms=6000 lets a session of 10000 through its own bounds."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version=version, topics={},
+                             group_share_min_session_timeout_ms=6000)
+    with pytest.raises(ConfigError, match="^share.session.timeout.ms must be greater than share.heartbeat.interval.ms$"):
+        coord.set_group_config("g", {"share.session.timeout.ms": 10000, "share.heartbeat.interval.ms": 10000})
+    coord.set_group_config("g", {"share.session.timeout.ms": 10001, "share.heartbeat.interval.ms": 10000})
+    assert coord.group_config("g")["share.session.timeout.ms"] == 10001
+
+
+def test_a_dead_letter_queue_topic_must_not_be_internal():
+    """GroupConfig.validateValues (branch 4.4, KIP-1191): a DLQ topic name starting with "__" is
+    reserved for internal topics."""
+    with pytest.raises(ConfigError) as e:
+        coord_for("4.4").set_group_config("g", {"errors.deadletterqueue.topic.name": "__dlq"})
+    assert str(e.value) == "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'"
+
+
 # == 5 load_share_group ==============================================================================
 def test_load_share_group_defaults_and_refusals():
     coord = coord_for()

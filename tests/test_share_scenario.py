@@ -384,3 +384,49 @@ def test_refusals_say_how_to_enable_share_groups_in_a_scenario():
     assert str(e.value).endswith("set consumer={'share.acknowledgement.mode': 'explicit'} (Kafka 4.1 or later: 4.0 "
                                  "has no such config and infers the mode from the first acknowledge(), which "
                                  "kafkasim does not model)")
+
+
+# -- refusals pinned word for word (issue 29) -------------------------------------------------------
+EXPLICIT = {"share.acknowledgement.mode": "explicit"}
+RENEW_REFUSAL = ("share_renew_ms: the application renews locks with acknowledge(record, AcknowledgeType.RENEW), "
+                 "which needs Kafka 4.2 or later (KIP-1222) and consumer={'share.acknowledgement.mode': 'explicit'}")
+
+
+@pytest.mark.parametrize("kw, message", [
+    # No share groups before 4.0: nothing a Scenario can set, so no "in a Scenario" hint.
+    (dict(kafka_version="3.9"),
+     "group_type='share' in Kafka 3.9: Kafka 3.9 has no share groups (KIP-932): they need Kafka 4.0 or later"),
+    # 4.3+: only the feature share.version serves them (group.share.enable is no longer read).
+    (dict(kafka_version="4.3", share_version=0),
+     "group_type='share' in Kafka 4.3: share groups need the feature share.version=1 (kafka-features.sh upgrade "
+     "--feature share.version=1); in a Scenario: share_version=1 (the feature)"),
+    # KIP-1222: AcknowledgeType.RENEW is 4.2's, and acknowledge() works in explicit mode only.
+    (dict(kafka_version="4.2", share_renew_ms=10_000), RENEW_REFUSAL),
+    (dict(kafka_version="4.1", share_version=1, share_renew_ms=10_000, consumer=EXPLICIT), RENEW_REFUSAL),
+    (dict(kafka_version="4.2", share_renew_ms=0, consumer=EXPLICIT), "share_renew_ms must be an integer >= 1, got 0"),
+    # ShareConsumerConfig refuses group.instance.id, in Kafka's words.
+    (dict(kafka_version="4.2", static_membership=True),
+     "static_membership: a share consumer has no group.instance.id (ShareConsumerConfig refuses it: "
+     "\"group.instance.id cannot be set when using a share group.\")"),
+    # ShareConsumerImpl.acknowledge in implicit mode: IllegalStateException, with what to set.
+    (dict(kafka_version="4.2", faults=[F.PoisonRecord("t", 0, 7, "RELEASE")]),
+     "PoisonRecord: the simulated application acknowledges the poison record with acknowledge(record, "
+     "AcknowledgeType.RELEASE), which a KafkaShareConsumer accepts only in explicit mode (else "
+     "IllegalStateException \"Implicit acknowledgement of delivery is being used.\"): set "
+     "consumer={'share.acknowledgement.mode': 'explicit'}"),
+    # 4.1 has share.acknowledgement.mode (ShareConsumerConfig), so no note on 4.0's inferred mode.
+    (dict(kafka_version="4.1", share_version=1, faults=[F.PoisonRecord("t", 0, 7, "REJECT")]),
+     "PoisonRecord: the simulated application acknowledges the poison record with acknowledge(record, "
+     "AcknowledgeType.REJECT), which a KafkaShareConsumer accepts only in explicit mode (else "
+     "IllegalStateException \"Implicit acknowledgement of delivery is being used.\"): set "
+     "consumer={'share.acknowledgement.mode': 'explicit'}"),
+    (dict(kafka_version="4.2", consumer=EXPLICIT, faults=[F.PoisonRecord("t", 1, 7)]),
+     "PoisonRecord names t-1, which is not a partition of topics {'t': 1}"),
+    (dict(kafka_version="4.2", consumer=EXPLICIT, faults=[F.PoisonRecord("u", 0, 7)]),
+     "PoisonRecord names u-0, which is not a partition of topics {'t': 1}"),
+])
+def test_share_scenario_refusals_name_the_kafka_config_and_what_to_set(kw, message):
+    """Bad input gets a clear error naming the Kafka config (or the client call) and what to set."""
+    with pytest.raises(ConfigError) as e:
+        Scenario(**{**ONE, **kw})
+    assert str(e.value) == message

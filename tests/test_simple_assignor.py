@@ -129,6 +129,41 @@ def test_4_1_current_assignment_homogeneous():
     assert got == {"A": {"T2": [0], "T3": [1]}, "B": {"T2": [1], "T3": [2]}, "C": {"T3": [0]}}
 
 
+def test_4_1_current_assignment_heterogeneous():
+    """testAssignWithCurrentAssignmentHeterogeneous (4.1.1): first A {T1, T2}, B {T3}, C {T2, T3}
+    from nothing (as testAssignWithThreeMembersThreeTopicsHeterogeneous); then A {T1, T2, T3} and
+    B {T3, T4} keep their current partitions: hash T1:1 -> A (65 % 8), T3:0 -> B (66 % 3); round
+    robin, for the partitions nobody hashed to nor holds, T2:1 -> A, T4:0 -> B; then each member
+    keeps its current partitions of topics it subscribes to that nobody hashed to: T1:0, T1:2,
+    T2:0, T2:2 -> A, T3:1 -> B."""
+    first = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}, TOPICS)
+    assert first == {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}, "C": {"T2": [1, 2]}}
+    topics = {**TOPICS, "T4": 1}
+    got = simple_share_assign("4.1", {"A": ["T1", "T2", "T3"], "B": ["T3", "T4"]}, topics,
+                              current={"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}})
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 1, 2]}, "B": {"T3": [0, 1], "T4": [0]}}
+    assert every_partition_assigned(got, topics)
+
+
+def test_4_1_heterogeneous_keeps_current_partitions_only_of_topics_still_subscribed():
+    """SimpleAssignor.newAssignmentHeterogeneous step 3 (4.1.1): a current partition is kept only
+    by a member that still subscribes to its topic ("only consider the member topic subscription
+    in current assignment which is being subscribed in the new assignment as well"). From the
+    first assignment above, B drops T3 for T4 (nobody subscribes to T3 now): hash T2:2 -> A
+    (65 % 6), T4:0 -> B (66 % 1); round robin T2:1 -> A; A keeps T1:0-2 and T2:0, B loses T3."""
+    first = {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}}
+    got = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T4"]}, {**TOPICS, "T4": 1}, current=first)
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 1, 2]}, "B": {"T4": [0]}}
+
+
+def test_4_1_three_members_heterogeneous_with_allowed_map():
+    """testAssignWithThreeMembersThreeTopicsHeterogeneousWithAllowedMap (4.1.1): every partition
+    initialized, the same result as without the map."""
+    got = simple_share_assign("4.1", {"A": ["T1", "T2"], "B": ["T3"], "C": ["T2", "T3"]}, TOPICS,
+                              assignable={"T1": [0, 1, 2], "T2": [0, 1, 2], "T3": [0, 1]})
+    assert got == {"A": {"T1": [0, 1, 2], "T2": [0, 2]}, "B": {"T3": [0, 1]}, "C": {"T2": [1, 2]}}
+
+
 # -- 4.2: sharing and quotas ----------------------------------------------------------------------
 def test_4_2_design_example_sharing_two_partitions_among_three():
     """KAFKA-19362 quotas: 3 members on 2 partitions: sharing 2, quotas [2, 1, 1]."""

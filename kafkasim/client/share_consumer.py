@@ -74,24 +74,21 @@ class ShareConsumer(Consumer):
     leader's share partitions (`world.share_partition(i)`)."""
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
-        # Not Consumer.__init__: a share consumer has no session, heartbeat or assignor configs.
+        # Not Consumer.__init__: a share consumer has no session, heartbeat, assignor, commit or static-membership
+        # configs (the Consumer methods that read them are all overridden); `start_ms` is World's (it schedules start).
         self._bind(world, name, config)
         v = world.version
         self.client_member_id = v >= (4, 1)       # KIP-1082 for share groups: the client's own Uuid
         self.release_on_disconnect = v >= (4, 1)  # the share session is dropped with the connection
         self.renew = v >= (4, 2)                  # AcknowledgeType.RENEW (KIP-1222)
         self.explicit = config.get("share.acknowledgement.mode") == "explicit"
-        #: The simulated application's RENEW period while it processes a batch (None: it never renews).
-        self.renew_ms: int | None = getattr(world, "share_renew_ms", None) if self.explicit and self.renew else None
+        #: The simulated application's RENEW period while it processes a batch (None: it never renews);
+        #: Scenario allows it only in explicit mode from 4.2 (`check_share_scenario`).
+        self.renew_ms: int | None = world.share_renew_ms
         self.acquire_mode = config.get("share.acquire.mode") or "batch_optimized"
         self.max_records: int = config["max.poll.records"]
-        self.retry_backoff_ms: int = config.get("retry.backoff.ms") or 100
-        self.instance_id = None
-        self.client_id: str = config["client.id"]
-        self.kip62 = True                         # the heartbeat runs on its own thread
-        self.auto_commit = False
+        self.retry_backoff_ms: int = config["retry.backoff.ms"]
         self.clock = world.processing_clock(name)
-        self.start_ms = start_ms
         self._ids = self.sim.random(f"member-id/{name}")
         self._reset_process_state()
 
@@ -134,7 +131,7 @@ class ShareConsumer(Consumer):
         """`ShareConsumerImpl.close`: pending acknowledgements with session epoch -1 (the session
         closes: the member's other records are released), then the leave heartbeat (-1). Implicit
         mode does not accept the last poll's records at close: they are released."""
-        self._send_acks(implicit=False)
+        self._send_acks()
         if self.sim.now >= self.cut_until:  # else the session close is lost too: the locks expire
             self._release_all()
         if self.epoch > 0 and self.sim.now >= self.cut_until:
@@ -222,8 +219,7 @@ class ShareConsumer(Consumer):
     def _poll(self) -> None:
         if not self._poll_starts():
             return
-        now = self.sim.now
-        self.last_poll = now
+        now = self.sim.now  # no poll timer to reset: ShareConsumerImpl never reads max.poll.interval.ms
         self._send_acks(implicit=True)
         if not self.assigned:
             self._set_app_state("joining")
@@ -258,8 +254,8 @@ class ShareConsumer(Consumer):
         """The application, between two records of a long batch, renews the locks of the batch
         (`acknowledge(record, RENEW)` for each, then `commitAsync()`; KIP-1222, 4.2+). A thread frozen
         or stuck in application code renews nothing until it runs again."""
-        if incarnation != self.incarnation or not self.alive or self.batch is None or self.batch[2] != started:
-            return
+        if incarnation != self.incarnation or self.batch is None or self.batch[2] != started:
+            return  # a later batch, or none (a dead process has none: `_stop`)
         now = self.sim.now
         busy_until = max(self.frozen_until, self.stalled_until)
         if now < busy_until:
@@ -267,15 +263,13 @@ class ShareConsumer(Consumer):
             return
         for i, first, last, _ in self.batch[0]:
             self._add_ack(i, first, last, "RENEW")
-        self._send_acks(implicit=False)
+        self._send_acks()
         self.sim.at(now + self.renew_ms, self._renew, incarnation, started)
 
     def _acquire(self) -> tuple[list[tuple[int, int, int, int]], int]:
         """One ShareFetch: acquire up to max.poll.records from the assigned partitions in turn;
         the acquired (partition index, first, last, delivery count) ranges and their size."""
-        now = self.sim.now
-        if now < self.cut_until:
-            return [], 0
+        now = self.sim.now  # never under a network cut: poll() waits it out (a manual poll() gets nothing)
         world, member, mode = self.world, self.member_id, self.acquire_mode
         remaining = self.max_records
         got: list[tuple[int, int, int, int]] = []
@@ -285,13 +279,12 @@ class ShareConsumer(Consumer):
         for j in range(k):
             i = order[(self.rr + j) % k]
             sp = world.share_partition(i)
-            fetch_offset = sp.next_fetch_offset
-            batches = world.log_batches(i, fetch_offset, remaining, now)
+            batches = world.log_batches(i, sp.next_fetch_offset, remaining, now)
             if not batches:
                 continue
             self.sessions.add(i)
-            for a in sp.acquire(member, remaining, fetch_offset=fetch_offset, log_batches=batches,
-                                batch_size=self.max_records, acquire_mode=mode):
+            for a in sp.acquire(member, remaining, log_batches=batches, batch_size=self.max_records,
+                                acquire_mode=mode):  # from the fetch offset, as `acquire` defaults
                 got.append((i, a.first_offset, a.last_offset, a.delivery_count))
                 remaining -= a.last_offset - a.first_offset + 1
                 self._row("Acquired", topic=tps[i][0], partition=tps[i][1], reason=f"{a.first_offset}-{a.last_offset}",
@@ -312,7 +305,7 @@ class ShareConsumer(Consumer):
             if pending - self.batch_acked:
                 raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
         self._send_acks(implicit=True)
-        got, _ = self._acquire()
+        got = self._acquire()[0] if self.sim.now >= self.cut_until else []  # the ShareFetch is lost
         self.delivered, self.batch_acked = got, set()
         return share_records(got, self.parts.tps)
 
@@ -376,8 +369,9 @@ class ShareConsumer(Consumer):
         """`commitAsync()`: the same, sent without waiting (errors reach the callback: rows)."""
         self._send_acks(implicit=True)
 
-    def _send_acks(self, implicit: bool) -> dict[tuple[str, int], Errors]:
-        """Send what is pending, one acknowledgement per partition (atomic on the leader)."""
+    def _send_acks(self, implicit: bool = False) -> dict[tuple[str, int], Errors]:
+        """Send what is pending, one acknowledgement per partition (atomic on the leader); `implicit`:
+        first accept the last poll's records in implicit mode (a poll or a commit, not close)."""
         if not self.acks and (not self.delivered or not implicit or self.explicit):
             return {}
         if implicit and not self.explicit:

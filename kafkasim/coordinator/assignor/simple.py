@@ -208,7 +208,7 @@ def _hash_heterogeneous(members: dict[str, list[str]], targets: Callable[[Sequen
     for m in members:
         for tp in sorted(old[m]):
             if m in subscribers.get(tp[0], ()) and tp not in hashed:
-                final.setdefault(m, set()).add(tp)
+                final[m].add(tp)  # a subscriber has target partitions, so it hashed to one: in `final`
     return final
 
 

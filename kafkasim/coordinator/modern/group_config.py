@@ -162,14 +162,14 @@ class GroupConfigs:
                 raise ConfigError(f"{name} must be greater than or equal to {low}")
             elif value > hi:
                 raise ConfigError(f"{name} must be less than or equal to {high}")
+        # 4.4 compares them only when one is set; with neither set both are the broker's values (ConfigDef's
+        # before 4.3), whose session > interval the broker checks at startup, so comparing them always passes.
         for session, interval in (("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"),
                                   ("share.session.timeout.ms", "share.heartbeat.interval.ms")):
-            if self.version >= (4, 4) and session not in merged and interval not in merged:
-                continue
             if merged.get(session, self._default(session)) <= merged.get(interval, self._default(interval)):
                 raise ConfigError(f"{session} must be greater than {interval}")
-        dlq = merged.get("errors.deadletterqueue.topic.name", "")
-        if dlq.startswith("__"):
+        dlq = merged.get("errors.deadletterqueue.topic.name")
+        if dlq is not None and dlq.startswith("__"):
             raise ConfigError("errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'")
 
 

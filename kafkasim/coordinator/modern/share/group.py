@@ -48,8 +48,8 @@ class ShareGroup:
         self.assignment_epoch = initial_epoch
         self.members: dict[str, ShareGroupMember] = {}
         self.target: dict[str, Assignment] = {}
-        self.subscription_metadata: dict[str, int] = {}
-        self.metadata_expired = False
+        self.subscription_metadata: dict[str, int] = {}  # ModernGroup's metadataHash starts at 0, no topic's hash
+        self.metadata_expired = True  # DeadlineAndEpoch.EMPTY (deadline 0): refreshed at the first heartbeat
         self.initialized: dict[str, frozenset] = {}
         self.initializing: dict[str, tuple[frozenset, int]] = {}  # topic -> (partitions, since ms)
         self.session_timer: dict = {}
