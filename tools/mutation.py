@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tomllib
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,28 +120,24 @@ def added_lines(diff: str) -> list[str]:
 
 
 def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
-          path: Path = ALONE, run: bool = True) -> dict[str, str]:
+          path: Path = ALONE, run: bool = True, children: int = 1) -> dict[str, str]:
     """Each of `names` whose mutmut verdict is in `which`, run again by itself: its tests (those
     mutmut maps to its function) in a fresh process with the mutant switched on from the start
     (`MUTANT_UNDER_TEST`), so that code run at import is mutated too, and no limit but the tests'
-    own (pytest-timeout). Returns {name: "killed" | "survived"}; verdicts are kept in `path` with the
-    mutant's change and reused while the change is the same (only those when not `run`)."""
+    own (pytest-timeout); `children` at a time. Returns {name: "killed" | "survived"}; verdicts are
+    kept in `path` with the mutant's change and reused while the change is the same (only those
+    when not `run`)."""
     kept = json.loads(path.read_text()) if path.exists() else {}
-    verdicts = {}
-    todo = [n for n in names if status.get(n) in which]
-    for i, name in enumerate(todo, 1):
-        change = added_lines(mutmut("show", name, quiet=True))
-        if kept.get(name, {}).get("change") != change:
-            if not run:
-                continue
-            tests = mutmut("tests-for-mutant", name, quiet=True).split()
-            print(f"mutation: alone {i}/{len(todo)}: {name} ({len(tests)} tests)", file=sys.stderr)
-            kept[name] = {"change": change, "verdict": _run_alone(name, tests)}
+    changes = {n: added_lines(mutmut("show", n, quiet=True)) for n in names if status.get(n) in which}
+    todo = [n for n, change in changes.items() if kept.get(n, {}).get("change") != change] if run else []
+    with ThreadPoolExecutor(max(1, children)) as pool:
+        done = pool.map(lambda n: _run_alone(n, mutmut("tests-for-mutant", n, quiet=True).split()), todo)
+        for i, (name, verdict) in enumerate(zip(todo, done), 1):
+            print(f"mutation: alone {i}/{len(todo)}: {name} {verdict}", file=sys.stderr)
+            kept[name] = {"change": changes[name], "verdict": verdict}
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
-        if name in kept and kept[name]["change"] == change:
-            verdicts[name] = kept[name]["verdict"]
-    return verdicts
+    return {n: kept[n]["verdict"] for n, change in changes.items() if kept.get(n, {}).get("change") == change}
 
 
 def _run_alone(name: str, tests: list[str]) -> str:
@@ -284,7 +281,7 @@ def main(argv=None) -> int:
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
                          "unmutated first)")
     rerun = alone(names, status, DOUBTFUL if args.alone == "doubtful" else (*KILLED, "survived"),
-                  run=not args.report_only)
+                  run=not args.report_only, children=args.children)
     changed = sum(status[n] != v and not (status[n] in KILLED and v == "killed") for n, v in rerun.items())
     status.update(rerun)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True, capture_output=True).stdout
