@@ -1,16 +1,22 @@
 """Rules of the ZooKeeper models (`kafkasim.zookeeper`) pinned by name (issue 29), from ZooKeeper's
 and Kafka 0.8.2's source and the modules' docstrings: a delete of a missing znode is not an error
 (ZkUtils.deletePath), a fired watch is one row naming its path and the group the path belongs to,
-the closed form of one membership change's cost names each kind of request."""
+the closed form of one membership change's cost names each kind of request; and, with a connector cut
+mid-rebalance (Kafka 0.8.2-0.10.2 `ZookeeperConsumerConnector.scala`), a change seen during a
+rebalance makes the watcher executor run once more (`isWatcherTriggered`), a session expiry drops the
+old session's rebalance (`ZKSessionExpireListener.handleNewSession`), and the re-registration costs one
+create and an exists per watched path."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafkasim import faults
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
-from kafkasim.zookeeper.consumer_connector import ZookeeperScenario, consumers_per_topic, herd_cost, simulate_zookeeper
+from kafkasim.zookeeper.consumer_connector import (ConsumerSpec, Join, ZookeeperRun, ZookeeperScenario,
+                                                   consumers_per_topic, herd_cost, simulate_zookeeper)
 from kafkasim.zookeeper.ensemble import ZooKeeper
 
 
@@ -87,3 +93,91 @@ def test_a_run_without_membership_or_partition_changes_has_no_cost_per_change():
     run = simulate_zookeeper(ZookeeperScenario(topics={"t": 2}, consumers=consumers_per_topic({"t": 2}, 2),
                                                duration_ms=20_000))
     assert run.summary["membership_changes"] == 0 and run.summary["zk_requests_per_change"] is None
+
+
+# -- a connector cut mid-rebalance ------------------------------------------------------------------
+# Two connectors of topic t (4 partitions), one broker, 2 ms per ZooKeeper request, fetchers that stop
+# at once (fetch.wait.max.ms=0: the seeded draw is 0), offsets in ZooKeeper. t-2 shuts down at 1000 ms; t-1,
+# owning partitions 0 and 1, is told at 1002 and re-arms its watch (exists + getChildren: 1006), so its
+# rebalance starts at 1006. Its first batch (getChildren 2, getData 3 for getCluster with one broker,
+# setData 2 to commit, delete 2 to release: 9 requests) is answered at 1024, when it releases and reads
+# the group (getChildren 2, getData 7: own TopicCount, the topic, one registration, 4 offsets); that
+# batch is answered at 1042 and its 4 creates at 1050.
+def mid_rebalance(*faults_) -> ZookeeperRun:
+    t = {"t": 4}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.ScaleIn(1000, ("t-2",)), *faults_), duration_ms=12_000))
+
+
+def consumer_rows(run: ZookeeperRun, member: str, since_ms: int = 1) -> list[tuple]:
+    """A connector's rows from `since_ms` as (time, kind, topic, partition, reason, value)."""
+    at = {f: FIELDS.index(f) for f in ("time", "source", "member", "kind", "topic", "partition", "reason", "value")}
+    return [tuple(r[at[f]] for f in ("time", "kind", "topic", "partition", "reason", "value")) for r in run.rows
+            if r[at["source"]] == "consumer" and r[at["member"]] == member and r[at["time"]] >= since_ms]
+
+
+def test_a_child_change_during_a_rebalance_makes_the_watcher_executor_rebalance_once_more():
+    """rebalanceEventTriggered sets isWatcherTriggered while syncedRebalance runs; the watcher executor
+    reads it when the rebalance returns and runs syncedRebalance again. t-3 registers at 1030, after t-1
+    read the group (1024): t-1, told at 1032, re-arms by 1036; at 1050 it completes on what it read (all
+    4 partitions, nobody else registered then), then rebalances again at once: stop and commit 4, release
+    4 (13 requests: 1076), read the 2 registrations and 2 offsets (getChildren 2, getData 6: 1092), create
+    2 (1096), keeping 0 and 1. t-3 (registered 1030 +10 ms, group read 1050, claim 1066) found 2 and 3
+    still owned by t-1: it backs off 2000 ms after its failed creates (1074) and takes them at 3104."""
+    run = mid_rebalance(Join(1030, ConsumerSpec("t-3", "main", {"t": 1})))
+    kinds = ("RebalanceTriggered", "RebalanceAttempt", "RebalanceCompleted", "PartitionsAssigned")
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-1") if r[1] in kinds] == [
+        (1006, "RebalanceTriggered", None), (1006, "RebalanceAttempt", None),
+        (1036, "RebalanceTriggered", None),
+        *[(1050, "PartitionsAssigned", p) for p in range(4)], (1050, "RebalanceCompleted", None),
+        (1050, "RebalanceAttempt", None),
+        (1096, "PartitionsAssigned", 0), (1096, "PartitionsAssigned", 1), (1096, "RebalanceCompleted", None)]
+    t3 = [(r[0], r[1], r[5]) for r in consumer_rows(run, "main_t-3")
+          if r[1] in ("RebalanceAttemptFailed", "RebalanceCompleted", "RebalanceFailed")]
+    assert t3 == [(1074, "RebalanceAttemptFailed", 0), (3104, "RebalanceCompleted", 1)]
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-1-0"),
+        ("main", "t", 2, "main_t-3-0"), ("main", "t", 3, "main_t-3-0")]
+
+
+def test_a_session_expired_mid_rebalance_drops_the_old_sessions_rebalance_and_rebalances_afresh():
+    """ZKSessionExpireListener.handleNewSession: release ownership (resetState), re-register, then
+    syncedRebalance from the start; nothing of the old session's rebalance runs after it (kafkasim
+    drops it; Kafka's watcher thread would first finish the stale try, as the module says). t-1's link
+    is cut at 1010 for 8 s: its session (6,000 ms) expires at 7010 and the cut ends at 9010, when the
+    release due at 1024 would run. It re-registers (createSession, create, exists x 2, getChildren:
+    9020) and rebalances owning nothing: getChildren 2 + getData 3 (9030), getChildren 2 + getData 7
+    (9048), 4 creates (9056)."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000))
+    assert consumer_rows(run, "main_t-1") == [
+        (1006, "RebalanceTriggered", None, None, "child change on /consumers/main/ids", None),
+        (1006, "RebalanceAttempt", None, None, None, 0),
+        (1006, "StateChanged", None, None, "rebalancing", None),
+        (9010, "SessionExpired", None, None,
+         "ZK expired; release old broker parition ownership; re-register consumer main_t-1", None),
+        (9010, "PartitionsRevoked", "t", 0, "session expired", None),
+        (9010, "PartitionsRevoked", "t", 1, "session expired", None),
+        (9020, "RebalanceTriggered", None, None, "new ZooKeeper session", None),
+        (9020, "RebalanceAttempt", None, None, None, 0),
+        *[(9056, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+        (9056, "StateChanged", None, None, "consuming", None),
+        (9056, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_a_new_session_re_registers_with_one_create_and_re_arms_each_watched_path_with_an_exists():
+    """handleNewSession's registerConsumerInZK creates the ids znode once on the new session; ZkClient
+    re-arms the child watch on /consumers/main/ids (exists + getChildren) and the data watch on
+    /brokers/topics/t (exists). The run's requests, by hand: t-2's close (setData 2, closeSession);
+    the notification to t-1, its re-arm (exists, getChildren), its first batch (getChildren 2, getData 3,
+    setData 2, delete 2); the re-registration (createSession, create, exists 2, getChildren); the new
+    rebalance (getChildren 2 + getData 3, getChildren 2 + getData 7, create 4). Kafka's ZkClient would also
+    read the topic's data and fire both listeners once more (fireAllEvents); kafkasim counts the
+    re-registration as createMessageStreams's."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000))
+    assert run.zk.requests == {"setData": 4, "closeSession": 1, "notification": 1, "exists": 1 + 2,
+                               "getChildren": 1 + 2 + 1 + 2 + 2, "getData": 3 + 3 + 7, "delete": 2,
+                               "createSession": 1, "create": 1 + 4}
+    # the 5 requests of the re-registration, at 2 ms each, stand between the expiry seen and the rebalance
+    seen = [r[:2] for r in consumer_rows(run, "main_t-1", 9010) if r[1] in ("SessionExpired", "RebalanceTriggered")]
+    assert seen == [(9010, "SessionExpired"), (9010 + 5 * 2, "RebalanceTriggered")]
