@@ -4,8 +4,9 @@ and Kafka 0.8.2's source and the modules' docstrings: a delete of a missing znod
 the closed form of one membership change's cost names each kind of request; and, with a connector cut
 mid-rebalance (Kafka 0.8.2-0.10.2 `ZookeeperConsumerConnector.scala`), a change seen during a
 rebalance makes the watcher executor run once more (`isWatcherTriggered`), a session expiry drops the
-old session's rebalance (`ZKSessionExpireListener.handleNewSession`), and the re-registration costs one
-create and an exists per watched path."""
+old session's rebalance (`ZKSessionExpireListener.handleNewSession`), the re-registration costs one
+create and an exists per watched path, a pause within the session timeout resumes the same try, and a
+session expires a timeout after its client fell silent, however many faults keep it silent."""
 
 from __future__ import annotations
 
@@ -181,3 +182,41 @@ def test_a_new_session_re_registers_with_one_create_and_re_arms_each_watched_pat
     # the 5 requests of the re-registration, at 2 ms each, stand between the expiry seen and the rebalance
     seen = [r[:2] for r in consumer_rows(run, "main_t-1", 9010) if r[1] in ("SessionExpired", "RebalanceTriggered")]
     assert seen == [(9010, "SessionExpired"), (9010 + 5 * 2, "RebalanceTriggered")]
+
+
+def test_a_pause_shorter_than_the_session_holds_the_rebalance_and_resumes_it_where_it_stopped():
+    """A stop-the-world pause stops every thread, but a session heard from again within its timeout
+    survives: the same try goes on. t-1 freezes at 1025 for 3 s, after it read the group (1024) and
+    while its read is answered (due 1042); at 4025 it claims the 4 partitions it computed, answered at
+    4033."""
+    run = mid_rebalance(faults.Pause("t-1", 1025, 3000))
+    assert consumer_rows(run, "main_t-1", 1024) == [
+        (1024, "PartitionsRevoked", "t", 0, "rebalance", None),
+        (1024, "PartitionsRevoked", "t", 1, "rebalance", None),
+        (1025, "StateChanged", None, None, "paused", None),
+        (4025, "StateChanged", None, None, "rebalancing", None),
+        *[(4033, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+        (4033, "StateChanged", None, None, "consuming", None),
+        (4033, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_a_session_silent_through_two_overlapping_faults_expires_a_timeout_after_it_fell_silent():
+    """ZooKeeper expires a session it has not heard from for the negotiated timeout (6,000 ms), however
+    many faults keep the client silent: t-1 pauses at 1000 for 3 s and its link is cut at 2000 for 5 s,
+    so it is silent from 1000 to 7000; the pause's end (4000) changes nothing. At 7000 its session
+    expires; back, t-1 shows the state it had (consuming) until the new session's rebalance starts
+    after the re-registration (7010): group read at 7020, claim of 0 and 1 at 7036, answered at 7040."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.Pause("t-1", 1000, 3000), faults.NetworkCut("t-1", 2000, 5000)), duration_ms=12_000))
+    assert [r for r in rows(run.zk.sim) if r[0] == "SessionExpired"] == [("SessionExpired", "main", "0x100", 3)]
+    assert [r[:2] + r[4:] for r in consumer_rows(run, "main_t-1") if r[1] != "PartitionsAssigned"] == [
+        (1000, "StateChanged", "paused", None),
+        (7000, "SessionExpired", "ZK expired; release old broker parition ownership; re-register consumer main_t-1",
+         None),
+        (7000, "PartitionsRevoked", "session expired", None), (7000, "PartitionsRevoked", "session expired", None),
+        (7000, "StateChanged", "consuming", None),
+        (7010, "RebalanceTriggered", "new ZooKeeper session", None),
+        (7010, "RebalanceAttempt", None, 0), (7010, "StateChanged", "rebalancing", None),
+        (7040, "StateChanged", "consuming", None), (7040, "RebalanceCompleted", None, 0)]
