@@ -220,3 +220,23 @@ def test_a_session_silent_through_two_overlapping_faults_expires_a_timeout_after
         (7010, "RebalanceTriggered", "new ZooKeeper session", None),
         (7010, "RebalanceAttempt", None, 0), (7010, "StateChanged", "rebalancing", None),
         (7040, "StateChanged", "consuming", None), (7040, "RebalanceCompleted", None, 0)]
+
+
+def test_a_change_seen_while_registering_waits_for_the_first_rebalance_then_runs_once_more():
+    """createMessageStreams registers, subscribes, then calls syncedRebalance itself; a child change seen
+    meanwhile only sets isWatcherTriggered, and the watcher executor's syncedRebalance waits for the
+    rebalanceLock, so the two run one after the other, never side by side. t-1 and t-2 start at 0;
+    t-2's registration is seen by t-1 at 2 and re-armed by 6, before t-1's registration is answered
+    (createSession, create, exists x 2, getChildren: 10). t-1 rebalances at 10 (5 requests, then 7 with
+    2 registrations and 1 offset: claim at 34, answered at 36), then once more at 36: stop, commit and
+    release partition 0 (7 requests: 50), read again (7: 64), claim it (66)."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        warm_start=False, start_spread_ms=0, duration_ms=10_000))
+    assert [r[:4] for r in consumer_rows(run, "main_t-1", 0) if r[1] not in ("Started", "StateChanged")] == [
+        (6, "RebalanceTriggered", None, None), (10, "RebalanceTriggered", None, None),
+        (10, "RebalanceAttempt", None, None),
+        (36, "PartitionsAssigned", "t", 0), (36, "RebalanceCompleted", None, None),
+        (36, "RebalanceAttempt", None, None), (50, "PartitionsRevoked", "t", 0),
+        (66, "PartitionsAssigned", "t", 0), (66, "RebalanceCompleted", None, None)]

@@ -403,7 +403,8 @@ class ZookeeperConsumerConnector:
             self.id = f"{self.spec.consumer_id}-{self.sim.now}"
         self.started = self.alive = True
         self.epoch += 1
-        self.owned, self.fetching, self.triggered, self.running = {}, False, False, False
+        # its syncedRebalance is under way from here: a change seen meanwhile waits for it (rebalanceLock)
+        self.owned, self.fetching, self.triggered, self.running = {}, False, False, True
         self._row("Started")
         self._register()
         self._subscribe()
@@ -438,11 +439,15 @@ class ZookeeperConsumerConnector:
 
     # -- syncedRebalance ----------------------------------------------------------------------
     def _begin(self, epoch: int, reason: str | None) -> None:
+        """syncedRebalance: called by the watcher executor (`reason` None), which takes the trigger flag
+        as it wakes, or directly by createMessageStreams and handleNewSession (`reason`), which leave it
+        set for one more run after this one."""
         if not self._ok(epoch, self._begin, reason):
             return
         if reason is not None:
             self._row("RebalanceTriggered", reason=reason)
-        self.running, self.triggered, self.try_no = True, False, 0
+        self.triggered = self.triggered and reason is not None
+        self.running, self.try_no = True, 0
         if self.retries <= 0:
             self._give_up()
         else:
@@ -614,7 +619,7 @@ class ZookeeperConsumerConnector:
             return
         # ZKSessionExpireListener.handleNewSession: resetState, re-register, syncedRebalance.
         self.epoch += 1
-        self.running = self.triggered = False
+        self.running, self.triggered = True, False   # handleNewSession's syncedRebalance is under way
         self._row("SessionExpired", reason=f"ZK expired; release old broker parition ownership; "
                                            f"re-register consumer {self.id}")
         for tp in sorted(self.owned):
