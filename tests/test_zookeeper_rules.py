@@ -240,3 +240,62 @@ def test_a_change_seen_while_registering_waits_for_the_first_rebalance_then_runs
         (36, "PartitionsAssigned", "t", 0), (36, "RebalanceCompleted", None, None),
         (36, "RebalanceAttempt", None, None), (50, "PartitionsRevoked", "t", 0),
         (66, "PartitionsAssigned", "t", 0), (66, "RebalanceCompleted", None, None)]
+    assert [r[4] for r in consumer_rows(run, "main_t-1", 0) if r[1] == "RebalanceTriggered"] == [
+        "child change on /consumers/main/ids", "createMessageStreams"]
+
+
+def cold_start(consumers: int, *faults_, **consumer) -> ZookeeperRun:
+    """`consumers` connectors of topic t (2 partitions) all starting at 0, one broker, 2 ms a request."""
+    t = {"t": 2}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, consumers), brokers=1, consumer=consumer, faults=faults_,
+        warm_start=False, start_spread_ms=0, duration_ms=10_000))
+
+
+def test_a_new_connector_has_no_fetchers_to_stop_so_its_first_try_starts_at_once():
+    """createMessageStreams has started no fetcher yet: closeFetchers waits for no fetch in flight,
+    whatever fetch.wait.max.ms (100 ms by default). Registration answered at 10; getCluster and own
+    TopicCount (5 requests: 20); the group read with 2 offsets (7: 34); 2 creates (38)."""
+    run = cold_start(1)
+    assert [r[:2] for r in consumer_rows(run, "main_t-1", 0) if r[1] in ("RebalanceAttempt", "RebalanceCompleted")] \
+        == [(10, "RebalanceAttempt"), (38, "RebalanceCompleted")]
+
+
+def test_a_connector_paused_while_registering_rebalances_when_the_pause_ends():
+    """A pause stops the watcher thread too: the syncedRebalance that createMessageStreams calls once
+    its registration is answered (10) waits for the pause (5 to 105), then runs the same way: 105 to
+    133 (5 + 7 + 2 requests)."""
+    run = cold_start(1, faults.Pause("t-1", 5, 100))
+    assert [r[:2] + r[4:5] for r in consumer_rows(run, "main_t-1") if r[1] != "PartitionsAssigned"] == [
+        (5, "StateChanged", "paused"), (105, "RebalanceTriggered", "createMessageStreams"),
+        (105, "RebalanceAttempt", None), (105, "StateChanged", "rebalancing"),
+        (133, "StateChanged", "consuming"), (133, "RebalanceCompleted", None)]
+
+
+def test_a_process_restarted_mid_rebalance_runs_nothing_of_its_old_life():
+    """A crash ends the process and its threads; the new one (a new consumer id, `main_t-1-45`) starts
+    from createMessageStreams. t-1 crashes at 40, in its second rebalance (its release was due at 50),
+    and restarts at 45: registered by 55, it reads 3 registrations (the old one lives until its
+    session expires), so range gives the old id partition 0 and the new one partition 1: group read
+    at 65, claim at 81 (t-2, told of the new registration at 47, released partition 1 at 65), 83; then
+    nothing until the old session expires (40 + 6,000 ms)."""
+    run = cold_start(2, faults.Restart("t-1", 40, delay_ms=5), **{"fetch.wait.max.ms": 0})
+    assert consumer_rows(run, "main_t-1", 37) == [(40, "Crashed", None, None, None, None),
+                                                  (40, "StateChanged", None, None, "crashed", None)]
+    assert [r for r in consumer_rows(run, "main_t-1-45", 0) if r[0] < 6_040] == [
+        (45, "Started", None, None, None, None),
+        (55, "RebalanceTriggered", None, None, "createMessageStreams", None),
+        (55, "RebalanceAttempt", None, None, None, 0),
+        (55, "StateChanged", None, None, "rebalancing", None),
+        (83, "PartitionsAssigned", "t", 1, "main_t-1-45-0", None),
+        (83, "StateChanged", None, None, "consuming", None),
+        (83, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_rebalance_max_retries_of_one_makes_one_try():
+    """syncedRebalance: `for (i <- 0 until config.rebalanceMaxRetries)`: one try with 1, which here
+    succeeds (registration answered at 10, done at 38)."""
+    run = cold_start(1, **{"rebalance.max.retries": 1})
+    assert [r[:2] + r[5:] for r in consumer_rows(run, "main_t-1", 0)
+            if r[1] in ("RebalanceAttempt", "RebalanceCompleted", "RebalanceFailed")] == [
+        (10, "RebalanceAttempt", 0), (38, "RebalanceCompleted", 0)]
