@@ -299,3 +299,21 @@ def test_rebalance_max_retries_of_one_makes_one_try():
     assert [r[:2] + r[5:] for r in consumer_rows(run, "main_t-1", 0)
             if r[1] in ("RebalanceAttempt", "RebalanceCompleted", "RebalanceFailed")] == [
         (10, "RebalanceAttempt", 0), (38, "RebalanceCompleted", 0)]
+
+
+def test_a_change_seen_while_re_registering_waits_for_the_new_sessions_rebalance_then_runs_once_more():
+    """handleNewSession calls syncedRebalance itself, as createMessageStreams does. t-1's session expired
+    mid-rebalance (cut 1010 to 9010); t-3 registers at 9012, which t-1, watching again since 9010, has
+    re-armed by 9018, before its re-registration is answered (9020). The new session's rebalance reads
+    2 registrations (group read 9030, claim of 0 and 1 at 9046, 9050), then t-1 runs once more: stop,
+    commit and release 0 and 1 (9 requests: 9068), read (8: 9084), claim (9088). t-3 takes 2 and 3
+    (registered 9022, group read 9032, claim 9048, 9052)."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000), Join(9012, ConsumerSpec("t-3", "main", {"t": 1})))
+    kinds = ("RebalanceTriggered", "RebalanceAttempt", "RebalanceCompleted", "PartitionsAssigned")
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-1", 9010) if r[1] in kinds] == [
+        (9018, "RebalanceTriggered", None), (9020, "RebalanceTriggered", None), (9020, "RebalanceAttempt", None),
+        (9050, "PartitionsAssigned", 0), (9050, "PartitionsAssigned", 1), (9050, "RebalanceCompleted", None),
+        (9050, "RebalanceAttempt", None),
+        (9088, "PartitionsAssigned", 0), (9088, "PartitionsAssigned", 1), (9088, "RebalanceCompleted", None)]
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-3") if r[1] in kinds[2:]] == [
+        (9052, "PartitionsAssigned", 2), (9052, "PartitionsAssigned", 3), (9052, "RebalanceCompleted", None)]

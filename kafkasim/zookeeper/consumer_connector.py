@@ -367,6 +367,10 @@ class ZookeeperConsumerConnector:
             return False
         return True
 
+    def _new_epoch(self) -> None:
+        """Drop every callback scheduled so far: a crash, a close, a new process or a new session."""
+        self.epoch += 1
+
     def _later(self, delay: int, fn, *args) -> None:
         self.sim.schedule(delay, fn, self.epoch, *args)
 
@@ -402,7 +406,7 @@ class ZookeeperConsumerConnector:
         if self.started:
             self.id = f"{self.spec.consumer_id}-{self.sim.now}"
         self.started = self.alive = True
-        self.epoch += 1
+        self._new_epoch()
         # its syncedRebalance is under way from here: a change seen meanwhile waits for it (rebalanceLock)
         self.owned, self.fetching, self.triggered, self.running = {}, False, False, True
         self._row("Started")
@@ -570,7 +574,7 @@ class ZookeeperConsumerConnector:
         if not self.alive:
             return
         self.alive, self.running, self.fetching = False, False, False
-        self.epoch += 1
+        self._new_epoch()
         self._row("Crashed")
         self._show("crashed")
         self.zk.silent(self.session)
@@ -583,7 +587,7 @@ class ZookeeperConsumerConnector:
         self.zk.submit(self.id, None, setData=len(self.owned) if self.commits and self.uncommitted else 0,
                        closeSession=1)
         self.alive, self.running, self.fetching = False, False, False
-        self.epoch += 1
+        self._new_epoch()
         self._row("Closed")
         self._show("closed")
         self.zk.close(self.session)
@@ -618,7 +622,7 @@ class ZookeeperConsumerConnector:
                 self._show(self.state)
             return
         # ZKSessionExpireListener.handleNewSession: resetState, re-register, syncedRebalance.
-        self.epoch += 1
+        self._new_epoch()
         self.running, self.triggered = True, False   # handleNewSession's syncedRebalance is under way
         self._row("SessionExpired", reason=f"ZK expired; release old broker parition ownership; "
                                            f"re-register consumer {self.id}")
