@@ -317,3 +317,21 @@ def test_a_change_seen_while_re_registering_waits_for_the_new_sessions_rebalance
         (9088, "PartitionsAssigned", 0), (9088, "PartitionsAssigned", 1), (9088, "RebalanceCompleted", None)]
     assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-3") if r[1] in kinds[2:]] == [
         (9052, "PartitionsAssigned", 2), (9052, "PartitionsAssigned", 3), (9052, "RebalanceCompleted", None)]
+
+
+@pytest.mark.parametrize("consumer", [{"offsets.storage": "kafka", "dual.commit.enabled": False},
+                                      {"auto.commit.enable": False}])
+def test_a_shutdown_commits_to_zookeeper_only_what_auto_commit_would_write_there(consumer):
+    """ConsumerConnector.shutdown commits (auto.commit.enable) before closing its session; with
+    offsets.storage=kafka and dual.commit.enabled=false (0.8.2's default is true) the commit goes to the
+    broker only, and without auto-commit nothing is written, so the leaver sends closeSession alone. t-1's rebalance, by hand: notification, re-arm (exists,
+    getChildren), getCluster and own TopicCount (getChildren 2, getData 3), release 2 (delete 2, no
+    commit either), read the group (getChildren 2, getData 3, offsets only with storage=zookeeper), 4
+    creates."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0, **consumer},
+        faults=(faults.ScaleIn(1000, ("t-2",)),), duration_ms=5_000))
+    offsets = 4 if consumer.get("offsets.storage", "zookeeper") == "zookeeper" else 0
+    assert run.zk.requests == {"closeSession": 1, "notification": 1, "exists": 1, "getChildren": 1 + 2 + 2,
+                               "getData": 3 + 3 + offsets, "delete": 2, "create": 4}

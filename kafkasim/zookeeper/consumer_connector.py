@@ -376,7 +376,7 @@ class ZookeeperConsumerConnector:
 
     def _after(self, fn, *args, **requests: int) -> None:
         """Send a batch of sequential ZooKeeper requests; `fn(epoch, *args)` runs when it is answered."""
-        self.zk.submit(self.id, partial(fn, self.epoch, *args), **requests)
+        self.zk.submit(partial(fn, self.epoch, *args), **requests)
 
     def _owner_path(self, tp: TopicPartition) -> str:
         return f"/consumers/{self.group}/owners/{tp[0]}/{tp[1]}"
@@ -573,7 +573,7 @@ class ZookeeperConsumerConnector:
         """The process dies: ZooKeeper deletes its znodes only when the session expires."""
         if not self.alive:
             return
-        self.alive, self.running, self.fetching = False, False, False
+        self.alive = False   # its threads are gone: start() sets up a new process's state
         self._new_epoch()
         self._row("Crashed")
         self._show("crashed")
@@ -584,9 +584,8 @@ class ZookeeperConsumerConnector:
         ephemeral znodes go at once)."""
         if not self.alive:
             return
-        self.zk.submit(self.id, None, setData=len(self.owned) if self.commits and self.uncommitted else 0,
-                       closeSession=1)
-        self.alive, self.running, self.fetching = False, False, False
+        self.zk.submit(None, setData=len(self.owned) if self.commits and self.uncommitted else 0, closeSession=1)
+        self.alive = False
         self._new_epoch()
         self._row("Closed")
         self._show("closed")
