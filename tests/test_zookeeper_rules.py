@@ -1,16 +1,23 @@
 """Rules of the ZooKeeper models (`kafkasim.zookeeper`) pinned by name (issue 29), from ZooKeeper's
 and Kafka 0.8.2's source and the modules' docstrings: a delete of a missing znode is not an error
 (ZkUtils.deletePath), a fired watch is one row naming its path and the group the path belongs to,
-the closed form of one membership change's cost names each kind of request."""
+the closed form of one membership change's cost names each kind of request; and, with a connector cut
+mid-rebalance (Kafka 0.8.2-0.10.2 `ZookeeperConsumerConnector.scala`), a change seen during a
+rebalance makes the watcher executor run once more (`isWatcherTriggered`), a session expiry drops the
+old session's rebalance (`ZKSessionExpireListener.handleNewSession`), the re-registration costs one
+create and an exists per watched path, a pause within the session timeout resumes the same try, and a
+session expires a timeout after its client fell silent, however many faults keep it silent."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafkasim import faults
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
-from kafkasim.zookeeper.consumer_connector import ZookeeperScenario, consumers_per_topic, herd_cost, simulate_zookeeper
+from kafkasim.zookeeper.consumer_connector import (ConsumerSpec, Join, ZookeeperRun, ZookeeperScenario,
+                                                   consumers_per_topic, herd_cost, simulate_zookeeper)
 from kafkasim.zookeeper.ensemble import ZooKeeper
 
 
@@ -87,3 +94,244 @@ def test_a_run_without_membership_or_partition_changes_has_no_cost_per_change():
     run = simulate_zookeeper(ZookeeperScenario(topics={"t": 2}, consumers=consumers_per_topic({"t": 2}, 2),
                                                duration_ms=20_000))
     assert run.summary["membership_changes"] == 0 and run.summary["zk_requests_per_change"] is None
+
+
+# -- a connector cut mid-rebalance ------------------------------------------------------------------
+# Two connectors of topic t (4 partitions), one broker, 2 ms per ZooKeeper request, fetchers that stop
+# at once (fetch.wait.max.ms=0: the seeded draw is 0), offsets in ZooKeeper. t-2 shuts down at 1000 ms; t-1,
+# owning partitions 0 and 1, is told at 1002 and re-arms its watch (exists + getChildren: 1006), so its
+# rebalance starts at 1006. Its first batch (getChildren 2, getData 3 for getCluster with one broker,
+# setData 2 to commit, delete 2 to release: 9 requests) is answered at 1024, when it releases and reads
+# the group (getChildren 2, getData 7: own TopicCount, the topic, one registration, 4 offsets); that
+# batch is answered at 1042 and its 4 creates at 1050.
+def mid_rebalance(*faults_) -> ZookeeperRun:
+    t = {"t": 4}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.ScaleIn(1000, ("t-2",)), *faults_), duration_ms=12_000))
+
+
+def consumer_rows(run: ZookeeperRun, member: str, since_ms: int = 1) -> list[tuple]:
+    """A connector's rows from `since_ms` as (time, kind, topic, partition, reason, value)."""
+    at = {f: FIELDS.index(f) for f in ("time", "source", "member", "kind", "topic", "partition", "reason", "value")}
+    return [tuple(r[at[f]] for f in ("time", "kind", "topic", "partition", "reason", "value")) for r in run.rows
+            if r[at["source"]] == "consumer" and r[at["member"]] == member and r[at["time"]] >= since_ms]
+
+
+def test_a_child_change_during_a_rebalance_makes_the_watcher_executor_rebalance_once_more():
+    """rebalanceEventTriggered sets isWatcherTriggered while syncedRebalance runs; the watcher executor
+    reads it when the rebalance returns and runs syncedRebalance again. t-3 registers at 1030, after t-1
+    read the group (1024): t-1, told at 1032, re-arms by 1036; at 1050 it completes on what it read (all
+    4 partitions, nobody else registered then), then rebalances again at once: stop and commit 4, release
+    4 (13 requests: 1076), read the 2 registrations and 2 offsets (getChildren 2, getData 6: 1092), create
+    2 (1096), keeping 0 and 1. t-3 (registered 1030 +10 ms, group read 1050, claim 1066) found 2 and 3
+    still owned by t-1: it backs off 2000 ms after its failed creates (1074) and takes them at 3104."""
+    run = mid_rebalance(Join(1030, ConsumerSpec("t-3", "main", {"t": 1})))
+    kinds = ("RebalanceTriggered", "RebalanceAttempt", "RebalanceCompleted", "PartitionsAssigned")
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-1") if r[1] in kinds] == [
+        (1006, "RebalanceTriggered", None), (1006, "RebalanceAttempt", None),
+        (1036, "RebalanceTriggered", None),
+        *[(1050, "PartitionsAssigned", p) for p in range(4)], (1050, "RebalanceCompleted", None),
+        (1050, "RebalanceAttempt", None),
+        (1096, "PartitionsAssigned", 0), (1096, "PartitionsAssigned", 1), (1096, "RebalanceCompleted", None)]
+    t3 = [(r[0], r[1], r[5]) for r in consumer_rows(run, "main_t-3")
+          if r[1] in ("RebalanceAttemptFailed", "RebalanceCompleted", "RebalanceFailed")]
+    assert t3 == [(1074, "RebalanceAttemptFailed", 0), (3104, "RebalanceCompleted", 1)]
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-1-0"),
+        ("main", "t", 2, "main_t-3-0"), ("main", "t", 3, "main_t-3-0")]
+
+
+def test_a_session_expired_mid_rebalance_drops_the_old_sessions_rebalance_and_rebalances_afresh():
+    """ZKSessionExpireListener.handleNewSession: release ownership (resetState), re-register, then
+    syncedRebalance from the start; nothing of the old session's rebalance runs after it (kafkasim
+    drops it; Kafka's watcher thread would first finish the stale try, as the module says). t-1's link
+    is cut at 1010 for 8 s: its session (6,000 ms) expires at 7010 and the cut ends at 9010, when the
+    release due at 1024 would run. It re-registers (createSession, create, exists x 2, getChildren:
+    9020) and rebalances owning nothing: getChildren 2 + getData 3 (9030), getChildren 2 + getData 7
+    (9048), 4 creates (9056)."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000))
+    assert consumer_rows(run, "main_t-1") == [
+        (1006, "RebalanceTriggered", None, None, "child change on /consumers/main/ids", None),
+        (1006, "RebalanceAttempt", None, None, None, 0),
+        (1006, "StateChanged", None, None, "rebalancing", None),
+        (9010, "SessionExpired", None, None,
+         "ZK expired; release old broker parition ownership; re-register consumer main_t-1", None),
+        (9010, "PartitionsRevoked", "t", 0, "session expired", None),
+        (9010, "PartitionsRevoked", "t", 1, "session expired", None),
+        (9020, "RebalanceTriggered", None, None, "new ZooKeeper session", None),
+        (9020, "RebalanceAttempt", None, None, None, 0),
+        *[(9056, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+        (9056, "StateChanged", None, None, "consuming", None),
+        (9056, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_a_new_session_re_registers_with_one_create_and_re_arms_each_watched_path_with_an_exists():
+    """handleNewSession's registerConsumerInZK creates the ids znode once on the new session; ZkClient
+    re-arms the child watch on /consumers/main/ids (exists + getChildren) and the data watch on
+    /brokers/topics/t (exists). The run's requests, by hand: t-2's close (setData 2, closeSession);
+    the notification to t-1, its re-arm (exists, getChildren), its first batch (getChildren 2, getData 3,
+    setData 2, delete 2); the re-registration (createSession, create, exists 2, getChildren); the new
+    rebalance (getChildren 2 + getData 3, getChildren 2 + getData 7, create 4). Kafka's ZkClient would also
+    read the topic's data and fire both listeners once more (fireAllEvents); kafkasim counts the
+    re-registration as createMessageStreams's."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000))
+    assert run.zk.requests == {"setData": 4, "closeSession": 1, "notification": 1, "exists": 1 + 2,
+                               "getChildren": 1 + 2 + 1 + 2 + 2, "getData": 3 + 3 + 7, "delete": 2,
+                               "createSession": 1, "create": 1 + 4}
+    # the 5 requests of the re-registration, at 2 ms each, stand between the expiry seen and the rebalance
+    seen = [r[:2] for r in consumer_rows(run, "main_t-1", 9010) if r[1] in ("SessionExpired", "RebalanceTriggered")]
+    assert seen == [(9010, "SessionExpired"), (9010 + 5 * 2, "RebalanceTriggered")]
+
+
+def test_a_pause_shorter_than_the_session_holds_the_rebalance_and_resumes_it_where_it_stopped():
+    """A stop-the-world pause stops every thread, but a session heard from again within its timeout
+    survives: the same try goes on. t-1 freezes at 1025 for 3 s, after it read the group (1024) and
+    while its read is answered (due 1042); at 4025 it claims the 4 partitions it computed, answered at
+    4033."""
+    run = mid_rebalance(faults.Pause("t-1", 1025, 3000))
+    assert consumer_rows(run, "main_t-1", 1024) == [
+        (1024, "PartitionsRevoked", "t", 0, "rebalance", None),
+        (1024, "PartitionsRevoked", "t", 1, "rebalance", None),
+        (1025, "StateChanged", None, None, "paused", None),
+        (4025, "StateChanged", None, None, "rebalancing", None),
+        *[(4033, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+        (4033, "StateChanged", None, None, "consuming", None),
+        (4033, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_a_session_silent_through_two_overlapping_faults_expires_a_timeout_after_it_fell_silent():
+    """ZooKeeper expires a session it has not heard from for the negotiated timeout (6,000 ms), however
+    many faults keep the client silent: t-1 pauses at 1000 for 3 s and its link is cut at 2000 for 5 s,
+    so it is silent from 1000 to 7000; the pause's end (4000) changes nothing. At 7000 its session
+    expires; back, t-1 shows the state it had (consuming) until the new session's rebalance starts
+    after the re-registration (7010): group read at 7020, claim of 0 and 1 at 7036, answered at 7040."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.Pause("t-1", 1000, 3000), faults.NetworkCut("t-1", 2000, 5000)), duration_ms=12_000))
+    assert [r for r in rows(run.zk.sim) if r[0] == "SessionExpired"] == [("SessionExpired", "main", "0x100", 3)]
+    assert [r[:2] + r[4:] for r in consumer_rows(run, "main_t-1") if r[1] != "PartitionsAssigned"] == [
+        (1000, "StateChanged", "paused", None),
+        (7000, "SessionExpired", "ZK expired; release old broker parition ownership; re-register consumer main_t-1",
+         None),
+        (7000, "PartitionsRevoked", "session expired", None), (7000, "PartitionsRevoked", "session expired", None),
+        (7000, "StateChanged", "consuming", None),
+        (7010, "RebalanceTriggered", "new ZooKeeper session", None),
+        (7010, "RebalanceAttempt", None, 0), (7010, "StateChanged", "rebalancing", None),
+        (7040, "StateChanged", "consuming", None), (7040, "RebalanceCompleted", None, 0)]
+
+
+def test_a_change_seen_while_registering_waits_for_the_first_rebalance_then_runs_once_more():
+    """createMessageStreams registers, subscribes, then calls syncedRebalance itself; a child change seen
+    meanwhile only sets isWatcherTriggered, and the watcher executor's syncedRebalance waits for the
+    rebalanceLock, so the two run one after the other, never side by side. t-1 and t-2 start at 0;
+    t-2's registration is seen by t-1 at 2 and re-armed by 6, before t-1's registration is answered
+    (createSession, create, exists x 2, getChildren: 10). t-1 rebalances at 10 (5 requests, then 7 with
+    2 registrations and 1 offset: claim at 34, answered at 36), then once more at 36: stop, commit and
+    release partition 0 (7 requests: 50), read again (7: 64), claim it (66)."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        warm_start=False, start_spread_ms=0, duration_ms=10_000))
+    assert [r[:4] for r in consumer_rows(run, "main_t-1", 0) if r[1] not in ("Started", "StateChanged")] == [
+        (6, "RebalanceTriggered", None, None), (10, "RebalanceTriggered", None, None),
+        (10, "RebalanceAttempt", None, None),
+        (36, "PartitionsAssigned", "t", 0), (36, "RebalanceCompleted", None, None),
+        (36, "RebalanceAttempt", None, None), (50, "PartitionsRevoked", "t", 0),
+        (66, "PartitionsAssigned", "t", 0), (66, "RebalanceCompleted", None, None)]
+    assert [r[4] for r in consumer_rows(run, "main_t-1", 0) if r[1] == "RebalanceTriggered"] == [
+        "child change on /consumers/main/ids", "createMessageStreams"]
+
+
+def cold_start(consumers: int, *faults_, **consumer) -> ZookeeperRun:
+    """`consumers` connectors of topic t (2 partitions) all starting at 0, one broker, 2 ms a request."""
+    t = {"t": 2}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, consumers), brokers=1, consumer=consumer, faults=faults_,
+        warm_start=False, start_spread_ms=0, duration_ms=10_000))
+
+
+def test_a_new_connector_has_no_fetchers_to_stop_so_its_first_try_starts_at_once():
+    """createMessageStreams has started no fetcher yet: closeFetchers waits for no fetch in flight,
+    whatever fetch.wait.max.ms (100 ms by default). Registration answered at 10; getCluster and own
+    TopicCount (5 requests: 20); the group read with 2 offsets (7: 34); 2 creates (38)."""
+    run = cold_start(1)
+    assert [r[:2] for r in consumer_rows(run, "main_t-1", 0) if r[1] in ("RebalanceAttempt", "RebalanceCompleted")] \
+        == [(10, "RebalanceAttempt"), (38, "RebalanceCompleted")]
+
+
+def test_a_connector_paused_while_registering_rebalances_when_the_pause_ends():
+    """A pause stops the watcher thread too: the syncedRebalance that createMessageStreams calls once
+    its registration is answered (10) waits for the pause (5 to 105), then runs the same way: 105 to
+    133 (5 + 7 + 2 requests)."""
+    run = cold_start(1, faults.Pause("t-1", 5, 100))
+    assert [r[:2] + r[4:5] for r in consumer_rows(run, "main_t-1") if r[1] != "PartitionsAssigned"] == [
+        (5, "StateChanged", "paused"), (105, "RebalanceTriggered", "createMessageStreams"),
+        (105, "RebalanceAttempt", None), (105, "StateChanged", "rebalancing"),
+        (133, "StateChanged", "consuming"), (133, "RebalanceCompleted", None)]
+
+
+def test_a_process_restarted_mid_rebalance_runs_nothing_of_its_old_life():
+    """A crash ends the process and its threads; the new one (a new consumer id, `main_t-1-45`) starts
+    from createMessageStreams. t-1 crashes at 40, in its second rebalance (its release was due at 50),
+    and restarts at 45: registered by 55, it reads 3 registrations (the old one lives until its
+    session expires), so range gives the old id partition 0 and the new one partition 1: group read
+    at 65, claim at 81 (t-2, told of the new registration at 47, released partition 1 at 65), 83; then
+    nothing until the old session expires (40 + 6,000 ms)."""
+    run = cold_start(2, faults.Restart("t-1", 40, delay_ms=5), **{"fetch.wait.max.ms": 0})
+    assert consumer_rows(run, "main_t-1", 37) == [(40, "Crashed", None, None, None, None),
+                                                  (40, "StateChanged", None, None, "crashed", None)]
+    assert [r for r in consumer_rows(run, "main_t-1-45", 0) if r[0] < 6_040] == [
+        (45, "Started", None, None, None, None),
+        (55, "RebalanceTriggered", None, None, "createMessageStreams", None),
+        (55, "RebalanceAttempt", None, None, None, 0),
+        (55, "StateChanged", None, None, "rebalancing", None),
+        (83, "PartitionsAssigned", "t", 1, "main_t-1-45-0", None),
+        (83, "StateChanged", None, None, "consuming", None),
+        (83, "RebalanceCompleted", None, None, None, 0)]
+
+
+def test_rebalance_max_retries_of_one_makes_one_try():
+    """syncedRebalance: `for (i <- 0 until config.rebalanceMaxRetries)`: one try with 1, which here
+    succeeds (registration answered at 10, done at 38)."""
+    run = cold_start(1, **{"rebalance.max.retries": 1})
+    assert [r[:2] + r[5:] for r in consumer_rows(run, "main_t-1", 0)
+            if r[1] in ("RebalanceAttempt", "RebalanceCompleted", "RebalanceFailed")] == [
+        (10, "RebalanceAttempt", 0), (38, "RebalanceCompleted", 0)]
+
+
+def test_a_change_seen_while_re_registering_waits_for_the_new_sessions_rebalance_then_runs_once_more():
+    """handleNewSession calls syncedRebalance itself, as createMessageStreams does. t-1's session expired
+    mid-rebalance (cut 1010 to 9010); t-3 registers at 9012, which t-1, watching again since 9010, has
+    re-armed by 9018, before its re-registration is answered (9020). The new session's rebalance reads
+    2 registrations (group read 9030, claim of 0 and 1 at 9046, 9050), then t-1 runs once more: stop,
+    commit and release 0 and 1 (9 requests: 9068), read (8: 9084), claim (9088). t-3 takes 2 and 3
+    (registered 9022, group read 9032, claim 9048, 9052)."""
+    run = mid_rebalance(faults.NetworkCut("t-1", 1010, 8000), Join(9012, ConsumerSpec("t-3", "main", {"t": 1})))
+    kinds = ("RebalanceTriggered", "RebalanceAttempt", "RebalanceCompleted", "PartitionsAssigned")
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-1", 9010) if r[1] in kinds] == [
+        (9018, "RebalanceTriggered", None), (9020, "RebalanceTriggered", None), (9020, "RebalanceAttempt", None),
+        (9050, "PartitionsAssigned", 0), (9050, "PartitionsAssigned", 1), (9050, "RebalanceCompleted", None),
+        (9050, "RebalanceAttempt", None),
+        (9088, "PartitionsAssigned", 0), (9088, "PartitionsAssigned", 1), (9088, "RebalanceCompleted", None)]
+    assert [(r[0], r[1], r[3]) for r in consumer_rows(run, "main_t-3") if r[1] in kinds[2:]] == [
+        (9052, "PartitionsAssigned", 2), (9052, "PartitionsAssigned", 3), (9052, "RebalanceCompleted", None)]
+
+
+@pytest.mark.parametrize("consumer", [{"offsets.storage": "kafka", "dual.commit.enabled": False},
+                                      {"auto.commit.enable": False}])
+def test_a_shutdown_commits_to_zookeeper_only_what_auto_commit_would_write_there(consumer):
+    """ConsumerConnector.shutdown commits (auto.commit.enable) before closing its session; with
+    offsets.storage=kafka and dual.commit.enabled=false (0.8.2's default is true) the commit goes to the
+    broker only, and without auto-commit nothing is written, so the leaver sends closeSession alone. t-1's rebalance, by hand: notification, re-arm (exists,
+    getChildren), getCluster and own TopicCount (getChildren 2, getData 3), release 2 (delete 2, no
+    commit either), read the group (getChildren 2, getData 3, offsets only with storage=zookeeper), 4
+    creates."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0, **consumer},
+        faults=(faults.ScaleIn(1000, ("t-2",)),), duration_ms=5_000))
+    offsets = 4 if consumer.get("offsets.storage", "zookeeper") == "zookeeper" else 0
+    assert run.zk.requests == {"closeSession": 1, "notification": 1, "exists": 1, "getChildren": 1 + 2 + 2,
+                               "getData": 3 + 3 + offsets, "delete": 2, "create": 4}

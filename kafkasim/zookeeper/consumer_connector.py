@@ -367,12 +367,16 @@ class ZookeeperConsumerConnector:
             return False
         return True
 
+    def _new_epoch(self) -> None:
+        """Drop every callback scheduled so far: a crash, a close, a new process or a new session."""
+        self.epoch += 1
+
     def _later(self, delay: int, fn, *args) -> None:
         self.sim.schedule(delay, fn, self.epoch, *args)
 
     def _after(self, fn, *args, **requests: int) -> None:
         """Send a batch of sequential ZooKeeper requests; `fn(epoch, *args)` runs when it is answered."""
-        self.zk.submit(self.id, partial(fn, self.epoch, *args), **requests)
+        self.zk.submit(partial(fn, self.epoch, *args), **requests)
 
     def _owner_path(self, tp: TopicPartition) -> str:
         return f"/consumers/{self.group}/owners/{tp[0]}/{tp[1]}"
@@ -402,8 +406,9 @@ class ZookeeperConsumerConnector:
         if self.started:
             self.id = f"{self.spec.consumer_id}-{self.sim.now}"
         self.started = self.alive = True
-        self.epoch += 1
-        self.owned, self.fetching, self.triggered, self.running = {}, False, False, False
+        self._new_epoch()
+        # its syncedRebalance is under way from here: a change seen meanwhile waits for it (rebalanceLock)
+        self.owned, self.fetching, self.triggered, self.running = {}, False, False, True
         self._row("Started")
         self._register()
         self._subscribe()
@@ -438,11 +443,15 @@ class ZookeeperConsumerConnector:
 
     # -- syncedRebalance ----------------------------------------------------------------------
     def _begin(self, epoch: int, reason: str | None) -> None:
+        """syncedRebalance: called by the watcher executor (`reason` None), which takes the trigger flag
+        as it wakes, or directly by createMessageStreams and handleNewSession (`reason`), which leave it
+        set for one more run after this one."""
         if not self._ok(epoch, self._begin, reason):
             return
         if reason is not None:
             self._row("RebalanceTriggered", reason=reason)
-        self.running, self.triggered, self.try_no = True, False, 0
+        self.triggered = self.triggered and reason is not None
+        self.running, self.try_no = True, 0
         if self.retries <= 0:
             self._give_up()
         else:
@@ -564,8 +573,8 @@ class ZookeeperConsumerConnector:
         """The process dies: ZooKeeper deletes its znodes only when the session expires."""
         if not self.alive:
             return
-        self.alive, self.running, self.fetching = False, False, False
-        self.epoch += 1
+        self.alive = False   # its threads are gone: start() sets up a new process's state
+        self._new_epoch()
         self._row("Crashed")
         self._show("crashed")
         self.zk.silent(self.session)
@@ -575,10 +584,9 @@ class ZookeeperConsumerConnector:
         ephemeral znodes go at once)."""
         if not self.alive:
             return
-        self.zk.submit(self.id, None, setData=len(self.owned) if self.commits and self.uncommitted else 0,
-                       closeSession=1)
-        self.alive, self.running, self.fetching = False, False, False
-        self.epoch += 1
+        self.zk.submit(None, setData=len(self.owned) if self.commits and self.uncommitted else 0, closeSession=1)
+        self.alive = False
+        self._new_epoch()
         self._row("Closed")
         self._show("closed")
         self.zk.close(self.session)
@@ -613,8 +621,8 @@ class ZookeeperConsumerConnector:
                 self._show(self.state)
             return
         # ZKSessionExpireListener.handleNewSession: resetState, re-register, syncedRebalance.
-        self.epoch += 1
-        self.running = self.triggered = False
+        self._new_epoch()
+        self.running, self.triggered = True, False   # handleNewSession's syncedRebalance is under way
         self._row("SessionExpired", reason=f"ZK expired; release old broker parition ownership; "
                                            f"re-register consumer {self.id}")
         for tp in sorted(self.owned):

@@ -102,7 +102,7 @@ class ZooKeeper:
         self._next_sid = 0x100
 
     # -- request accounting and timing ------------------------------------------------------
-    def submit(self, client: str, callback: Callable[[], Any] | None, **requests: int) -> None:
+    def submit(self, callback: Callable[[], Any] | None, **requests: int) -> None:
         """A client sends a batch of sequential requests now; `callback()` runs when the last is
         answered. Keyword names are ZooKeeper request types (getData=1200, delete=3, ...).
 
