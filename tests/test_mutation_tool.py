@@ -128,3 +128,31 @@ def test_timeouts_and_survivors_are_run_again_alone_once_per_change(tmp_path, mo
     assert mutation.alone(names, STATUS, path=kept, run=False) == {}
     assert mutation.alone(names, STATUS, ("killed",), path=kept) == dict.fromkeys(
         [n for n in names if STATUS[n] == "killed"], "killed") and len(runs) == 6
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_forked_child_that_waits_without_cpu_is_stopped_as_a_timeout_and_a_busy_one_is_not():
+    """A mutmut child forked after the runner's threads started can wait forever on a lock; after
+    `idle_s` without CPU it gets SIGXCPU, which mutmut counts as a timeout (checked again alone)."""
+    import signal
+    import subprocess
+    import threading
+    import time
+
+    def child(title: str, code: str) -> subprocess.Popen:
+        return subprocess.Popen(["bash", "-c", f'exec -a "mutmut: {title}" {sys.executable} -c "{code}"'],
+                                cwd=mutation.ROOT)
+
+    idle, busy = child("idle", "import time; time.sleep(30)"), child("busy", "while True: pass")
+    stop = threading.Event()
+    watcher = threading.Thread(target=mutation.stop_idle_children, args=(stop, 0.5, 0.1))
+    watcher.start()
+    try:
+        assert idle.wait(10) == -signal.SIGXCPU
+        time.sleep(0.5)
+        assert busy.poll() is None
+    finally:
+        stop.set()
+        watcher.join()
+        busy.kill()
+        idle.kill()

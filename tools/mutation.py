@@ -24,12 +24,16 @@ said why there) counts apart, as equivalent, while its change is still the one l
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 import tomllib
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -117,6 +121,34 @@ def equivalents(status: dict[str, str], path: Path = EQUIVALENT) -> dict[str, st
 def added_lines(diff: str) -> list[str]:
     """The lines a mutant's diff (`mutmut show`) puts in, stripped."""
     return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+def stop_idle_children(stop: threading.Event, idle_s: float = 60, every_s: float = 10) -> None:
+    """Until `stop`: end with SIGXCPU (mutmut: "timeout", so `alone` checks it again) each of mutmut's
+    forked children that used no CPU for `idle_s`. A child forked after the runner started threads
+    (vl-convert's runtime, Spark's gateway) can wait on a lock no thread will release, and mutmut's
+    own limit, its tests' time x 15, lets it wait for minutes. Linux only (/proc); elsewhere it waits."""
+    seen: dict[int, tuple[int, float]] = {}
+    while not stop.wait(every_s):
+        for pid, cpu in _children_cpu().items():
+            before, since = seen.get(pid, (-1, time.monotonic()))
+            if cpu != before:
+                seen[pid] = (cpu, time.monotonic())
+            elif time.monotonic() - since >= idle_s:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGXCPU)
+
+
+def _children_cpu() -> dict[int, int]:
+    """{pid: CPU ticks used} of this project's mutmut children (their title is `mutmut: NAME`)."""
+    found = {}
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if (proc / "cmdline").read_bytes().startswith(b"mutmut: ") and \
+                    (proc / "cwd").resolve().is_relative_to(ROOT):
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                found[int(proc.name)] = int(fields[11]) + int(fields[12])  # utime + stime
+    return found
 
 
 def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
@@ -274,8 +306,11 @@ def main(argv=None) -> int:
         raise SystemExit(f"mutation: no mutant in modules starting with {args.only!r}")
     if not args.report_only:
         print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
+        stop = threading.Event()
+        threading.Thread(target=stop_idle_children, args=(stop,), daemon=True).start()
         for start in range(0, len(names), 500):  # a command line of reasonable length
             mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
+        stop.set()
     status = results()
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
