@@ -163,7 +163,7 @@ def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOU
     changes = {n: added_lines(mutmut("show", n, quiet=True)) for n in names if status.get(n) in which}
     todo = [n for n, change in changes.items() if kept.get(n, {}).get("change") != change] if run else []
     with ThreadPoolExecutor(max(1, children)) as pool:
-        done = pool.map(lambda n: _run_alone(n, mutmut("tests-for-mutant", n, quiet=True).split()), todo)
+        done = pool.map(lambda n: _run_alone(n, mutmut("tests-for-mutant", n, quiet=True).splitlines()), todo)
         for i, (name, verdict) in enumerate(zip(todo, done), 1):
             print(f"mutation: alone {i}/{len(todo)}: {name} {verdict}", file=sys.stderr)
             kept[name] = {"change": changes[name], "verdict": verdict}
