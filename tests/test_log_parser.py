@@ -931,6 +931,19 @@ def test_a_wrapped_bump_line_keeps_its_cause():
     assert result.counts["joined"] == 1 and result.unparsed == []
 
 
+def test_a_share_group_epoch_bump_right_after_a_share_member_joins_is_caused_by_that_join():
+    """KIP-932: a share group's bump shares the consumer groups' wording, and its cause is read the
+    same way from the line before it (GroupMetadataManager.shareGroupHeartbeat logs the join, then bumps)."""
+    assert _reasons([
+        f"[GroupId s] Member {K1} joins the share group using the share protocol.",
+        "[GroupId s] Bumped group epoch to 1.",
+        f"[GroupId s] Member {K2} joins the share group using the share protocol.",
+        "[GroupId s] Bumped group epoch to 2.",
+        f"[GroupId s] Member {K2} left the share group.",
+        "[GroupId s] Bumped group epoch to 3.",
+    ]) == [("s", 1, "new_group"), ("s", 2, "member_joined"), ("s", 3, "member_removed")]
+
+
 # -- consumer groups: the simulator's log read back -------------------------------------------------
 #: What the coordinator logs about consumer groups, and the fields each line carries.
 CG_KINDS = {"MemberJoined": ("member", "reason"), "MemberReplaced": ("member", "reason"),
