@@ -358,6 +358,17 @@ def test_cri_parts_past_the_line_limit_are_dropped():
     assert result.counts["lines"] == 2 and result.counts["coordinator"] == 1 and result.counts["other"] == 0
 
 
+def test_cri_parts_of_exactly_the_line_limit_in_all_are_read_whole():
+    """The limit is inclusive: a record whose CRI parts hold MAX_LINE_CHARS characters in all (the first
+    line with its CRI prefix, then each later part) is read whole, its event kept."""
+    first = f"2024-03-05T20:21:14.690Z stdout P {STAMP} INFO [GroupCoordinator 1]: Member "
+    tail = f" in group my-group has failed, removing it from the group ({GRP})"
+    member = "m" * (MAX_LINE_CHARS - len(first) - len(tail))
+    evs, result = rows([first + member, f"2024-03-05T20:21:14.690Z stdout F {tail}"])
+    assert [(e["kind"], e["group"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", "my-group", member, T)]
+    assert result.unparsed == []
+
+
 def test_a_file_of_one_endless_line_is_read_in_bounded_memory(tmp_path):
     path = tmp_path / "server.log"
     with open(path, "wb") as f:
