@@ -1130,6 +1130,16 @@ def test_a_generation_no_column_holds_is_left_empty_and_named(generation, named)
     assert result.unparsed == [("<lines>", 1, f"generation {named} out of range (a 32-bit integer): left empty", line)]
 
 
+@pytest.mark.parametrize("epoch, value", [(2 ** 53, float(2 ** 53)), (2 ** 53 + 2, None)])
+def test_a_value_is_kept_up_to_2_to_the_53_inclusive_the_largest_integer_a_double_holds_exactly(epoch, value):
+    line = cg_line(f"[GroupId g] Bumped group epoch to {epoch}.")
+    (ev,), result = events([line])
+    assert (ev["kind"], ev["generation"], ev["value"]) == ("GroupEpochBumped", None, value)
+    (problem,) = [u[2] for u in result.unparsed]
+    left_out = [p.split(" ")[0] for p in problem.split("; ")]
+    assert left_out == (["generation"] if value is not None else ["generation", "value"])
+
+
 def test_the_former_module_still_gives_every_public_name():
     """`kafkasim.analysis.log_parser` was the reader's one module; notebooks and scripts that import
     from it keep working, on the very objects of `kafkasim.analysis.logs`."""
