@@ -369,6 +369,17 @@ def test_cri_parts_of_exactly_the_line_limit_in_all_are_read_whole():
     assert result.unparsed == []
 
 
+def test_a_cut_line_whose_wording_ends_in_a_free_field_is_kept_aside_not_salvaged():
+    """Only a wording whose fields each end before a delimiter can be read from a cut line (Template's
+    `salvage`, off unless asked for): "Pending member m is leaving group g" (GroupCoordinator.scala,
+    2.x) ends with the group id, which a line cut past MAX_LINE_CHARS may have cut, so no event is kept."""
+    line = kafka_line("Pending member m-1 is leaving group g " + "x" * MAX_LINE_CHARS)
+    evs, result = rows([line])
+    assert evs == []
+    assert [u[2] for u in result.unparsed] == [
+        f"truncated or unrecognised wording; a line of more than {MAX_LINE_CHARS:,} characters, read up to there"]
+
+
 def test_a_file_of_one_endless_line_is_read_in_bounded_memory(tmp_path):
     path = tmp_path / "server.log"
     with open(path, "wb") as f:
