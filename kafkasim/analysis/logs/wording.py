@@ -98,7 +98,7 @@ class Source:
     loggers    text that begins the logger name printed after the message (`" (kafka.coordinator"`)
     templates  first word of the message -> (strict, templates); an unmatched message under a strict
                key is kept aside as unparsed, under a lenient one it is ignored
-    key        the dispatch key of a message (default: its first word); `key(message, mark)`
+    key        the dispatch key of a message: `key(message, mark)`
     blocks     prefixes that open a block of `name = value` lines (Java's "ConsumerConfig values:")
     block      `block(mark, settings, time)`: the events of such a block
     epoch      prefix -> the mark's group that holds the line's time as seconds since the epoch
@@ -113,7 +113,7 @@ class Source:
     prefixes: tuple[str, ...]
     loggers: tuple[str, ...]
     templates: dict
-    key: Callable[[str, re.Match], str] = None
+    key: Callable[[str, re.Match], str]
     blocks: tuple[str, ...] = ()
     block: Callable[[re.Match, dict, int | None], list] | None = None
     epoch: dict = field(default_factory=dict)
@@ -122,16 +122,6 @@ class Source:
 
     def __post_init__(self):
         object.__setattr__(self, "strict", [k for k, (strict, _) in self.templates.items() if strict])
-        if self.key is None:
-            object.__setattr__(self, "key", first_word)
         for _, templates in self.templates.values():
             for tpl in templates:
                 tpl.origin = (self.name, tpl.versions)
-
-
-WORD = re.compile(r"[A-Za-z]+")
-
-
-def first_word(message: str, mark=None) -> str:
-    m = WORD.match(message)
-    return m.group() if m else ""
