@@ -178,6 +178,15 @@ def test_slog_text_and_zap_json_read_as_basic_logger_lines():
         expected("PartitionsRevoked", "1.0-", group=None, topic="orders", partition=1)]
 
 
+def test_a_quoted_slog_value_is_read_whole_between_its_quotes_with_its_escapes_undone():
+    """slog's TextHandler quotes a value with a space or a quote as strconv.Quote does (`\\"` for a quote,
+    `\\\\` for a backslash): the value is the text between the quotes, unescaped, to its last character."""
+    line = ('time=2024-03-05T20:21:14.681Z level=WARN msg="heartbeat errored" group="team \\"orders\\" \\\\ eu" '
+            'err="REBALANCE_IN_PROGRESS: The group is rebalancing, so a rejoin is needed."')
+    assert rows([line]) == [expected("HeartbeatResponse", "1.0-", group='team "orders" \\ eu',
+                                     error="REBALANCE_IN_PROGRESS")]
+
+
 def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
     """At INFO the failed join's WARN line comes first, then the manage loop's ERROR line and the fake fetch
     PollFetches returns, all with the same error (consumer_group.go manage, consumer.go): one event."""
