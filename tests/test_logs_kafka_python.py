@@ -61,6 +61,16 @@ def test_each_wording_is_read(line, event):
     assert rows([line]) == [event]
 
 
+def test_a_fatal_join_error_of_a_code_not_mapped_keeps_its_words_as_the_reason():
+    """ERROR_CODES maps the codes base.py logs with this wording (23, 24, 26); any other error printed there
+    (kafka/errors.py's `[Error N] Name: args`) is no error code the reader can name, so its words are the
+    reason, stripped, and the error stays empty."""
+    line = py("Attempt to join group orders failed due to fatal error: [Error 30] GroupAuthorizationFailedError: "
+              "orders ", "ERROR")
+    assert rows([line]) == [expected("JoinGroupResponse", "orders",
+                                     reason="[Error 30] GroupAuthorizationFailedError: orders")]
+
+
 def test_a_poll_timeout_and_a_fatal_join_error_are_diagnosed():
     from kafkasim.analysis.diagnose import diagnose_lines
 
