@@ -12,7 +12,7 @@ from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import MAX_LINE_CHARS, ROW_FIELDS, parse_lines
 from reader_properties import read_rows
 
 ORIGIN = datetime(2024, 3, 5)
@@ -139,6 +139,17 @@ def test_the_same_record_in_every_layout_reads_the_same():
     got = rows(lines)
     assert [(r["time"], r["kind"], r["group"], r["member"], r["error"], r["versions"]) for r in got] == [
         (T, "RejoinRequested", "orders", "app-9f1b", "REBALANCE_IN_PROGRESS", "1.16-")] * len(lines)
+
+
+def test_a_line_cut_before_its_message_begins_is_kept_aside_as_truncated():
+    """A message cut inside a wording is its own key, kept aside as truncated (`kafkajs.key`); one cut
+    before its first character (blanks up to MAX_LINE_CHARS after the namespace) is the start of every
+    wording, so it is truncated too, not ignored as a message of no wording read here."""
+    line = "INFO [ConsumerGroup] " + " " * MAX_LINE_CHARS + "Consumer has joined the group"
+    result = parse_lines([line], origin=ORIGIN)
+    assert result.rows == []
+    assert [u[2] for u in result.unparsed] == [
+        f"truncated; a line of more than {MAX_LINE_CHARS:,} characters, read up to there"]
 
 
 def test_a_pasted_line_with_a_stray_brace_is_read():
