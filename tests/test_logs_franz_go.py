@@ -187,6 +187,28 @@ def test_a_quoted_slog_value_is_read_whole_between_its_quotes_with_its_escapes_u
                                      error="REBALANCE_IN_PROGRESS")]
 
 
+def test_a_json_records_epoch_time_is_written_in_utc_whatever_the_machines_zone(monkeypatch):
+    """zap's "ts" is seconds since the epoch, an instant: `layouts.key_values` writes it as a UTC date ("Z"),
+    never in the local zone of the machine that reads the log."""
+    import time as clock
+    from kafkasim.analysis.logs.layouts import key_values
+    monkeypatch.setenv("TZ", "America/New_York")
+    clock.tzset()
+    try:
+        assert key_values({"ts": 1709670074.681, "msg": "joined"}) == "ts=2024-03-05T20:21:14.681Z msg=joined"
+    finally:
+        monkeypatch.undo()
+        clock.tzset()
+
+
+def test_a_json_records_object_value_is_written_as_compact_json_quoted():
+    """A value that is no string (zap.Any of a map, a list) is written as Go's encoding/json would print it,
+    without spaces, then quoted as slog quotes a value holding a quote."""
+    from kafkasim.analysis.logs.layouts import key_values
+    assert key_values({"msg": "entering OnPartitionsRevoked", "with": {"orders": [0, 1]}, "n": 2}) == \
+        'msg="entering OnPartitionsRevoked" with="{\\"orders\\":[0,1]}" n=2'
+
+
 def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
     """At INFO the failed join's WARN line comes first, then the manage loop's ERROR line and the fake fetch
     PollFetches returns, all with the same error (consumer_group.go manage, consumer.go): one event."""
