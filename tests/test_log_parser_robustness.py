@@ -380,6 +380,19 @@ def test_a_cut_line_whose_wording_ends_in_a_free_field_is_kept_aside_not_salvage
         f"truncated or unrecognised wording; a line of more than {MAX_LINE_CHARS:,} characters, read up to there"]
 
 
+@pytest.mark.parametrize("line, stripped", [
+    ("Member é in group g has failed", ("Member é in group g has failed", False, 0, 0)),  # no frame: as it is
+    ("│  Member é in group g has failed │", ("Member é in group g has failed", True, 2, 1)),
+    ("12 │ Member é in group g has failed", ("Member é in group g has failed", True, 1, 0)),  # a line number first
+    ("Member é in group g has failed   ║", ("Member é in group g has failed", True, 0, 3)),
+])
+def test_strip_frame_removes_only_the_terminal_borders_and_counts_the_padding_inside_them(line, stripped):
+    """(text, framed, spaces inside the left border, spaces inside the right border): a line with no border
+    is no framed line and has no padding, so a wrap's joint is not guessed from a frame it does not have."""
+    from kafkasim.analysis.logs.layouts import strip_frame
+    assert strip_frame(line) == stripped
+
+
 def test_a_file_of_one_endless_line_is_read_in_bounded_memory(tmp_path):
     path = tmp_path / "server.log"
     with open(path, "wb") as f:
