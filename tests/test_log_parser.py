@@ -931,6 +931,26 @@ def test_a_wrapped_bump_line_keeps_its_cause():
     assert result.counts["joined"] == 1 and result.unparsed == []
 
 
+@pytest.mark.parametrize("between", [
+    "[GroupId g] Computed a new target assignment for epoch 1 with 'uniform' assignor in 0ms.",
+    f"[GroupId g] Static member {K2} with instance id i-2 is fenced by existing member {K1}.",
+    f"[GroupId g] Static member {K2} with instance id i-2 cannot join the group because the instance id is "
+    f"owned by member {K1}.",
+    f"[GroupId g] Static member {K2} with instance id i-2 temporarily left the consumer group.",
+    f"[GroupId g] Dynamic member with unknown member id joins the consumer group. Created a new member id {K2} "
+    "and requesting the member to rejoin with this id.",
+    "[GroupId g] Converted the classic group to a consumer group.",
+    "[GroupId g] Computed a new target assignment for epoch 1 with "
+    "'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@1b2c3d' assignor in 0ms.",
+])
+def test_an_epoch_bump_after_another_line_of_its_group_than_the_cause_has_no_cause(between):
+    """The cause is read from the group's line right before the bump only: a join followed by another line
+    of the same group (a target assignment, a refused or fenced static member, a pending member, a
+    conversion) tells nothing of the next bump."""
+    assert _reasons([f"[GroupId g] Member {K1} joins the consumer group using the consumer protocol.", between,
+                     "[GroupId g] Bumped group epoch to 2."]) == [("g", 2, None)]
+
+
 def test_a_share_group_epoch_bump_right_after_a_share_member_joins_is_caused_by_that_join():
     """KIP-932: a share group's bump shares the consumer groups' wording, and its cause is read the
     same way from the line before it (GroupMetadataManager.shareGroupHeartbeat logs the join, then bumps)."""

@@ -43,7 +43,7 @@ def _cg_joined(m, t, ctx):
 
 
 def _cg_replaced(m, t, ctx):
-    ctx.note(m["g"], t, "replaced")
+    ctx.forget(m["g"])
     return [ev(t, "MemberReplaced", m["g"], m["m"], reason=m.groupdict().get("o"))]
 
 
@@ -55,13 +55,13 @@ def _cg_left(m, t, ctx):
 
 
 def _cg_left_temporarily(m, t, ctx):
-    ctx.note(m["g"], t, "other")
+    ctx.forget(m["g"])
     return [ev(t, "MemberLeftTemporarily", m["g"], m["m"], value=-2.0)]
 
 
 def _cg_refused_heartbeat(error: str, epoch: float | None):
     def build(m, t, ctx):
-        ctx.note(m["g"], t, "other")
+        ctx.forget(m["g"])
         return [ev(t, "ConsumerGroupHeartbeat", m["g"], m.groupdict().get("m"), value=epoch, error=error)]
     return build
 
@@ -79,7 +79,7 @@ def _cg_epoch(m, t, ctx):
 
 
 def _cg_target(m, t, ctx):
-    ctx.note(m["g"], t, "other")
+    ctx.forget(m["g"])
     return [ev(t, "TargetAssignmentComputed", m["g"], None, number(m["n"]), m["a"])]
 
 
@@ -89,12 +89,12 @@ def _cg_scanned(m, t, ctx):
 
 
 def _cg_pending(m, t, ctx):
-    ctx.note(m["g"], t, "other")
+    ctx.forget(m["g"])
     return [ev(t, "PendingMemberAdded", m["g"], m["m"])]
 
 
 def _cg_converted(m, t, ctx):
-    ctx.note(m["g"], t, "other")
+    ctx.forget(m["g"])
     direction = "upgrade" if m["to"] == "consumer" else "downgrade"
     return [ev(t, "GroupConverted", m["g"], reason=("offline_" if m["e"] else "online_") + direction)]
 

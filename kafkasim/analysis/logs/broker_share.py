@@ -44,7 +44,7 @@ def _reconciled(m, t, ctx):
 
 
 def _target(m, t, ctx):
-    ctx.note(m["g"], t, "other")
+    ctx.forget(m["g"])
     return [ev(t, "TargetAssignmentComputed", m["g"], None, number(m["n"]), "simple")]
 
 

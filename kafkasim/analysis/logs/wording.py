@@ -45,6 +45,10 @@ class Ctx:
     def note(self, group: str, time: int | None, what: str) -> None:
         self.recent[group] = (time, what)
 
+    def forget(self, group: str) -> None:
+        """The group's last line tells no cause of what follows it (an epoch bump after it has none)."""
+        self.recent.pop(group, None)
+
 
 def event(t, source: str, kind: str, group=None, member=None, generation=None, reason=None, value=None,
           state=None, error=None, topic=None, partition=None, detail=None, client=None, instance=None) -> tuple:
