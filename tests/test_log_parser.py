@@ -434,6 +434,15 @@ def test_a_line_that_begins_with_a_time_of_day_is_never_a_continuation():
     assert result.counts["joined"] == 0 and result.counts["other"] == 1
 
 
+def test_a_time_of_day_with_no_date_anywhere_goes_on_the_origins_day_from_its_midnight():
+    """A file of log4j ABSOLUTE lines only (no date in any line) puts each time of day on the origin's
+    day: the time is that day's midnight plus the time of day, in ms from the origin, even when the
+    origin itself is not on a whole second."""
+    line = f"20:21:14,681 INFO [GroupCoordinator 1]: {BARE} ({GRP})"
+    (ev,) = only(line, origin=datetime(2024, 3, 5, 20, 0, 0, 500_000))
+    assert (ev["kind"], ev["time"]) == ("MemberRemoved", (21 * 60 + 14) * 1000 + 681 - 500)
+
+
 def test_a_record_without_its_logger_name_is_joined_only_when_it_does_not_read_whole():
     """A layout without `(%c)`: a record cut by a wrap is joined with the line after it (no logger
     name ends either); one that reads whole on its own is not, and the line after it (a stack
