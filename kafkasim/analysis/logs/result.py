@@ -155,13 +155,13 @@ class ParseResult:
 
         schema = pa.schema([("file", pa.string()), ("line", pa.int64()), ("problem", pa.string()),
                             ("text", pa.string())])
-        rows = self.unparsed
-        for attempt in range(2):
+
+        def table(rows):
             columns = list(zip(*rows)) if rows else [()] * 4
-            try:
-                return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)],
-                                            schema=schema)
-            except UnicodeEncodeError:  # lone surrogates in lines handed to parse_lines
-                rows = [tuple(no_surrogates(v) if isinstance(v, str) else v for v in r) for r in rows]
-        raise AssertionError("unreachable")
+            return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)], schema=schema)
+
+        try:
+            return table(self.unparsed)
+        except UnicodeEncodeError:  # lone surrogates in lines handed to parse_lines
+            return table([tuple(no_surrogates(v) if isinstance(v, str) else v for v in r) for r in self.unparsed])
 
