@@ -1140,6 +1140,14 @@ def test_fresh_output_names_up_to_three_foreign_files_and_reads_only_the_out_fol
         fresh_output(str(out))
 
 
+def test_a_result_with_nothing_kept_aside_gives_an_empty_table_of_the_four_typed_columns():
+    import pyarrow as pa
+    table = parse_lines([kafka_line(BARE)], origin=ORIGIN).unparsed_table()
+    assert table.num_rows == 0
+    assert table.schema == pa.schema([("file", pa.string()), ("line", pa.int64()), ("problem", pa.string()),
+                                      ("text", pa.string())])
+
+
 def test_a_lone_surrogate_in_a_kept_line_is_replaced_in_the_table():
     line = kafka_line("Preparing to explode group g\ud800")
     result = parse_lines([line], origin=ORIGIN)

@@ -157,8 +157,7 @@ class ParseResult:
                             ("text", pa.string())])
 
         def table(rows):
-            columns = list(zip(*rows)) if rows else [()] * 4
-            return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)], schema=schema)
+            return pa.Table.from_pylist([dict(zip(schema.names, r)) for r in rows], schema=schema)
 
         try:
             return table(self.unparsed)
