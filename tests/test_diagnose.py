@@ -344,3 +344,30 @@ def test_a_broker_line_that_names_no_group_is_read_by_the_line_rules():
         ("misconfiguration", None, 0.9, "FENCED_INSTANCE_ID: another process uses the same group.instance.id",
          [Line("server.log", 1)])]
     assert report.timelines == {}
+
+
+def test_the_pages_charts_are_valid_vega_lite_and_name_only_columns_their_data_has(monkeypatch):
+    """The page's two charts (a group's timeline, its worst rebalance event by event) are drawn to
+    SVG with no error for a misspelled key or a field the rows lack: they are checked against
+    Vega-Lite's schema (as Altair does) and every encoded field against the rows (issue 29)."""
+    import altair as alt
+    from vega_fields import missing_fields, views  # (tests/ is on sys.path)
+
+    from kafkasim.analysis.diagnose import diagnose_files, html
+
+    specs = []
+    monkeypatch.setattr(html, "_svg", lambda spec: specs.append(spec) or "<svg></svg>")
+    html.page(diagnose_files([INCIDENTS / "network.log"]))
+    assert len(specs) == 2
+    for spec in specs:
+        alt.Chart.from_dict({"$schema": alt.SCHEMA_URL, **spec}, validate=True)
+        assert all("encoding" in view for view in views(spec)) and missing_fields(spec) == []
+
+
+def test_a_page_of_logs_without_group_lines_says_there_is_nothing_to_diagnose(tmp_path):
+    from kafkasim.analysis.diagnose import diagnose_files, html
+
+    log = tmp_path / "other.log"
+    log.write_text("[2024-05-01 10:00:00,000] INFO some other broker line (kafka.server.KafkaServer)\n")
+    assert "<p>No consumer-group lines found in the input: nothing to diagnose.</p>" in html.page(
+        diagnose_files([log]))
