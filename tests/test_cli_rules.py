@@ -110,3 +110,23 @@ def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys
     assert f"rebalances by group (1 groups): {run.scenario.group_id} {run.summary['rebalances']}" in printed
     assert "not read to their end: 1 file(s)" in printed and f"{logs / 'server.log.1'}: a FIFO" in printed
     assert (out / "counts.json").exists() and any(n.startswith("part-") for n in os.listdir(out / "events"))
+
+
+def test_sweep_help_gives_the_runs_per_task_default_spark_sweep_applies(capsys):
+    """`sweep(runs_per_task=None)` packs RUNS_PER_TASK runs a task, then 4 to 8 tasks per core."""
+    from kafkasim.analysis.spark import RUNS_PER_TASK
+    assert (f"--runs-per-task RUNS_PER_TASK runs per Spark task (default: {RUNS_PER_TASK}, in 4 to 8 tasks per "
+            f"core)") in _help(capsys, "sweep")
+
+
+def test_the_command_is_named_kafkasim_however_it_was_started(capsys, monkeypatch):
+    """`python -m kafkasim`, a console script or a test runner: usage and errors say `kafkasim`."""
+    monkeypatch.setattr("sys.argv", ["/some/where/__main__.py"])
+    assert _help(capsys).startswith("usage: kafkasim [-h]")
+    assert _usage_error(capsys, ["logs", "a.log"]).startswith("kafkasim logs: error:")
+
+
+def test_master_is_explained_once_in_sweep_and_referred_to_by_the_others(capsys):
+    assert ("--master MASTER Spark master: local[N], spark://, yarn, k8s://, or a Spark Connect sc://host:port "
+            "(default: SPARK_REMOTE, else local[*])") in _help(capsys, "sweep")
+    assert "--master MASTER as for sweep" in _help(capsys, "logs")

@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", required=True, help="output folder (events/, summaries/, sweep.json)")
     sw.add_argument("--master", default=_MASTER, help="Spark master: local[N], spark://, yarn, k8s://, or a Spark "
                                                       "Connect sc://host:port (default: SPARK_REMOTE, else local[*])")
-    sw.add_argument("--runs-per-task", type=int, default=None, help="runs per Spark task (default: 8 tasks per core)")
+    sw.add_argument("--runs-per-task", type=int, default=None, help="runs per Spark task (default: 16, in 4 to 8 tasks per core)")
     sw.add_argument("--yes", action="store_true", help=f"start a grid of more than {CONFIRM_RUNS:,} runs without "
                                                        f"asking")
     lg = sub.add_parser("logs", parents=[common], help="read Kafka broker logs into kafkasim's event schema, as Parquet",
