@@ -246,3 +246,21 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
         {"timeline": "log", "s": 10.0, "what": "left", "reason": "session_timeout", "member": "c-1"},
         {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
         {"timeline": "replay", "s": 8.0, "what": "left", "reason": "session_timeout", "member": "c-2"}]
+
+
+def test_diagnose_files_keeps_only_the_group_asked_for_and_names_every_file(tmp_path):
+    """`diagnose_files(paths, group)`: the rows of `group` alone are diagnosed (the `--group` filter);
+    `Report.files` lists the paths as given. `diagnose_lines` names its one file the same way."""
+    from pathlib import Path
+
+    from kafkasim.analysis.diagnose import diagnose_files, diagnose_lines
+
+    incidents = Path(__file__).resolve().parent.parent / "examples" / "incidents"
+    other = tmp_path / "other.log"
+    other.write_text((incidents / "network.log").read_text().replace("workbook-group", "payments"))
+    paths = [incidents / "slow-processing.log", other]
+    report = diagnose_files(paths, group="payments")
+    assert list(report.timelines) == ["payments"] and {f.group for f in report.findings} == {"payments"}
+    assert report.files == [str(p) for p in paths]
+    assert sorted(diagnose_files(paths).timelines) == ["payments", "workbook-group"]
+    assert diagnose_lines((incidents / "network.log").read_text(), "server.log").files == ["server.log"]
