@@ -264,3 +264,31 @@ def test_diagnose_files_keeps_only_the_group_asked_for_and_names_every_file(tmp_
     assert report.files == [str(p) for p in paths]
     assert sorted(diagnose_files(paths).timelines) == ["payments", "workbook-group"]
     assert diagnose_lines((incidents / "network.log").read_text(), "server.log").files == ["server.log"]
+
+
+def test_a_member_is_in_a_generation_after_a_join_response_or_a_transition_to_stable():
+    """client_rules._joined: Java's "Successfully joined group with generation" (AbstractCoordinator.java) or,
+    under the consumer protocol, "transitioned from ... to STABLE" (AbstractMembershipManager.java); a
+    transition to any other state (RECONCILING, JOINING) is not yet a generation."""
+    joined = [client_rules._joined(_client_row("a.log", 0, kind, "m-a", 1, reason=reason))
+              for kind, reason in [("JoinGroupResponse", None), ("MemberTransition", "STABLE"),
+                                   ("MemberTransition", "RECONCILING"), ("MemberTransition", "JOINING"),
+                                   ("JoinGroup", "STABLE")]]
+    assert joined == [True, True, False, False, False]
+
+
+def test_a_clients_releases_are_read_from_its_version_lines_and_a_versions_column_naming_one():
+    """bugs._log_versions: the ClientVersion rows (the Java client's KafkaVersion, AppInfoParser's "Kafka
+    version: ..."), and a `versions` column that names one release; other rows' details are not versions,
+    a range names none, and rows of other clients are not read."""
+    from kafkasim.analysis.diagnose.bugs import _log_versions
+
+    rows = [_client_row("a.log", 0, "KafkaVersion", "m-a", 1, detail="3.7.0"),
+            _client_row("a.log", 1, "JoinGroupResponse", "m-a", 2, versions="3.1", detail="2.0.0"),
+            _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.4-3.9", detail="2.1.0"),
+            _client_row("a.log", 3, "JoinGroup", "m-a", 4, versions="3.3"),
+            _client_row("a.log", 4, "ClientVersion", "m-a", 5, detail="v1.9.2")]
+    source = ROW_FIELDS.index("log_source")
+    rows[3:] = [(*r[:source], "librdkafka", *r[source + 1:]) for r in rows[3:]]
+    assert _log_versions(rows, ("java",)) == {(3, 7), (3, 1)}
+    assert _log_versions(rows, ("librdkafka",)) == {(3, 3), (1, 9, 2)}
