@@ -292,3 +292,36 @@ def test_a_clients_releases_are_read_from_its_version_lines_and_a_versions_colum
     rows[3:] = [(*r[:source], "librdkafka", *r[source + 1:]) for r in rows[3:]]
     assert _log_versions(rows, ("java",)) == {(3, 7), (3, 1)}
     assert _log_versions(rows, ("librdkafka",)) == {(3, 3), (1, 9, 2)}
+
+
+def _broker_join_then_leave(leaving: list[str]) -> list[str]:
+    """A 3.x coordinator's lines: c-1-a and c-2-b join group g (generation 1, 2 members), then each of
+    `leaving` leaves by LeaveGroup, and the log ends before the next generation."""
+    p = "[2021-06-01 10:00:{}] INFO [GroupCoordinator 1]: "
+    end = " (kafka.coordinator.group.GroupCoordinator)"
+    lines = [p.format(s) + f"Preparing to rebalance group g in state PreparingRebalance with old generation 0 "
+             f"(__consumer_offsets-3) (reason: Adding new member {m} with group instance id None; client reason: "
+             f"not provided)" + end for s, m in [("00,000", "c-1-a"), ("00,100", "c-2-b")]]
+    lines.append(p.format("03,000") + "Stabilized group g generation 1 (__consumer_offsets-3) with 2 members" + end)
+    for s, m in zip(["30,000", "31,000"], leaving):
+        lines += [p.format(s) + f"Member MemberMetadata(memberId={m}, groupInstanceId=None, clientId=c, "
+                  "clientHost=/127.0.0.1, sessionTimeoutMs=45000, rebalanceTimeoutMs=300000, supportedProtocols="
+                  "List(range)) has left group g through explicit `LeaveGroup`; client reason: the consumer is "
+                  "being closed" + end,
+                  p.format(s) + "Preparing to rebalance group g in state PreparingRebalance with old generation 1 "
+                  f"(__consumer_offsets-3) (reason: Removing member {m} on LeaveGroup; client reason: the consumer "
+                  "is being closed)" + end]
+    return lines
+
+
+@pytest.mark.parametrize("leaving, found", [
+    (["c-1-a"], ["1 member(s) left by LeaveGroup and were not replaced (c-1-a), the group kept running: scaled in"]),
+    (["c-1-a", "c-2-b"], [])])
+def test_members_leaving_are_a_scale_in_only_while_someone_who_joined_stays(leaving, found):
+    """rules.scaling / _emptied (docs/diagnose.md: "members leaving by LeaveGroup, not replaced, while the
+    group goes on"): with no later generation to count, the group went on if a member that joined has not
+    left; when every member that joined left, the application shut down: no scale-in."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    report = diagnose_lines(_broker_join_then_leave(leaving), "server.log")
+    assert [f.summary for f in report.findings if f.cause == "scaling"] == found
