@@ -325,3 +325,18 @@ def test_members_leaving_are_a_scale_in_only_while_someone_who_joined_stays(leav
 
     report = diagnose_lines(_broker_join_then_leave(leaving), "server.log")
     assert [f.summary for f in report.findings if f.cause == "scaling"] == found
+
+
+def test_java_default_client_ids_keep_their_number_as_the_fitted_members_name():
+    """replay._names / _java_numbers: distinct Java default client ids `consumer-<group>-N`
+    (ConsumerConfig.maybeOverrideClientId: "consumer-" + groupId + "-" + seq) keep their N as the scenario's
+    c-N, whatever order they first appear in; a client id with anything after N is not a default one."""
+    from kafkasim.analysis.diagnose.replay import fit_lines
+
+    def fitted(first: str, second: str) -> dict:
+        ids = {"c-1-a": f"{first}-{UUID}", "c-2-b": f"{second}-{UUID.replace('0b', '1b', 1)}"}
+        lines = [line.replace("c-1-a", ids["c-1-a"]).replace("c-2-b", ids["c-2-b"]) for line in _broker_join_then_leave([])]
+        return fit_lines(lines, "g").names
+
+    assert fitted("consumer-g-2", "consumer-g-1") == {"consumer-g-2": "c-2", "consumer-g-1": "c-1"}
+    assert fitted("consumer-g-2-x", "consumer-g-1") == {"consumer-g-2-x": "c-1", "consumer-g-1": "c-2"}
