@@ -340,3 +340,22 @@ def test_java_default_client_ids_keep_their_number_as_the_fitted_members_name():
 
     assert fitted("consumer-g-2", "consumer-g-1") == {"consumer-g-2": "c-2", "consumer-g-1": "c-1"}
     assert fitted("consumer-g-2-x", "consumer-g-1") == {"consumer-g-2-x": "c-1", "consumer-g-1": "c-2"}
+
+
+@pytest.mark.parametrize("pause_ms, changes", [
+    (200_000, "session.timeout.ms=210000, max.poll.interval.ms=600000"),
+    (700_000, "session.timeout.ms=710000, max.poll.interval.ms=710000"),
+    (5_000, "session.timeout.ms=90000, max.poll.interval.ms=600000")])
+def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plus_10_s(pause_ms, changes):
+    """docs/diagnose.md, what-if `longer timeouts`: session.timeout.ms and max.poll.interval.ms twice the
+    fitted ones (Kafka 3.x defaults 45 s and 300 s), or past the longest fault + 10 s, rounded up to the
+    second; the session within group.max.session.timeout.ms (30 min)."""
+    from kafkasim import Scenario
+    from kafkasim.analysis.diagnose.replay import VARIANTS, Fit
+    from kafkasim.core.faults import Pause
+
+    scenario = Scenario(members=2, kafka_version="3.7", faults=[Pause("c-1", 10_000, duration_ms=pause_ms)])
+    longer, said = VARIANTS["longer timeouts"](Fit("g", True, scenario=scenario))
+    assert said == changes
+    session, poll = (int(part.split("=")[1]) for part in changes.split(", "))
+    assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
