@@ -359,3 +359,66 @@ def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plu
     assert said == changes
     session, poll = (int(part.split("=")[1]) for part in changes.split(", "))
     assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
+
+
+def test_a_replay_that_fails_is_one_line_and_the_diagnosis_stands(monkeypatch):
+    """command.replays: a group whose replay raises gets one line, "replay of group G failed: Type: message",
+    and {"group", "error"} in the JSON, instead of ending `kafkasim diagnose --replay`."""
+    import kafkasim.analysis.diagnose.replay as replay_module
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.command import replays
+
+    def broken(fit):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(replay_module, "replay", broken)
+    report = diagnose_lines(_broker_join_then_leave(["c-1-a"]), "server.log")
+    assert replays(report) == ("replay of group g failed: RuntimeError: disk on fire\n",
+                               [{"group": "g", "error": "RuntimeError: disk on fire"}])
+
+
+def test_diagnose_on_spark_reads_the_files_with_the_parses_progress_shown():
+    """command.SparkLogs: the executors parse the files (`parse_broker_logs`) into a temporary folder with
+    the progress asked for (`kafkasim diagnose --spark` shows it on stderr), and the folder goes on close."""
+    import os
+    from types import SimpleNamespace
+
+    from kafkasim.analysis.diagnose.command import SparkLogs
+
+    asked = []
+
+    def parse_broker_logs(spark, files, out, progress=None):
+        asked.append((spark, files, os.path.isdir(out), progress))
+        return SimpleNamespace(counts={"lines": 3})
+
+    ks = SimpleNamespace(parse_broker_logs=parse_broker_logs)
+    for progress in (True, False):
+        with SparkLogs(ks, "spark", ["a.log"], progress=progress) as logs:
+            assert logs.counts == {"lines": 3}
+        assert not os.path.exists(logs._out)
+    assert asked == [("spark", ["a.log"], True, True), ("spark", ["a.log"], True, False)]
+
+
+def test_a_groups_diagnosis_in_an_executor_comes_back_with_its_first_rows_order_key():
+    """command._diagnose_group (the applyInArrow body, run here without Spark): one row of the declared
+    schema "t long, file_order long, seq long, payload binary": the order key (time, file's place, position)
+    of the group's first row as `diagnose_rows` meets them, and its timelines and findings pickled."""
+    import pickle
+
+    import pyarrow as pa
+
+    from kafkasim.analysis.diagnose import diagnose_rows
+    from kafkasim.analysis.diagnose.command import _diagnose_group
+
+    rows = parse_lines(_broker_join_then_leave(["c-1-a"]), "b.log").rows
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(ROW_FIELDS)})
+    out = _diagnose_group(table, ["a.log", "b.log"], keep_rows=True)
+    assert out.schema == pa.schema([("t", pa.int64()), ("file_order", pa.int64()), ("seq", pa.int64()),
+                                    ("payload", pa.binary())])
+    first = min(rows, key=lambda r: (r[0], r[ROW_FIELDS.index("seq")]))
+    assert out.num_rows == 1 and out.column("file_order").to_pylist() == [1]
+    assert (out.column("t")[0].as_py(), out.column("seq")[0].as_py()) == (first[0], first[ROW_FIELDS.index("seq")])
+    timelines, findings = pickle.loads(out.column("payload")[0].as_py())
+    expected = diagnose_rows(rows, ["a.log", "b.log"])
+    assert list(timelines) == ["g"] and findings == expected.findings
+    assert len(timelines["g"].rows) == len(expected.timelines["g"].rows) > 0
