@@ -24,6 +24,17 @@ def test_a_pool_with_one_byte_left_is_not_out_of_memory():
     assert pool.try_allocate(1) and pool.is_out_of_memory()
 
 
+@pytest.mark.parametrize("size, largest", [(1, 1), (100, 1), (100, 100)])
+def test_a_pool_takes_any_positive_size_with_a_largest_allocation_from_1_byte_to_its_size(size, largest):
+    """SimpleMemoryPool's constructor refuses sizeInBytes <= 0, maxSingleAllocationSize <= 0 and
+    maxSingleAllocationSize > sizeInBytes: 1 byte and the whole pool are allowed. `peak_used` keeps
+    the most ever used (MemoryPoolUsed's maximum), also after a release."""
+    pool = SimpleMemoryPool(size, largest)
+    assert pool.try_allocate(largest) and (pool.used, pool.peak_used) == (largest, largest)
+    pool.release(largest)
+    assert pool.try_allocate(1) and (pool.used, pool.peak_used) == (1, largest)
+
+
 def test_an_unbounded_pool_starts_with_nothing_used_and_remembers_its_peak():
     pool = UnboundedPool()
     assert (pool.used, pool.peak_used) == (0, 0)

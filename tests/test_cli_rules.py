@@ -78,6 +78,22 @@ def test_diagnose_help_says_master_is_for_spark(capsys):
     assert "--master MASTER as for sweep (with --spark)" in _help(capsys, "diagnose")
 
 
+def test_spark_starts_on_the_master_given_by_master_with_each_conf_pair(monkeypatch, capsys):
+    """README: `--master URL` picks the Spark master and `--conf KEY=VALUE` sets one Spark property each
+    (the value kept as written after the first `=`); the session is asked for exactly those."""
+    import argparse
+
+    import kafkasim.analysis.spark as ks
+    from kafkasim.analysis.cli import _spark
+
+    asked = []
+    monkeypatch.setattr(ks, "session", lambda master=None, conf=None: asked.append((master, conf)) or "S")
+    args = argparse.Namespace(command="sweep", master="spark://h:7077", conf=[" spark.executor.memory =2g=x"])
+    assert _spark(args) == (ks, "S")
+    assert asked == [("spark://h:7077", {"spark.executor.memory": "2g=x"})]
+    assert capsys.readouterr().err == "kafkasim sweep: starting Spark on spark://h:7077\n"
+
+
 def test_an_unexpected_one_line_error_points_to_debug(tmp_path, capsys, monkeypatch):
     import kafkasim.analysis.logs as logs
 

@@ -246,3 +246,179 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
         {"timeline": "log", "s": 10.0, "what": "left", "reason": "session_timeout", "member": "c-1"},
         {"timeline": "replay", "s": 0.0, "what": "joined", "reason": "join", "member": "c-1"},
         {"timeline": "replay", "s": 8.0, "what": "left", "reason": "session_timeout", "member": "c-2"}]
+
+
+def test_diagnose_files_keeps_only_the_group_asked_for_and_names_every_file(tmp_path):
+    """`diagnose_files(paths, group)`: the rows of `group` alone are diagnosed (the `--group` filter);
+    `Report.files` lists the paths as given. `diagnose_lines` names its one file the same way."""
+    from pathlib import Path
+
+    from kafkasim.analysis.diagnose import diagnose_files, diagnose_lines
+
+    incidents = Path(__file__).resolve().parent.parent / "examples" / "incidents"
+    other = tmp_path / "other.log"
+    other.write_text((incidents / "network.log").read_text().replace("workbook-group", "payments"))
+    paths = [incidents / "slow-processing.log", other]
+    report = diagnose_files(paths, group="payments")
+    assert list(report.timelines) == ["payments"] and {f.group for f in report.findings} == {"payments"}
+    assert report.files == [str(p) for p in paths]
+    assert sorted(diagnose_files(paths).timelines) == ["payments", "workbook-group"]
+    assert diagnose_lines((incidents / "network.log").read_text(), "server.log").files == ["server.log"]
+
+
+def test_a_member_is_in_a_generation_after_a_join_response_or_a_transition_to_stable():
+    """client_rules._joined: Java's "Successfully joined group with generation" (AbstractCoordinator.java) or,
+    under the consumer protocol, "transitioned from ... to STABLE" (AbstractMembershipManager.java); a
+    transition to any other state (RECONCILING, JOINING) is not yet a generation."""
+    joined = [client_rules._joined(_client_row("a.log", 0, kind, "m-a", 1, reason=reason))
+              for kind, reason in [("JoinGroupResponse", None), ("MemberTransition", "STABLE"),
+                                   ("MemberTransition", "RECONCILING"), ("MemberTransition", "JOINING"),
+                                   ("JoinGroup", "STABLE")]]
+    assert joined == [True, True, False, False, False]
+
+
+def test_a_clients_releases_are_read_from_its_version_lines_and_a_versions_column_naming_one():
+    """bugs._log_versions: the ClientVersion rows (the Java client's KafkaVersion, AppInfoParser's "Kafka
+    version: ..."), and a `versions` column that names one release; other rows' details are not versions,
+    a range names none, and rows of other clients are not read."""
+    from kafkasim.analysis.diagnose.bugs import _log_versions
+
+    rows = [_client_row("a.log", 0, "KafkaVersion", "m-a", 1, detail="3.7.0"),
+            _client_row("a.log", 1, "JoinGroupResponse", "m-a", 2, versions="3.1", detail="2.0.0"),
+            _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.4-3.9", detail="2.1.0"),
+            _client_row("a.log", 3, "JoinGroup", "m-a", 4, versions="3.3"),
+            _client_row("a.log", 4, "ClientVersion", "m-a", 5, detail="v1.9.2")]
+    source = ROW_FIELDS.index("log_source")
+    rows[3:] = [(*r[:source], "librdkafka", *r[source + 1:]) for r in rows[3:]]
+    assert _log_versions(rows, ("java",)) == {(3, 7), (3, 1)}
+    assert _log_versions(rows, ("librdkafka",)) == {(3, 3), (1, 9, 2)}
+
+
+def _broker_join_then_leave(leaving: list[str]) -> list[str]:
+    """A 3.x coordinator's lines: c-1-a and c-2-b join group g (generation 1, 2 members), then each of
+    `leaving` leaves by LeaveGroup, and the log ends before the next generation."""
+    p = "[2021-06-01 10:00:{}] INFO [GroupCoordinator 1]: "
+    end = " (kafka.coordinator.group.GroupCoordinator)"
+    lines = [p.format(s) + f"Preparing to rebalance group g in state PreparingRebalance with old generation 0 "
+             f"(__consumer_offsets-3) (reason: Adding new member {m} with group instance id None; client reason: "
+             f"not provided)" + end for s, m in [("00,000", "c-1-a"), ("00,100", "c-2-b")]]
+    lines.append(p.format("03,000") + "Stabilized group g generation 1 (__consumer_offsets-3) with 2 members" + end)
+    for s, m in zip(["30,000", "31,000"], leaving):
+        lines += [p.format(s) + f"Member MemberMetadata(memberId={m}, groupInstanceId=None, clientId=c, "
+                  "clientHost=/127.0.0.1, sessionTimeoutMs=45000, rebalanceTimeoutMs=300000, supportedProtocols="
+                  "List(range)) has left group g through explicit `LeaveGroup`; client reason: the consumer is "
+                  "being closed" + end,
+                  p.format(s) + "Preparing to rebalance group g in state PreparingRebalance with old generation 1 "
+                  f"(__consumer_offsets-3) (reason: Removing member {m} on LeaveGroup; client reason: the consumer "
+                  "is being closed)" + end]
+    return lines
+
+
+@pytest.mark.parametrize("leaving, found", [
+    (["c-1-a"], ["1 member(s) left by LeaveGroup and were not replaced (c-1-a), the group kept running: scaled in"]),
+    (["c-1-a", "c-2-b"], [])])
+def test_members_leaving_are_a_scale_in_only_while_someone_who_joined_stays(leaving, found):
+    """rules.scaling / _emptied (docs/diagnose.md: "members leaving by LeaveGroup, not replaced, while the
+    group goes on"): with no later generation to count, the group went on if a member that joined has not
+    left; when every member that joined left, the application shut down: no scale-in."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    report = diagnose_lines(_broker_join_then_leave(leaving), "server.log")
+    assert [f.summary for f in report.findings if f.cause == "scaling"] == found
+
+
+def test_java_default_client_ids_keep_their_number_as_the_fitted_members_name():
+    """replay._names / _java_numbers: distinct Java default client ids `consumer-<group>-N`
+    (ConsumerConfig.maybeOverrideClientId: "consumer-" + groupId + "-" + seq) keep their N as the scenario's
+    c-N, whatever order they first appear in; a client id with anything after N is not a default one."""
+    from kafkasim.analysis.diagnose.replay import fit_lines
+
+    def fitted(first: str, second: str) -> dict:
+        ids = {"c-1-a": f"{first}-{UUID}", "c-2-b": f"{second}-{UUID.replace('0b', '1b', 1)}"}
+        lines = [line.replace("c-1-a", ids["c-1-a"]).replace("c-2-b", ids["c-2-b"]) for line in _broker_join_then_leave([])]
+        return fit_lines(lines, "g").names
+
+    assert fitted("consumer-g-2", "consumer-g-1") == {"consumer-g-2": "c-2", "consumer-g-1": "c-1"}
+    assert fitted("consumer-g-2-x", "consumer-g-1") == {"consumer-g-2-x": "c-1", "consumer-g-1": "c-2"}
+
+
+@pytest.mark.parametrize("pause_ms, changes", [
+    (200_000, "session.timeout.ms=210000, max.poll.interval.ms=600000"),
+    (700_000, "session.timeout.ms=710000, max.poll.interval.ms=710000"),
+    (5_000, "session.timeout.ms=90000, max.poll.interval.ms=600000")])
+def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plus_10_s(pause_ms, changes):
+    """docs/diagnose.md, what-if `longer timeouts`: session.timeout.ms and max.poll.interval.ms twice the
+    fitted ones (Kafka 3.x defaults 45 s and 300 s), or past the longest fault + 10 s, rounded up to the
+    second; the session within group.max.session.timeout.ms (30 min)."""
+    from kafkasim import Scenario
+    from kafkasim.analysis.diagnose.replay import VARIANTS, Fit
+    from kafkasim.core.faults import Pause
+
+    scenario = Scenario(members=2, kafka_version="3.7", faults=[Pause("c-1", 10_000, duration_ms=pause_ms)])
+    longer, said = VARIANTS["longer timeouts"](Fit("g", True, scenario=scenario))
+    assert said == changes
+    session, poll = (int(part.split("=")[1]) for part in changes.split(", "))
+    assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
+
+
+def test_a_replay_that_fails_is_one_line_and_the_diagnosis_stands(monkeypatch):
+    """command.replays: a group whose replay raises gets one line, "replay of group G failed: Type: message",
+    and {"group", "error"} in the JSON, instead of ending `kafkasim diagnose --replay`."""
+    import kafkasim.analysis.diagnose.replay as replay_module
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.command import replays
+
+    def broken(fit):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(replay_module, "replay", broken)
+    report = diagnose_lines(_broker_join_then_leave(["c-1-a"]), "server.log")
+    assert replays(report) == ("replay of group g failed: RuntimeError: disk on fire\n",
+                               [{"group": "g", "error": "RuntimeError: disk on fire"}])
+
+
+def test_diagnose_on_spark_reads_the_files_with_the_parses_progress_shown():
+    """command.SparkLogs: the executors parse the files (`parse_broker_logs`) into a temporary folder with
+    the progress asked for (`kafkasim diagnose --spark` shows it on stderr), and the folder goes on close."""
+    import os
+    from types import SimpleNamespace
+
+    from kafkasim.analysis.diagnose.command import SparkLogs
+
+    asked = []
+
+    def parse_broker_logs(spark, files, out, progress=None):
+        asked.append((spark, files, os.path.isdir(out), progress))
+        return SimpleNamespace(counts={"lines": 3})
+
+    ks = SimpleNamespace(parse_broker_logs=parse_broker_logs)
+    for progress in (True, False):
+        with SparkLogs(ks, "spark", ["a.log"], progress=progress) as logs:
+            assert logs.counts == {"lines": 3}
+        assert not os.path.exists(logs._out)
+    assert asked == [("spark", ["a.log"], True, True), ("spark", ["a.log"], True, False)]
+
+
+def test_a_groups_diagnosis_in_an_executor_comes_back_with_its_first_rows_order_key():
+    """command._diagnose_group (the applyInArrow body, run here without Spark): one row of the declared
+    schema "t long, file_order long, seq long, payload binary": the order key (time, file's place, position)
+    of the group's first row as `diagnose_rows` meets them, and its timelines and findings pickled."""
+    import pickle
+
+    import pyarrow as pa
+
+    from kafkasim.analysis.diagnose import diagnose_rows
+    from kafkasim.analysis.diagnose.command import _diagnose_group
+
+    rows = parse_lines(_broker_join_then_leave(["c-1-a"]), "b.log").rows
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(ROW_FIELDS)})
+    out = _diagnose_group(table, ["a.log", "b.log"], keep_rows=True)
+    assert out.schema == pa.schema([("t", pa.int64()), ("file_order", pa.int64()), ("seq", pa.int64()),
+                                    ("payload", pa.binary())])
+    first = min(rows, key=lambda r: (r[0], r[ROW_FIELDS.index("seq")]))
+    assert out.num_rows == 1 and out.column("file_order").to_pylist() == [1]
+    assert (out.column("t")[0].as_py(), out.column("seq")[0].as_py()) == (first[0], first[ROW_FIELDS.index("seq")])
+    timelines, findings = pickle.loads(out.column("payload")[0].as_py())
+    expected = diagnose_rows(rows, ["a.log", "b.log"])
+    assert list(timelines) == ["g"] and findings == expected.findings
+    assert len(timelines["g"].rows) == len(expected.timelines["g"].rows) > 0

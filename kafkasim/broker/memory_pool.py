@@ -30,8 +30,9 @@ class SimpleMemoryPool:
 
     def __init__(self, size_bytes: int, max_single_allocation_bytes: int, strict: bool = False,
                  clock: Callable[[], int] | None = None):
-        if size_bytes <= 0 or max_single_allocation_bytes <= 0 or max_single_allocation_bytes > size_bytes:
-            # Kafka's message, missing space included.
+        # Kafka's test, `sizeInBytes <= 0 || maxSingleAllocationSize <= 0 || maxSingleAllocationSize > sizeInBytes`,
+        # without its first part, which the other two imply. Kafka's message, missing space included.
+        if not 0 < max_single_allocation_bytes <= size_bytes:
             raise ValueError("must provide a positive size and max single allocation size smaller than size."
                              f"provided {size_bytes} and {max_single_allocation_bytes} respectively")
         self.size = size_bytes
@@ -61,8 +62,7 @@ class SimpleMemoryPool:
                              f"{self.max_single_allocation}")
         if self.available >= (size_bytes if self.strict else 1):
             self.available -= size_bytes
-            if self.size - self.available > self.peak_used:
-                self.peak_used = self.size - self.available
+            self.peak_used = max(self.peak_used, self.size - self.available)
             self._end_dry_spell()
             return True
         if self.clock is not None and self.dry_spell_start is None:

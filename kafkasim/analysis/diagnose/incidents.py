@@ -24,6 +24,9 @@ MADE = {
     "kip848-specific": ("4.0c",),
 }
 
+#: When an incident's trouble starts (one shape of scaling aside): 30 s into the run, the group formed.
+AT_MS = 30_000
+
 
 def incident(cause: str | None, version: str = "3.7", members: int = 4, seed: int = 1, variant: int = 0) -> Scenario:
     """A scenario whose trouble is `cause` (None: a healthy group). `variant` picks one of a cause's
@@ -35,21 +38,21 @@ def incident(cause: str | None, version: str = "3.7", members: int = 4, seed: in
     if cause is None:  # nothing happens (variant 0), or a rolling restart of static members (1, KIP-345)
         if variant % 2 == 0:
             return Scenario(**base)
-        return Scenario(**base, static_membership=True, faults=rolling_restart(names, 30_000, 20_000, 5_000))
+        return Scenario(**base, static_membership=True, faults=rolling_restart(names, AT_MS, 20_000, 5_000))
     if cause == "slow-processing":  # the poll thread stuck past max.poll.interval.ms (heartbeats go on)
         return Scenario(**{**base, "consumer": {**consumer, "max.poll.interval.ms": 60_000}},
-                        faults=(SlowProcessing(names[1], 30_000 + 7_000 * variant, 100_000),))
+                        faults=(SlowProcessing(names[1], AT_MS + 7_000 * variant, 100_000),))
     if cause == "session-timeout-gc-or-stall":  # a stop-the-world pause past session.timeout.ms
-        return Scenario(**base, faults=(Pause(names[1 + variant % (members - 1)], 30_000, 60_000),))
+        return Scenario(**base, faults=(Pause(names[1 + variant % (members - 1)], AT_MS, 60_000),))
     if cause == "network":  # members cut off from the coordinator: two together (variant 0), or one alone
         cut = names[1:3] if variant % 2 == 0 else names[1:2]
-        return Scenario(**base, faults=tuple(NetworkCut(m, 30_000, 60_000) for m in cut))
+        return Scenario(**base, faults=tuple(NetworkCut(m, AT_MS, 60_000) for m in cut))
     if cause == "rolling-restart-dynamic-members":
-        return Scenario(**base, faults=rolling_restart(names, 30_000, 15_000 + 5_000 * variant))
-    if cause == "scaling":  # out (variant 0, 2), in (1), out then in (3)
+        return Scenario(**base, faults=rolling_restart(names, AT_MS, 15_000 + 5_000 * variant))
+    if cause == "scaling":  # out by 2 (variant 0) or by 1 (2), in (1), out then in (3)
         new = [f"c-{members + 1}", f"c-{members + 2}"]
-        shapes = [(ScaleOut(30_000, 2),), (ScaleIn(30_000, tuple(names[-2:])),), (ScaleOut(60_000, 1),),
-                  (ScaleOut(30_000, 2), ScaleIn(90_000, tuple(new)))]
+        shapes = [(ScaleOut(AT_MS, 2),), (ScaleIn(AT_MS, tuple(names[-2:])),), (ScaleOut(60_000),),
+                  (ScaleOut(AT_MS, 2), ScaleIn(90_000, tuple(new)))]
         return Scenario(**base, faults=shapes[variant % len(shapes)])
     if cause == "too-many-members-or-slow-join":  # a large group whose members start over a minute or more
         big = max(members * 15, 60)
@@ -58,9 +61,9 @@ def incident(cause: str | None, version: str = "3.7", members: int = 4, seed: in
                            "start_spread_ms": spread})
     if cause == "misconfiguration":  # a consumer-protocol client in a classic group, migration disabled
         return Scenario(**{**base, "broker": {"group.consumer.migration.policy": "disabled"}},
-                        faults=(Restart(names[0], 30_000, 5_000, graceful=True,
+                        faults=(Restart(names[0], AT_MS, 5_000, graceful=True,
                                         consumer={"group.protocol": "consumer"}),))
     if cause == "kip848-specific":  # a static member restarted before its old session ended
         return Scenario(**base, static_membership=True, faults=(Restart(names[1 + variant % (members - 1)],
-                                                                         30_000, 5_000),))
+                                                                         AT_MS, 5_000),))
     raise ValueError(f"no simulated incident for {cause!r}")

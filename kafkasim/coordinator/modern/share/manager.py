@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
-from kafkasim.coordinator.assignor.simple import PartitionAssignorException, simple_share_assign
+from kafkasim.coordinator.assignor.simple import simple_share_assign
 from kafkasim.coordinator.modern.api import ApiError
 from kafkasim.coordinator.modern.assignment_interval import can_compute_next_target_assignment
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
@@ -236,7 +236,7 @@ class ShareGroupManager(ModernGroupQueries):
         targets = None
         if group_epoch > group.assignment_epoch and can_compute_next_target_assignment(
                 group.last_assignment_ms, self.assignment_interval_ms(group_id), self.sim.now):
-            targets = self._compute_targets(group, members, metadata, group_epoch)  # may raise: nothing stored
+            targets = self._compute_targets(group, members, metadata)
             target_epoch = group_epoch
         # -- commit -----------------------------------------------------------------------------
         if created:
@@ -322,20 +322,18 @@ class ShareGroupManager(ModernGroupQueries):
                 return True
         return False
 
-    def _compute_targets(self, group: ShareGroup, members: Mapping[str, ShareGroupMember], metadata: Mapping[str, int],
-                         epoch: int) -> dict[str, Assignment]:
+    def _compute_targets(self, group: ShareGroup, members: Mapping[str, ShareGroupMember],
+                         metadata: Mapping[str, int]) -> dict[str, Assignment]:
         """`updateTargetAssignment` with the `simple` assignor over every member (4.1+: over the
-        initialized partitions only)."""
+        initialized partitions only). Kafka turns a `PartitionAssignorException` into UNKNOWN_SERVER_ERROR
+        ("Failed to compute a new target assignment for epoch N", as the consumer manager does here); the
+        simple assignor raises one only for a subscribed topic missing from the metadata, and each member
+        is given only the topics of `metadata`, so it cannot fail here."""
         order = list(metadata)
         subscriptions = {m: [t for t in order if t in mem.subscribed_topic_names] for m, mem in members.items()}
         current = {m: as_lists(group.target.get(m, {})) for m in members}
         assignable = {t: sorted(group.initialized.get(t, ())) for t in order} if self.rules.init_gate else None
-        try:
-            plain = simple_share_assign(self.kafka_version, subscriptions, dict(metadata), current, assignable)
-        except PartitionAssignorException as e:
-            self._emit_log("assignment_failed", group.group_id, None, epoch=epoch, error=str(e))
-            raise ApiError(Errors.UNKNOWN_SERVER_ERROR,
-                           f"Failed to compute a new target assignment for epoch {epoch}: {e}") from None
+        plain = simple_share_assign(self.kafka_version, subscriptions, dict(metadata), current, assignable)
         return {m: {t: frozenset(ps) for t, ps in a.items() if ps} for m, a in plain.items()}
 
     def _reconcile(self, group: ShareGroup, member: ShareGroupMember, subscription_changed: bool) -> ShareGroupMember:
