@@ -117,6 +117,7 @@ def test_timeouts_and_survivors_are_run_again_alone_once_per_change(tmp_path, mo
     change = {"now": DIFF}
     monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: change["now"] if args[0] == "show" else "t::a")
     monkeypatch.setattr(mutation, "_run_alone", lambda name, tests: runs.append((name, tests)) or "killed")
+    monkeypatch.setattr(mutation, "_selection", dict)
     kept = tmp_path / "alone.json"
     names = sorted(STATUS)
     doubtful = ["kafkasim.analysis.logs.reader.x_a__mutmut_2", "kafkasim.analysis.logs.reader.x_a__mutmut_3",
@@ -156,3 +157,24 @@ def test_a_forked_child_that_waits_without_cpu_is_stopped_as_a_timeout_and_a_bus
         watcher.join()
         busy.kill()
         idle.kill()
+
+
+def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing_its_module(monkeypatch):
+    """A factory run at import is mapped to the first test that imported it; the files that import
+    its module are the ones that read what it built."""
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "tests/test_b.py::t1\ntests/test_a.py::t\n")
+    selection = {"tests/test_a.py": "from kafkasim.analysis.logs import java_client\n",
+                 "tests/test_b.py": "import kafkasim.analysis.logs.java_client as jc\n",
+                 "tests/test_c.py": "from kafkasim.analysis.logs import java_client_extra, reader\n",
+                 "tests/test_d.py": "    from kafkasim.analysis.logs import (reader,\n    java_client)\n",
+                 "tests/test_e.py": "from kafkasim.analysis.logs.java_client import X\n",
+                 "tests/test_f.py": "# kafkasim.analysis.logs.java_client, in a comment\n",
+                 "tests/test_logs_java_client.py": "from kafkasim.analysis.log_parser import parse_lines\n",
+                 "tests/test_g.py": "from kafkasim.analysis.logs import ROW_FIELDS\n",
+                 "tests/test_h.py": "from kafkasim.analysis import logs\n"}
+    assert mutation.tests_of("kafkasim.analysis.logs.java_client.x__simple__mutmut_4", selection) == [
+        "tests/test_b.py::t1", "tests/test_a.py::t", "tests/test_c.py", "tests/test_d.py", "tests/test_e.py",
+        "tests/test_logs_java_client.py", "tests/test_g.py"]
+    # a module right below the package (`kafkasim.scenario`): the package is not a clue, everything imports it
+    assert mutation.tests_of("kafkasim.scenario.x_f__mutmut_1", {"tests/test_x.py": "from kafkasim import Scenario\n"}) \
+        == ["tests/test_b.py::t1", "tests/test_a.py::t"]

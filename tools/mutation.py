@@ -163,13 +163,36 @@ def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOU
     changes = {n: added_lines(mutmut("show", n, quiet=True)) for n in names if status.get(n) in which}
     todo = [n for n, change in changes.items() if kept.get(n, {}).get("change") != change] if run else []
     with ThreadPoolExecutor(max(1, children)) as pool:
-        done = pool.map(lambda n: _run_alone(n, mutmut("tests-for-mutant", n, quiet=True).splitlines()), todo)
+        done = pool.map(lambda n: _run_alone(n, tests_of(n)), todo)
         for i, (name, verdict) in enumerate(zip(todo, done), 1):
             print(f"mutation: alone {i}/{len(todo)}: {name} {verdict}", file=sys.stderr)
             kept[name] = {"change": changes[name], "verdict": verdict}
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
     return {n: kept[n]["verdict"] for n, change in changes.items() if kept.get(n, {}).get("change") == change}
+
+
+def tests_of(name: str, selection: dict[str, str] | None = None) -> list[str]:
+    """The tests to run a mutant alone with: those mutmut maps to its function, then every selected
+    test file named after its module or importing it (or, below `kafkasim.x`, its package, which
+    imports it). mutmut maps a function run at import (a factory filling a table) to whichever test
+    happened to import it first, which may not use the table at all."""
+    mapped = mutmut("tests-for-mutant", name, quiet=True).splitlines()
+    module = module_of(name)
+    package, _, short = module.rpartition(".")
+    named = f"from {re.escape(package)} import (\\([^)]*|.*)\\b{re.escape(short)}\\b|(from|import) {re.escape(module)}\\b"
+    if package.count(".") >= 2:
+        named += f"|(from|import) {re.escape(package)}\\b"
+    imports = re.compile(rf"^\s*({named})", re.M)
+    files = [f for f, text in (selection or _selection()).items()
+             if imports.search(text) or re.fullmatch(rf"tests/test_\w*{re.escape(short)}\w*\.py", f)]
+    return mapped + [f for f in files if not any(test.startswith(f + "::") for test in mapped)]
+
+
+def _selection() -> dict[str, str]:
+    """{path: text} of the test files `[tool.mutmut]` selects."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    return {f: (ROOT / f).read_text() for f in config["pytest_add_cli_args_test_selection"]}
 
 
 def _run_alone(name: str, tests: list[str]) -> str:
