@@ -196,15 +196,14 @@ def _selection() -> dict[str, str]:
 
 
 def _run_alone(name: str, tests: list[str]) -> str:
-    """"killed" when a test fails with the mutant on, "survived" when all pass (or none runs it)."""
+    """"killed" when the tests fail with the mutant on, "survived" when all pass (or none runs it).
+    Any failure counts, as for mutmut: a mutant run at import can stop pytest from collecting a test
+    module (exit status 2 or 4); the tests passed unmutated before (mutmut's clean run)."""
     if not tests:
         return "survived"
     done = subprocess.run([sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "-p", "no:randomly",
                            "-p", "no:cacheprovider", *tests], cwd=ROOT / "mutants", stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, env={**os.environ, "MUTANT_UNDER_TEST": name})
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"mutation: the tests of {name} could not run alone (pytest exit status "
-                         f"{done.returncode}); `cd mutants && MUTANT_UNDER_TEST={name} python -m pytest ...` shows why")
     return "survived" if done.returncode == 0 else "killed"
 
 
