@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 from kafkasim.core import faults as F
+from kafkasim.core.errors import ConfigError
 from kafkasim.scenario import Scenario, simulate
 from kafkasim.scenario.run import rebalance_phases
 
@@ -413,3 +414,25 @@ def test_a_graceful_restart_of_a_frozen_member_closes_when_it_thaws(protocol, sp
                                (closed, "c-2", "Started", "dynamic", None)]
     assert removals(run) == [(closed, "c-2", "MemberRemoved", "leave_group")]
     assert_untouched(run, ["c-1", "c-3", "c-4", "c-5", "c-6"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (("", 0, 0), "PoisonRecord.topic must be a topic name, got ''"),
+    ((7, 0, 0), "PoisonRecord.topic must be a topic name, got 7"),
+    (("t", -1, 0), "PoisonRecord.partition must be an integer >= 0, got -1"),
+    (("t", 0, -1), "PoisonRecord.offset must be an integer >= 0, got -1"),
+    (("t", 0, 0, "ACCEPT"), "PoisonRecord.ack must be 'RELEASE' (redelivered until the delivery limit) or "
+                            "'REJECT' (archived at once), got 'ACCEPT'"),
+])
+def test_a_poison_record_names_what_is_wrong_with_its_topic_partition_offset_or_ack(args, message):
+    with pytest.raises(ConfigError) as e:
+        F.PoisonRecord(*args)
+    assert str(e.value) == message
+
+
+def test_a_poison_record_takes_the_first_record_of_partition_0_and_either_acknowledgement():
+    """Offsets and partitions count from 0; RELEASE and REJECT are the two ways a share consumer can
+    refuse a record (KIP-932's AcknowledgeType, ACCEPT being the record processed)."""
+    assert [(p.topic, p.partition, p.offset, p.ack) for p in (F.PoisonRecord("t", 0, 0),
+                                                              F.PoisonRecord("t", 0, 0, "REJECT"))] == \
+        [("t", 0, 0, "RELEASE"), ("t", 0, 0, "REJECT")]
