@@ -436,3 +436,12 @@ def test_a_poison_record_takes_the_first_record_of_partition_0_and_either_acknow
     assert [(p.topic, p.partition, p.offset, p.ack) for p in (F.PoisonRecord("t", 0, 0),
                                                               F.PoisonRecord("t", 0, 0, "REJECT"))] == \
         [("t", 0, 0, "RELEASE"), ("t", 0, 0, "REJECT")]
+
+
+def test_a_restarts_label_says_how_long_it_is_down_and_every_config_it_changes():
+    """A chart's legend for an upgrade: graceful or not, the downtime, then each changed config."""
+    r = F.Restart("consumer-2", 30_000, 5_500, graceful=True,
+                  consumer={"group.protocol": "consumer", "max.poll.records": 100})
+    assert r.label() == (f"{r.short_label()} at 30 s (graceful, down 5.5 s, group.protocol=consumer, "
+                         f"max.poll.records=100)")
+    assert F.Restart("consumer-1", 0, 10_000).label().endswith(" at 0 s (down 10 s)")
