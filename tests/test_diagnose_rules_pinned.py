@@ -73,6 +73,16 @@ def test_a_client_id_a_line_names_is_redacted_as_a_client():
     assert Redactor()("Rebalance failed. clientId=billing-7, groupId=g") == "Rebalance failed. clientId=client-1, groupId=g"
 
 
+def test_an_instance_id_a_line_names_is_redacted_as_an_instance():
+    # GroupCoordinator (2.3 - 3.9): "Static member with groupInstanceId=X and unknown member id joins group ..."
+    # and "Adding new member M with group instance id X": the static member's id is an instance placeholder.
+    r = Redactor()
+    assert r("Static member with groupInstanceId=checkout-pod-3 and unknown member id joins group g") == \
+        "Static member with groupInstanceId=instance-1 and unknown member id joins group g"
+    assert r("Adding new member m with group instance id checkout-pod-3") == \
+        "Adding new member m with group instance id instance-1"
+
+
 @pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
                                            ("librdkafka", "|SESSTMOUT|")])
 def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):
