@@ -83,6 +83,29 @@ def test_an_instance_id_a_line_names_is_redacted_as_an_instance():
         "Adding new member m with group instance id instance-1"
 
 
+def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
+    """report.text: a group's heading counts its rebalances and gives the longest, "Preparing to rebalance" to
+    "Stabilized group" (GroupCoordinator), in seconds: 3.5 s (10:00:00 to 10:00:03.5) and 12.25 s (10:01:00 to
+    10:01:12.25) make "longest rebalance 12.25 s"."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.report import text
+    gc = " (kafka.coordinator.group.GroupCoordinator)"
+
+    def prepare(at, generation):
+        return (f"[2024-03-05 10:{at}] INFO [GroupCoordinator 1]: Preparing to rebalance group orders in state "
+                f"PreparingRebalance with old generation {generation} (__consumer_offsets-12) (reason: Adding new "
+                f"member c-{generation}-{UUID} with group instance id None){gc}")
+
+    def stabilized(at, generation):
+        return (f"[2024-03-05 10:{at}] INFO [GroupCoordinator 1]: Stabilized group orders generation {generation} "
+                f"(__consumer_offsets-12) with {generation} members{gc}")
+
+    lines = [prepare("00:00,000", 0), stabilized("00:03,500", 1), prepare("01:00,000", 1), stabilized("01:12,250", 2)]
+    assert text(diagnose_lines(lines, "server.log")).splitlines()[0] == (
+        "group orders (classic protocol), 2024-03-05 10:00:00.000 to 2024-03-05 10:01:12.250: 2 rebalances, "
+        "longest rebalance 12.25 s")
+
+
 @pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
                                            ("librdkafka", "|SESSTMOUT|")])
 def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):
