@@ -106,6 +106,31 @@ def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
         "longest rebalance 12.25 s")
 
 
+def test_a_session_expiry_followed_by_the_same_client_rejoining_says_how_long_after_and_that_it_lived():
+    """rules.session_timeout: "Member M in group G has failed, removing it from the group" (GroupCoordinator
+    .onExpireHeartbeat) and the same client id joining again (a classic member id changes on rejoin) 7.5 s later
+    (10:00:30 to 10:00:37.5): the process lived (a GC pause or a stall), the stronger 0.8."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    gc, at = " (kafka.coordinator.group.GroupCoordinator)", "[2024-03-05 10:{}] INFO [GroupCoordinator 1]: "
+    other = "5d1e9a04-6b2f-4c3d-8e7f-0a1b2c3d4e5f"
+
+    def joins(when, generation, member):
+        return (at.format(when) + f"Preparing to rebalance group orders in state PreparingRebalance with old "
+                f"generation {generation} (__consumer_offsets-12) (reason: Adding new member {member} with group "
+                f"instance id None){gc}")
+
+    lines = [joins("00:00,000", 0, f"c-1-{UUID}"),
+             at.format("00:03,000") + f"Stabilized group orders generation 1 (__consumer_offsets-12) with 1 members{gc}",
+             at.format("00:30,000") + f"Member c-1-{UUID} in group orders has failed, removing it from the group{gc}",
+             joins("00:37,500", 1, f"c-1-{other}"),
+             at.format("00:40,500") + f"Stabilized group orders generation 2 (__consumer_offsets-12) with 1 members{gc}"]
+    (found,) = [f for f in diagnose_lines(lines, "server.log").findings if f.cause == "session-timeout-gc-or-stall"]
+    assert (found.score, found.evidence) == (0.8, [Line("server.log", 3)])
+    assert found.summary == ("c-1: heartbeats stopped for session.timeout.ms and the coordinator removed it (1 time(s)); "
+                             "it came back 7.5 s later, so the process lived: a GC pause, a starved or blocked "
+                             "heartbeat thread")
+
+
 @pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
                                            ("librdkafka", "|SESSTMOUT|")])
 def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):
