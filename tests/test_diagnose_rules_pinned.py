@@ -83,12 +83,9 @@ def test_an_instance_id_a_line_names_is_redacted_as_an_instance():
         "Adding new member m with group instance id instance-1"
 
 
-def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
-    """report.text: a group's heading counts its rebalances and gives the longest, "Preparing to rebalance" to
-    "Stabilized group" (GroupCoordinator), in seconds: 3.5 s (10:00:00 to 10:00:03.5) and 12.25 s (10:01:00 to
-    10:01:12.25) make "longest rebalance 12.25 s"."""
-    from kafkasim.analysis.diagnose import diagnose_lines
-    from kafkasim.analysis.diagnose.report import text
+def _two_rebalances() -> list[str]:
+    """A 2.x server.log of group orders: rebalances of 3.5 s (10:00:00 to 10:00:03.5) and 12.25 s (10:01:00 to
+    10:01:12.25), each from "Preparing to rebalance" to "Stabilized group" (GroupCoordinator)."""
     gc = " (kafka.coordinator.group.GroupCoordinator)"
 
     def prepare(at, generation):
@@ -100,10 +97,36 @@ def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
         return (f"[2024-03-05 10:{at}] INFO [GroupCoordinator 1]: Stabilized group orders generation {generation} "
                 f"(__consumer_offsets-12) with {generation} members{gc}")
 
-    lines = [prepare("00:00,000", 0), stabilized("00:03,500", 1), prepare("01:00,000", 1), stabilized("01:12,250", 2)]
-    assert text(diagnose_lines(lines, "server.log")).splitlines()[0] == (
+    return [prepare("00:00,000", 0), stabilized("00:03,500", 1), prepare("01:00,000", 1), stabilized("01:12,250", 2)]
+
+
+def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
+    """report.text: a group's heading counts its rebalances and gives the longest in seconds (12.25 s)."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.report import text
+    assert text(diagnose_lines(_two_rebalances(), "server.log")).splitlines()[0] == (
         "group orders (classic protocol), 2024-03-05 10:00:00.000 to 2024-03-05 10:01:12.250: 2 rebalances, "
         "longest rebalance 12.25 s")
+
+
+def test_a_rebalances_json_gives_its_times_in_ms_its_generation_members_trigger_and_first_line():
+    """Timeline.to_json (`--json`, issue 31): each episode is {start, end, duration_ms, generation, members, reason,
+    file, line, epoch_bump}, times in ms from the report's origin (START_TIME) like the moves'."""
+    from datetime import datetime, timedelta
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.timeline import START_TIME
+
+    def ms(minute, second):
+        return (datetime(2024, 3, 5, 10, minute) + timedelta(seconds=second) - START_TIME) // timedelta(milliseconds=1)
+
+    (tl,) = diagnose_lines(_two_rebalances(), "server.log").timelines.values()
+    assert tl.to_json()["episodes"] == [
+        {"start": ms(0, 0), "end": ms(0, 3.5), "duration_ms": 3500, "generation": 1, "members": 1,
+         "reason": f"Adding new member c-0-{UUID} with group instance id None", "file": "server.log", "line": 1,
+         "epoch_bump": False},
+        {"start": ms(1, 0), "end": ms(1, 12.25), "duration_ms": 12250, "generation": 2, "members": 2,
+         "reason": f"Adding new member c-1-{UUID} with group instance id None", "file": "server.log", "line": 3,
+         "epoch_bump": False}]
 
 
 def test_a_session_expiry_followed_by_the_same_client_rejoining_says_how_long_after_and_that_it_lived():

@@ -135,10 +135,8 @@ class Timeline:
                     break
                 end = a.time
             return end
-        for ep in self.episodes:
-            if ep.end is not None:
-                return ep.end
-        return self.generations[0][0] if self.generations else None
+        # (every generation is written with an episode's end: a "Stabilized" line or an epoch bump)
+        return next((ep.end for ep in self.episodes if ep.end is not None), None)
 
     def returned(self, d: Move, within_ms: int, used: set) -> Move | None:
         """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
