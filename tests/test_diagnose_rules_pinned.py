@@ -73,6 +73,87 @@ def test_a_client_id_a_line_names_is_redacted_as_a_client():
     assert Redactor()("Rebalance failed. clientId=billing-7, groupId=g") == "Rebalance failed. clientId=client-1, groupId=g"
 
 
+def test_an_instance_id_a_line_names_is_redacted_as_an_instance():
+    # GroupCoordinator (2.3 - 3.9): "Static member with groupInstanceId=X and unknown member id joins group ..."
+    # and "Adding new member M with group instance id X": the static member's id is an instance placeholder.
+    r = Redactor()
+    assert r("Static member with groupInstanceId=checkout-pod-3 and unknown member id joins group g") == \
+        "Static member with groupInstanceId=instance-1 and unknown member id joins group g"
+    assert r("Adding new member m with group instance id checkout-pod-3") == \
+        "Adding new member m with group instance id instance-1"
+
+
+def _two_rebalances() -> list[str]:
+    """A 2.x server.log of group orders: rebalances of 3.5 s (10:00:00 to 10:00:03.5) and 12.25 s (10:01:00 to
+    10:01:12.25), each from "Preparing to rebalance" to "Stabilized group" (GroupCoordinator)."""
+    gc = " (kafka.coordinator.group.GroupCoordinator)"
+
+    def prepare(at, generation):
+        return (f"[2024-03-05 10:{at}] INFO [GroupCoordinator 1]: Preparing to rebalance group orders in state "
+                f"PreparingRebalance with old generation {generation} (__consumer_offsets-12) (reason: Adding new "
+                f"member c-{generation}-{UUID} with group instance id None){gc}")
+
+    def stabilized(at, generation):
+        return (f"[2024-03-05 10:{at}] INFO [GroupCoordinator 1]: Stabilized group orders generation {generation} "
+                f"(__consumer_offsets-12) with {generation} members{gc}")
+
+    return [prepare("00:00,000", 0), stabilized("00:03,500", 1), prepare("01:00,000", 1), stabilized("01:12,250", 2)]
+
+
+def test_a_groups_first_report_line_gives_its_longest_rebalance_in_seconds():
+    """report.text: a group's heading counts its rebalances and gives the longest in seconds (12.25 s)."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.report import text
+    assert text(diagnose_lines(_two_rebalances(), "server.log")).splitlines()[0] == (
+        "group orders (classic protocol), 2024-03-05 10:00:00.000 to 2024-03-05 10:01:12.250: 2 rebalances, "
+        "longest rebalance 12.25 s")
+
+
+def test_a_rebalances_json_gives_its_times_in_ms_its_generation_members_trigger_and_first_line():
+    """Timeline.to_json (`--json`, issue 31): each episode is {start, end, duration_ms, generation, members, reason,
+    file, line, epoch_bump}, times in ms from the report's origin (START_TIME) like the moves'."""
+    from datetime import datetime, timedelta
+    from kafkasim.analysis.diagnose import diagnose_lines
+    from kafkasim.analysis.diagnose.timeline import START_TIME
+
+    def ms(minute, second):
+        return (datetime(2024, 3, 5, 10, minute) + timedelta(seconds=second) - START_TIME) // timedelta(milliseconds=1)
+
+    (tl,) = diagnose_lines(_two_rebalances(), "server.log").timelines.values()
+    assert tl.to_json()["episodes"] == [
+        {"start": ms(0, 0), "end": ms(0, 3.5), "duration_ms": 3500, "generation": 1, "members": 1,
+         "reason": f"Adding new member c-0-{UUID} with group instance id None", "file": "server.log", "line": 1,
+         "epoch_bump": False},
+        {"start": ms(1, 0), "end": ms(1, 12.25), "duration_ms": 12250, "generation": 2, "members": 2,
+         "reason": f"Adding new member c-1-{UUID} with group instance id None", "file": "server.log", "line": 3,
+         "epoch_bump": False}]
+
+
+def test_a_session_expiry_followed_by_the_same_client_rejoining_says_how_long_after_and_that_it_lived():
+    """rules.session_timeout: "Member M in group G has failed, removing it from the group" (GroupCoordinator
+    .onExpireHeartbeat) and the same client id joining again (a classic member id changes on rejoin) 7.5 s later
+    (10:00:30 to 10:00:37.5): the process lived (a GC pause or a stall), the stronger 0.8."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    gc, at = " (kafka.coordinator.group.GroupCoordinator)", "[2024-03-05 10:{}] INFO [GroupCoordinator 1]: "
+    other = "5d1e9a04-6b2f-4c3d-8e7f-0a1b2c3d4e5f"
+
+    def joins(when, generation, member):
+        return (at.format(when) + f"Preparing to rebalance group orders in state PreparingRebalance with old "
+                f"generation {generation} (__consumer_offsets-12) (reason: Adding new member {member} with group "
+                f"instance id None){gc}")
+
+    lines = [joins("00:00,000", 0, f"c-1-{UUID}"),
+             at.format("00:03,000") + f"Stabilized group orders generation 1 (__consumer_offsets-12) with 1 members{gc}",
+             at.format("00:30,000") + f"Member c-1-{UUID} in group orders has failed, removing it from the group{gc}",
+             joins("00:37,500", 1, f"c-1-{other}"),
+             at.format("00:40,500") + f"Stabilized group orders generation 2 (__consumer_offsets-12) with 1 members{gc}"]
+    (found,) = [f for f in diagnose_lines(lines, "server.log").findings if f.cause == "session-timeout-gc-or-stall"]
+    assert (found.score, found.evidence) == (0.8, [Line("server.log", 3)])
+    assert found.summary == ("c-1: heartbeats stopped for session.timeout.ms and the coordinator removed it (1 time(s)); "
+                             "it came back 7.5 s later, so the process lived: a GC pause, a starved or blocked "
+                             "heartbeat thread")
+
+
 @pytest.mark.parametrize("client,expiry", [("java", "session timed out without receiving a heartbeat response"),
                                            ("librdkafka", "|SESSTMOUT|")])
 def test_a_client_session_expiry_with_no_later_answer_is_a_weak_pause_finding(client, expiry):

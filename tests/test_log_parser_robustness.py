@@ -625,6 +625,16 @@ def test_a_fused_record_begins_right_after_the_logger_name_before_it():
         assert result.counts["split"] == 1 and result.counts["coordinator"] == 2
 
 
+def test_a_record_split_off_a_fused_line_is_counted_even_when_its_wording_is_not_read():
+    """`split` counts every record cut off another line fused onto it by a paste, one the reader ignores too (a
+    coordinator line of a wording it has no template for): the cut is in the file whatever the record said.
+    (Both without `(%c)`: the second, another logger's, starts at its date.)"""
+    ignored = "2024-03-05 20:21:14,681 INFO [GroupCoordinator 1]: Scheduling unloading of offsets and group metadata"
+    for first, ignores in ((ignored, 1), (f"2024-03-05 20:21:14,681 INFO [GroupCoordinator 1]: {BARE}", 0)):
+        _, result = rows([f"{first} 2024-03-05 20:21:15,000 INFO Rolled new log segment at offset 7"])
+        assert (result.counts["split"], result.counts["ignored"], result.counts["coordinator"]) == (1, ignores, 1)
+
+
 def test_a_fused_record_without_a_date_or_a_logger_name_is_split_before_its_level():
     """A layout without `(%c)`, the second record's date lost in the paste: the first record ends
     before the level word of the second, which takes the first one's time."""

@@ -135,7 +135,7 @@ def assignor_name(name_or_class: str) -> str:
     except (KeyError, TypeError):
         pass
     text = str(name_or_class)
-    suggestions = difflib.get_close_matches(text, list(_ALIASES), n=3, cutoff=0.6)
+    suggestions = difflib.get_close_matches(text, list(_ALIASES))  # its defaults: 3 at most, ratio 0.6 or more
     lowered = {alias.lower(): alias for alias in _ALIASES}
     if text.lower() in lowered and lowered[text.lower()] not in suggestions:
         suggestions.insert(0, lowered[text.lower()])

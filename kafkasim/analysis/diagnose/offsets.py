@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from kafkasim.analysis.diagnose.timeline import GROUP, KIND
 from kafkasim.analysis.log_parser import ROW_FIELDS
-from kafkasim.coordinator.broker_log import OFFSETS_TOPIC, offsets_partition
+from kafkasim.coordinator.broker_log import offsets_partition
 
-_TOPIC, _PARTITION = ROW_FIELDS.index("topic"), ROW_FIELDS.index("partition")
-#: The row kinds of a __consumer_offsets partition (broker.py).
+_PARTITION = ROW_FIELDS.index("partition")
+#: The row kinds of a __consumer_offsets partition: broker.py's `offsets_ev` makes each of them, always with
+#: the topic __consumer_offsets and no group, and nothing else makes them (so the kind alone says it).
 KINDS = ("OffsetsAppendFailed", "OffsetsIsrShrunk", "CoordinatorElected", "CoordinatorResigned")
 
 
@@ -28,7 +29,7 @@ def to_groups(rows: list) -> list:
         by_partition.setdefault(offsets_partition(g), []).append(g)
     out = []
     for r in rows:
-        if r[GROUP] is None and r[_TOPIC] == OFFSETS_TOPIC and r[KIND] in KINDS:
+        if r[KIND] in KINDS:
             out += [r[:GROUP] + (g,) + r[GROUP + 1:] for g in by_partition.get(r[_PARTITION], ())]
         else:
             out.append(r)

@@ -44,9 +44,6 @@ class Redactor:
             if member and client_of(member) != member:
                 self.add(client_of(member), "client")
             self.scan(reason or "")
-        for member in [m for m, k in self.names.items() if k.startswith("member-")]:
-            if client_of(member) != member:
-                self.add(client_of(member), "client")
         return self
 
     def scan(self, text: str) -> None:

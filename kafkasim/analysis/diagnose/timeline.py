@@ -85,7 +85,6 @@ class Episode:
     members: int | None
     file: str
     line: int
-    lines: list = field(default_factory=list)  # (file, line) of every event inside it
     epoch: bool = False  # a consumer group's epoch bump rather than a classic rebalance
 
     @property
@@ -136,10 +135,8 @@ class Timeline:
                     break
                 end = a.time
             return end
-        for ep in self.episodes:
-            if ep.end is not None:
-                return ep.end
-        return self.generations[0][0] if self.generations else None
+        # (every generation is written with an episode's end: a "Stabilized" line or an epoch bump)
+        return next((ep.end for ep in self.episodes if ep.end is not None), None)
 
     def returned(self, d: Move, within_ms: int, used: set) -> Move | None:
         """The first arrival not in `used` after departure `d`, within `within_ms`: of the same member
@@ -229,8 +226,6 @@ def _add(tl: Timeline, r: tuple) -> None:
     where = (r[FILE], r[LINE])
     open_ep = tl.episodes[-1] if tl.episodes and tl.episodes[-1].end is None and not tl.episodes[-1].epoch \
         else None
-    if open_ep is not None:
-        open_ep.lines.append(where)
     if kind in _CONSUMER_KINDS:
         tl.protocol = "consumer"
         tl.protocols.add("consumer")
@@ -255,17 +250,17 @@ def _add(tl: Timeline, r: tuple) -> None:
                                   fenced=where == tl._fenced))
     elif kind == "RebalanceStarted":
         if open_ep is None:
-            tl.episodes.append(Episode(t, None, None, r[REASON], None, *where, [where]))
+            tl.episodes.append(Episode(t, None, None, r[REASON], None, *where))
     elif kind == "GenerationStabilized":
         members = None if r[VALUE] is None else int(r[VALUE])
         if open_ep is None:  # a log that starts mid-rebalance
-            open_ep = Episode(t, None, None, None, None, *where, [where])
+            open_ep = Episode(t, None, None, None, None, *where)
             tl.episodes.append(open_ep)
         open_ep.end, open_ep.generation, open_ep.members = t, r[GEN], members
         tl.generations.append((t, r[GEN], members))
     elif kind == "GroupEpochBumped":
         tl.generations.append((t, r[GEN], None))
-        tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, [where], epoch=True))
+        tl.episodes.append(Episode(t, t, r[GEN], r[REASON], None, *where, epoch=True))
 
 
 def _note_client(tl: Timeline, member: str | None, alongside: set) -> None:
