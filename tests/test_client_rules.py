@@ -112,3 +112,12 @@ def test_a_sticky_member_over_its_quota_keeps_its_owned_partitions_in_reported_o
             assigned.setdefault(r[3], []).append(r[7])
     assert last == 3
     assert assigned == {"consumer-1": kept_by_consumer_1, "consumer-2": [1, 4], "consumer-4": to_consumer_4}
+
+
+def test_a_pause_scenarios_change_without_a_name_acts_on_the_last_live_member():
+    """`changes=((t, "leave", None),)`: the member that leaves is the newest one still running."""
+    from kafkasim.client.pause_resume import simulate_pause
+
+    events = simulate_pause(members=3, changes=((12_000, "leave", None),)).events
+    left = events[(events.time == 12_000) & (events.kind == "LeaveGroup")]
+    assert left[["source", "member", "generation"]].values.tolist() == [["consumer", "consumer-3", 1]]
