@@ -876,3 +876,17 @@ def test_a_heartbeat_response_and_an_api_error_read_as_kafkas():
     default = ApiError(Errors.UNKNOWN_MEMBER_ID)
     assert str(default) == "UNKNOWN_MEMBER_ID: The coordinator is not aware of this member."  # Errors.java
     assert default.message == "The coordinator is not aware of this member."
+
+
+def test_a_member_subscribed_by_names_and_by_a_regex_is_assigned_the_topics_of_both():
+    """The group's subscribed topics are a member's names plus what its regex resolved to (KIP-848;
+    `ConsumerGroup`'s subscribed topic names count both): the names at once, the regex's topics once
+    resolved, at the next heartbeat."""
+    sim, groups = manager(topics={"foo": 2, "food": 1, "bar": 3})
+    r = groups.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,
+                                        subscribed_topic_names=["bar"], subscribed_topic_regex="foo.*",
+                                        owned_partitions={})
+    assert (r.error, r.member_epoch, r.assignment) == (Errors.NONE, 1, {"bar": [0, 1, 2]})
+    sim.advance(0)
+    r = hb(groups, "m1", 1)
+    assert (r.member_epoch, r.assignment) == (2, {"bar": [0, 1, 2], "foo": [0, 1], "food": [0]})
