@@ -153,8 +153,8 @@ def _children_cpu() -> dict[int, int]:
 
 def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
           path: Path = ALONE, run: bool = True, children: int = 1) -> dict[str, str]:
-    """Each of `names` whose mutmut verdict is in `which`, run again by itself: its tests (those
-    mutmut maps to its function) in a fresh process with the mutant switched on from the start
+    """Each of `names` whose mutmut verdict is in `which`, run again by itself: its tests (`tests_of`)
+    in a fresh process with the mutant switched on from the start
     (`MUTANT_UNDER_TEST`), so that code run at import is mutated too, and no limit but the tests'
     own (pytest-timeout); `children` at a time. Returns {name: "killed" | "survived"}; verdicts are
     kept in `path` with the mutant's change and reused while the change is the same (only those
