@@ -162,8 +162,9 @@ def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOU
     kept = json.loads(path.read_text()) if path.exists() else {}
     changes = {n: added_lines(mutmut("show", n, quiet=True)) for n in names if status.get(n) in which}
     todo = [n for n, change in changes.items() if kept.get(n, {}).get("change") != change] if run else []
+    selection = _selection() if todo else {}
     with ThreadPoolExecutor(max(1, children)) as pool:
-        done = pool.map(lambda n: _run_alone(n, tests_of(n)), todo)
+        done = pool.map(lambda n: _run_alone(n, tests_of(n, selection)), todo)
         for i, (name, verdict) in enumerate(zip(todo, done), 1):
             print(f"mutation: alone {i}/{len(todo)}: {name} {verdict}", file=sys.stderr)
             kept[name] = {"change": changes[name], "verdict": verdict}
@@ -184,7 +185,7 @@ def tests_of(name: str, selection: dict[str, str] | None = None) -> list[str]:
     if package.count(".") >= 2:
         named += f"|(from|import) {re.escape(package)}\\b"
     imports = re.compile(rf"^\s*({named})", re.M)
-    files = [f for f, text in (selection or _selection()).items()
+    files = [f for f, text in (_selection() if selection is None else selection).items()
              if imports.search(text) or re.fullmatch(rf"tests/test_\w*{re.escape(short)}\w*\.py", f)]
     return mapped + [f for f in files if not any(test.startswith(f + "::") for test in mapped)]
 
