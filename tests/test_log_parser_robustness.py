@@ -16,6 +16,7 @@ read back.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 import re
@@ -691,6 +692,25 @@ def test_a_frame_that_cut_a_word_is_joined_without_its_spaces():
     assert [ev[f] for f in FIELDS] == [T, "coordinator", "my-group", None, "RebalanceStarted", 4, None, None, None,
                                        REASON, None, "PreparingRebalance"]
     assert result.unparsed == []
+
+
+@pytest.mark.parametrize("how", ["json_escape", "cri_part"])
+def test_box_characters_of_a_line_read_all_in_ascii_are_the_records_own_not_a_frame(how):
+    """A terminal draws its frame on every row it shows, so a line whose characters are all ASCII as
+    read was copied out of no frame. Box characters that only its JSON escapes (Fluent Bit's JSON
+    output writes every non-ASCII character as `\\uXXXX`) or a later CRI part bring are the record's
+    own: a group id may hold any character (GroupCoordinator.isValidGroupId: non-empty only)."""
+    line = kafka_line(BARE.replace("my-group", "orders\u2502eu"))
+    if how == "json_escape":
+        lines = [json.dumps({"log": line + "\n", "stream": "stdout", "time": "2024-03-05T20:21:14.681234567Z"})]
+    else:
+        k = line.index(" in group")
+        lines = [f"2024-03-05T20:21:14.690Z stdout P {line[:k]}", f"2024-03-05T20:21:14.690Z stdout F {line[k:]}"]
+    assert lines[0].isascii()
+    (ev,), result = rows(lines)
+    assert [ev[f] for f in ("time", "group", "member", "kind", "reason")] == [
+        T, "orders\u2502eu", M1, "MemberRemoved", "session_timeout"]
+    assert result.unparsed == [] and result.counts["lines"] == len(lines)
 
 
 # -- every example of docs/log-reader.md ------------------------------------------------------------

@@ -184,7 +184,7 @@ class LogParser(Clock):
         over = len(line) > MAX_LINE_CHARS
         if over:
             line = line[:MAX_LINE_CHARS]
-        plain = line.isascii()
+        plain = line.isascii()  # as read: box characters JSON escapes or later CRI parts bring are the record's own
         if not plain:  # terminal frames at the edges (only a non-ASCII line can have them)
             line, _, pad, right_pad = strip_frame(line)
         first = line[:1]
