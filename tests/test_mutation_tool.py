@@ -131,32 +131,36 @@ def test_timeouts_and_survivors_are_run_again_alone_once_per_change(tmp_path, mo
         [n for n in names if STATUS[n] == "killed"], "killed") and len(runs) == 6
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
-def test_a_forked_child_that_waits_without_cpu_is_stopped_as_a_timeout_and_a_busy_one_is_not():
-    """A mutmut child forked after the runner's threads started can wait forever on a lock; after
-    `idle_s` without CPU it gets SIGXCPU, which mutmut counts as a timeout (checked again alone)."""
-    import signal
-    import subprocess
-    import threading
-    import time
+def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_them(tmp_path, monkeypatch):
+    """A full run names 47,000 mutants, more than a command line holds (ARG_MAX): one mutmut run
+    reads them all, so their tests run unmutated once, not once per slice."""
+    fake = tmp_path / "fake" / "mutmut"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text("import pathlib, sys\n"
+                                      "pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv))\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    names = [f"kafkasim.coordinator.classic.group.xǁGroupǁm{i}__mutmut_{i}" for i in range(50_000)]
+    mutation.check(names, 2)
+    assert (tmp_path / "argv.txt").read_text().split("\n") == ["mutmut", "run", "--max-children", "2", *names]
 
-    def child(title: str, code: str) -> subprocess.Popen:
-        return subprocess.Popen(["bash", "-c", f'exec -a "mutmut: {title}" {sys.executable} -c "{code}"'],
-                                cwd=mutation.ROOT)
 
-    idle, busy = child("idle", "import time; time.sleep(30)"), child("busy", "while True: pass")
-    stop = threading.Event()
-    watcher = threading.Thread(target=mutation.stop_idle_children, args=(stop, 0.5, 0.1))
-    watcher.start()
-    try:
-        assert idle.wait(10) == -signal.SIGXCPU
-        time.sleep(0.5)
-        assert busy.poll() is None
-    finally:
-        stop.set()
-        watcher.join()
-        busy.kill()
-        idle.kill()
+def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
+    """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked."""
+    checked = []
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
+    monkeypatch.setattr(mutation, "results", lambda: dict(STATUS))
+    monkeypatch.setattr(mutation, "check", lambda names, children: checked.append(names))
+    monkeypatch.setattr(mutation, "alone", lambda *args, **kwargs: {})
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
+    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator", "--resume"])
+    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator"])
+    assert checked == [["kafkasim.coordinator.group_size.x_b__mutmut_2"],
+                       ["kafkasim.coordinator.assignor.range.xǁRangeAssignorǁassign__mutmut_1",
+                        "kafkasim.coordinator.group_size.x_b__mutmut_1",
+                        "kafkasim.coordinator.group_size.x_b__mutmut_2"]]
 
 
 def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing_its_module(monkeypatch):

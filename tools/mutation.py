@@ -2,6 +2,7 @@
 
     make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
     make mutation SAMPLE=0                 # every mutant (hours on two cores)
+    make mutation SAMPLE=0 RESUME=1        # go on with a run that was stopped
     make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
     .venv/bin/python tools/mutation.py --report-only ...   # the report again, from the last results
 
@@ -24,16 +25,12 @@ said why there) counts apart, as equivalent, while its change is still the one l
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
-import threading
-import time
 import tomllib
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -95,6 +92,21 @@ def mutmut(*args: str, quiet: bool = False) -> str:
     return done.stdout or ""
 
 
+def check(names: list[str], children: int) -> None:
+    """mutmut's verdict for each of `names`, in one mutmut run (one clean run of their tests). The
+    names are read from a file inside that process: a full run's 47,000 do not fit in a command line."""
+    if not names:
+        return
+    listed = ROOT / "build" / "mutation" / "names.txt"
+    listed.parent.mkdir(parents=True, exist_ok=True)
+    listed.write_text("\n".join(names))
+    load = ("import runpy, sys; sys.argv = ['mutmut', 'run', '--max-children', sys.argv[1], "
+            "*open(sys.argv[2]).read().split()]; runpy.run_module('mutmut', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", load, str(children), str(listed)], cwd=ROOT)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"mutation: `mutmut run` failed with exit status {done.returncode}")
+
+
 def results() -> dict[str, str]:
     """Every generated mutant's status, by name."""
     return {m.group(1): m.group(2) for m in map(_LINE.fullmatch, mutmut("results", "--all", "true", quiet=True)
@@ -121,34 +133,6 @@ def equivalents(status: dict[str, str], path: Path = EQUIVALENT) -> dict[str, st
 def added_lines(diff: str) -> list[str]:
     """The lines a mutant's diff (`mutmut show`) puts in, stripped."""
     return [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
-
-
-def stop_idle_children(stop: threading.Event, idle_s: float = 60, every_s: float = 10) -> None:
-    """Until `stop`: end with SIGXCPU (mutmut: "timeout", so `alone` checks it again) each of mutmut's
-    forked children that used no CPU for `idle_s`. A child forked after the runner started threads
-    (vl-convert's runtime, Spark's gateway) can wait on a lock no thread will release, and mutmut's
-    own limit, its tests' time x 15, lets it wait for minutes. Linux only (/proc); elsewhere it waits."""
-    seen: dict[int, tuple[int, float]] = {}
-    while not stop.wait(every_s):
-        for pid, cpu in _children_cpu().items():
-            before, since = seen.get(pid, (-1, time.monotonic()))
-            if cpu != before:
-                seen[pid] = (cpu, time.monotonic())
-            elif time.monotonic() - since >= idle_s:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGXCPU)
-
-
-def _children_cpu() -> dict[int, int]:
-    """{pid: CPU ticks used} of this project's mutmut children (their title is `mutmut: NAME`)."""
-    found = {}
-    for proc in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            if (proc / "cmdline").read_bytes().startswith(b"mutmut: ") and \
-                    (proc / "cwd").resolve().is_relative_to(ROOT):
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                found[int(proc.name)] = int(fields[11]) + int(fields[12])  # utime + stime
-    return found
 
 
 def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
@@ -317,6 +301,9 @@ def main(argv=None) -> int:
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
     ap.add_argument("--alone", choices=("doubtful", "all"), default="doubtful",
                     help="which of mutmut's verdicts to check again alone: timeouts and survivors, or all")
+    ap.add_argument("--resume", action="store_true", default=bool(os.environ.get("RESUME")),
+                    help="check only the chosen mutants without a verdict yet (a long run stopped with Ctrl-C "
+                         "goes on; mutmut forgets the verdicts of a function whose code changed)")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the last run's results (after editing the equivalent mutants)")
     args = ap.parse_args(argv)
@@ -324,16 +311,18 @@ def main(argv=None) -> int:
         # mutmut generates every mutant and maps tests to functions on its first run: a run that
         # selects no mutant does only that, and lists them all.
         mutmut("run", "--max-children", str(args.children), "kafkasim.no_such_module.*", quiet=True)
-    names = choose(list(results()), args.sample, args.only)
+    status = results()
+    names = choose(list(status), args.sample, args.only)
     if not names:
         raise SystemExit(f"mutation: no mutant in modules starting with {args.only!r}")
     if not args.report_only:
-        print(f"mutation: checking {len(names):,} mutants", file=sys.stderr)
-        stop = threading.Event()
-        threading.Thread(target=stop_idle_children, args=(stop,), daemon=True).start()
-        for start in range(0, len(names), 500):  # a command line of reasonable length
-            mutmut("run", "--max-children", str(args.children), *names[start:start + 500])
-        stop.set()
+        todo = [n for n in names if status[n] == "not checked"] if args.resume else names
+        print(f"mutation: checking {len(todo):,} of {len(names):,} mutants", file=sys.stderr)
+        try:
+            check(todo, args.children)
+        except KeyboardInterrupt:
+            raise SystemExit("mutation: stopped; the verdicts so far are kept, and the same command with "
+                             "RESUME=1 (--resume) goes on from there") from None
     status = results()
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
