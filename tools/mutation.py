@@ -81,6 +81,7 @@ KILLED = ("killed", "timeout")
 ALONE = ROOT / "build" / "mutation" / "alone.json"
 #: mutmut's verdicts that are run again alone by default.
 DOUBTFUL = ("timeout", "survived")
+RERUN = {"doubtful": DOUBTFUL, "timeouts": ("timeout",), "all": (*KILLED, "survived")}
 
 
 def mutmut(*args: str, quiet: bool = False) -> str:
@@ -299,8 +300,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=os.environ.get("ONLY") or None,
                     help="modules whose names start with one of these (comma-separated)")
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
-    ap.add_argument("--alone", choices=("doubtful", "all"), default="doubtful",
-                    help="which of mutmut's verdicts to check again alone: timeouts and survivors, or all")
+    ap.add_argument("--alone", choices=tuple(RERUN), default="doubtful",
+                    help="which of mutmut's verdicts to check again alone: timeouts and survivors (doubtful), "
+                         "timeouts only (for a full run: its survivors alone take a day; they can only turn "
+                         "into kills), or all")
     ap.add_argument("--resume", action="store_true", default=bool(os.environ.get("RESUME")),
                     help="check only the chosen mutants without a verdict yet (a long run stopped with Ctrl-C "
                          "goes on; mutmut forgets the verdicts of a function whose code changed)")
@@ -327,7 +330,7 @@ def main(argv=None) -> int:
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
                          "unmutated first)")
-    rerun = alone(names, status, DOUBTFUL if args.alone == "doubtful" else (*KILLED, "survived"),
+    rerun = alone(names, status, RERUN[args.alone],
                   run=not args.report_only, children=args.children)
     changed = sum(status[n] != v and not (status[n] in KILLED and v == "killed") for n, v in rerun.items())
     status.update(rerun)
