@@ -2,7 +2,7 @@
 librdkafka's source, never from the code's output: the order Java iterates a partition set in
 (`new HashSet<>(collection)` before 3.2, printed here by Java 17; a TreeSet from 3.2), what a closing
 consumer logs and tells the coordinator, which heartbeat errors librdkafka logs a rebalance for, and
-which heartbeat errors end a classic Java consumer."""
+which heartbeat and commit errors end a classic Java consumer."""
 
 from __future__ import annotations
 
@@ -181,3 +181,33 @@ def test_a_heartbeat_answered_not_coordinator_does_not_end_the_consumer():
     assert [a for a in answers if 18_000 <= a[0] <= 21_000] == [(18_000, "NONE"), (21_000, "NOT_COORDINATOR")]
     assert not [r for r in world.rows if r[4] == "Fatal"]
     assert consumer.alive and consumer.app_state == "consuming"
+
+
+@pytest.mark.parametrize("consumer, fenced, rows", [
+    # commitSync() after each batch: the batch ending at 26 s commits, is answered FENCED_INSTANCE_ID
+    # and throws FencedInstanceIdException out of the poll loop (ConsumerCoordinator.commitOffsetsSync)
+    ({"enable.auto.commit": False}, "FencedInstanceIdException",
+     [(26_000, "Processed"), (26_000, "CommitFailed"), (26_000, "Fatal"), (26_000, "StateChanged")]),
+    # auto-commit every 5 s from the join at 3 s: the one at 28 s is fenced and the next poll(),
+    # after the batch ending at 29 s, throws it (ConsumerCoordinator.invokeCompletedOffsetCommitCallbacks:
+    # asyncCommitFenced); heartbeats every 10 s (13, 23, 33 s) come too late to tell it first
+    ({"heartbeat.interval.ms": 10_000}, "auto-commit failed (logged)",
+     [(26_000, "Processed"), (26_000, "Fetched"), (27_000, "Processed"), (27_000, "Fetched"),
+      (28_000, "Processed"), (28_000, "CommitFailed"), (28_000, "Fetched"), (29_000, "Processed"),
+      (29_000, "Fatal"), (29_000, "StateChanged")])],
+    ids=["commit-sync", "auto-commit"])
+def test_a_static_member_whose_commit_is_answered_fenced_instance_id_stops_at_its_next_poll(consumer, fenced, rows):
+    """KIP-345: the commits of a member replaced by a new process with its group.instance.id (at 25.5 s,
+    between two of its batches) are answered FENCED_INSTANCE_ID, fatal to the application: commitSync()
+    throws FencedInstanceIdException, and an asynchronous commit's fencing is thrown by the next poll().
+    Batches end on the second here (poll_resolution_ms 1 s)."""
+    world, old = one_member_world(static_membership=True, consumer=consumer)
+    replacement = Consumer(world, "c-1 (new)", dict(old.config))  # same group.instance.id "c-1"
+    world.sim.at(25_500, replacement.start)
+    world.sim.run(until=40_000)
+    after = [r for r in world.rows if r[3] == "c-1" and r[0] >= 25_500]
+    assert [(r[0], r[4]) for r in after] == rows
+    assert [(r[8], r[9]) for r in after if r[4] in ("CommitFailed", "Fatal", "StateChanged")] == [
+        ("FENCED_INSTANCE_ID", fenced), ("FENCED_INSTANCE_ID", "FencedInstanceIdException"), (None, "stopped")]
+    assert all(answer == "NONE" for _, answer in heartbeat_answers(world, old.member_id))
+    assert not old.alive and replacement.alive
