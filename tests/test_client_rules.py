@@ -1,15 +1,18 @@
 """Rules of the client (`kafkasim.client`) pinned by name (issue 29), each from Kafka's or
 librdkafka's source, never from the code's output: the order Java iterates a partition set in
 (`new HashSet<>(collection)` before 3.2, printed here by Java 17; a TreeSet from 3.2), what a closing
-consumer logs and tells the coordinator, and which heartbeat errors librdkafka logs a rebalance for."""
+consumer logs and tells the coordinator, which heartbeat errors librdkafka logs a rebalance for, and
+which heartbeat and commit errors end a classic Java consumer."""
 
 from __future__ import annotations
 
 import pytest
 
 from kafkasim.client.client_log import JavaClassicLog, LibrdkafkaLog, hash_set_order
+from kafkasim.client.consumer import Consumer
 from kafkasim.core import faults as F
 from kafkasim.scenario import Scenario, simulate
+from kafkasim.scenario.world import World
 
 ORDERS_12 = [("orders", p) for p in range(12)]
 #: `new HashSet<>(12 TopicPartitions orders-0..orders-11)` printed by Java 17: 12 / .75 + 1 = 17 makes
@@ -121,3 +124,90 @@ def test_a_pause_scenarios_change_without_a_name_acts_on_the_last_live_member():
     events = simulate_pause(members=3, changes=((12_000, "leave", None),)).events
     left = events[(events.time == 12_000) & (events.kind == "LeaveGroup")]
     assert left[["source", "member", "generation"]].values.tolist() == [["consumer", "consumer-3", 1]]
+
+
+def one_member_world(**scenario) -> tuple[World, Consumer]:
+    """A Kafka 3.7 run of one classic consumer c-1 started at 0 on 2 partitions, set up as `simulate`
+    sets it up (offsets committed at 0, faults scheduled) but not run, for a test to add what a
+    Scenario cannot: a second process, a coordinator losing the group."""
+    world = World(Scenario(kafka_version="3.7", members=1, topics={"orders": 2}, duration_ms=60_000,
+                           start_spread_ms=0, **scenario))
+    world.coord.commit_offsets(world.group_id, "", -1, {tp: 0 for tp in world.partitions.tps})
+    consumer = world.add_consumer(0)
+    for fault in world.scenario.faults:
+        fault.schedule(world)
+    return world, consumer
+
+
+def heartbeat_answers(world: World, member_id: str) -> list[tuple[int, str]]:
+    return [(r[0], r[8]) for r in world.rows if r[1] == "coordinator" and r[4] == "Heartbeat" and r[3] == member_id]
+
+
+@pytest.mark.parametrize("fault, last_ok_ms, fenced_ms", [
+    # its poll thread stuck, its heartbeat thread beats on: 27 s is the first beat after the replacement
+    (F.SlowProcessing("c-1", 20_000, duration_ms=20_000), 24_000, 27_000),
+    # every thread frozen (a long GC): the beat due at 21 s goes out when it thaws at 40 s
+    (F.Pause("c-1", 20_000, duration_ms=20_000), 18_000, 40_000)], ids=["stalled", "frozen"])
+def test_a_static_member_fenced_by_its_replacement_stops_at_its_next_heartbeat(fault, last_ok_ms, fenced_ms):
+    """KIP-345: a new process with the same group.instance.id takes the member's place in the group
+    (here at 25 s, while the old one is stuck or frozen, within session.timeout.ms 45 s). The old
+    one's next heartbeat is answered FENCED_INSTANCE_ID, and that error alone ends a classic Java
+    consumer from its heartbeat thread: `AbstractCoordinator.HeartbeatThread.run` sets `failed` on a
+    FencedInstanceIdException (any other failed heartbeat is retried), beats no more, and the next
+    poll() throws it; kafkasim stops the consumer at that answer. By hand (3.7 defaults): the first JoinGroup is answered after group.initial.rebalance.delay.ms
+    3 s, then a heartbeat every heartbeat.interval.ms 3 s: 6, 9, ..., 24, 27 s."""
+    world, old = one_member_world(static_membership=True, faults=[fault])
+    replacement = Consumer(world, "c-1 (new)", dict(old.config))  # same group.instance.id "c-1"
+    world.sim.at(25_000, replacement.start)
+    world.sim.run(until=60_000)
+    assert heartbeat_answers(world, old.member_id)[-2:] == [(last_ok_ms, "NONE"), (fenced_ms, "FENCED_INSTANCE_ID")]
+    fatal = [(r[0], r[8], r[9]) for r in world.rows if r[4] == "Fatal"]
+    assert fatal == [(fenced_ms, "FENCED_INSTANCE_ID", "FencedInstanceIdException")]
+    states = [(r[0], r[9]) for r in world.rows if r[3] == "c-1" and r[4] == "StateChanged"]
+    assert states[-1] == (fenced_ms, "stopped")
+    assert not old.alive and replacement.alive and sorted(replacement.owned) == [0, 1]
+
+
+def test_a_heartbeat_answered_not_coordinator_does_not_end_the_consumer():
+    """`AbstractCoordinator.HeartbeatResponseHandler`: COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR
+    marks the coordinator unknown and the heartbeat is retried (`HeartbeatThread.run`: failHeartbeat);
+    only FENCED_INSTANCE_ID ends the consumer. The coordinator stops coordinating the group at 20 s
+    (`unload_group`, a failover); c-1's heartbeat at 21 s (3 s after the one at 18 s) is answered
+    NOT_COORDINATOR, and c-1 runs on."""
+    world, consumer = one_member_world()
+    world.sim.at(20_000, world.coord.unload_group, world.group_id)
+    world.sim.run(until=60_000)
+    answers = heartbeat_answers(world, consumer.member_id)
+    assert [a for a in answers if 18_000 <= a[0] <= 21_000] == [(18_000, "NONE"), (21_000, "NOT_COORDINATOR")]
+    assert not [r for r in world.rows if r[4] == "Fatal"]
+    assert consumer.alive and consumer.app_state == "consuming"
+
+
+@pytest.mark.parametrize("consumer, fenced, rows", [
+    # commitSync() after each batch: the batch ending at 26 s commits, is answered FENCED_INSTANCE_ID
+    # and throws FencedInstanceIdException out of the poll loop (ConsumerCoordinator.commitOffsetsSync)
+    ({"enable.auto.commit": False}, "FencedInstanceIdException",
+     [(26_000, "Processed"), (26_000, "CommitFailed"), (26_000, "Fatal"), (26_000, "StateChanged")]),
+    # auto-commit every 5 s from the join at 3 s: the one at 28 s is fenced and the next poll(),
+    # after the batch ending at 29 s, throws it (ConsumerCoordinator.invokeCompletedOffsetCommitCallbacks:
+    # asyncCommitFenced); heartbeats every 10 s (13, 23, 33 s) come too late to tell it first
+    ({"heartbeat.interval.ms": 10_000}, "auto-commit failed (logged)",
+     [(26_000, "Processed"), (26_000, "Fetched"), (27_000, "Processed"), (27_000, "Fetched"),
+      (28_000, "Processed"), (28_000, "CommitFailed"), (28_000, "Fetched"), (29_000, "Processed"),
+      (29_000, "Fatal"), (29_000, "StateChanged")])],
+    ids=["commit-sync", "auto-commit"])
+def test_a_static_member_whose_commit_is_answered_fenced_instance_id_stops_at_its_next_poll(consumer, fenced, rows):
+    """KIP-345: the commits of a member replaced by a new process with its group.instance.id (at 25.5 s,
+    between two of its batches) are answered FENCED_INSTANCE_ID, fatal to the application: commitSync()
+    throws FencedInstanceIdException, and an asynchronous commit's fencing is thrown by the next poll().
+    Batches end on the second here (poll_resolution_ms 1 s)."""
+    world, old = one_member_world(static_membership=True, consumer=consumer)
+    replacement = Consumer(world, "c-1 (new)", dict(old.config))  # same group.instance.id "c-1"
+    world.sim.at(25_500, replacement.start)
+    world.sim.run(until=40_000)
+    after = [r for r in world.rows if r[3] == "c-1" and r[0] >= 25_500]
+    assert [(r[0], r[4]) for r in after] == rows
+    assert [(r[8], r[9]) for r in after if r[4] in ("CommitFailed", "Fatal", "StateChanged")] == [
+        ("FENCED_INSTANCE_ID", fenced), ("FENCED_INSTANCE_ID", "FencedInstanceIdException"), (None, "stopped")]
+    assert all(answer == "NONE" for _, answer in heartbeat_answers(world, old.member_id))
+    assert not old.alive and replacement.alive

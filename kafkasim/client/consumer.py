@@ -140,6 +140,7 @@ class Consumer:
         self.before_stall: str | None = None  # what the app thread was doing when it got stuck
         self.before_pause: str | None = None  # ... and when a stop-the-world pause froze it
         self.closing = False                # close() asked while a batch was being processed
+        self.poll_throws: Errors | None = None  # what the next poll() throws: a fenced auto-commit (asyncCommitFenced)
         self._stop_waiters: list = []       # what runs once this process has stopped
 
     # -- plumbing -------------------------------------------------------------------------
@@ -321,6 +322,8 @@ class Consumer:
     def _poll(self) -> None:
         if not self._poll_starts():
             return
+        if self.poll_throws is not None:  # ConsumerCoordinator.invokeCompletedOffsetCommitCallbacks
+            return self._fatal(self.poll_throws)
         now = self.sim.now
         self.last_poll = now
         if self.state is STABLE:
@@ -437,14 +440,20 @@ class Consumer:
         self.parts.process(records, count, start, now)
         self.rows.append((now, "consumer", self.group_id, self.name, "Processed",
                           self.generation if self.generation >= 0 else None, None, None, None, None, count, None))
-        if not self.auto_commit:
-            self._commit(sync=True)
+        if not self.auto_commit and self._commit(sync=True) is Errors.FENCED_INSTANCE_ID:
+            return self._fatal(Errors.FENCED_INSTANCE_ID)  # the application's commitSync() throws it
         self._poll()
 
     # -- commits --------------------------------------------------------------------------
-    def _commit(self, sync: bool) -> None:
+    def _commit(self, sync: bool) -> Errors | None:
+        """OffsetCommit of every owned partition's position; the answer (None: nothing owned).
+
+        A static member fenced by a newer process with its group.instance.id is answered
+        FENCED_INSTANCE_ID: commitSync() throws FencedInstanceIdException (`commitOffsetsSync`), an
+        asynchronous auto-commit makes the next poll() throw it (`asyncCommitFenced`), while the
+        auto-commits of close() and of a rebalance only log it (`maybeAutoCommitOffsetsSync`)."""
         if not self.owned:
-            return
+            return None
         tps = self.parts.tps
         offsets = {tps[i]: pos for i, pos in self.owned.items()}
         error: Errors | None = None
@@ -466,13 +475,16 @@ class Consumer:
                                        self.assignor)
         if error is NONE:
             self._row("Commit", value=len(offsets))
-            return
+            return error
         exception = ("RebalanceInProgressException" if self.nonblocking_rebalance and error is Errors.REBALANCE_IN_PROGRESS
-                     else "CommitFailedException")
+                     else error.exception if error is Errors.FENCED_INSTANCE_ID else "CommitFailedException")
         self._row("CommitFailed", error=error.name, reason=exception if sync else "auto-commit failed (logged)",
                   value=len(offsets))
         if error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION) and self.generation >= 0:
             self._reset_generation(error, "rebalance")
+        elif error is Errors.FENCED_INSTANCE_ID and not sync:
+            self.poll_throws = error
+        return error
 
     # -- rebalance: client side -----------------------------------------------------------
     def _join_prepare(self) -> None:
