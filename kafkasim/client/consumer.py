@@ -60,12 +60,10 @@ NONE = Errors.NONE
 #: The reason the 3.x Java client gives in its LeaveGroup when the poll timer expires: the words it logs.
 POLL_TIMEOUT_REASON = POLL_TIMEOUT_TEXT
 
-#: Fatal JoinGroup/SyncGroup/Heartbeat errors: the Java client throws and the application stops.
+#: Fatal JoinGroup/SyncGroup errors: the Java client throws and the application stops.
 #: INVALID_GROUP_ID (an empty group.id) is InvalidGroupIdException to the application (AbstractCoordinator).
 FATAL = {Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID, Errors.INVALID_SESSION_TIMEOUT,
          Errors.INCONSISTENT_GROUP_PROTOCOL, Errors.INVALID_GROUP_ID}
-
-
 
 
 class Consumer:
@@ -780,7 +778,9 @@ class Consumer:
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             self._reset_generation(error, "rebalance")
             self._wake()
-        elif error in FATAL:
+        elif error is Errors.FENCED_INSTANCE_ID:
+            # The heartbeat thread fails only on a fenced instance id; any other error is retried
+            # (`AbstractCoordinator.HeartbeatThread.run`).
             self._fatal(error)
 
     def _poll_timer_fired(self, incarnation: int) -> None:
