@@ -1037,8 +1037,9 @@ class ClassicGroupCoordinator:
         return result
 
     def unload_group(self, group_id: str) -> None:
-        """This broker stops coordinating the group (a failover): any state -> Dead, parked
-        requests get NOT_COORDINATOR, and later requests NOT_COORDINATOR until `load_group`."""
+        """This broker stops coordinating the group (a failover): any state -> Dead, parked and later
+        requests get NOT_COORDINATOR. The failover's other half, another broker loading the group, is
+        not modelled: there is one coordinator."""
         group = self._release(group_id, Errors.NOT_COORDINATOR)
         self.offsets.pop(group_id, None)
         self._transition(group, DEAD)
