@@ -348,29 +348,6 @@ def test_cri_partial_lines_are_joined():
     assert [e["member"] for e in evs] == [M1] and result.unparsed == []
 
 
-def test_docker_partial_entries_are_joined():
-    line = kafka_line(BARE)
-    lines = [f'{{"log":"{line[:90]}","stream":"stdout","time":"2024-03-05T20:21:14Z"}}',
-             f'{{"log":"{line[90:]}\\n","stream":"stdout","time":"2024-03-05T20:21:14Z"}}']
-    evs, result = events(lines)
-    assert [e["member"] for e in evs] == [M1] and result.unparsed == []
-
-
-def test_docker_entries_after_a_joined_one_are_read_on_their_own_line():
-    """A partial entry is joined up to the entry whose "log" ends in a newline; the next entry is a
-    record of its own, kept aside (if unparsed) with its message without that newline."""
-    line, bad = kafka_line(BARE), kafka_line("Preparing to explode group g")
-    lines = [f'{{"log":"{line[:90]}","stream":"stdout","time":"2024-03-05T20:21:14Z"}}',
-             f'{{"log":"{line[90:]}\\n","stream":"stdout","time":"2024-03-05T20:21:14Z"}}',
-             f'{{"log":"{bad}\\n","stream":"stdout","time":"2024-03-05T20:21:14Z"}}']
-    evs, result = events(lines)
-    assert [(e["time"], e["kind"], e["group"], e["member"], e["reason"]) for e in evs] == [
-        (T, "MemberRemoved", "my-group", M1, "session_timeout")]
-    assert [r[LINE] for r in result.rows] == [1]
-    assert result.unparsed == [("<lines>", 3, "unrecognised wording", bad)]
-    assert result.counts["lines"] == 3 and result.counts["coordinator"] == 2
-
-
 # -- wrapped, truncated and malformed --------------------------------------------------------------
 LONG = kafka_line(f"Preparing to rebalance group my-group in state PreparingRebalance with old generation 12 "
                   f"(__consumer_offsets-12) (reason: Adding new member {M1} with group instance id None; client "

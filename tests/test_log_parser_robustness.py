@@ -33,6 +33,7 @@ from kafkasim import Scenario, simulate
 from kafkasim import faults as F
 from kafkasim.analysis import logs as lp
 from kafkasim.analysis.logs import files
+from kafkasim.analysis.logs.reader import DOCKER_PIECE_BYTES, docker_piece
 from kafkasim.analysis.logs.sources import BROKER
 from kafkasim.analysis.logs import (COUNTS, MAX_KEPT_CHARS, MAX_LINE_CHARS, ROW_FIELDS, chunk_plan,
                                           count_newlines, expand_paths, parse_chunk, parse_file, parse_files,
@@ -711,6 +712,144 @@ def test_box_characters_of_a_line_read_all_in_ascii_are_the_records_own_not_a_fr
     assert [ev[f] for f in ("time", "group", "member", "kind", "reason")] == [
         T, "orders\u2502eu", M1, "MemberRemoved", "session_timeout"]
     assert result.unparsed == [] and result.counts["lines"] == len(lines)
+
+
+# -- JSON records: Docker's pieces of a long line, shippers' whole records -------------------------
+DOCKER_TIME = "2024-03-05T20:21:14.681234567Z"
+REBALANCE_AT = "[2024-03-05 20:21:15,002]"
+T_REBALANCE = T + 321
+#: 700 members who did not rejoin a rebalance (GroupCoordinator.scala `onCompleteJoin`, 2.8+, one line for all of
+#: them): 35,748 bytes, 3 entries when Docker writes it (two full pieces and the rest).
+NOT_REJOINED = [f"consumer-{i}-0b1b2c3d-4e5f-4a6b-8c7d-{i:012x}" for i in range(700)]
+NOT_REJOINED_LINE = kafka_line(f"Group my-group removed dynamic members who haven't joined: "
+                               f"Set({', '.join(NOT_REJOINED)})")
+
+
+def docker_entries(line: str, driver: str = "json-file", stream: str = "stdout") -> list[str]:
+    """The JSON lines Docker writes for one line its container printed (moby daemon/logger/copier.go):
+    the line's bytes cut into pieces of DOCKER_PIECE_BYTES, one entry each. json-file keeps the
+    line's newline on the last piece only (an empty one when the line fills its pieces exactly);
+    the fluentd driver keeps no newline and says which piece is which (fluentd.go `Log`, as
+    Fluentd's out_file `format json` writes the records). A byte that is no whole character is
+    written as U+FFFD: "replace" does so for the 2-byte characters these tests cut."""
+    raw = line.encode()
+    logs = [raw[i:i + DOCKER_PIECE_BYTES].decode("utf-8", "replace")
+            for i in range(0, len(raw) + 1, DOCKER_PIECE_BYTES)]
+    if driver == "json-file":
+        logs[-1] += "\n"
+        return [json.dumps({"log": log, "stream": stream, "time": DOCKER_TIME}) for log in logs]
+    return [json.dumps({"container_id": "9f3c", "container_name": "/kafka-1", "source": stream, "log": log,
+                        "partial_message": "true", "partial_id": "5e1a", "partial_ordinal": str(i),
+                        "partial_last": str(i == len(logs)).lower()}) for i, log in enumerate(logs, 1)]
+
+
+# Records one a line whose "log" has no newline, as each writer does: Fluent Bit's tail input (its
+# default `Key log`), Fluent Bit's built-in CRI parser (flb_ml_parser_cri.c: time, stream, _p, log),
+# Docker's fluentd driver (a line that fits one piece: no partial fields), and Docker's json-file
+# for the last bytes of a stream that ended without a newline (copier.go: a piece of no full size).
+WHOLE_RECORDS = {
+    "fluent_bit_tail": lambda line: {"log": line},
+    "fluent_bit_cri": lambda line: {"time": DOCKER_TIME, "stream": "stdout", "_p": "F", "log": line},
+    "docker_fluentd_driver": lambda line: {"container_id": "9f3c", "container_name": "/kafka-1", "source": "stdout",
+                                           "log": line},
+    "docker_json_file_stream_end": lambda line: {"log": line, "stream": "stdout", "time": DOCKER_TIME},
+}
+
+
+def test_a_docker_piece_is_exactly_16_kib_as_written_without_a_newline():
+    """Docker cuts a long line where its copier's buffer (16 KiB) is full; every other "log" it writes
+    ends in a newline or is shorter. Each U+FFFD may stand for one byte Docker wrote so (a character
+    the cut split), or be a whole character of three bytes."""
+    n = 16 * 1024
+    assert [docker_piece("x" * k) for k in (n - 1, n, n + 1)] == [False, True, False]
+    assert not docker_piece("x" * (n - 1) + "\n") and not docker_piece("x" * n + "\n")
+    assert docker_piece("x" * (n - 2) + "\u00fc")  # a whole 2-byte character at the end of the piece
+    assert docker_piece("x" * (n - 1) + "\ufffd")  # the first byte of a character the cut split
+    assert docker_piece("x" * (n - 3) + "\ufffd")  # a U+FFFD the container printed (3 bytes)
+    assert not docker_piece("x" * (n - 2) + "\ufffd")  # 16 KiB less 1 byte, or 1 more
+    assert not docker_piece("x" * (n + 1) + "\ufffd")  # 16 KiB and 2 or 4 bytes more
+    assert not docker_piece("x" * n + "\ufffd" * 2)  # 16 KiB and 2 to 6 bytes more
+    assert not docker_piece("\udc80")  # a lone surrogate a JSON escape brings is counted, not a fault
+
+
+@pytest.mark.parametrize("shape", WHOLE_RECORDS)
+def test_json_records_whose_log_has_no_newline_are_whole_records_each_on_its_own_line(shape):
+    """A "log" without a newline is a piece of a longer line only when it is Docker's full piece:
+    a short one is a whole record, read on its own line number, never joined with the next record
+    (so never split off it again: `split` stays 0)."""
+    lines = [json.dumps(WHOLE_RECORDS[shape](kafka_line(BARE))),
+             json.dumps(WHOLE_RECORDS[shape](kafka_line(REBALANCE, REBALANCE_AT)))]
+    evs, result = rows(lines)
+    assert [(e["time"], e["kind"], e["group"], e["member"], e["reason"], e["line"]) for e in evs] == [
+        (T, "MemberRemoved", "my-group", M1, "session_timeout", 1),
+        (T_REBALANCE, "RebalanceStarted", "my-group", None, REASON, 2)]
+    assert result.unparsed == []
+    assert (result.counts["lines"], result.counts["coordinator"], result.counts["split"]) == (2, 2, 0)
+
+
+@pytest.mark.parametrize("driver", ["json-file", "fluentd"])
+def test_a_line_docker_cut_into_pieces_is_joined_up_to_its_last_piece(driver):
+    """A line of 700 members who did not rejoin is 3 entries: two full pieces and the rest. They are
+    read as one record on the first entry's line; the record after them keeps its own."""
+    pieces = docker_entries(NOT_REJOINED_LINE, driver)
+    assert len(NOT_REJOINED_LINE) == 35_748 and len(pieces) == 3
+    evs, result = rows(pieces + docker_entries(kafka_line(REBALANCE, REBALANCE_AT), driver))
+    assert [(e["time"], e["kind"], e["member"], e["reason"], e["line"]) for e in evs] == [
+        (T, "MemberRemoved", m, "rebalance_timeout", 1) for m in NOT_REJOINED] + [
+        (T_REBALANCE, "RebalanceStarted", None, REASON, 4)]
+    assert result.unparsed == []
+    assert (result.counts["lines"], result.counts["coordinator"], result.counts["split"]) == (4, 2, 0)
+
+
+def test_an_entry_after_a_joined_line_is_a_record_of_its_own_kept_aside_without_its_newline():
+    """The entry after a line's last piece starts a record: one of a wording not read is kept aside on
+    its own line, its message without the newline json-file wrote."""
+    bad = kafka_line("Preparing to explode group g")
+    evs, result = rows(docker_entries(NOT_REJOINED_LINE) + docker_entries(bad))
+    assert {(e["kind"], e["line"]) for e in evs} == {("MemberRemoved", 1)} and len(evs) == len(NOT_REJOINED)
+    assert result.unparsed == [("<lines>", 4, "unrecognised wording", bad)]
+    assert (result.counts["lines"], result.counts["coordinator"]) == (4, 2)
+
+
+def test_a_line_that_fills_its_pieces_exactly_ends_with_an_entry_of_its_newline_alone():
+    """A line of exactly 16 KiB fills a piece; its newline comes alone in the next entry. Joined, read
+    on the first line; the record after it keeps its own."""
+    without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
+    group = "g" * (DOCKER_PIECE_BYTES - len(without_group))
+    line = kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
+    pieces = docker_entries(line)
+    assert len(line) == DOCKER_PIECE_BYTES and [json.loads(p)["log"] for p in pieces] == [line, "\n"]
+    evs, result = rows(pieces + docker_entries(kafka_line(REBALANCE, REBALANCE_AT)))
+    assert [(e["time"], e["kind"], e["group"], e["member"], e["line"]) for e in evs] == [
+        (T, "MemberRemoved", group, M1, 1), (T_REBALANCE, "RebalanceStarted", "my-group", None, 3)]
+    assert result.unparsed == [] and result.counts["split"] == 0
+
+
+def test_a_piece_cut_inside_a_character_is_joined_and_the_character_lost():
+    """Docker cuts at 16 KiB of bytes, so a cut may split a character: it writes each of its bytes as
+    U+FFFD (two here, one on each side of the cut). The piece is still a piece, and joined."""
+    prefix = f"{STAMP} INFO [GroupCoordinator 1]: Member {M1} in group "
+    group = "g" * (DOCKER_PIECE_BYTES - len(prefix) - 1) + "\u00fcber"  # ü's first byte ends the piece
+    line = kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
+    pieces = docker_entries(line)
+    assert json.loads(pieces[0])["log"].endswith("g\ufffd") and json.loads(pieces[1])["log"].startswith("\ufffdber")
+    (ev,), result = rows(pieces)
+    assert (ev["time"], ev["kind"], ev["group"], ev["member"], ev["line"]) == (
+        T, "MemberRemoved", group.replace("\u00fc", "\ufffd\ufffd"), M1, 1)
+    assert result.unparsed == [] and result.counts["split"] == 0
+
+
+def test_a_piece_is_joined_only_with_an_entry_of_its_own_stream():
+    """Docker copies stdout and stderr each on its own (copier.go: a goroutine a stream), so another
+    stream's entry may come between two pieces of a line. The pieces are not joined across it (as
+    Fluent Bit's `docker` multiline parser groups by `stream`): the other stream's record keeps its
+    line, and the cut piece is kept aside on its own."""
+    first, *rest = docker_entries(NOT_REJOINED_LINE)
+    evs, result = rows([first, *docker_entries(kafka_line(REBALANCE, REBALANCE_AT), stream="stderr"), *rest])
+    assert [(e["time"], e["kind"], e["reason"], e["line"]) for e in evs] == [
+        (T_REBALANCE, "RebalanceStarted", REASON, 2)]
+    assert [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated or unrecognised wording")]
+    assert result.counts["split"] == 0
 
 
 # -- every example of docs/log-reader.md ------------------------------------------------------------

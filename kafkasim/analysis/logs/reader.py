@@ -11,9 +11,10 @@ How a line is read
    is the message, up to the logger name when the layout prints one after it (Kafka's default
    `[%d] %p %m (%c)%n`, its test layout `(%c:%L)`, Strimzi's `... (%c) [%t]`).
 3. The message is matched against its source's wordings, keyed by their first word. JSON lines
-   (Docker's json-file driver, log4j JSON layouts) are decoded first; Kubernetes CRI partial lines
-   and Docker partial entries are joined; a line wrapped by hand or by a terminal is joined with the
-   lines that follow it when they carry no date of their own; terminal frames are removed (`layouts`).
+   (Docker's json-file driver, shippers, log4j JSON layouts) are decoded first; Kubernetes CRI partial
+   lines and the 16 KiB pieces Docker cuts a long line into are joined; a line wrapped by hand or by
+   a terminal is joined with the lines that follow it when they carry no date of their own; terminal
+   frames are removed (`layouts`).
    A source whose records carry fields beside the message (kafkajs) first brings its own layouts to
    one (`Source.rewrite`).
 
@@ -58,6 +59,11 @@ BLOCK_LINE = re.compile(r"(?:^|\s)(?P<k>[a-z][a-z0-9._-]*+) = (?P<v>[^\n]*+)$")
 #: The fields of JSON layouts that hold the logger's name: Logstash's encoder (`logger_name`), Spring Boot's
 #: structured logging (ECS `log.logger`, Logstash `logger_name`), Log4j2's JsonLayout (`loggerName`), a plain `logger`.
 JSON_LOGGERS = ("logger_name", "log.logger", "loggerName", "logger")
+#: Docker cuts a line longer than its copier's buffer into pieces of exactly this many bytes, and its
+#: json-file driver writes those pieces' "log" without the line's newline (moby daemon/logger/copier.go
+#: `defaultBufSize`, moby#22982, Docker 1.13+; jsonfilelog.go `marshalMessage`). Every other "log" it
+#: writes ends in a newline, but the last bytes of a stream that ends without one.
+DOCKER_PIECE_BYTES = 16 * 1024
 #: A logger name alone on its line, after a block.
 LOGGERS_ALONE = tuple(logger.lstrip() for logger in LOGGERS)
 
@@ -447,8 +453,9 @@ class LogParser(Clock):
 
     def _decode_json(self, text: str) -> tuple[str | None, int]:
         """The string inside a JSON log line that holds the coordinator message, with the JSON's
-        own timestamp put in front when the message has none. Docker splits lines over 16 KB into
-        entries whose "log" does not end in a newline: those are joined."""
+        own timestamp put in front when the message has none. A line Docker cut into pieces
+        (`docker_piece`) is joined with the entries of the same stream that follow it, up to its last
+        piece; a "log" without a newline is otherwise a whole record (shippers write it so)."""
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):
@@ -457,21 +464,23 @@ class LogParser(Clock):
             return None, 0
         used = 0
         log = obj.get("log")
-        if isinstance(log, str) and not log.endswith("\n"):
+        if isinstance(log, str) and docker_piece(log):
+            stream = obj.get("stream")
             while len(log) <= MAX_LINE_CHARS:
                 nxt, owned = self._peek_line()
                 if nxt is None:
                     break
                 try:
-                    part = json.loads(nxt).get("log")
+                    after = json.loads(nxt)
+                    part = after.get("log")
                 except (ValueError, AttributeError, RecursionError):
                     part = None
-                if not isinstance(part, str):
+                if not isinstance(part, str) or after.get("stream") != stream:
                     self._push(nxt, owned)
                     break
                 used += 1
                 log += part
-                if part.endswith("\n"):
+                if not docker_piece(part):
                     break
             obj["log"] = log
         strings = [v for v in obj.values() if isinstance(v, str)]
@@ -546,6 +555,19 @@ class LogParser(Clock):
             counts["salvaged"] += 1
             result.unparsed.append((file, n, note, kept(text)))
         return k
+
+
+def docker_piece(log: str) -> bool:
+    """`log` is a piece Docker cut off a longer line, more of which follows: no newline at its end and
+    DOCKER_PIECE_BYTES as Docker wrote them. A "log" without a newline of any other size is a whole
+    record: Fluent Bit's tail and CRI parsers and Docker's fluentd driver never keep the newline, and
+    Docker's copier writes a stream's last bytes without one when the stream ends. Docker writes each
+    byte that is no whole UTF-8 character (a character the cut split) as U+FFFD (jsonlog
+    `MarshalJSONBuf`), three bytes when read back: so each U+FFFD may stand for one byte."""
+    if log.endswith("\n"):
+        return False
+    over = len(log.encode("utf-8", "surrogatepass")) - DOCKER_PIECE_BYTES
+    return 0 <= over <= 2 * log.count("\ufffd") and over % 2 == 0
 
 
 def parse_lines(lines: Iterable[str] | str, file: str = "<lines>", origin: datetime = START_TIME,
