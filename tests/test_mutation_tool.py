@@ -138,7 +138,8 @@ def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("")
     (fake / "__main__.py").write_text("import pathlib, sys\n"
-                                      "pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv))\n")
+                                      "def cli():\n"
+                                      "    pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv))\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
     monkeypatch.setattr(mutation, "ROOT", tmp_path)
     names = [f"kafkasim.coordinator.classic.group.xǁGroupǁm{i}__mutmut_{i}" for i in range(50_000)]

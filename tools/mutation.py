@@ -101,8 +101,8 @@ def check(names: list[str], children: int) -> None:
     listed = ROOT / "build" / "mutation" / "names.txt"
     listed.parent.mkdir(parents=True, exist_ok=True)
     listed.write_text("\n".join(names))
-    load = ("import runpy, sys; sys.argv = ['mutmut', 'run', '--max-children', sys.argv[1], "
-            "*open(sys.argv[2]).read().split()]; runpy.run_module('mutmut', run_name='__main__')")
+    load = ("import sys; from mutmut.__main__ import cli; sys.argv = ['mutmut', 'run', '--max-children', "
+            "sys.argv[1], *open(sys.argv[2]).read().split()]; cli()")
     done = subprocess.run([sys.executable, "-c", load, str(children), str(listed)], cwd=ROOT)
     if done.returncode not in (0, 1):
         raise SystemExit(f"mutation: `mutmut run` failed with exit status {done.returncode}")
