@@ -94,16 +94,15 @@ def mutmut(*args: str, quiet: bool = False) -> str:
 
 
 def check(names: list[str], children: int) -> None:
-    """mutmut's verdict for each of `names`, in one mutmut run (one clean run of their tests). The
-    names are read from a file inside that process: a full run's 47,000 do not fit in a command line."""
+    """mutmut's verdict for each of `names`, in one mutmut run (one clean run of their tests), which
+    reads them from a file (`mutmut_names.py`: a full run's 47,000 fit in no command line)."""
     if not names:
         return
     listed = ROOT / "build" / "mutation" / "names.txt"
     listed.parent.mkdir(parents=True, exist_ok=True)
     listed.write_text("\n".join(names))
-    load = ("import sys; from mutmut.__main__ import cli; sys.argv = ['mutmut', 'run', '--max-children', "
-            "sys.argv[1], *open(sys.argv[2]).read().split()]; cli()")
-    done = subprocess.run([sys.executable, "-c", load, str(children), str(listed)], cwd=ROOT)
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("mutmut_names.py")), str(children),
+                           str(listed)], cwd=ROOT)
     if done.returncode not in (0, 1):
         raise SystemExit(f"mutation: `mutmut run` failed with exit status {done.returncode}")
 
