@@ -3,6 +3,7 @@ ratio counts killed, timed-out and equivalent mutants, and when a listed equival
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -190,3 +191,32 @@ def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing
     # a module right below the package (`kafkasim.scenario`): the package is not a clue, everything imports it
     assert mutation.tests_of("kafkasim.scenario.x_f__mutmut_1", {"tests/test_x.py": "from kafkasim import Scenario\n"}) \
         == ["tests/test_b.py::t1", "tests/test_a.py::t"]
+
+
+def test_functions_run_only_while_the_tests_were_imported_are_those_mapped_to_the_first_test_alone(tmp_path):
+    """pytest imports every test module before it runs the first test: what ran then is mapped to
+    that first test only. A function the first test and another call is not one of them."""
+    stats = tmp_path / "mutmut-stats.json"
+    stats.write_text(json.dumps({"duration_by_test": {"t::first": 0.1, "t::second": 0.2},
+                                 "tests_by_mangled_function_name": {"m.x_factory": ["t::first"],
+                                                                    "m.x_both": ["t::first", "t::second"],
+                                                                    "m.x_later": ["t::second"]}}))
+    assert mutation.run_at_import(stats) == {"m.x_factory"}
+
+
+def test_a_full_runs_alone_reruns_its_timeouts_and_the_survivors_of_functions_run_at_import(tmp_path, monkeypatch):
+    """--alone timeouts: a survivor mutmut judged with its function really mutated stands (alone it
+    could only become a kill); one whose function ran at import was never run mutated, nor a timeout."""
+    asked = []
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
+    monkeypatch.setattr(mutation, "run_at_import", lambda: {"kafkasim.analysis.logs.reader.x_a"})
+    monkeypatch.setattr(mutation, "alone", lambda names, status, which, **kw: asked.append((names, which)) or {})
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
+    survivor = {**STATUS, "kafkasim.core.engine.x_c__mutmut_1": "survived"}
+    monkeypatch.setattr(mutation, "results", lambda: survivor)
+    mutation.main(["--sample", "0", "--only", "kafkasim.analysis,kafkasim.core", "--alone", "timeouts",
+                   "--report-only"])
+    assert asked == [(["kafkasim.analysis.logs.reader.x_a__mutmut_1", "kafkasim.analysis.logs.reader.x_a__mutmut_2",
+                       "kafkasim.analysis.logs.reader.x_a__mutmut_3", "kafkasim.analysis.logs.reader.x_a__mutmut_4"],
+                      ("timeout", "survived"))]

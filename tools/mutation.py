@@ -81,7 +81,6 @@ KILLED = ("killed", "timeout")
 ALONE = ROOT / "build" / "mutation" / "alone.json"
 #: mutmut's verdicts that are run again alone by default.
 DOUBTFUL = ("timeout", "survived")
-RERUN = {"doubtful": DOUBTFUL, "timeouts": ("timeout",), "all": (*KILLED, "survived")}
 
 
 def mutmut(*args: str, quiet: bool = False) -> str:
@@ -155,6 +154,15 @@ def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOU
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
     return {n: kept[n]["verdict"] for n, change in changes.items() if kept.get(n, {}).get("change") == change}
+
+
+def run_at_import(stats: Path = ROOT / "mutants" / "mutmut-stats.json") -> set[str]:
+    """The functions (mangled, as mutmut names them) that ran only while pytest imported the tests:
+    collection comes before the first test, so mutmut maps them to that test alone, and its children,
+    forked with the package imported, never run their mutants. Their survivors are no verdicts."""
+    data = json.loads(stats.read_text())
+    first = next(iter(data["duration_by_test"]), None)
+    return {f for f, tests in data["tests_by_mangled_function_name"].items() if tests == [first]}
 
 
 def tests_of(name: str, selection: dict[str, str] | None = None) -> list[str]:
@@ -299,10 +307,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=os.environ.get("ONLY") or None,
                     help="modules whose names start with one of these (comma-separated)")
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2, help="mutants checked in parallel")
-    ap.add_argument("--alone", choices=tuple(RERUN), default="doubtful",
-                    help="which of mutmut's verdicts to check again alone: timeouts and survivors (doubtful), "
-                         "timeouts only (for a full run: its survivors alone take a day; they can only turn "
-                         "into kills), or all")
+    ap.add_argument("--alone", choices=("doubtful", "timeouts", "all"), default="doubtful",
+                    help="which of mutmut's verdicts to check again alone: timeouts and survivors (doubtful); "
+                         "timeouts and the survivors of functions run at import (for a full run: all its "
+                         "survivors alone take a day, and can only turn into kills); or all")
     ap.add_argument("--resume", action="store_true", default=bool(os.environ.get("RESUME")),
                     help="check only the chosen mutants without a verdict yet (a long run stopped with Ctrl-C "
                          "goes on; mutmut forgets the verdicts of a function whose code changed)")
@@ -329,7 +337,11 @@ def main(argv=None) -> int:
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
                          "unmutated first)")
-    rerun = alone(names, status, RERUN[args.alone],
+    doubtful = names
+    if args.alone == "timeouts":
+        at_import = run_at_import()
+        doubtful = [n for n in names if status[n] != "survived" or n.rpartition("__mutmut_")[0] in at_import]
+    rerun = alone(doubtful, status, (*KILLED, "survived") if args.alone == "all" else DOUBTFUL,
                   run=not args.report_only, children=args.children)
     changed = sum(status[n] != v and not (status[n] in KILLED and v == "killed") for n, v in rerun.items())
     status.update(rerun)
