@@ -95,6 +95,24 @@ def test_the_summary_names_the_peak_request_queue():
     assert run.summary["peak_request_queue_size"] == int(run.timeseries["request_queue_size"].max()) <= 16
 
 
+def test_the_summary_table_shows_p99s_of_kafkas_total_and_queue_times_beside_what_the_clients_wait():
+    """summary_table's docstring: rows are TABLE_KEYS, then the p99 of the client latency, of Kafka's
+    TotalTimeMs and RequestQueueTimeMs (RequestMetrics, KIP-72's "request=Produce" histograms) and of the
+    memory wait no Kafka metric shows. By hand: two 900-byte Produce requests at t=0 into a 900-byte
+    pool, 10 ms to read, 50 ms to handle; the second waits 60 ms for the first's buffer, so clients wait
+    60 and 120 ms (p99 119.4), the memory waits are 0 and 60 (p99 59.4), and each request takes 50 ms
+    in the broker, none of it queued."""
+    run = N.simulate_network(N.NetworkScenario(
+        broker={"queued.max.request.bytes": 900, "socket.request.max.bytes": 900, "num.network.threads": 1},
+        clients=(N.ClientGroup(count=2, arrivals=(0,), size_bytes=900, api="Produce"),),
+        network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000))
+    table = N.summary_table({"two producers": run})
+    p99s = ["client_latency_p99_ms", "TotalTimeMs_p99", "RequestQueueTimeMs_p99",
+            "memory_wait_p99_ms (not in Kafka metrics)"]
+    assert table.index.tolist() == list(N.TABLE_KEYS) + p99s
+    assert table.loc[p99s, "two producers"].tolist() == [pytest.approx(119.4), 50.0, 0.0, pytest.approx(59.4)]
+
+
 def test_a_zookeeper_consumer_overflowing_the_size_field_is_told_which_config_multiplies():
     r = zookeeper_consumer_fetch(partitions=4000, consumer={"fetch.message.max.bytes": MiB})
     assert r["overflow"] and r["message"].startswith(

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kafkasim.core import faults as F
+from kafkasim.core.errors import ConfigError
 from kafkasim.scenario import Scenario
 from kafkasim.scenario.workload import Custom, LogNormal, Partitions, RangeSet
 
@@ -32,6 +33,22 @@ def test_a_log_normal_whose_p99_is_its_median_is_a_valid_constant_tail():
 def test_a_custom_sampler_values_are_taken_as_given():
     values = Custom(lambda rng, n: [3.0, 0.0, 7.5][:n]).sample(np.random.default_rng(0), 3)
     assert values.tolist() == [3.0, 0.0, 7.5]
+
+
+def test_a_custom_sampler_draws_its_n_values_from_the_runs_generator():
+    """Custom: `fn(rng, n)` gets the run's numpy Generator and the count asked for, so a seeded run
+    draws the same times again."""
+    values = Custom(lambda rng, n: rng.exponential(5.0, n)).sample(np.random.default_rng(7), 4)
+    assert values.tolist() == np.random.default_rng(7).exponential(5.0, 4).tolist()
+
+
+@pytest.mark.parametrize("returned", [[1.0, 2.0, 3.0], [1.0], [-1.0, 2.0], [float("nan"), 2.0],
+                                      [float("inf"), 2.0], [None, 2.0]])
+def test_a_custom_sampler_must_return_n_finite_values_of_at_least_0_ms(returned):
+    """Custom.sample refuses anything but n finite values >= 0 (a wrong count, a negative time, NaN,
+    infinity, a missing value) with a ConfigError naming the sampler and the count."""
+    with pytest.raises(ConfigError, match=r"^custom processing-time sampler 'slow' must return 2 finite values >= 0$"):
+        Custom(lambda rng, n: returned, label="slow").sample(np.random.default_rng(0), 2)
 
 
 def test_production_stops_at_the_runs_end():
