@@ -1,11 +1,13 @@
 """Every group-state transition and the per-state request rules of the classic coordinator
 (GroupCoordinator.scala, GroupMetadata.scala and MemberMetadata.scala through 3.9)."""
 
+import inspect
 import re
 
 import pytest
 
 from kafkasim.coordinator import GroupCoordinator
+from kafkasim.coordinator import group_coordinator as GC
 
 from kafkasim.coordinator.classic.group import VALID_PREVIOUS_STATES
 from kafkasim.core.errors import ConfigError, Errors
@@ -847,6 +849,45 @@ def test_classic_requests_refused_by_a_share_group_are_rows_named_by_the_request
     assert [(r[4], r[8]) for r in coord.sim.events.rows[before:]] == [
         ("JoinGroup", "INCONSISTENT_GROUP_PROTOCOL"), ("SyncGroup", "UNKNOWN_MEMBER_ID"),
         ("Heartbeat", "UNKNOWN_MEMBER_ID"), ("LeaveGroup", "UNKNOWN_MEMBER_ID")]
+
+
+def test_a_classic_request_refused_by_a_share_group_is_the_coordinators_row_and_leaves_it_stable():
+    # GMMT.testClassicGroup{Join,Sync,Leave}OnShareGroup (v8.2.0): the coordinator answers with an error
+    # and writes no record, so the share group stays Stable; the row names the member that asked (the
+    # client id of a JoinGroup without a member id; a LeaveGroup names none).
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 1})
+    coord.load_share_group("group-foo", group_epoch=1, members={
+        "m1": {"member_epoch": 1, "previous_member_epoch": 0, "subscribed_topic_names": ["foo"]}})
+    before = len(coord.sim.events.rows)
+    coord.join_group("group-foo", member_id="", client_id="c1", require_known_member_id=False)
+    coord.sync_group("group-foo", "m1", 1)
+    coord.leave_group("group-foo", ["m1"])
+    assert [(r[1], r[3], r[4], r[11]) for r in coord.sim.events.rows[before:]] == [
+        ("coordinator", "c1", "JoinGroup", "Stable"), ("coordinator", "m1", "SyncGroup", "Stable"),
+        ("coordinator", None, "LeaveGroup", "Stable")]
+
+
+@pytest.mark.parametrize("attribute, manager, name", [
+    ("consumer_groups", GC.ConsumerGroupManager, "consumer_group_heartbeat"),
+    ("consumer_groups", GC.ConsumerGroupManager, "load_consumer_group"),
+    ("share_groups", GC.ShareGroupManager, "share_group_heartbeat"),
+    ("share_groups", GC.ShareGroupManager, "load_share_group"),
+])
+def test_a_coordinator_method_answered_by_a_manager_has_the_managers_name_doc_and_signature(attribute, manager, name):
+    # _manager_method's docstring: "same signature and doc" (help() and the API pages show the
+    # manager's). The factory runs at import, so it is called again here.
+    for method in (getattr(GroupCoordinator, name), GC._manager_method(attribute, manager, name)):
+        assert method.__name__ == method.__qualname__ == name
+        assert method.__doc__ == getattr(manager, name).__doc__ and method.__doc__
+        assert inspect.signature(method) == inspect.signature(getattr(manager, name))
+
+
+def test_a_coordinator_method_answered_by_a_manager_passes_its_keyword_arguments_on():
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 1})
+    load = GC._manager_method("share_groups", GC.ShareGroupManager, "load_share_group")
+    load(coord, "group-foo", group_epoch=3, members={
+        "m1": {"member_epoch": 3, "previous_member_epoch": 2, "subscribed_topic_names": ["foo"]}})
+    assert (coord.group_type("group-foo"), coord.group_state("group-foo")) == ("share", "Stable")
 
 
 def test_a_join_with_a_member_id_to_an_unknown_group_is_refused_in_that_members_row():

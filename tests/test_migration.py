@@ -97,6 +97,17 @@ def test_empty_consumer_group_becomes_a_classic_group_at_a_join():
     assert g.events("GroupConverted")[-1][5] == "offline_downgrade"
 
 
+def test_an_empty_consumer_group_converted_at_a_join_starts_a_classic_group_at_generation_0():
+    """GroupMetadataManager.classicGroupJoin: the empty consumer group (group epoch 2 after m1 joined
+    and left) is deleted and a new ClassicGroup created, whose generationId starts at 0; the
+    conversion's row carries that generation, not the consumer group's epoch."""
+    g = Group()
+    g.cg_join("m1")
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    g.join(client="a")
+    assert g.events("GroupConverted") == [(0, None, "GroupConverted", 0, None, "offline_downgrade")]
+
+
 # -- online upgrade (`convertToConsumerGroup`) ---------------------------------------------------
 def test_online_upgrade_keeps_the_classic_members_at_their_generation_then_reconciles_them():
     g = Group()

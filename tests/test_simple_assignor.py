@@ -300,3 +300,38 @@ def test_42_keeps_a_balanced_current_assignment_homogeneous_and_heterogeneous():
     current = {"m1": {"foo": [1]}, "m2": {"foo": [0], "bar": [0, 1]}}
     got = simple_share_assign("4.2", {"m1": ["foo"], "m2": ["foo", "bar"]}, {"foo": 2, "bar": 2}, current)
     assert {m: {t: sorted(ps) for t, ps in a.items() if ps} for m, a in got.items()} == current
+
+
+# -- the assignor object reads its GroupSpec (issue 29) ----------------------------------------------
+def _spec(subscriptions: dict, topics: dict, targets: dict | None = None) -> GroupSpec:
+    """A GroupSpec of members in join order; `subscribed_topics` gives a frozenset, as the group's does."""
+    subs = {m: frozenset(ts) for m, ts in subscriptions.items()}
+    kind = HOMOGENEOUS if len(set(subs.values())) == 1 else HETEROGENEOUS
+    return GroupSpec(list(subs), topics, kind, subs.__getitem__, targets or {}, lambda m: None, lambda m: None, {})
+
+
+def test_the_assignor_object_keeps_each_members_current_target_read_from_the_spec():
+    """4.2 balances, then sticks (SimpleHomogeneousAssignmentBuilder): A on foo-2, foo-3 and B on
+    foo-0, foo-1 are already at their quota of 2 (sharing 1, q = 4 / 2), so the spec's current
+    targets come back as they are; with no current targets round robin gives A 0, 2 and B 1, 3."""
+    current = {"A": {"foo": frozenset({2, 3})}, "B": {"foo": frozenset({0, 1})}}
+    assert SimpleAssignor("4.2").assign(_spec({"A": ["foo"], "B": ["foo"]}, {"foo": 4}, current)) == current
+    assert SimpleAssignor("4.2").assign(_spec({"A": ["foo"], "B": ["foo"]}, {"foo": 4})) == {
+        "A": {"foo": frozenset({0, 2})}, "B": {"foo": frozenset({1, 3})}}
+
+
+def test_the_assignor_object_takes_each_members_topics_in_the_specs_topic_order():
+    """computeTargetPartitions lists the partitions topic by topic in subscription order, here the
+    spec's (T2 then T1), not the alphabetical order: 4.1 hashes A (65) to 65 % 3 = 2, T1-1, and
+    B (66) to 0, T2-0, and round robin gives the last one, T1-0, to A."""
+    spec = _spec({"A": ["T1", "T2"], "B": ["T1", "T2"]}, {"T2": 1, "T1": 2})
+    assert SimpleAssignor("4.1").assign(spec) == {"A": {"T1": frozenset({0, 1})}, "B": {"T2": frozenset({0})}}
+
+
+def test_a_4_0_assignor_object_gives_every_member_every_partition_and_names_its_version():
+    """SimpleAssignor.java (4.0.0): each member gets all partitions of its topics, shared; the object
+    says which version's algorithm it runs."""
+    assignor = SimpleAssignor("4.0")
+    assert assignor.assign(_spec({"A": ["foo"], "B": ["foo"]}, {"foo": 3})) == {
+        "A": {"foo": frozenset({0, 1, 2})}, "B": {"foo": frozenset({0, 1, 2})}}
+    assert repr(assignor) == "SimpleAssignor('4.0')"

@@ -55,7 +55,7 @@ def kip_estimate_bytes(members: int = KIP_389_DRAFT["default"],
     return members * member_bytes
 
 
-def kip_vs_shipped(kafka_version: str = "3.7") -> pd.DataFrame:
+def kip_vs_shipped(kafka_version: str) -> pd.DataFrame:
     """One row per aspect: what the KIP-389 draft proposed, and what `kafka_version` does."""
     default = group_max_size_default(kafka_version)
     shipped = Errors.GROUP_MAX_SIZE_REACHED
@@ -69,7 +69,7 @@ def kip_vs_shipped(kafka_version: str = "3.7") -> pd.DataFrame:
          "JoinGroup only (acceptJoiningMember)" if default is not None else "nothing: groups grow without limit"),
         ("consumer on the error", "fails (fatal)",
          f"fatal: poll() throws {shipped.exception}" if default is not None else "-"),
-        ("memory at the default", f"{kip_estimate_bytes() / 1e6:.0f} MB per group (120 B x 1,000,000)",
+        ("memory at the default", f"{kip_estimate_bytes() // 1_000_000} MB per group (120 B x 1,000,000)",
          "unbounded in practice" if default == INT_MAX else "-"),
     ]
     return pd.DataFrame(rows, columns=["aspect", "KIP-389 draft", f"Kafka {kafka_version}"])

@@ -58,7 +58,7 @@ class SimpleAssignor:
 
     name = "simple"
 
-    def __init__(self, kafka_version="4.2"):
+    def __init__(self, kafka_version: str):
         self.kafka_version = kafka_version
         self.generation = generation(kafka_version)
 
