@@ -103,10 +103,11 @@ def _joined(m, t, ctx):
 
 def _commit(why: str | None):
     """CommitFailed: the error as Kafka names it, `reason` what the client does next (or the text of an error
-    not named); the partition when the line names one."""
+    not named); the partition when the line names one. Each template has `e`, the per-partition one `e2` in
+    its other wording."""
     def build(m, t, ctx):
         found = m.groupdict()
-        fields = _error(found.get("e") or found.get("e2") or "")
+        fields = _error(found["e"] if found.get("e2") is None else found["e2"])
         partition = number(found.get("p"))
         return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why),
                     topic=found.get("topic"), partition=partition)]
