@@ -210,13 +210,14 @@ def test_a_json_records_object_value_is_written_as_compact_json_quoted():
 
 
 def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
-    """At INFO the failed join's WARN line comes first, then the manage loop's ERROR line and the fake fetch
-    PollFetches returns, all with the same error (consumer_group.go manage, consumer.go): one event."""
+    """At INFO the failed join's WARN line comes first, then the fake fetch PollFetches returns and the manage
+    loop's ERROR line (manageFailWait injects the one before it logs the other), all with the same error
+    (consumer_group.go manage, consumer.go): one event."""
     got = rows([basic("WARN", "join group failed", "group", "orders", "err", FENCED),
-                basic("ERROR", "group manage loop errored", "group", "orders", "err", FENCED, "consecutive_errors", 1,
-                      "backoff", "250ms"),
                 basic("INFO", "injecting fake fetch with an error", "err", "unable to join group session: " + FENCED,
-                      "why", "notification of group management loop error")])
+                      "why", "notification of group management loop error"),
+                basic("ERROR", "group manage loop errored", "group", "orders", "err", FENCED, "consecutive_errors", 1,
+                      "backoff", "250ms")])
     assert [(r["kind"], r["error"]) for r in got] == [("JoinGroupResponse", "FENCED_INSTANCE_ID")]
 
 
