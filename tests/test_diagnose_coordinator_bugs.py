@@ -5,6 +5,8 @@ format strings, each with a log that must fire the rule and one that must not.""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from kafkasim.analysis.diagnose import bugs, diagnose_lines, diagnose_rows
@@ -104,7 +106,7 @@ def test_an_isr_shrink_of_the_offsets_partition_alone_is_a_weak_finding_and_with
     assert diagnose_lines([other] + _cycle(TRACKS, 25), "server.log").findings == []
 
 
-def test_store_group_append_failures_are_read_with_their_exception():
+def test_store_group_append_failures_are_read_with_their_exception_at_their_lines_time():
     # GroupMetadataManager.storeGroup (1.0 - 3.9), ERROR, both wordings.
     lines = _cycle(TRACKS, 25) + [
         _broker(3, "[GroupMetadataManager brokerId=1] Appending metadata message for group LocalizeTracks generation 5 "
@@ -113,10 +115,12 @@ def test_store_group_append_failures_are_read_with_their_exception():
         _broker(4, "[GroupMetadataManager brokerId=1] Appending metadata message for group LocalizeTracks generation 5 "
                    "failed due to unexpected error: org.apache.kafka.common.errors.CorruptRecordException", "ERROR",
                 " (kafka.coordinator.group.GroupMetadataManager)")]
-    rows = [dict(zip(ROW_FIELDS, r)) for r in parse_lines(lines).rows if r[4] == "GroupStoreFailed"]
-    assert [(r["group"], r["generation"], r["reason"]) for r in rows] == [
-        (TRACKS, 5, "org.apache.kafka.common.errors.RecordTooLargeException"),
-        (TRACKS, 5, "org.apache.kafka.common.errors.CorruptRecordException")]
+    # each at its line's time: 10:59:03 and 10:59:04, in ms from an origin at 10:59:00
+    rows = [dict(zip(ROW_FIELDS, r)) for r in parse_lines(lines, origin=datetime(2020, 2, 19, 10, 59)).rows
+            if r[4] == "GroupStoreFailed"]
+    assert [(r["time"], r["group"], r["generation"], r["reason"]) for r in rows] == [
+        (3000, TRACKS, 5, "org.apache.kafka.common.errors.RecordTooLargeException"),
+        (4000, TRACKS, 5, "org.apache.kafka.common.errors.CorruptRecordException")]
     assert _causes(diagnose_lines(lines, "server.log")) == [("broker-bug-or-coordinator", TRACKS, 0.92)]
 
 

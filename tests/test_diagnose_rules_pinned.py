@@ -503,3 +503,40 @@ def test_a_groups_diagnosis_in_an_executor_comes_back_with_its_first_rows_order_
     expected = diagnose_rows(rows, ["a.log", "b.log"])
     assert list(timelines) == ["g"] and findings == expected.findings
     assert len(timelines["g"].rows) == len(expected.timelines["g"].rows) > 0
+
+
+def _executor_table(rows: list):
+    import pyarrow as pa
+
+    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(ROW_FIELDS)})
+
+
+def test_a_groups_diagnosis_in_an_executor_orders_an_instants_rows_by_the_files_order():
+    """The executor sorts the group's rows as the plain path does (`sort_rows`): by time, then within an
+    instant by the file's place in the files given (not the order Spark hands the rows in), then position."""
+    import pickle
+
+    from kafkasim.analysis.diagnose.command import _diagnose_group
+
+    lines = _broker_join_then_leave(["c-1-a"])
+    first, second = parse_lines(lines, "b.log").rows, parse_lines(lines, "a.log").rows
+    out = _diagnose_group(_executor_table(first + second), ["a.log", "b.log"], keep_rows=True)
+    timelines, _ = pickle.loads(out.column("payload")[0].as_py())
+    times = sorted({r[0] for r in first})
+    per_time = {t: sum(r[0] == t for r in first) for t in times}
+    assert [r[ROW_FIELDS.index("file")] for r in timelines["g"].rows] == [
+        f for t in times for f in ["a.log"] * per_time[t] + ["b.log"] * per_time[t]]
+
+
+def test_a_groups_diagnosis_in_an_executor_drops_its_rows_unless_asked_to_keep_them():
+    """Without `keep_rows` (no --html, no --replay) each timeline comes back with an empty list of rows (the
+    driver would hold every line otherwise), its findings unchanged."""
+    import pickle
+
+    from kafkasim.analysis.diagnose import diagnose_rows
+    from kafkasim.analysis.diagnose.command import _diagnose_group
+
+    rows = parse_lines(_broker_join_then_leave(["c-1-a"]), "b.log").rows
+    timelines, findings = pickle.loads(_diagnose_group(_executor_table(rows), ["b.log"], keep_rows=False)
+                                       .column("payload")[0].as_py())
+    assert timelines["g"].rows == [] and findings == diagnose_rows(rows, ["b.log"]).findings != []

@@ -264,11 +264,11 @@ def test_a_fenced_static_member_is_read_from_group_metadata_own_line(message, ki
 # `BROKER.templates` is built once, when the module is imported; these tests call the builder factories
 # (and `cg`) again, inside the test, and check what the builder made reads from a matched line.
 @pytest.mark.parametrize("make,key,index,message,expected", [
-    (lambda: broker._added(), "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
+    (lambda: broker._added, "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "static", "Stable")),
-    (lambda: broker._added(), "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
+    (lambda: broker._added, "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "dynamic", "Stable")),
-    (lambda: broker._added(False), "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
+    (lambda: broker._added, "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
      f"PreparingRebalance state. Adding to the group now", ("MemberAdded", M1, "dynamic", "PreparingRebalance")),
     (lambda: broker._removed("session_timeout"), "Member", 0, f"Member {M1} in group my-group has failed",
      ("MemberRemoved", M1, "session_timeout", None)),

@@ -100,8 +100,8 @@ def tp(topic: str, partition: int) -> str:
     (py("OffsetCommit failed for group orders because group is initializing (GroupLoadInProgressError), will "
         "retry", "INFO"),
      [expected("CommitFailed", "orders", error="COORDINATOR_LOAD_IN_PROGRESS", reason="group is initializing")]),
-    (py(f"OffsetCommit failed for group orders on partition {tp('orders', 3)} with offset 1200: "
-        "InvalidTopicError", "ERROR"),
+    (py(f"OffsetCommit failed for group orders on partition {tp('orders', 3)} with offset "
+        "OffsetAndMetadata(offset=1200, metadata=''): InvalidTopicError", "ERROR"),
      [expected("CommitFailed", "orders", topic="orders", partition=3, reason="InvalidTopicError")]),
     (py("OffsetCommit failed for group orders - GroupAuthorizationFailedError", "ERROR"),
      [expected("CommitFailed", "orders", reason="GroupAuthorizationFailedError")]),
@@ -191,3 +191,21 @@ def test_a_commit_failure_named_by_its_error_keeps_what_aiokafka_does_next(index
     (row,) = aiokafka._commit(why)(m, T, None)
     assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer",
                                           "group": "orders", "kind": "CommitFailed", "error": error, "reason": why}
+
+
+@pytest.mark.parametrize("tail,error,reason", [
+    (" due to InvalidCommitOffsetSizeError, will retry", "INVALID_COMMIT_OFFSET_SIZE", None),
+    (" due to OffsetMetadataTooLargeError, will retry", None, "OffsetMetadataTooLargeError"),
+    # the committed OffsetAndMetadata's repr; its metadata is the application's text, "): " included
+    (" with offset OffsetAndMetadata(offset=1200, metadata='run 7): ok'): InvalidTopicError", None,
+     "InvalidTopicError")])
+def test_a_commit_failure_on_one_partition_names_its_topic_partition_and_error(tail, error, reason):
+    """_do_commit_offsets' per-partition lines, "on partition %s due to %s, will retry" (offset metadata too large,
+    invalid commit offset size) and "on partition %s with offset %s: %s" (any other error): the partition is the
+    TopicPartition's repr, the error the class's name. The builder is made again here (see above)."""
+    template = aiokafka.TEMPLATES["OffsetCommit failed for group"][1][3]
+    m = template.full.fullmatch(f" failed for group orders on partition {tp('pay', 11)}" + tail)
+    (row,) = aiokafka._commit(None)(m, T, None)
+    assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer", "group": "orders",
+                                     "kind": "CommitFailed", "topic": "pay", "partition": 11, "error": error,
+                                     "reason": reason}

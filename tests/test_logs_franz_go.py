@@ -210,13 +210,14 @@ def test_a_json_records_object_value_is_written_as_compact_json_quoted():
 
 
 def test_the_loop_error_after_the_requests_own_line_is_not_read_twice():
-    """At INFO the failed join's WARN line comes first, then the manage loop's ERROR line and the fake fetch
-    PollFetches returns, all with the same error (consumer_group.go manage, consumer.go): one event."""
+    """At INFO the failed join's WARN line comes first, then the fake fetch PollFetches returns and the manage
+    loop's ERROR line (manageFailWait injects the one before it logs the other), all with the same error
+    (consumer_group.go manage, consumer.go): one event."""
     got = rows([basic("WARN", "join group failed", "group", "orders", "err", FENCED),
-                basic("ERROR", "group manage loop errored", "group", "orders", "err", FENCED, "consecutive_errors", 1,
-                      "backoff", "250ms"),
                 basic("INFO", "injecting fake fetch with an error", "err", "unable to join group session: " + FENCED,
-                      "why", "notification of group management loop error")])
+                      "why", "notification of group management loop error"),
+                basic("ERROR", "group manage loop errored", "group", "orders", "err", FENCED, "consecutive_errors", 1,
+                      "backoff", "250ms")])
     assert [(r["kind"], r["error"]) for r in got] == [("JoinGroupResponse", "FENCED_INSTANCE_ID")]
 
 
@@ -229,6 +230,30 @@ def test_a_fetch_error_injected_is_no_group_error_and_other_messages_are_counted
                           basic("INFO", "assigning partitions", "why", "x")], origin=ORIGIN)
     assert result.rows == [] and result.unparsed == []
     assert (result.counts["ignored"], result.counts["other"]) == (1, 2)
+
+
+def test_a_fetch_error_injected_in_a_line_tagged_with_a_group_is_still_no_group_error():
+    """Only an ErrGroupSession ("unable to join group session: ...") is the group's: the other fake fetches
+    (consumer.go addFakeReadyForDraining: data loss, a failed offset fetch) are a partition's, even when the
+    application's slog logger puts a `group` attribute before the record's (`slog.With("group", ...)`), which
+    makes the line one the reader searches."""
+    tagged = ('time=2024-03-05T20:21:14.681Z level=INFO msg="injecting fake fetch with an error" group=orders '
+              'err="OFFSET_OUT_OF_RANGE: x" why="notification of data loss"')
+    result = parse_lines([tagged], origin=ORIGIN)
+    assert result.rows == [] and result.counts["ignored"] == 1
+    session = tagged.replace('err="OFFSET', 'err="unable to join group session: OFFSET')
+    assert [(r["kind"], r["error"]) for r in rows([session])] == [("GroupSessionError", "OFFSET_OUT_OF_RANGE")]
+
+
+def test_the_manage_loop_failing_again_with_the_same_error_is_one_group_session_error():
+    """At LogLevelError only manageFailWait's "group manage loop errored" is printed, once per failed try
+    (consumer_group.go, consecutive_errors 1, 2, ...): the reader reads it only when it names another error
+    than the last one it read, so a try failing again alike adds no event, another error does."""
+    def loop(n: int, err: str) -> str:
+        return basic("ERROR", "group manage loop errored", "group", "orders", "err", err, "consecutive_errors", n,
+                     "backoff", "250ms")
+    got = rows([loop(1, FENCED), loop(2, FENCED), loop(3, "REBALANCE_IN_PROGRESS: x"), loop(4, FENCED)])
+    assert [r["error"] for r in got] == ["FENCED_INSTANCE_ID", "REBALANCE_IN_PROGRESS", "FENCED_INSTANCE_ID"]
 
 
 def test_words_of_franz_go_inside_other_text_are_no_record():

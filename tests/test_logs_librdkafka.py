@@ -183,6 +183,16 @@ def test_the_lines_own_stamp_is_its_time_whatever_is_in_front():
     assert [r[ROW_FIELDS.index("time_inferred")] for r in result.rows] == [False, False]
 
 
+def test_revoking_all_partitions_is_a_revoke_unless_the_assignment_is_lost():
+    """rd_kafka_cgrp_revoke_all_rejoin (src/rdkafka_cgrp.c, 1.6+), COOPERATIVE: "Group \"%.*s\": revoking all %d
+    partition(s)%s%s", " (terminating)" when the consumer closes, " (assignment lost)" when the group lost it.
+    Only the lost ones are PartitionsLost; a close hands them back (PartitionsRevoked)."""
+    got = rows([rd(7, "REBALANCE", 'Group "orders": revoking all 3 partition(s) (terminating)'),
+                rd(7, "REBALANCE", 'Group "orders": revoking all 2 partition(s) (terminating) (assignment lost)')])
+    assert got == [expected("PartitionsRevoked", "1.6-", group="orders", value=3.0),
+                   expected("PartitionsLost", "1.6-", group="orders", value=2.0)]
+
+
 def test_a_fatal_error_is_an_event_at_the_lines_time_naming_the_handle():
     """rd_kafka_set_fatal_error's "Fatal error: %s: Fatal consumer error: %s" (1.4+): the consumer stops at the line's
     time. The builder is made again here: TEMPLATES ran `_fatal` at import, before mutmut switches a mutant on."""

@@ -114,7 +114,7 @@ def _named_groups(events):
 def _diagnose_group(table, files: list[str], keep_rows: bool):
     """applyInArrow body: one group's rows through `diagnose_rows`; its timelines and findings pickled,
     with the order key of its first row (time, file, position) so the driver orders the groups as
-    `diagnose_rows` does."""
+    `diagnose_rows` does. Arrow reads Python's ints and bytes as the declared int64 and binary."""
     import pyarrow as pa
 
     rows = list(zip(*(table.column(name).to_pylist() for name in ROW_FIELDS)))
@@ -123,10 +123,8 @@ def _diagnose_group(table, files: list[str], keep_rows: bool):
         for tl in report.timelines.values():
             tl.rows = []
     t, file_order, seq = min(map(row_order(files), rows))
-    payload = pickle.dumps((report.timelines, report.findings), protocol=pickle.HIGHEST_PROTOCOL)
-    return pa.table({"t": [t], "file_order": [file_order], "seq": [seq], "payload": [payload]},
-                    schema=pa.schema([("t", pa.int64()), ("file_order", pa.int64()), ("seq", pa.int64()),
-                                      ("payload", pa.binary())]))
+    payload = pickle.dumps((report.timelines, report.findings))
+    return pa.table({"t": [t], "file_order": [file_order], "seq": [seq], "payload": [payload]})
 
 
 def _redactor(events, files: list[str]) -> Redactor:

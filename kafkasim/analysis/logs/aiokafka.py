@@ -103,10 +103,11 @@ def _joined(m, t, ctx):
 
 def _commit(why: str | None):
     """CommitFailed: the error as Kafka names it, `reason` what the client does next (or the text of an error
-    not named); the partition when the line names one."""
+    not named); the partition when the line names one. Each template has `e`, the per-partition one `e2` in
+    its other wording."""
     def build(m, t, ctx):
         found = m.groupdict()
-        fields = _error(found.get("e") or found.get("e2") or "")
+        fields = _error(found["e"] if found.get("e2") is None else found["e2"])
         partition = number(found.get("p"))
         return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why),
                     topic=found.get("topic"), partition=partition)]
@@ -171,7 +172,9 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "(Re-)joining group": (True, [Template(r" group (?P<g>\S+)", "", _const("JoinGroup"), versions="0.5-")]),
     "Attempt to join group failed": (True, [
         Template(r" to join group failed due to fatal error: (?P<e>.*)", "", _join_failed, versions="0.5-")]),
-    # GroupCoordinator._do_commit_offsets: one line per partition's error
+    # GroupCoordinator._do_commit_offsets: one line per partition's error. Its "with offset %s" prints the
+    # OffsetAndMetadata committed (a namedtuple: kafka-python's up to 0.8, aiokafka/structs.py's from 0.9), as
+    # its repr, `OffsetAndMetadata(offset=1200, metadata='')`.
     "OffsetCommit failed for group": (True, [
         Template(r" failed for group (?P<g>\S+) due to group error " + _ERROR_TEXT + r", will rejoin", "",
                  _commit("will rejoin"), versions="0.5-"),
@@ -180,7 +183,8 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r" failed for group (?P<g>\S+) because group is initializing " + _ERROR_TEXT + r", will retry", "",
                  _commit("group is initializing"), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+) on partition TopicPartition\(topic='(?P<topic>[^']*+)', "
-                 r"partition=(?P<p>\d++)\) (?:due to (?P<e>\w+), will retry|with offset -?\d++: (?P<e2>\w+))", "",
+                 r"partition=(?P<p>\d++)\) (?:due to (?P<e>\w+), will retry|with offset OffsetAndMetadata\(offset=-?\d++, "
+                 r"metadata=.*?\): (?P<e2>\w+))", "",
                  _commit(None), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+) - (?P<e>\w+)", "", _commit(None), versions="0.5-")]),
     # GroupCoordinator._maybe_leave_group: on close, unsubscribe, and when max_poll_interval_ms went by

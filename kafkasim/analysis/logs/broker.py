@@ -140,12 +140,11 @@ def _pending_expired(m, t, ctx):
     return [ev(t, "PendingMemberExpired", m["g"], m["m"])]
 
 
-def _added(static: bool | None = None):
-    def build(m, t, ctx):
-        is_static = static if static is not None else m.groupdict().get("k") == "Static"
-        return [ev(t, "MemberAdded", m["g"], m["m"], reason="static" if is_static else "dynamic",
-                    state=m.groupdict().get("s"))]
-    return build
+def _added(m, t, ctx):
+    """MemberAdded: static only in the wording whose first word says so (`Static Member with unknown member
+    id joins group ...`); every other wording read here is a dynamic member's."""
+    return [ev(t, "MemberAdded", m["g"], m["m"], reason="static" if m.groupdict().get("k") == "Static" else "dynamic",
+               state=m.groupdict().get("s"))]
 
 
 def _static_joined(m, t, ctx):
@@ -254,21 +253,21 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Pending member with memberId=" + M + r" has left group (?>(?P<g>.+?) through explicit "
                   r"`LeaveGroup` request)", r"(?:; client reason: (?P<c>.*))?", left),
         Template(r"Pending dynamic member with id " + M + r" joins group (?>(?P<g>.+?)" + JOIN_STATE +
-                  r"Adding to the group now)", "", _added(False))]),
+                  r"Adding to the group now)", "", _added)]),
     "Dynamic": (True, [
         Template(r"Dynamic member with unknown member id (?:re)?joins group (?>(?P<g>.+?)" + JOIN_STATE +
                   r"Created a new member id " + M + r" and request(?:ing)? the member to rejoin with this id)",
                   "", _pending_added),
         Template(r"(?P<k>Dynamic) Member with unknown member id joins group (?>(?P<g>.+?)" + JOIN_STATE +
-                  r"Created a new member id " + M + r" for this member and add to the group)", "", _added()),
+                  r"Created a new member id " + M + r" for this member and add to the group)", "", _added),
         Template(r"Dynamic member with unknown member id joins group (?>(?P<g>.+?) in state (?P<s>\w++)\. "
-                  r"Created a new member id " + M + r" and added the member to the group)", "", _added(False))]),
+                  r"Created a new member id " + M + r" and added the member to the group)", "", _added)]),
     "Static": (True, [
         Template(r"Static member with groupInstanceId=\S++ and unknown member id joins group (?>(?P<g>.+?)" +
                   JOIN_STATE + r"(?:Replacing previously mapped member (?P<o>\S++) with this groupInstanceId|Created "
                   r"a new member id (?P<m>\S++) for this member and (?:add|added) to the group))", "", _static_joined),
         Template(r"(?P<k>Static) Member with unknown member id joins group (?>(?P<g>.+?)" + JOIN_STATE +
-                  r"Created a new member id " + M + r" for this member and add to the group)", "", _added()),
+                  r"Created a new member id " + M + r" for this member and add to the group)", "", _added),
         Template(r"Static member \S++ of group (?>(?P<g>.+?) with unknown member id rejoins, assigning new member "
                   r"id (?P<m>\S+?), while old member id (?P<o>\S++) will be removed)", "", _replaced),
         Template(r"Static member \S++ with unknown member id rejoins, assigning new member id (?>(?P<m>\S+?), while "
