@@ -211,3 +211,20 @@ def test_a_static_member_whose_commit_is_answered_fenced_instance_id_stops_at_it
         ("FENCED_INSTANCE_ID", fenced), ("FENCED_INSTANCE_ID", "FencedInstanceIdException"), (None, "stopped")]
     assert all(answer == "NONE" for _, answer in heartbeat_answers(world, old.member_id))
     assert not old.alive and replacement.alive
+
+
+def test_a_pause_runs_repr_names_version_protocol_remedy_and_the_records_the_pause_let_through():
+    """What a learner sees of a KAFKA-13463 run: Kafka's version, the rebalance protocol, the remedy,
+    the records poll() returned to an application that had paused everything, and those never processed.
+    Pausing again in onPartitionsAssigned (`repause_on_assigned`) lets none through on any version
+    (pause_resume's REMEDIES); without it the eager rebalance at 12 s clears the pause flags. With
+    auto-commit off, consumer-2 expelled at 13 s commits nothing more: part of what was let through is
+    fetched again from the last commit by the partitions' next owner, so fewer are lost than let through."""
+    from kafkasim.client.pause_resume import simulate_pause
+    none, repause = simulate_pause(), simulate_pause(remedy="repause_on_assigned")
+    assert repr(none) == "<PauseRun Kafka 3.7 eager remedy=none: 1500 unexpected records, 1500 lost>"
+    expelled = simulate_pause(changes=((12_000, "join"), (13_000, "lost", "consumer-2")),
+                              consumer={"enable.auto.commit": False})
+    assert repr(expelled) == "<PauseRun Kafka 3.7 eager remedy=none: 2500 unexpected records, 1500 lost>"
+    assert (expelled.summary["unexpected_records"], expelled.summary["records_lost"]) == (2500, 1500)
+    assert repr(repause) == "<PauseRun Kafka 3.7 eager remedy=repause_on_assigned: 0 unexpected records, 0 lost>"

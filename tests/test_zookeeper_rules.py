@@ -335,3 +335,11 @@ def test_a_shutdown_commits_to_zookeeper_only_what_auto_commit_would_write_there
     offsets = 4 if consumer.get("offsets.storage", "zookeeper") == "zookeeper" else 0
     assert run.zk.requests == {"closeSession": 1, "notification": 1, "exists": 1, "getChildren": 1 + 2 + 2,
                                "getData": 3 + 3 + offsets, "delete": 2, "create": 4}
+
+
+def test_a_zookeeper_runs_repr_counts_consumers_groups_the_rebalanced_and_zookeeper_reads():
+    """What a learner sees of a run: connectors, groups, how many rebalanced and the reads ZooKeeper
+    served. t-2's shutdown (mid_rebalance's timeline): only t-1 rebalances; its reads, by hand: re-arm
+    (exists, getChildren), first batch (getChildren 2, getData 3), read the group (getChildren 2,
+    getData 7): 16."""
+    assert repr(mid_rebalance()) == "<ZookeeperRun 2 consumers in 1 groups: 1 rebalanced, 16 ZooKeeper reads>"
