@@ -11,7 +11,7 @@ import pytest
 
 from kafkasim.core import faults as F
 from kafkasim.scenario import Scenario
-from kafkasim.scenario.workload import Custom, LogNormal, Partitions, RangeSet
+from kafkasim.scenario.workload import Constant, Custom, LogNormal, Partitions, ProcessingClock, RangeSet
 
 
 def test_a_range_set_merges_adjacent_ranges_and_cuts_a_removed_one_out_of_the_middle():
@@ -186,3 +186,13 @@ def test_a_runs_repr_names_members_version_rebalances_processed_and_duplicates()
                             faults=[F.Crash("c-2", 60_000)]))
     assert repr(run) == "<Run 2 members, Kafka 3.7: 2 rebalances, 83500 processed, 1500 duplicates>"
     assert (run.summary["rebalances"], run.summary["records_processed"], run.summary["duplicates"]) == (2, 83500, 1500)
+
+
+def test_a_constant_time_samples_its_ms_for_every_record_as_the_clocks_shortcut_takes_it():
+    """Constant: every record takes `ms`, drawn as floats like the other distributions' samples;
+    ProcessingClock skips the sampler for a Constant (ms x records), which must be what the samples sum to."""
+    rng = np.random.default_rng(0)
+    values = Constant(2).sample(rng, 3)
+    assert values.dtype == np.float64 and values.tolist() == [2.0, 2.0, 2.0]
+    assert Constant(0.25).sample(rng, 0).tolist() == []
+    assert ProcessingClock(Constant(2), rng).take(3) == values.sum() == 6.0
