@@ -246,7 +246,8 @@ def test_a_consumer_that_is_not_part_of_an_active_group_fails_its_commit_without
         "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"]
     events = run.events
     failed = events[(events["member"] == "c-2") & (events["kind"] == "CommitFailed")]
-    assert failed[["time", "error", "reason"]].values.tolist() == [[460_000, "UNKNOWN_MEMBER_ID", "CommitFailedException"]]
+    assert failed[["time", "error", "reason"]].values.tolist() == [
+        [460_000, "UNKNOWN_MEMBER_ID", "CommitFailedException"]]
     ids = [member_id for member_id, name in run.member_names.items() if name == "c-2"]
     asked = events[(events["source"] == "coordinator") & (events["kind"] == "OffsetCommit")
                    & events["member"].isin(ids) & (events["time"] == 460_000)]
