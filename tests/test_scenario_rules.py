@@ -177,14 +177,15 @@ def test_the_estimate_of_a_share_run_and_of_a_scaled_out_run_is_within_a_third_o
 
 
 def test_a_runs_repr_names_members_version_rebalances_processed_and_duplicates():
-    """What a learner sees of a run. Three members from 0 ms, 1,200 records/s into 6 partitions for
-    120 s, c-3 crashing at 60 s: the group forms once (one rebalance), then again when the coordinator
-    expels c-3 a session timeout later (two); the records c-3 processed after its last commit are
-    processed again by the others (the duplicates). The counts are the summary's, pinned by its own tests."""
+    """What a learner sees of a run. Kafka 3.6, three members from 0 ms, 1,200 records/s into 6
+    partitions for 120 s, c-3 crashing at 60 s: the group forms once (one rebalance), then again when the
+    coordinator expels c-3 a session timeout later (two); the records c-3 processed after its last commit
+    are processed again by the others (the duplicates). The counts are the summary's, pinned by its own
+    tests."""
     from kafkasim.scenario import simulate
-    run = simulate(Scenario(members=3, topics={"orders": 6}, produce_rate_per_s=1200, duration_ms=120_000,
-                            start_spread_ms=0, faults=[F.Crash("c-3", 60_000)]))
-    assert repr(run) == "<Run 3 members, Kafka 3.7: 2 rebalances, 122400 processed, 1600 duplicates>"
+    run = simulate(Scenario(kafka_version="3.6", members=3, topics={"orders": 6}, produce_rate_per_s=1200,
+                            duration_ms=120_000, start_spread_ms=0, faults=[F.Crash("c-3", 60_000)]))
+    assert repr(run) == "<Run 3 members, Kafka 3.6: 2 rebalances, 122400 processed, 1600 duplicates>"
     assert (run.summary["rebalances"], run.summary["records_processed"], run.summary["duplicates"]) == (2, 122400, 1600)
 
 
