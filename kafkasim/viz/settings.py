@@ -382,5 +382,5 @@ def retarget_faults(scenario) -> tuple[Any, list[str]]:
 
 def _beyond(member: str, running: int) -> bool:
     """Whether `member` is c-N with N above the `running` members (a name of another form: never moved)."""
-    prefix, _, number = member.rpartition("-")
-    return prefix == "c" and number.isdigit() and int(number) > running
+    number = member.removeprefix("c-")
+    return number != member and number.isdigit() and int(number) > running
