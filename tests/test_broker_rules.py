@@ -128,3 +128,40 @@ def test_a_0_9_consumer_overflowing_the_size_field_is_pointed_to_kip_74():
 def test_sizing_for_a_message_covers_exactly_the_versions_asked_for():
     rows = sizing_for_message(2 * MiB, versions=("0.9", "3.7"), partitions=10)
     assert list(rows["kafka_version"]) == ["0.9", "3.7"]
+
+
+# Two clients send one 1,000,000-byte Produce each at 0 ms: each connection is read in 10 ms
+# (100 MB/s), each handler takes 1 + 10 ms (handler_base_ms + size at 100 MB/s), so both responses
+# are ready at 21 ms, with both requests in memory at once (2,000,000 B).
+TWO_PRODUCES = (N.ClientGroup(count=2, size_bytes=1_000_000, arrivals=(0,)),)
+
+
+@pytest.mark.parametrize("send_ms", [0, 7])
+def test_a_response_takes_response_send_ms_to_write_which_response_send_time_ms_measures(send_ms):
+    """NetworkScenario's docstring: `response_send_ms` is the time to write a response; RequestMetrics'
+    ResponseSendTimeMs runs from the response leaving the response queue to the send's completion
+    (RequestChannel.Request.updateRequestMetrics), so the client has its answer send_ms after 21 ms."""
+    run = N.simulate_network(N.NetworkScenario(kafka_version="0.10.2", clients=TWO_PRODUCES, duration_ms=1_000,
+                                               response_send_ms=send_ms))
+    done = run.requests
+    assert done["response_dequeued"].tolist() == [21.0, 21.0]
+    assert done["ResponseSendTimeMs"].tolist() == [send_ms, send_ms]
+    assert done["client_latency_ms"].tolist() == [21.0 + send_ms] * 2
+
+
+def test_a_network_runs_repr_names_the_version_the_memory_bound_and_what_was_served():
+    """What a learner sees of a run: Kafka's version, queued.max.request.bytes (KIP-72, 1.0+; unbounded
+    before), the peak memory of requests, completed/sent and the p99 client latency. A client of
+    1,000,000 B requests and one of 500,000 B send at 0 ms and 990 ms: at 0 ms the big one is answered at
+    21 ms, the small one at 5 + 1 + 5 = 11 ms (p99 of the two, linearly interpolated: 11 + .99 x 10 = 20.9
+    ms), both in memory at once; the two sent at 990 ms are not answered when the run ends at 1,000 ms."""
+    late = (N.ClientGroup(count=1, size_bytes=1_000_000, arrivals=(0, 990), name="big"),
+            N.ClientGroup(count=1, size_bytes=500_000, arrivals=(0, 990), name="small"))
+    unbounded = N.simulate_network(N.NetworkScenario(kafka_version="0.10.2", clients=late, duration_ms=1_000))
+    assert repr(unbounded) == ("<NetworkRun Kafka 0.10.2, unbounded: peak 1,500,000 B, 2/4 requests, "
+                               "p99 client latency 20.9 ms>")
+    bounded = N.simulate_network(N.NetworkScenario(
+        kafka_version="3.7", clients=TWO_PRODUCES, duration_ms=1_000,
+        broker={"queued.max.request.bytes": 3_000_000, "socket.request.max.bytes": 2_000_000}))
+    assert repr(bounded) == ("<NetworkRun Kafka 3.7, bound 3,000,000 B: peak 2,000,000 B, 2/2 requests, "
+                             "p99 client latency 21.0 ms>")

@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _parser, main
+from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _none_read, _parser, main
 from kafkasim.analysis.logs import parse_file
+from kafkasim.analysis.logs.files import _listing_refused
 
 
 def _help(capsys, *command: str) -> str:
@@ -146,3 +147,31 @@ def test_master_is_explained_once_in_sweep_and_referred_to_by_the_others(capsys)
     assert ("--master MASTER Spark master: local[N], spark://, yarn, k8s://, or a Spark Connect sc://host:port "
             "(default: SPARK_REMOTE, else local[*])") in _help(capsys, "sweep")
     assert "--master MASTER as for sweep" in _help(capsys, "logs")
+
+
+def test_inputs_none_of_which_could_be_read_are_named_a_permission_problem_first_else_three_of_them():
+    """_none_read: when some inputs were refused for permission, the message says how many and names
+    the first (the user running kafkasim may not read it); otherwise it shows the first three problems."""
+    problems = [("a.log", "unreadable: Permission denied"), ("fifo", "a FIFO (named pipe), not a log file: skipped"),
+                ("b.log", "unreadable: Permission denied")]
+    assert _none_read(["a.log", "fifo", "b.log"], problems) == (
+        "read none of the 3 file(s) given: permission denied for 2 of them, e.g. a.log (the user running "
+        "kafkasim may not read it)")
+    others = [(f"f{i}", f"problem {i}") for i in range(4)]
+    assert _none_read([f for f, _ in others], others) == (
+        "read none of the 4 file(s) given: f0: problem 0; f1: problem 1; f2: problem 2")
+
+
+@pytest.mark.parametrize("exc, expected", [
+    (PermissionError(13, "Permission denied", "/logs"),
+     "/logs: permission denied: the directory /logs cannot be listed by this user (Permission denied)"),
+    # os.walk's onerror names the directory it could not list, which may be one inside the path given
+    (PermissionError(13, "Permission denied", "/logs/broker-1"),
+     "/logs: permission denied: the directory /logs/broker-1 cannot be listed by this user (Permission denied)"),
+    (OSError(5, "Input/output error", "/logs"), "/logs: the directory /logs cannot be listed (Input/output error)"),
+    (OSError("no such mount"), "/logs: the directory /logs cannot be listed (no such mount)")])
+def test_a_log_directory_that_cannot_be_listed_names_the_directory_and_a_permission_problem_as_one(exc, expected):
+    """expand_paths refuses a directory it found nothing in because a listing failed (`_listing_refused`):
+    the message names the directory refused, and says permission denied only for a PermissionError."""
+    refused = _listing_refused("/logs", exc)
+    assert str(refused) == expected and isinstance(refused, PermissionError) == isinstance(exc, PermissionError)

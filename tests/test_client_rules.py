@@ -211,3 +211,64 @@ def test_a_static_member_whose_commit_is_answered_fenced_instance_id_stops_at_it
         ("FENCED_INSTANCE_ID", fenced), ("FENCED_INSTANCE_ID", "FencedInstanceIdException"), (None, "stopped")]
     assert all(answer == "NONE" for _, answer in heartbeat_answers(world, old.member_id))
     assert not old.alive and replacement.alive
+
+
+def test_a_pause_runs_repr_names_version_protocol_remedy_and_the_records_the_pause_let_through():
+    """What a learner sees of a KAFKA-13463 run: Kafka's version, the rebalance protocol, the remedy,
+    the records poll() returned to an application that had paused everything, and those never processed.
+    Pausing again in onPartitionsAssigned (`repause_on_assigned`) lets none through on any version
+    (pause_resume's REMEDIES); without it the eager rebalance at 12 s clears the pause flags. In 2.8
+    with auto-commit off, consumer-2 expelled at 13 s commits nothing more: part of what was let through is
+    fetched again from the last commit by the partitions' next owner, so fewer are lost than let through."""
+    from kafkasim.client.pause_resume import simulate_pause
+    none, repause = simulate_pause(), simulate_pause(remedy="repause_on_assigned")
+    assert repr(none) == "<PauseRun Kafka 3.7 eager remedy=none: 1500 unexpected records, 1500 lost>"
+    expelled = simulate_pause(kafka_version="2.8", changes=((12_000, "join"), (13_000, "lost", "consumer-2")),
+                              consumer={"enable.auto.commit": False})
+    assert repr(expelled) == "<PauseRun Kafka 2.8 eager remedy=none: 2500 unexpected records, 1500 lost>"
+    assert (expelled.summary["unexpected_records"], expelled.summary["records_lost"]) == (2500, 1500)
+    assert repr(repause) == "<PauseRun Kafka 3.7 eager remedy=repause_on_assigned: 0 unexpected records, 0 lost>"
+
+
+def test_a_consumer_that_is_not_part_of_an_active_group_fails_its_commit_without_asking_the_broker():
+    """ConsumerCoordinator.sendOffsetCommitRequest (2.4.0 to 3.7.0): with auto-assigned partitions and
+    no stable generation it logs "Failing OffsetCommit request since the consumer is not part of an active
+    group" and fails the commit with CommitFailedException, sending nothing. c-2's batch is stuck from
+    60 s for 400 s; the heartbeat thread leaves the group at 359 s (max.poll.interval.ms 300 s after its
+    poll at 59 s); the batch ends at 460 s and its commitSync() (auto-commit off) fails so."""
+    run = simulate(Scenario(kafka_version="3.7", members=2, topics={"orders": 4}, duration_ms=500_000,
+                            faults=[F.SlowProcessing("c-2", 60_000, 400_000)], client_log="java",
+                            start_spread_ms=0, consumer={"enable.auto.commit": False}))
+    failing = [line for line in run.client_logs["c-2"] if "Failing OffsetCommit" in line]
+    assert failing == [
+        "[2026-01-01 00:07:40,000] INFO [Consumer clientId=consumer-workbook-group-1, groupId=workbook-group] "
+        "Failing OffsetCommit request since the consumer is not part of an active group "
+        "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"]
+    events = run.events
+    failed = events[(events["member"] == "c-2") & (events["kind"] == "CommitFailed")]
+    assert failed[["time", "error", "reason"]].values.tolist() == [
+        [460_000, "UNKNOWN_MEMBER_ID", "CommitFailedException"]]
+    ids = [member_id for member_id, name in run.member_names.items() if name == "c-2"]
+    asked = events[(events["source"] == "coordinator") & (events["kind"] == "OffsetCommit")
+                   & events["member"].isin(ids) & (events["time"] == 460_000)]
+    assert ids and asked.empty  # the broker is never asked
+
+
+@pytest.mark.parametrize("fault_list, join_times", [
+    # c-2's JoinGroup at 0 ms is lost: sent again at 5 s (both steps of KIP-394's join); c-1 rejoins at 6 s
+    ([F.NetworkCut("c-2", 0, 5_000)], [5_000, 5_000, 6_000]),
+    # the answer to c-2's JoinGroup (6 s, when the delayed initial rebalance completes) is lost: at 8 s c-2
+    # joins again with its member id, answered at once with the same generation
+    ([F.NetworkCut("c-2", 1_000, 7_000)], [8_000]),
+    # the lost answer's retry belongs to a process that crashed at 7 s: the new one, joining since 7.5 s,
+    # sends nothing at 8 s
+    ([F.NetworkCut("c-2", 1_000, 7_000), F.Restart("c-2", 7_000, delay_ms=500)], [7_500, 7_500, 9_000])],
+    ids=["join-sent-in-cut", "answer-lost-in-cut", "answer-lost-then-restart"])
+def test_a_join_lost_to_a_network_cut_is_sent_again_when_the_network_is_back(fault_list, join_times):
+    """Consumer's docstring: JoinGroup/SyncGroup lost to a network cut are retried when the cut ends (the
+    model's stand-in for AbstractCoordinator.joinGroupIfNeeded retrying after request.timeout.ms), by the
+    process that sent them only. Two members from 0 ms; the coordinator's JoinGroup rows after 0 ms."""
+    events = simulate(Scenario(members=2, topics={"orders": 4}, duration_ms=20_000, start_spread_ms=0,
+                               faults=fault_list)).events
+    joins = events[(events["kind"] == "JoinGroup") & (events["time"] > 0)]
+    assert joins["time"].tolist() == join_times

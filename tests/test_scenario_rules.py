@@ -12,7 +12,7 @@ import pytest
 from kafkasim.core import faults as F
 from kafkasim.core.errors import ConfigError
 from kafkasim.scenario import Scenario
-from kafkasim.scenario.workload import Custom, LogNormal, Partitions, RangeSet
+from kafkasim.scenario.workload import Constant, Custom, LogNormal, Partitions, ProcessingClock, RangeSet
 
 
 def test_a_range_set_merges_adjacent_ranges_and_cuts_a_removed_one_out_of_the_middle():
@@ -191,3 +191,26 @@ def test_the_estimate_of_a_share_run_and_of_a_scaled_out_run_is_within_a_third_o
     scenario = Scenario(**fields)
     real = len(simulate(scenario).rows)
     assert 0.75 <= estimate_events(scenario) / real <= 1.33
+
+
+def test_a_runs_repr_names_members_version_rebalances_processed_and_duplicates():
+    """What a learner sees of a run. Kafka 3.6, three members from 0 ms, 1,200 records/s into 6
+    partitions for 120 s, c-3 crashing at 60 s: the group forms once (one rebalance), then again when the
+    coordinator expels c-3 a session timeout later (two); the records c-3 processed after its last commit
+    are processed again by the others (the duplicates). The counts are the summary's, pinned by its own
+    tests."""
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(kafka_version="3.6", members=3, topics={"orders": 6}, produce_rate_per_s=1200,
+                            duration_ms=120_000, start_spread_ms=0, faults=[F.Crash("c-3", 60_000)]))
+    assert repr(run) == "<Run 3 members, Kafka 3.6: 2 rebalances, 122400 processed, 1600 duplicates>"
+    assert (run.summary["rebalances"], run.summary["records_processed"], run.summary["duplicates"]) == (2, 122400, 1600)
+
+
+def test_a_constant_time_samples_its_ms_for_every_record_as_the_clocks_shortcut_takes_it():
+    """Constant: every record takes `ms`, drawn as floats like the other distributions' samples;
+    ProcessingClock skips the sampler for a Constant (ms x records), which must be what the samples sum to."""
+    rng = np.random.default_rng(0)
+    values = Constant(2).sample(rng, 3)
+    assert values.dtype == np.float64 and values.tolist() == [2.0, 2.0, 2.0]
+    assert Constant(0.25).sample(rng, 0).tolist() == []
+    assert ProcessingClock(Constant(2), rng).take(3) == values.sum() == 6.0

@@ -21,7 +21,7 @@ from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
-from kafkasim.viz.settings import _faults, fit
+from kafkasim.viz.settings import _faults, fit, retarget_faults
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
@@ -283,3 +283,24 @@ def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gi
     assert lines["3.7"] == "3.7: 10.0 MiB per response, ok; fetch memory 10.0 MiB"
     _, big = calculator_frames({"partitions": [360], "consumers": [8], "message_mib": [300], "leader_brokers": [1]})
     assert dict(zip(big["version"], big["line"]))["0.10.1"].endswith("; fetch memory 2.34 GiB")
+
+
+def test_faults_on_members_the_group_lacks_move_to_its_last_member():
+    """retarget_faults: a fault on c-N when fewer than N members run at its time strikes the last one
+    (c-<members + those scaled out before>), said in a note; c-N with N members running stays; a name
+    not of the form c-<number> is never moved (the explorer names its members c-1, c-2, ...)."""
+    scenario = Scenario(members=3, faults=(faults.Pause("c-5", 10_000), faults.ScaleOut(20_000, count=2),
+                                           faults.Crash("c-5", 30_000), faults.ScaleIn(40_000, ("c-1", "c-9"))))
+    moved, notes = retarget_faults(scenario)
+    assert moved.faults == (faults.Pause("c-3", 10_000), faults.ScaleOut(20_000, count=2),
+                            faults.Crash("c-5", 30_000),  # c-5 has joined by then
+                            faults.ScaleIn(40_000, ("c-1", "c-5")))
+    assert notes == ["The Pause of c-5 hits c-3 here: the group has 3 members at 10 s.",
+                     "ScaleIn c-1, c-9 becomes ScaleIn c-1, c-5: the group has 5 members at 40 s."]
+    assert retarget_faults(moved) == (moved, [])
+    others = Scenario(members=3, faults=(faults.Pause("c-x", 10_000), faults.Crash("d-9", 20_000),
+                                         faults.ScaleIn(30_000, ("x-c-7", "c-10"))))
+    moved, notes = retarget_faults(others)
+    assert moved.faults == (faults.Pause("c-x", 10_000), faults.Crash("d-9", 20_000),
+                            faults.ScaleIn(30_000, ("x-c-7", "c-3")))
+    assert notes == ["ScaleIn x-c-7, c-10 becomes ScaleIn x-c-7, c-3: the group has 3 members at 30 s."]

@@ -250,20 +250,6 @@ def test_a_config_of_the_base_that_the_chosen_version_lacks_is_left_out_and_said
     assert e.controls["max.poll.interval.ms"].description == "max.poll.interval.ms (0.10.1+)"
 
 
-def test_faults_on_members_the_group_lacks_move_to_its_last_member():
-    from kafkasim.viz.settings import retarget_faults
-
-    scenario = Scenario(members=3, faults=(faults.Pause("c-5", 10_000), faults.ScaleOut(20_000, count=2),
-                                           faults.Crash("c-5", 30_000), faults.ScaleIn(40_000, ("c-1", "c-9"))))
-    moved, notes = retarget_faults(scenario)
-    assert moved.faults == (faults.Pause("c-3", 10_000), faults.ScaleOut(20_000, count=2),
-                            faults.Crash("c-5", 30_000),  # c-5 has joined by then
-                            faults.ScaleIn(40_000, ("c-1", "c-5")))
-    assert notes == ["The Pause of c-5 hits c-3 here: the group has 3 members at 10 s.",
-                     "ScaleIn c-1, c-9 becomes ScaleIn c-1, c-5: the group has 5 members at 40 s."]
-    assert retarget_faults(moved) == (moved, [])
-
-
 def test_the_fault_member_menu_follows_the_group_size():
     e = explorer(controls=["members", "fault.member"])
     assert e.controls["fault.member"].options == tuple(f"c-{i}" for i in range(1, 7))

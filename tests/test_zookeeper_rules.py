@@ -335,3 +335,16 @@ def test_a_shutdown_commits_to_zookeeper_only_what_auto_commit_would_write_there
     offsets = 4 if consumer.get("offsets.storage", "zookeeper") == "zookeeper" else 0
     assert run.zk.requests == {"closeSession": 1, "notification": 1, "exists": 1, "getChildren": 1 + 2 + 2,
                                "getData": 3 + 3 + offsets, "delete": 2, "create": 4}
+
+
+def test_a_zookeeper_runs_repr_counts_consumers_groups_the_rebalanced_and_zookeeper_reads():
+    """What a learner sees of a run: connectors, groups, how many rebalanced and the reads ZooKeeper
+    served. mid_rebalance's timeline in group a (a-2 shuts down at 1000 ms), beside group b's one
+    connector of the same topic, which no change of group a's registry concerns: only a-1 rebalances.
+    Its reads, by hand: re-arm (exists, getChildren), first batch (getChildren 2, getData 3), read the
+    group (getChildren 2, getData 7): 16."""
+    consumers = tuple(ConsumerSpec(name, name[0], {"t": 1}) for name in ("a-1", "a-2", "b-1"))
+    run = simulate_zookeeper(ZookeeperScenario(topics={"t": 4}, consumers=consumers, brokers=1,
+                                               consumer={"fetch.wait.max.ms": 0},
+                                               faults=(faults.ScaleIn(1000, ("a-2",)),), duration_ms=12_000))
+    assert repr(run) == "<ZookeeperRun 3 consumers in 2 groups: 1 rebalanced, 16 ZooKeeper reads>"

@@ -365,10 +365,6 @@ class ShareConsumer(Consumer):
         the error of each partition (Errors.NONE on success)."""
         return self._send_acks(implicit=True)
 
-    def commit_async(self) -> None:
-        """`commitAsync()`: the same, sent without waiting (errors reach the callback: rows)."""
-        self._send_acks(implicit=True)
-
     def _send_acks(self, implicit: bool = False) -> dict[tuple[str, int], Errors]:
         """Send what is pending, one acknowledgement per partition (atomic on the leader); `implicit`:
         first accept the last poll's records in implicit mode (a poll or a commit, not close)."""

@@ -32,13 +32,14 @@ def _is_ms(value) -> bool:
 
 
 class Distribution:
-    """A processing-time distribution in ms per record."""
+    """A processing-time distribution in ms per record: Constant, LogNormal or Custom, each of which
+    says what it is (`describe`, stored with every run's scenario)."""
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         raise NotImplementedError
 
     def describe(self) -> str:
-        return repr(self)
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -195,9 +196,6 @@ class Partitions:
     def produced(self, t: int) -> int:
         """Records produced by time t: the sum of every partition's end offset (same truncation)."""
         return int((self._rates * min(t, self.duration_ms)).astype(np.int64).sum())
-
-    def produce_time(self, i: int, offset: float) -> float:
-        return offset / self.rate[i] if self.rate[i] else 0.0
 
     def process(self, records: list[tuple[int, int, int]], count: int, start: int, end: int) -> None:
         """Account a batch: `count` records in slices (partition, first offset, end offset), processed

@@ -367,12 +367,12 @@ def retarget_faults(scenario) -> tuple[Any, list[str]]:
                                          if isinstance(f, faults_module.ScaleOut) and f.at_ms < fault.at_ms)
         last = f"c-{running}"
         if isinstance(fault, faults_module.ScaleIn):
-            moved = tuple(dict.fromkeys(m if _index(m) <= running else last for m in fault.members))
+            moved = tuple(dict.fromkeys(last if _beyond(m, running) else m for m in fault.members))
             if moved != fault.members:
                 notes.append(f"{fault.short_label()} becomes ScaleIn {', '.join(moved)}: the group has "
                              f"{running} member{'s' if running > 1 else ''} at {fault.at_ms / 1000:g} s.")
                 fault = dataclasses.replace(fault, members=moved)
-        elif isinstance(fault, faults_module.Fault) and _index(fault.member) > running:
+        elif isinstance(fault, faults_module.Fault) and _beyond(fault.member, running):
             notes.append(f"The {type(fault).__name__} of {fault.member} hits {last} here: the group has {running} "
                          f"member{'s' if running > 1 else ''} at {fault.at_ms / 1000:g} s.")
             fault = dataclasses.replace(fault, member=last)
@@ -380,7 +380,7 @@ def retarget_faults(scenario) -> tuple[Any, list[str]]:
     return (dataclasses.replace(scenario, faults=tuple(faults)) if notes else scenario), notes
 
 
-def _index(member: str) -> int:
-    """c-7 -> 7 (a name of another form: 0, never moved)."""
-    prefix, _, number = member.rpartition("-")
-    return int(number) if prefix == "c" and number.isdigit() else 0
+def _beyond(member: str, running: int) -> bool:
+    """Whether `member` is c-N with N above the `running` members (a name of another form: never moved)."""
+    number = member.removeprefix("c-")
+    return number != member and number.isdigit() and int(number) > running

@@ -2,7 +2,7 @@
 record states they leave over time, and a chart of those states (chapter 12).
 
 `ShareTrace` wraps a `SharePartition` (kafkasim.coordinator.modern.share) and notes, for every call
-(acquire, acknowledge, release_all) and every WriteShareGroupState (a lock expiring inside
+(acquire, acknowledge) and every WriteShareGroupState (a lock expiring inside
 `advance_to` included, at its deadline), the state, delivery count and owner of each record it
 follows. Records that leave the share partition's cache (below SPSO) keep their last, terminal,
 state. `record_states` draws them: one row per record, one bar per state interval;
@@ -114,12 +114,6 @@ class ShareTrace:
         error = self.sp.acknowledge(member, list(batches))
         self._call(member, "ShareAcknowledge " + ", ".join(f"{t} {f}-{l}" for f, l, t in batches),
                    f"{error.name} ({error.code})")
-        return error
-
-    def release_all(self, member: str):
-        """`member`'s share session closed: what it still holds is released."""
-        error = self.sp.release_all(member)
-        self._call(member, "share session closed", f"{error.name} ({error.code})")
         return error
 
     def table(self) -> pd.DataFrame:
