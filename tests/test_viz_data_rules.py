@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
 from kafkasim.viz.assignment import _counts_frame
-from kafkasim.viz.claims import spread
+from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
@@ -21,7 +22,7 @@ from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
-from kafkasim.viz.settings import _faults, fit, retarget_faults
+from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
@@ -56,6 +57,38 @@ def test_the_verdict_says_why_after_the_measured_value(capsys):
         f"{RIGHT} The simulation says 4."]
 
 
+def test_a_yes_or_no_prediction_is_never_within_a_tolerance_of_a_number(capsys):
+    # A bool is compared as a bool: True is not "within 10 %" of a measured 1.05.
+    assert not check(True, 1.05, tolerance=0.1)
+    assert not check(1.05, True, tolerance=0.1)
+
+
+def test_a_yes_or_no_measured_by_numpy_matches_the_readers_true(capsys):
+    # A figure read off a pandas frame is numpy's bool, not Python's: `is` alone would call it wrong.
+    assert check(True, np.bool_(True)) and check(np.bool_(False), False)
+    assert not check(True, np.bool_(False))
+
+
+def test_a_set_answer_is_right_in_any_order_a_list_only_in_its_order(capsys):
+    # "sets as sets": a measured set takes the members in any order (a set of small ints iterates in
+    # ascending order, so [2, 1] is not its list); a list or tuple keeps its order.
+    assert check([2, 1], {1, 2}) and check((1, 2), [1, 2])
+    assert not check([2, 1], [1, 2])
+
+
+def test_a_word_or_number_predicted_for_a_list_is_wrong_not_spelled_out_or_an_error(capsys):
+    assert not check("ab", ["a", "b"])
+    assert not check(3, [1, 2, 3])
+    assert not check(["a", "b"], "ab")
+
+
+# -- settings -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version, protocol", [("2.3", "eager"), ("2.4", "cooperative"), ("3.7", "cooperative")])
+def test_cooperative_sticky_alone_is_cooperative_from_kafka_2_4(version, protocol):
+    # KIP-429: the consumer's incremental cooperative rebalancing shipped in 2.4.0.
+    assert protocol_of(["cooperative-sticky"], version) == protocol
+
+
 # -- claims ---------------------------------------------------------------------------------------
 def test_a_spread_printed_plainly_uses_the_general_format():
     assert str(spread([3, 1, 2])) == "2 (median; 1 to 3 over 3 seeds)"
@@ -65,6 +98,13 @@ def test_a_spread_printed_plainly_uses_the_general_format():
 def test_an_empty_spread_names_the_function_refused():
     with pytest.raises(ValueError, match=r"^spread\(\) needs at least one value$"):
         spread([])
+    with pytest.raises(ValueError, match=r"^over_seeds\(\) needs at least one seed$"):
+        over_seeds(lambda seed: seed, [])
+
+
+def test_a_spread_in_a_table_cell_uses_the_general_format_as_printed_plainly():
+    assert spread([1e-6, 1e-6]).compact() == "1e-06"
+    assert spread([1e6, 3e6, 2e6]).compact() == "2e+06 (1e+06 to 3e+06)"
 
 
 # -- units a chart speaks -------------------------------------------------------------------------

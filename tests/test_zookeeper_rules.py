@@ -6,7 +6,10 @@ mid-rebalance (Kafka 0.8.2-0.10.2 `ZookeeperConsumerConnector.scala`), a change 
 rebalance makes the watcher executor run once more (`isWatcherTriggered`), a session expiry drops the
 old session's rebalance (`ZKSessionExpireListener.handleNewSession`), the re-registration costs one
 create and an exists per watched path, a pause within the session timeout resumes the same try, and a
-session expires a timeout after its client fell silent, however many faults keep it silent."""
+session expires a timeout after its client fell silent, however many faults keep it silent; setData
+replaces a znode's data and fires its data watches once (NoNode if it is missing), and a topic's
+change reaches its consumers through ZkClient's re-armed data watch (exists + getData, then
+ZKTopicPartitionChangeListener's rebalance), every time it changes."""
 
 from __future__ import annotations
 
@@ -16,9 +19,10 @@ from kafkasim import faults
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
-from kafkasim.zookeeper.consumer_connector import (ConsumerSpec, Join, ZookeeperRun, ZookeeperScenario,
-                                                   consumers_per_topic, herd_cost, simulate_zookeeper)
-from kafkasim.zookeeper.ensemble import ZooKeeper
+from kafkasim.zookeeper.consumer_connector import (AddPartitions, ConsumerSpec, Join, ZookeeperRun,
+                                                   ZookeeperScenario, consumers_per_topic, herd_cost,
+                                                   simulate_zookeeper)
+from kafkasim.zookeeper.ensemble import NoNodeError, ZooKeeper
 
 
 def rows(sim: Simulation) -> list[tuple]:
@@ -348,3 +352,95 @@ def test_a_zookeeper_runs_repr_counts_consumers_groups_the_rebalanced_and_zookee
                                                consumer={"fetch.wait.max.ms": 0},
                                                faults=(faults.ScaleIn(1000, ("a-2",)),), duration_ms=12_000))
     assert repr(run) == "<ZookeeperRun 3 consumers in 2 groups: 1 rebalanced, 16 ZooKeeper reads>"
+
+
+# -- setData and the topic's data watch ------------------------------------------------------------
+def test_set_data_replaces_the_data_and_tells_each_data_watcher_once_with_node_data_changed():
+    """ZooKeeper's setData: the znode's data is replaced, and every session with a data watch on it is
+    sent one NodeDataChanged (one-shot: a second setData before a re-read tells nobody)."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    zk.create("/brokers/topics/t", 4)
+    told = []
+    for name in ("c-1", "c-2"):
+        zk.watch_data("/brokers/topics/t", zk.connect(name, 6000, group="g"), lambda name=name: told.append(name))
+    zk.set_data("/brokers/topics/t", 6)
+    zk.set_data("/brokers/topics/t", 8)
+    sim.run()
+    assert zk.tree("/brokers/topics/") == [("/brokers/topics/t", 8, None)]
+    assert sorted(told) == ["c-1", "c-2"]
+    assert [r for r in rows(sim) if r[0] == "NodeDataChanged"] == [("NodeDataChanged", None, "/brokers/topics/t", 2)]
+
+
+def test_set_data_of_a_missing_znode_is_no_node_and_creates_nothing():
+    """ZooKeeper's setData on a path that does not exist fails with NoNode (ZkClient: ZkNoNodeException)."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    with pytest.raises(NoNodeError, match="^/brokers/topics/t$"):
+        zk.set_data("/brokers/topics/t", 6)
+    assert zk.tree() == []
+
+
+# A warm group of two connectors reading topic t (4 partitions), one broker, 2 ms per request; t grows
+# to 6 partitions at 1000. ZooKeeper tells both connectors at 1002; ZkClient's event thread re-arms the
+# data watch (exists) and reads the data (getData) before it calls the listener
+# (ZkClient.fireDataChangedEvents), 2 requests answered at 1006, when ZKTopicPartitionChangeListener's
+# handleDataChange triggers the rebalance ("Topic info for path /brokers/topics/t changed to ...").
+def grown(*faults_) -> ZookeeperRun:
+    t = {"t": 4}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(AddPartitions(1000, "t", 6), *faults_), duration_ms=12_000))
+
+
+def triggers(run: ZookeeperRun, member: str) -> list[tuple]:
+    return [(r[0], r[4]) for r in consumer_rows(run, member) if r[1] == "RebalanceTriggered"]
+
+
+TOPIC_T_CHANGED = "topic info for path /brokers/topics/t changed"
+
+
+def test_a_topic_change_re_arms_the_data_watch_with_exists_and_get_data_then_triggers_a_rebalance():
+    run = grown()
+    assert [r for r in rows(run.zk.sim) if r[0] == "NodeDataChanged"] == [("NodeDataChanged", None, "/brokers/topics/t", 2)]
+    assert triggers(run, "main_t-1") == triggers(run, "main_t-2") == [(1006, TOPIC_T_CHANGED)]
+    assert run.zk.tree("/brokers/topics/") == [("/brokers/topics/t", 6, None)]  # the count AddPartitions wrote
+
+
+def test_a_topic_changed_twice_is_seen_twice_because_the_listener_watches_again():
+    """The data watch is one-shot; ZkClient re-arms it before each handleDataChange, so a second change
+    (8 partitions at 5000) triggers both connectors again, and the rebalance reads the new count:
+    the 8 partitions end up owned, 4 each (range), and the run counts 2 partition changes."""
+    run = grown(AddPartitions(5000, "t", 8))
+    assert triggers(run, "main_t-1") == [(1006, TOPIC_T_CHANGED), (5006, TOPIC_T_CHANGED)]
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", p, f"main_t-{1 + p // 4}-0") for p in range(8)]
+    assert run.summary["partition_changes"] == 2
+
+
+@pytest.mark.parametrize("pause_at, trigger_at", [(1001, 1101 + 4), (1003, 1103)])
+def test_a_topic_change_heard_while_paused_is_handled_when_the_pause_ends(pause_at, trigger_at):
+    """A stop-the-world pause of 100 ms stops ZkClient's event thread: t-1 paused at 1001 takes the
+    notification (due 1002) at 1101 and re-arms by 1105; paused at 1003, its re-arm (answered at 1006)
+    calls the listener at 1103. t-2, not paused, triggers at 1006."""
+    run = grown(faults.Pause("t-1", pause_at, 100))
+    assert triggers(run, "main_t-1") == [(trigger_at, TOPIC_T_CHANGED)]
+    assert triggers(run, "main_t-2") == [(1006, TOPIC_T_CHANGED)]
+
+
+def test_add_partitions_of_a_topic_not_in_the_scenario_names_it():
+    t = {"t": 4}
+    scenario = ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 1),
+                                 faults=(AddPartitions(1000, "u", 6),), duration_ms=2_000)
+    with pytest.raises(ConfigError, match=r"^AddPartitions names topic 'u', which is not in topics$"):
+        simulate_zookeeper(scenario)
+
+
+def test_ownership_has_one_row_per_owner_partition_and_interval_and_an_open_one_ends_with_the_run():
+    """ZookeeperRun.ownership: warm, t-1 owns 0 and 1 and t-2 owns 2 and 3 from 0; t-2 shuts down at 1000
+    (its intervals end there), t-1 releases 0 and 1 at 1024 and owns all 4 from 1050 to the run's end."""
+    run = mid_rebalance()
+    assert sorted(tuple(r) for r in run.ownership().itertuples(index=False)) == sorted([
+        ("main_t-1", "t", 0, 0, 1024), ("main_t-1", "t", 1, 0, 1024),
+        ("main_t-2", "t", 2, 0, 1000), ("main_t-2", "t", 3, 0, 1000),
+        *[("main_t-1", "t", p, 1050, 12_000) for p in range(4)]])

@@ -44,12 +44,13 @@ class Claim:
         return self.text
 
 
-def claim(text: str, *, holds: bool = True, **values: Any) -> Claim:
+def claim(text: str, *, holds: bool, **values: Any) -> Claim:
     """Format `text` with `values`; raise ClaimFailed, naming the sentence, if `holds` is false.
 
     `holds` is the condition that makes the sentence true ("static is the worst of the four",
-    "every seed agrees"); write it next to the sentence so that a reader of the notebook sees
-    both. Values are formatted with str.format, so ``{x:.1f}`` and ``{n:,}`` work.
+    "every seed agrees"), required because every claim has one; write it next to the sentence so
+    that a reader of the notebook sees both. Values are formatted with str.format, so ``{x:.1f}``
+    and ``{n:,}`` work.
     """
     sentence = text.format(**values)
     if not holds:

@@ -55,6 +55,10 @@ class NodeExistsError(Exception):
     """ZooKeeper's NodeExists (ZkClient: ZkNodeExistsException)."""
 
 
+class NoNodeError(Exception):
+    """ZooKeeper's NoNode (ZkClient: ZkNoNodeException)."""
+
+
 class Session:
     """A client session: its ephemeral znodes and the timer that expires it when it falls silent."""
 
@@ -258,9 +262,10 @@ class ZooKeeper:
         return True
 
     def set_data(self, path: str, data: Any) -> None:
+        """Replace a znode's data and fire its data watches; NoNodeError if it does not exist
+        (ZooKeeper's setData creates nothing)."""
         if path not in self.data:
-            self.create(path, data)
-            return
+            raise NoNodeError(path)
         self.data[path] = data
         self._notify(self.data_watches.get(path), "NodeDataChanged", path)
 
