@@ -174,7 +174,8 @@ def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monke
 
 def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing_its_module(monkeypatch):
     """A factory run at import is mapped to the first test that imported it; the files that import
-    its module are the ones that read what it built."""
+    its module are the ones that read what it built, the module's own first (pytest -x stops at the
+    first failure, and they are the likeliest to fail)."""
     monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "tests/test_b.py::t1\ntests/test_a.py::t\n")
     selection = {"tests/test_a.py": "from kafkasim.analysis.logs import java_client\n",
                  "tests/test_b.py": "import kafkasim.analysis.logs.java_client as jc\n",
@@ -186,8 +187,8 @@ def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing
                  "tests/test_g.py": "from kafkasim.analysis.logs import ROW_FIELDS\n",
                  "tests/test_h.py": "from kafkasim.analysis import logs\n"}
     assert mutation.tests_of("kafkasim.analysis.logs.java_client.x__simple__mutmut_4", selection) == [
-        "tests/test_b.py::t1", "tests/test_a.py::t", "tests/test_c.py", "tests/test_d.py", "tests/test_e.py",
-        "tests/test_logs_java_client.py", "tests/test_g.py"]
+        "tests/test_b.py::t1", "tests/test_a.py::t", "tests/test_logs_java_client.py", "tests/test_c.py",
+        "tests/test_d.py", "tests/test_e.py", "tests/test_g.py"]
     # a module right below the package (`kafkasim.scenario`): the package is not a clue, everything imports it
     assert mutation.tests_of("kafkasim.scenario.x_f__mutmut_1", {"tests/test_x.py": "from kafkasim import Scenario\n"}) \
         == ["tests/test_b.py::t1", "tests/test_a.py::t"]

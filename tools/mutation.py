@@ -177,8 +177,10 @@ def tests_of(name: str, selection: dict[str, str] | None = None) -> list[str]:
     if package.count(".") >= 2:
         named += f"|(from|import) {re.escape(package)}\\b"
     imports = re.compile(rf"^\s*({named})", re.M)
+    own = re.compile(rf"tests/test_\w*{re.escape(short)}\w*\.py")
     files = [f for f, text in (_selection() if selection is None else selection).items()
-             if imports.search(text) or re.fullmatch(rf"tests/test_\w*{re.escape(short)}\w*\.py", f)]
+             if imports.search(text) or own.fullmatch(f)]
+    files.sort(key=lambda f: not own.fullmatch(f))  # the module's own tests first: -x stops at the first failure
     return mapped + [f for f in files if not any(test.startswith(f + "::") for test in mapped)]
 
 
