@@ -283,3 +283,29 @@ def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gi
     assert lines["3.7"] == "3.7: 10.0 MiB per response, ok; fetch memory 10.0 MiB"
     _, big = calculator_frames({"partitions": [360], "consumers": [8], "message_mib": [300], "leader_brokers": [1]})
     assert dict(zip(big["version"], big["line"]))["0.10.1"].endswith("; fetch memory 2.34 GiB")
+
+
+# -- the explorer's fault knobs change only what they are given --------------------------------------
+def test_an_unknown_fault_is_refused_naming_the_knob_and_every_fault_it_can_choose():
+    """Bad input: a clear error naming the setting and its valid values (settings.FAULTS, in order)."""
+    from kafkasim.core.errors import ConfigError
+    from kafkasim.viz.settings import scenario_with
+
+    with pytest.raises(ConfigError) as e:
+        scenario_with(BASE, {"fault": "Explode"})
+    assert str(e.value) == ("fault must be one of none, Crash, Restart, Pause, SlowProcessing, NetworkCut, "
+                            "ScaleOut, ScaleIn, got 'Explode'")
+
+
+@pytest.mark.parametrize("values, expected", [
+    ({"fault.at.ms": 30_000}, faults.Pause("c-2", 30_000, duration_ms=7_000)),
+    ({"fault.duration.ms": 3_000}, faults.Pause("c-2", 12_000, duration_ms=3_000)),
+    ({"fault": "Restart"}, faults.Restart("c-2", 12_000, delay_ms=7_000)),
+])
+def test_a_fault_knob_left_unset_keeps_the_base_scenarios_fault_setting(values, expected):
+    """scenario_with "changes only the knobs it is given": the fault's kind, time, duration and member
+    not among them are the base scenario's own (here a 7 s pause of c-2 at 12 s)."""
+    from kafkasim.viz.settings import scenario_with
+
+    base = BASE.replace(faults=[faults.Pause("c-2", 12_000, duration_ms=7_000)])
+    assert tuple(scenario_with(base, values).faults) == (expected,)
