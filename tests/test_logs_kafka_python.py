@@ -108,3 +108,13 @@ def test_a_coordinator_marked_dead_for_another_cause_than_a_disconnection_has_no
     `[Error 16] NotCoordinatorError`) mark it dead with the connection still up."""
     line = py(f"Marking the coordinator dead (node 1) for group orders: {cause}.")
     assert rows([line]) == [expected("CoordinatorLost", "orders", reason=cause, detail="node 1")]
+
+
+def test_kafka_python_2_3s_fatal_join_error_is_diagnosed_as_its_code_is():
+    """The same misconfiguration (INVALID_SESSION_TIMEOUT) as test_a_poll_timeout_and_a_fatal_join_error_are_diagnosed's
+    `[Error 26]` line, in kafka-python 2.3's wording."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    report = diagnose_lines([py("Attempt to join group orders failed due to fatal error: InvalidSessionTimeoutError",
+                                "ERROR")], "app.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("misconfiguration", "orders", 0.9)]
