@@ -87,3 +87,34 @@ def test_the_words_inside_another_line_are_not_a_record():
     # coordinator_dead's cause "Heartbeat session expired" is not the HeartbeatThread's own warning
     got = rows([py("Marking the coordinator dead (node 0) for group g: Heartbeat session expired.")])
     assert [r["kind"] for r in got] == ["CoordinatorLost"] and got[0]["reason"] == "Heartbeat session expired"
+
+
+@pytest.mark.parametrize("name, error, reason", [
+    ("InconsistentGroupProtocolError", "INCONSISTENT_GROUP_PROTOCOL", None),   # errno 23 in kafka/errors.py
+    ("InvalidGroupIdError", "INVALID_GROUP_ID", None),                         # 24
+    ("GroupAuthorizationFailedError", None, "GroupAuthorizationFailedError"),  # 30: not a code the reader maps
+])
+def test_a_fatal_join_error_printed_by_its_class_name_alone_is_read_as_that_error(name, error, reason):
+    """kafka-python 2.3.0 logs `error_type.__name__` in the fatal join line, with no `[Error N]`: the class
+    names the error (kafka/errors.py), read as the same Kafka error as its code, or kept as the reason."""
+    line = py(f"Attempt to join group orders failed due to fatal error: {name}", "ERROR")
+    assert rows([line]) == [expected("JoinGroupResponse", "orders", error=error, reason=reason)]
+
+
+@pytest.mark.parametrize("cause", ["Heartbeat session expired", "[Error 16] NotCoordinatorError"])
+def test_a_coordinator_marked_dead_for_another_cause_than_a_disconnection_has_no_disconnected_state(cause):
+    """coordinator_dead's cause is 'Node Disconnected' only from coordinator(), when the client sees the node
+    disconnected; the heartbeat thread (session expired) and an error response (NOT_COORDINATOR, as
+    `[Error 16] NotCoordinatorError`) mark it dead with the connection still up."""
+    line = py(f"Marking the coordinator dead (node 1) for group orders: {cause}.")
+    assert rows([line]) == [expected("CoordinatorLost", "orders", reason=cause, detail="node 1")]
+
+
+def test_kafka_python_2_3s_fatal_join_error_is_diagnosed_as_its_code_is():
+    """The same misconfiguration (INVALID_SESSION_TIMEOUT) as test_a_poll_timeout_and_a_fatal_join_error_are_diagnosed's
+    `[Error 26]` line, in kafka-python 2.3's wording."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+
+    report = diagnose_lines([py("Attempt to join group orders failed due to fatal error: InvalidSessionTimeoutError",
+                                "ERROR")], "app.log")
+    assert [(f.cause, f.group, f.score) for f in report.findings] == [("misconfiguration", "orders", 0.9)]

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
+from kafkasim.core.errors import ConfigError
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
@@ -22,7 +23,7 @@ from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
-from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults
+from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
@@ -344,3 +345,26 @@ def test_faults_on_members_the_group_lacks_move_to_its_last_member():
     assert moved.faults == (faults.Pause("c-x", 10_000), faults.Crash("d-9", 20_000),
                             faults.ScaleIn(30_000, ("x-c-7", "c-3")))
     assert notes == ["ScaleIn x-c-7, c-10 becomes ScaleIn x-c-7, c-3: the group has 3 members at 30 s."]
+
+
+# -- the explorer's fault knobs change only what they are given --------------------------------------
+def test_an_unknown_fault_is_refused_naming_the_knob_and_every_fault_it_can_choose():
+    """Bad input: a clear error naming the setting and its valid values (settings.FAULTS, in order)."""
+
+    with pytest.raises(ConfigError) as e:
+        scenario_with(BASE, {"fault": "Explode"})
+    assert str(e.value) == ("fault must be one of none, Crash, Restart, Pause, SlowProcessing, NetworkCut, "
+                            "ScaleOut, ScaleIn, got 'Explode'")
+
+
+@pytest.mark.parametrize("values, expected", [
+    ({"fault.at.ms": 30_000}, faults.Pause("c-2", 30_000, duration_ms=7_000)),
+    ({"fault.duration.ms": 3_000}, faults.Pause("c-2", 12_000, duration_ms=3_000)),
+    ({"fault": "Restart"}, faults.Restart("c-2", 12_000, delay_ms=7_000)),
+])
+def test_a_fault_knob_left_unset_keeps_the_base_scenarios_fault_setting(values, expected):
+    """scenario_with "changes only the knobs it is given": the fault's kind, time, duration and member
+    not among them are the base scenario's own (here a 7 s pause of c-2 at 12 s)."""
+
+    base = BASE.replace(faults=[faults.Pause("c-2", 12_000, duration_ms=7_000)])
+    assert tuple(scenario_with(base, values).faults) == (expected,)

@@ -444,3 +444,58 @@ def test_ownership_has_one_row_per_owner_partition_and_interval_and_an_open_one_
         ("main_t-1", "t", 0, 0, 1024), ("main_t-1", "t", 1, 0, 1024),
         ("main_t-2", "t", 2, 0, 1000), ("main_t-2", "t", 3, 0, 1000),
         *[("main_t-1", "t", p, 1050, 12_000) for p in range(4)]])
+
+
+# -- syncedRebalance gives up: ConsumerRebalanceFailedException -------------------------------------
+def held_partition(duration_ms: int, **consumer) -> ZookeeperRun:
+    """Topic a (4 partitions), 4 connectors warm; a-1 is frozen (GC) from 5 s for 20 s, its session
+    (30 s) alive, so it keeps partition 0's owner znode; a-0 registers at 10 s (registration answered at
+    10,010) and range moves partition 0 to it: each of its tries fails to create that znode."""
+    a = {"a": 4}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=a, consumers=consumers_per_topic(a, 4), consumer={"zookeeper.session.timeout.ms": 30_000, **consumer},
+        faults=(faults.Pause("a-1", 5_000, 20_000), Join(10_000, ConsumerSpec("a-0", "main", {"a": 1}))),
+        duration_ms=duration_ms))
+
+
+def test_a_consumer_that_exhausts_rebalance_max_retries_says_how_many_tries_it_made_and_is_left_failed():
+    """syncedRebalance: `for (i <- 0 until config.rebalanceMaxRetries)`, then `throw new
+    ConsumerRebalanceFailedException(consumerIdString + " can't rebalance after " +
+    config.rebalanceMaxRetries + " retries")`. Each failed try closed the fetchers (closeFetchersForQueues)
+    and released its partitions, so the consumer ends fetching nothing: failed. With 2 retries: tries #0
+    and #1, each followed by rebalance.backoff.ms (2,000 ms) of sleep, so the exception at 14,094."""
+    run = held_partition(60_000, **{"rebalance.max.retries": 2})
+    assert [r[:2] + r[4:] for r in consumer_rows(run, "main_a-0")
+            if r[1] in ("RebalanceAttemptFailed", "RebalanceFailed") or r[4] in ("backoff", "failed")] == [
+        (10_052, "RebalanceAttemptFailed", "ZkNodeExistsException on 1 partitions", 0),
+        (10_052, "StateChanged", "backoff", None),
+        (12_094, "RebalanceAttemptFailed", "ZkNodeExistsException on 1 partitions", 1),
+        (12_094, "StateChanged", "backoff", None),
+        (14_094, "RebalanceFailed", "main_a-0 can't rebalance after 2 retries", 2),
+        (14_094, "StateChanged", "failed", None)]
+
+
+def test_rebalance_max_retries_of_zero_gives_up_at_once_and_keeps_consuming_its_old_partitions():
+    """With rebalance.max.retries=0 the loop body never runs: no fetcher is closed, nothing released,
+    so the consumer goes on with what it owned (partitions 0 and 1) after the exception. t-1 is told of
+    t-2's shutdown at 1,002 and re-arms its watch by 1,006."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1,
+        consumer={"fetch.wait.max.ms": 0, "rebalance.max.retries": 0},
+        faults=(faults.ScaleIn(1000, ("t-2",)),), duration_ms=5_000))
+    assert [r[:2] + r[4:] for r in consumer_rows(run, "main_t-1") if r[1] != "RebalanceTriggered"] == [
+        (1006, "RebalanceFailed", "main_t-1 can't rebalance after 0 retries", 0)]
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-1-0")]
+
+
+def test_an_attempt_row_names_the_group_and_an_attempt_unfinished_when_the_run_ends_is_running():
+    """ZookeeperRun.attempts: one row per try, from its "begin rebalancing consumer ... try #n" to its
+    end; a try the run's end cuts short has no end and is still running. The run ends at 10,030: a-0's
+    try #0 began at 10,010, a-2's, a-3's and a-4's (told of a-0) at 10,006; none has ended."""
+    a = held_partition(10_030).attempts()
+    assert list(a.columns) == ["member", "group", "try", "start", "end", "outcome", "error"]
+    assert sorted(tuple(r) for r in a.itertuples(index=False)) == [
+        ("main_a-0", "main", 0, 10_010, None, "running", None),
+        *[(f"main_a-{i}", "main", 0, 10_006, None, "running", None) for i in (2, 3, 4)]]

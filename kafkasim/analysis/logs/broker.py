@@ -207,7 +207,7 @@ _FENCED_RESPONSE = {"join-group": "JoinGroupResponse", "sync-group": "SyncGroupR
 def _static_fenced(m, t, ctx):
     """A static member's request answered FENCED_INSTANCE_ID: its member id is not the one its instance id maps to
     (two processes with one group.instance.id, KIP-345). The line names no group."""
-    kind = _FENCED_RESPONSE.get(m["op"] or "join-group", "JoinGroupResponse")
+    kind = _FENCED_RESPONSE.get(m["op"], "JoinGroupResponse")  # 2.3 - 2.4 name no operation
     return [ev(t, kind, None, m["m"], error="FENCED_INSTANCE_ID", reason=f"expected member.id {m['e']}")]
 
 

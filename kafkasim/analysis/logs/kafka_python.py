@@ -6,7 +6,8 @@ is the mark. Read from `kafka/coordinator/base.py` of kafka-python 2.x (BaseCoor
 HeartbeatThread; the stored copy read is commit 0024227 of dpkp/kafka-python): its warnings and
 errors (printed at the default WARNING level) about heartbeats, the coordinator, joins and leaving.
 The group is in the message where the format string has it; kafka-python's errors print as
-`[Error N] ClassName: ...` (kafka/errors.py), N being Kafka's protocol error code (Errors.java).
+`[Error N] ClassName: ...` (kafka/errors.py), N being Kafka's protocol error code (Errors.java); from
+2.3.0 the fatal join error prints as its class name alone (`error_type.__name__`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ ERROR_CODES = {15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR", 22: "ILLE
                23: "INCONSISTENT_GROUP_PROTOCOL", 24: "INVALID_GROUP_ID", 25: "UNKNOWN_MEMBER_ID",
                26: "INVALID_SESSION_TIMEOUT", 27: "REBALANCE_IN_PROGRESS"}
 _CODE = re.compile(r"\[Error (\d{1,4})\]")
+#: kafka/errors.py's class of each of those errors (NOT_COORDINATOR -> NotCoordinatorError) -> its name.
+_BY_CLASS = {"".join(w.title() for w in name.split("_")) + "Error": name for name in ERROR_CODES.values()}
 
 
 def _ev(t, kind, group=None, **fields) -> tuple:
@@ -48,9 +51,11 @@ def _dead(m, t, ctx):
 
 
 def _join_failed(m, t, ctx):
-    code = _CODE.search(m["e"])
-    error = ERROR_CODES.get(number(code.group(1))) if code else None
-    return [_ev(t, "JoinGroupResponse", m["g"], error=error, reason=None if error else m["e"].strip())]
+    """2.x before 2.3 prints the error (`[Error 26] InvalidSessionTimeoutError: ...`), 2.3+ its class name."""
+    text = m["e"].strip()
+    code = _CODE.search(text)
+    error = ERROR_CODES.get(number(code.group(1))) if code else _BY_CLASS.get(text)
+    return [_ev(t, "JoinGroupResponse", m["g"], error=error, reason=None if error else text)]
 
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
