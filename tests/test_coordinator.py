@@ -809,6 +809,25 @@ def test_members_of_one_cohort_share_session_checks_and_expire_in_arming_order()
     assert sim.stats["events"] - events == 2
 
 
+def test_each_heartbeat_of_a_batch_is_handled_alone_past_an_unknown_member_id():
+    """GroupCoordinator.handleHeartbeat answers each member's heartbeat on its own: an unknown
+    member id refused UNKNOWN_MEMBER_ID does not stop the members after it from renewing their
+    sessions (session.timeout.ms from this heartbeat), each heartbeat is one request, and with
+    heartbeats not recorded only the refused one leaves a row."""
+    sim, coord, ids, _ = stable_group(3, record_heartbeats=False)  # every member last heard at 0 ms
+    sim.advance(1000)
+    requests, n = coord.stats["requests"], len(sim.events.rows)
+    assert coord.heartbeat_batch("g", [ids[0], "ghost", ids[1], ids[2]], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    assert coord.stats["requests"] == requests + 4
+    assert _rows_after(sim, n) == [
+        (1000, "coordinator", "g", "ghost", "Heartbeat", 1, None, None, "UNKNOWN_MEMBER_ID", None, None, "Stable")]
+    sim.advance(SESSION - 1)  # 10.999 s: the sessions renewed at 0 ms would have ended at 10 s
+    assert coord.member_ids("g") == ids and sim.events.of_kind("MemberRemoved") == []
+    sim.advance(1)  # 11 s: session.timeout.ms after this heartbeat, for all three
+    assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
+        (1000 + SESSION, m, "session_timeout") for m in ids]
+
+
 def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():
     """`heartbeat_batch` takes any iterable of member ids: a generator gives the rows, answers and
     counts a list gives (the fast path reads the ids twice), an unknown id first included."""
