@@ -580,6 +580,16 @@ def test_deleted_and_unloaded_groups_die_with_their_reason():
                     (0, "coordinator", "b", None, "GroupDead", 0, None, None, None, "unloaded", None, "Dead")]
 
 
+def test_an_unloaded_group_leaves_this_brokers_cache_with_its_offsets():
+    """GroupMetadataManager.removeGroupsForPartition (a failover): the group and its cached
+    offsets are dropped from this broker; another group's offsets stay."""
+    sim, coord = new_coordinator()
+    for group in ("a", "b"):
+        coord.commit_offsets(group, "", -1, {("t", 0): 1})
+    coord.unload_group("b")
+    assert (coord.committed("a"), coord.committed("b")) == ({("t", 0): 1}, {})
+
+
 def test_a_join_refused_before_any_group_logic_still_names_the_requester():
     sim, coord = new_coordinator()
     resp = join(coord, "", client_id="c")
