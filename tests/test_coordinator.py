@@ -838,6 +838,29 @@ def test_each_heartbeat_of_a_batch_is_handled_alone_past_an_unknown_member_id():
         (1000 + SESSION, m, "session_timeout") for m in ids]
 
 
+def test_a_restarted_static_members_heartbeat_arms_its_new_shorter_session():
+    """GroupCoordinator.updateStaticMemberAndRebalance (KIP-345): a static member that restarts
+    into a Stable group with the same protocols takes a new member id without a rebalance; the
+    session is renewed with the old session.timeout.ms (30 s), then `updateMember` stores the new
+    one (10 s). Its next heartbeat (completeAndScheduleNextHeartbeatExpiration, here in a batch
+    past an unknown id) expires it 10 s later, before the check armed for 31 s."""
+    sim, coord = new_coordinator(record_heartbeats=False)
+    first = join(coord, instance="i1", session=30_000)
+    sim.advance(0)
+    coord.sync_group("g", first.member_id, 1, {first.member_id: b"a"})
+    sim.advance(1000)
+    restarted = join(coord, instance="i1", session=10_000)
+    sim.advance(1000)
+    assert restarted.error is Errors.NONE and coord.member_ids("g") == [restarted.member_id] != [first.member_id]
+    assert (coord.group_state("g"), coord.generation_id("g")) == ("Stable", 1)
+    assert coord.heartbeat_batch("g", ["ghost", restarted.member_id], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    sim.advance(9999)
+    assert sim.events.of_kind("MemberRemoved") == []
+    sim.advance(1)
+    assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
+        (12_000, restarted.member_id, "session_timeout")]
+
+
 def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():
     """`heartbeat_batch` takes any iterable of member ids: a generator gives the rows, answers and
     counts a list gives (the fast path reads the ids twice), an unknown id first included."""
