@@ -601,7 +601,8 @@ def test_unsubscribed_partitions_still_owned_move_the_previous_epoch_too(version
     new = Reconciler(m, 10, both, lambda t, p: None, both, ProtocolRules.for_version(version).reconciliation,
                      frozenset({"topic2"}), True).build()
     assert (new.state, new.member_epoch, new.previous_member_epoch) == ("UNREVOKED_PARTITIONS", 10, previous)
-    assert new.assigned == {"topic2": frozenset({4, 5, 6})} and new.pending_revocation == {"topic1": frozenset({1, 2, 3})}
+    assert new.assigned == {"topic2": frozenset({4, 5, 6})}
+    assert new.pending_revocation == {"topic1": frozenset({1, 2, 3})}
 
 
 def test_unsubscribing_while_the_target_is_postponed_moves_the_previous_epoch():
