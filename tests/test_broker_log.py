@@ -363,6 +363,19 @@ def test_regexes_in_java_hash_map_order():
         "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t12", "t11", "t13", "t0", "t1", "t2", "t3"]
 
 
+def test_java_hash_map_grows_past_three_quarters_full_from_its_power_of_two_capacity():
+    """HashMap: `tableSizeFor` rounds the initial capacity up to a power of two (8 stays 8), and
+    `putVal` doubles the table once `++size > threshold` (0.75 x capacity): 2 keys in a 1-bucket
+    map end in 4 buckets, 3 keys fit 4 buckets (threshold 3), 6 fit 8 (threshold 6). The orders
+    were printed by Java 17's `new HashMap<>(capacity)` key set."""
+    from kafkasim.coordinator.broker_log import java_hash_map_order
+
+    assert java_hash_map_order(["t1", "t2"], 1) == ["t1", "t2"]
+    assert java_hash_map_order(["t0", "t1", "t4"], 3) == ["t0", "t4", "t1"]
+    assert java_hash_map_order(["t0", "t1", "t2", "t3", "t4", "t8"], 6) == ["t4", "t0", "t8", "t1", "t2", "t3"]
+    assert java_hash_map_order(["t0", "t8"], 8) == ["t0", "t8"]
+
+
 @pytest.mark.parametrize("version,reason", [
     ("4.0", "Downgrade group g from consumer to classic."),
     ("4.0.1", "Downgrade group g from consumer to classic."),

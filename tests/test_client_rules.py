@@ -63,6 +63,23 @@ def test_a_closing_java_consumer_sends_its_leave_group_then_resets_as_leaving_pr
         f"{p}Request joining group due to: consumer pro-actively leaving the group{c}"]
 
 
+@pytest.mark.parametrize("error, message, reset", [
+    ("ILLEGAL_GENERATION", "Specified group generation id is not valid.", "Resetting generation due to"),
+    ("UNKNOWN_MEMBER_ID", "The coordinator is not aware of this member.", "Resetting generation and member id due to")])
+def test_a_commit_refused_for_its_generation_keeps_the_member_id(error, message, reset):
+    """ConsumerCoordinator.OffsetCommitResponseHandler (3.2+, KAFKA-13419): "don't reset generation
+    member ID when ILLEGAL_GENERATION, since the member might be still valid":
+    resetStateOnResponseError(OFFSET_COMMIT, error, error != ILLEGAL_GENERATION)."""
+    lines, log = java_log("3.7")
+    log.commit_failed(5_000, error, message, 3, "m-1", "range")
+    p = "[2026-01-01 00:00:05,000] INFO [Consumer clientId=consumer-g-1, groupId=g] "
+    c = " (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)"
+    assert lines == [
+        f"{p}OffsetCommit failed with Generation{{generationId=3, memberId='m-1', protocol='range'}}: {message}{c}",
+        f"{p}{reset}: encountered {error} from OFFSET_COMMIT response{c}",
+        f"{p}Request joining group due to: encountered {error} from OFFSET_COMMIT response{c}"]
+
+
 def test_a_closed_consumer_gives_the_coordinator_its_reason_in_the_leave_group():
     """KIP-800 (3.2): KafkaConsumer.close sends LeaveGroup with reason "the consumer is being closed",
     which GroupCoordinator prints as the client reason."""

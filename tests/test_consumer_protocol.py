@@ -890,3 +890,18 @@ def test_a_member_subscribed_by_names_and_by_a_regex_is_assigned_the_topics_of_b
     sim.advance(0)
     r = hb(groups, "m1", 1)
     assert (r.member_epoch, r.assignment) == (2, {"bar": [0, 1, 2], "foo": [0, 1], "food": [0]})
+
+
+def test_deleting_a_consumer_group_deletes_its_offsets_and_a_refusal_keeps_them():
+    """GroupMetadataManager.deleteGroup (via GroupCoordinatorService.deleteGroups) removes the group
+    together with its committed offsets (OffsetMetadataManager.deleteAllOffsets); a group that still
+    has members is refused NON_EMPTY_GROUP and keeps everything."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 3})
+    r = coord.consumer_group_heartbeat("c", member_id="c1", member_epoch=0, rebalance_timeout_ms=300000,
+                                       subscribed_topic_names=["foo"], owned_partitions={})
+    assert coord.commit_offsets("c", "c1", r.member_epoch, {("foo", 0): 5}).error is Errors.NONE
+    assert coord.delete_groups(["c"]) == {"c": Errors.NON_EMPTY_GROUP}
+    assert coord.committed("c") == {("foo", 0): 5}
+    coord.consumer_group_heartbeat("c", member_id="c1", member_epoch=-1)  # LeaveGroup
+    assert coord.delete_groups(["c"]) == {"c": Errors.NONE}
+    assert (coord.committed("c"), coord.group_type("c")) == ({}, None)

@@ -588,6 +588,23 @@ def test_stable_to_stable_with_assignment_topics_no_longer_in_subscription(versi
     assert new.assigned == {"topic2": frozenset({4, 5, 6})} and new.pending_revocation == {}
 
 
+@pytest.mark.parametrize("version, previous", [(V42, 9), (V43, 10)])
+def test_unsubscribed_partitions_still_owned_move_the_previous_epoch_too(version, previous):
+    """The other branch of `updateCurrentAssignment` @ v8.3.0: the client still owns the partitions
+    of the topic it dropped, so the member goes to UNREVOKED_PARTITIONS, and that builder also calls
+    `updateMemberEpoch(memberEpoch)` from 4.3: previous epoch 10, where 4.2 kept 9."""
+    from kafkasim.coordinator.modern.consumer import ConsumerGroupMember, ProtocolRules, Reconciler
+
+    both = {"topic1": frozenset({1, 2, 3}), "topic2": frozenset({4, 5, 6})}
+    m = ConsumerGroupMember("member", subscribed_topic_names=frozenset({"topic2"}), member_epoch=10,
+                            previous_member_epoch=9, assigned=both)
+    new = Reconciler(m, 10, both, lambda t, p: None, both, ProtocolRules.for_version(version).reconciliation,
+                     frozenset({"topic2"}), True).build()
+    assert (new.state, new.member_epoch, new.previous_member_epoch) == ("UNREVOKED_PARTITIONS", 10, previous)
+    assert new.assigned == {"topic2": frozenset({4, 5, 6})}
+    assert new.pending_revocation == {"topic1": frozenset({1, 2, 3})}
+
+
 def test_unsubscribing_while_the_target_is_postponed_moves_the_previous_epoch():
     """The same case reached through the coordinator, which 4.3's assignment interval makes
     possible (derived from the test above and `maybeUpdateTargetAssignment` at v8.3.0): the

@@ -580,6 +580,16 @@ def test_deleted_and_unloaded_groups_die_with_their_reason():
                     (0, "coordinator", "b", None, "GroupDead", 0, None, None, None, "unloaded", None, "Dead")]
 
 
+def test_an_unloaded_group_leaves_this_brokers_cache_with_its_offsets():
+    """GroupMetadataManager.removeGroupsForPartition (a failover): the group and its cached
+    offsets are dropped from this broker; another group's offsets stay."""
+    sim, coord = new_coordinator()
+    for group in ("a", "b"):
+        coord.commit_offsets(group, "", -1, {("t", 0): 1})
+    coord.unload_group("b")
+    assert (coord.committed("a"), coord.committed("b")) == ({("t", 0): 1}, {})
+
+
 def test_a_join_refused_before_any_group_logic_still_names_the_requester():
     sim, coord = new_coordinator()
     resp = join(coord, "", client_id="c")
@@ -807,6 +817,48 @@ def test_members_of_one_cohort_share_session_checks_and_expire_in_arming_order()
     assert removed == [(300_000, m, "new_member_timeout") for m in ids]
     assert all(j.done and j.error is Errors.UNKNOWN_MEMBER_ID for j in joins)
     assert sim.stats["events"] - events == 2
+
+
+def test_each_heartbeat_of_a_batch_is_handled_alone_past_an_unknown_member_id():
+    """GroupCoordinator.handleHeartbeat answers each member's heartbeat on its own: an unknown
+    member id refused UNKNOWN_MEMBER_ID does not stop the members after it from renewing their
+    sessions (session.timeout.ms from this heartbeat), each heartbeat is one request, and with
+    heartbeats not recorded only the refused one leaves a row."""
+    sim, coord, ids, _ = stable_group(3, record_heartbeats=False)  # every member last heard at 0 ms
+    sim.advance(1000)
+    requests, n = coord.stats["requests"], len(sim.events.rows)
+    assert coord.heartbeat_batch("g", [ids[0], "ghost", ids[1], ids[2]], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    assert coord.stats["requests"] == requests + 4
+    assert _rows_after(sim, n) == [
+        (1000, "coordinator", "g", "ghost", "Heartbeat", 1, None, None, "UNKNOWN_MEMBER_ID", None, None, "Stable")]
+    sim.advance(SESSION - 1)  # 10.999 s: the sessions renewed at 0 ms would have ended at 10 s
+    assert coord.member_ids("g") == ids and sim.events.of_kind("MemberRemoved") == []
+    sim.advance(1)  # 11 s: session.timeout.ms after this heartbeat, for all three
+    assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
+        (1000 + SESSION, m, "session_timeout") for m in ids]
+
+
+def test_a_restarted_static_members_heartbeat_arms_its_new_shorter_session():
+    """GroupCoordinator.updateStaticMemberAndRebalance (KIP-345): a static member that restarts
+    into a Stable group with the same protocols takes a new member id without a rebalance; the
+    session is renewed with the old session.timeout.ms (30 s), then `updateMember` stores the new
+    one (10 s). Its next heartbeat (completeAndScheduleNextHeartbeatExpiration, here in a batch
+    past an unknown id) expires it 10 s later, before the check armed for 31 s."""
+    sim, coord = new_coordinator(record_heartbeats=False)
+    first = join(coord, instance="i1", session=30_000)
+    sim.advance(0)
+    coord.sync_group("g", first.member_id, 1, {first.member_id: b"a"})
+    sim.advance(1000)
+    restarted = join(coord, instance="i1", session=10_000)
+    sim.advance(1000)
+    assert restarted.error is Errors.NONE and coord.member_ids("g") == [restarted.member_id] != [first.member_id]
+    assert (coord.group_state("g"), coord.generation_id("g")) == ("Stable", 1)
+    assert coord.heartbeat_batch("g", ["ghost", restarted.member_id], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    sim.advance(9999)
+    assert sim.events.of_kind("MemberRemoved") == []
+    sim.advance(1)
+    assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
+        (12_000, restarted.member_id, "session_timeout")]
 
 
 def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():

@@ -47,6 +47,20 @@ def test_seed_figures_as_the_seed_computes_them():
     assert 18 + 2 <= s["max_heap_gb"]                                         # Kafka's 18 GB + the app's 2 GB
 
 
+def test_the_seeds_sizes_are_whole_megabytes_and_its_configs_carry_its_messages():
+    """Seed 003 multiplies whole numbers of MB ("300 MB x 360 = 108000 MB", "8 x 45 x 1 x 50 MB =
+    18000 MB") and, before and after the fix, sizes fetch.message.max.bytes, message.max.bytes and
+    replica.fetch.max.bytes to its largest message (300 MB, then 50 MB gzipped), with
+    queued.max.message.chunks = 1 only after: the one problem left each time is KAFKA-1196's overflow."""
+    s = seed_large_messages()
+    assert (f"{s['response_mb']:,} MB", f"{s['heap_mb']:,} MB") == ("108,000 MB", "18,000 MB")
+    for run, mb, chunks in ((s["before"], 300, 2), (s["bookkeeping_after"], 50, 1)):
+        assert run["configs"] == {"fetch.message.max.bytes": mb * MiB, "queued.max.message.chunks": chunks,
+                                  "num.consumer.fetchers": 1, "message.max.bytes": mb * MiB,
+                                  "replica.fetch.max.bytes": mb * MiB}
+        assert len(run["problems"]) == 1 and "KAFKA-1196" in run["message"] and not run["message_too_large"]
+
+
 def test_the_seed_overflow_is_flagged_before_it_happens():
     before = seed_large_messages()["before"]
     assert before["overflow"] and not before["ok"]

@@ -228,21 +228,25 @@ def fetch_sizing(versions=("0.8.2", "0.9", "0.10.1", "2.5", "3.7"), *, consumer_
 
 
 # -- the seed's large-message incident ---------------------------------------------------------
+def _carries(message_bytes: int) -> dict:
+    """Broker overrides that accept and replicate a message of `message_bytes`."""
+    return {"message.max.bytes": message_bytes, "replica.fetch.max.bytes": message_bytes}
+
+
 def seed_large_messages() -> dict:
     """The large-message incident (seed 003), computed as the seed computes it (MB = 2**20 bytes,
     GB = 2**30), next to the calculator's exact results.
 
     Before: one book-keeping consumer for a 360-partition topic with 300 MB messages. After:
     gzip brings the largest message to 50 MB, and the book-keeping group runs 8 consumers in one
-    JVM with 45 partitions each and queued.max.message.chunks = 1.
+    JVM with 45 partitions each and queued.max.message.chunks = 1. The largest message is the
+    fetch size each time (the calculators' default), and the brokers are configured to carry it.
     """
-    mb = 300
-    before = zookeeper_consumer_fetch(partitions=360, consumers=1, message_bytes=mb * MiB,
-                                      consumer={"fetch.message.max.bytes": mb * MiB},
-                                      broker={"message.max.bytes": mb * MiB, "replica.fetch.max.bytes": mb * MiB})
-    after = dict(partitions=360, consumers=8, consumers_per_jvm=8, message_bytes=50 * MiB,
+    before = zookeeper_consumer_fetch(partitions=360, consumer={"fetch.message.max.bytes": 300 * MiB},
+                                      broker=_carries(300 * MiB))
+    after = dict(partitions=360, consumers=8, consumers_per_jvm=8,
                  consumer={"fetch.message.max.bytes": 50 * MiB, "queued.max.message.chunks": 1},
-                 broker={"message.max.bytes": 50 * MiB, "replica.fetch.max.bytes": 50 * MiB})
+                 broker=_carries(50 * MiB))
     bookkeeping = zookeeper_consumer_fetch(**after)
     return {
         # The seed's own arithmetic.

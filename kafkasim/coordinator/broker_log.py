@@ -63,14 +63,11 @@ def java_hash_map_order(keys: Iterable[str], initial_capacity: int) -> list[str]
     order: by bucket (`hashCode ^ hashCode >>> 16`, masked by the table size the map grew to),
     then in insertion order within a bucket."""
     keys = list(dict.fromkeys(keys))
-    capacity = 1
+    capacity = 1  # tableSizeFor: the smallest power of two >= initial_capacity
     while capacity < initial_capacity:
         capacity <<= 1
-    threshold = int(capacity * 0.75)
-    for size in range(1, len(keys) + 1):
-        if size > threshold:
-            capacity <<= 1
-            threshold = int(capacity * 0.75)
+    while len(keys) > int(capacity * 0.75):  # putVal: ++size > threshold doubles the table, at most
+        capacity <<= 1                       # once a put, so the table ends where the threshold holds size
 
     def bucket(key: str) -> int:
         h = java_string_hash(key) & 0xFFFFFFFF

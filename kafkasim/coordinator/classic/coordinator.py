@@ -855,28 +855,22 @@ class ClassicGroupCoordinator:
 
     def _heartbeat_rest(self, group: Group, member_ids: Sequence[str], generation_id: int,
                         failed: dict[str, Errors]) -> None:
-        """`heartbeat_batch`'s fast path from an unknown member id on, one member at a time."""
-        members, now, rows, state, group_id = group.members, self.sim.now, self._rows, group.state, group.group_id
+        """`heartbeat_batch`'s fast path from an unknown member id on, one member at a time: the
+        group is Stable or CompletingRebalance at the right generation, so a member id not in it is
+        all `_heartbeat` could refuse (validateCurrentMember: UNKNOWN_MEMBER_ID)."""
+        now, rows, state, group_id = self.sim.now, self._rows, group.state, group.group_id
         record = self.record_heartbeats
-        count = 0
         for member_id in member_ids:
-            count += 1
-            member = members.get(member_id)
+            member = group.members.get(member_id)
             if member is None:
-                count -= 1  # counted by _heartbeat
-                error = self._heartbeat(group_id, member_id, generation_id, None)
-                failed[member_id] = error
+                error = failed[member_id] = Errors.UNKNOWN_MEMBER_ID
             else:
-                deadline = now + member.session_timeout_ms
-                member.deadline = deadline
-                check = member.timer
-                if check is None or check.time > deadline:
-                    self._arm_session(group, member, deadline)
+                self._reset_session(group, member)
                 error = Errors.NONE
             if record or error is not Errors.NONE:
                 rows.append((now, "coordinator", group_id, member_id, "Heartbeat", generation_id, None, None,
                              error._name_, None, None, state))
-        self.stats["requests"] += count
+        self.stats["requests"] += len(member_ids)
 
     def _heartbeat(self, group_id: str, member_id: str, generation_id: int, instance_id: str | None) -> Errors:
         self.stats["requests"] += 1

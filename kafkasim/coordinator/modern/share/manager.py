@@ -543,16 +543,15 @@ class ShareGroupManager(ModernGroupQueries):
     def dlq_write(self, record: DlqRecord) -> str | None:
         """Produce one DLQ record (4.4, KIP-1191) to the group's `errors.deadletterqueue.topic.name`,
         checked as `ShareGroupDLQStateManager.validateDlqTopic` does; None, or Kafka's
-        ConfigException message when the topic cannot be used (the record is archived regardless)."""
+        ConfigException message when the topic cannot be used (the record is archived regardless).
+        Its first two checks (the name is empty; it starts with "__") cannot fail here: a partition
+        writes only for a group that sets a name (`SharePartition.dlq_enabled`), and a name starting
+        with "__" is refused when set (`GroupConfigs.set`)."""
         group_id = record.group_id
-        topic = self.group_configs.value(group_id, "errors.deadletterqueue.topic.name", "")
+        topic = self.group_configs.get(group_id)["errors.deadletterqueue.topic.name"]
         prefix = self.configs["errors.deadletterqueue.topic.name.prefix"] or ""
         failure = None
-        if not topic:
-            failure = f"Configured DLQ topic name in share group: {group_id} is empty."
-        elif topic.startswith("__"):
-            failure = f"Configured DLQ topic name in share group: {group_id} cannot start with __, topic: {topic}."
-        elif topic not in self.topics and topic not in self.dlq_topics and \
+        if topic not in self.topics and topic not in self.dlq_topics and \
                 not self.configs["errors.deadletterqueue.auto.create.topics.enable"]:
             failure = (f"DLQ topic does not exist and auto create is disabled on cluster for share group: "
                        f"{group_id}, topic: {topic}.")
