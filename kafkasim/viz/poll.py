@@ -25,7 +25,8 @@ SAFE_COLOR = "#c7e9c0"
 
 
 def batches(run) -> pd.DataFrame:
-    """One row per processed batch: member, start, end (ms), records, duration_ms."""
+    """One row per processed batch: member, start, end (ms), records, duration_ms. A Processed row always
+    closes its member's last Fetched: a crash or close cancels the batch in progress (no Processed row)."""
     open_: dict[str, tuple[int, float]] = {}
     out = []
     for row in run.rows:
@@ -35,8 +36,6 @@ def batches(run) -> pd.DataFrame:
         elif kind == "Processed" and row[MEMBER] in open_:
             start, count = open_.pop(row[MEMBER])
             out.append((row[MEMBER], start, row[T], int(count), row[T] - start))
-        elif kind in ("Crashed", "Closed", "Started"):
-            open_.pop(row[MEMBER], None)
     return pd.DataFrame(out, columns=["member", "start", "end", "records", "duration_ms"])
 
 

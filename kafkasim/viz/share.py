@@ -224,10 +224,10 @@ def record_states(trace: ShareTrace, end_ms: int | None = None, title: str = "Re
     return spec
 
 
-def state_counts(trace: ShareTrace) -> pd.DataFrame:
+def state_counts(trace: ShareTrace) -> pd.Series:
     """How many of the followed records are in each state at the end (a check for the chapter)."""
-    last = pd.DataFrame([(o, *v) for o, v in trace._last.items()], columns=["offset", "state", "delivery_count", "owner"])
-    return last.groupby("state").size().reindex(list(RECORD_STATE_COLORS), fill_value=0)
+    states = pd.Series([state for state, *_ in trace._last.values()], dtype=object)
+    return states.value_counts().reindex(list(RECORD_STATE_COLORS), fill_value=0)
 
 
 __all__ = ["ShareTrace", "record_states", "share_messages", "share_sequence_diagram", "state_counts",
