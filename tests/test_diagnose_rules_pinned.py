@@ -361,12 +361,13 @@ def test_a_member_is_in_a_generation_after_a_join_response_or_a_transition_to_st
 def test_a_clients_releases_are_read_from_its_version_lines_and_a_versions_column_naming_one():
     """bugs._log_versions: the ClientVersion rows (the Java client's KafkaVersion, AppInfoParser's "Kafka
     version: ..."), and a `versions` column that names one release; other rows' details are not versions,
-    a range names none, and rows of other clients are not read."""
+    a range or a family ("2.x") names none, and rows of other clients are not read."""
     from kafkasim.analysis.diagnose.bugs import _log_versions
 
     rows = [_client_row("a.log", 0, "KafkaVersion", "m-a", 1, detail="3.7.0"),
             _client_row("a.log", 1, "JoinGroupResponse", "m-a", 2, versions="3.1", detail="2.0.0"),
             _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.4-3.9", detail="2.1.0"),
+            _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.x"),  # a family names none either
             _client_row("a.log", 3, "JoinGroup", "m-a", 4, versions="3.3"),
             _client_row("a.log", 4, "ClientVersion", "m-a", 5, detail="v1.9.2")]
     source = ROW_FIELDS.index("log_source")

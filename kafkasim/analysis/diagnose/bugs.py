@@ -235,12 +235,10 @@ def release(text: str | None) -> tuple | None:
     return v
 
 
-def _wording_range(text: str | None) -> tuple:
-    """(first, last) releases of a `versions` column ("1.4-", "2.4-3.9", "1.6.0"); None where open or unknown."""
-    if not text or "x" in text:
-        return None, None
-    lo, _, hi = text.partition("-") if "-" in text else (text, "", text)
-    return release(lo), release(hi)
+def _named_release(text: str | None) -> tuple | None:
+    """The one release a `versions` column names ("1.6.0"); None for a range ("1.4-", "2.4-3.9") or a family
+    ("2.x": `release` reads none)."""
+    return release(text) if text and "-" not in text else None
 
 
 def _log_versions(rows: list, clients: tuple) -> set:
@@ -253,8 +251,7 @@ def _log_versions(rows: list, clients: tuple) -> set:
         if r[KIND] == "ClientVersion" or (r[KIND] == "KafkaVersion" and "java" in clients):
             v = release(r[_DETAIL])
         else:
-            lo, hi = _wording_range(r[_VERSIONS])
-            v = lo if lo is not None and lo == hi else None
+            v = _named_release(r[_VERSIONS])
         if v is not None:
             out.add(v)
     return out
@@ -270,8 +267,8 @@ def client_matches(rows: list) -> list[tuple[Bug, list, float, str]]:
         mine = [r for r in rows if r[_LOG_SOURCE] in bug.clients]
         shown = CLIENT_PATTERNS[bug.pattern](mine, **bug.params) if mine else []
         first, fixed = release(bug.first), release(bug.fixed_in)
-        # a wording that first appeared in a fixed release cannot show the bug
-        shown = [r for r in shown if (_wording_range(r[_VERSIONS])[0] or ()) < fixed]
+        # a wording that first appeared in a fixed release cannot show the bug (`release` reads a range's first)
+        shown = [r for r in shown if (release(r[_VERSIONS]) or ()) < fixed]
         if not shown:
             continue
         versions = _log_versions(mine, bug.clients)
