@@ -260,3 +260,29 @@ def test_client_commits_and_syncs_refused_with_coordinator_not_available_name_th
     beat = _row(time=0, line=1, log_source="librdkafka", kind="HeartbeatResponse", group="g",
                 error="COORDINATOR_NOT_AVAILABLE")
     assert "broker-bug-or-coordinator" not in [f.cause for f in diagnose_rows([beat], ["app.log"]).findings]
+
+
+def _kp_at(minute: int, second: int, text: str) -> str:
+    return f"2018-07-11 05:{minute:02d}:{second:02d},000 WARNING kafka.coordinator {text}"
+
+
+def _kp_1544_evidence(lines: list[str]) -> list[list[Line]]:
+    return [f.evidence for f in diagnose_lines(lines, "app.log").findings if f.cause == "client-bug"]
+
+
+def test_kafka_python_1544_the_unknown_member_counts_from_the_same_millisecond_to_300_s_after_the_expiry():
+    """bugs.KNOWN_BUGS' kafka-python#1544 row: the refused heartbeat comes at most within_ms = 300,000 ms after the
+    expiry, bounds included; a log's millisecond clock writes both lines in one millisecond when they follow at once
+    (HeartbeatThread._run_once marks the coordinator dead, the next heartbeat is refused)."""
+    expired = _kp_at(4, 7, "Heartbeat session expired, marking coordinator dead")
+    unknown = "Heartbeat: local member_id was not recognized; this consumer needs to re-join"
+    both = [Line("app.log", 1), Line("app.log", 2)]
+    assert _kp_1544_evidence([expired, _kp_at(4, 7, unknown)]) == [both]
+    assert _kp_1544_evidence([expired, _kp_at(9, 7, unknown)]) == [both]
+    assert _kp_1544_evidence([expired, _kp_at(9, 8, unknown)]) == []
+
+
+def test_kafka_python_1544_shows_every_refused_heartbeat_after_the_expiry():
+    """The deadlocked consumer never rejoins, so each later heartbeat is refused too: the finding shows them all."""
+    assert _kp_1544_evidence([EXPIRED, UNKNOWN, UNKNOWN.replace(":10,", ":12,")]) == [
+        [Line("app.log", 1), Line("app.log", 2), Line("app.log", 3)]]
