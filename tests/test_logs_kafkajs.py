@@ -203,3 +203,28 @@ def test_heartbeats_the_coordinator_no_longer_knows_are_diagnosed():
     # client_rules.sessions: an UNKNOWN_MEMBER_ID answer with no session-timer line before it, 0.6
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("session-timeout-gc-or-stall", "orders", 0.6)]
     assert [(e.file, e.line) for e in report.findings[0].evidence] == [("app.log", 1)]
+
+
+def test_a_joined_record_cut_before_its_leader_and_duration_is_still_a_join():
+    """consumerGroup.js prints leaderId, memberAssignment and duration after groupId and memberId: a record cut
+    before them is the join all the same, with no leader, no duration and no assignment read."""
+    line = console("INFO", "ConsumerGroup", "Consumer has joined the group", **JOINED_2X)
+    line = line[:line.index(',"leaderId"')]
+    assert rows([line]) == [expected("JoinGroupResponse", "1.15-", group="orders", member="app-9f1b")]
+
+
+def test_a_joined_duration_that_is_not_whole_milliseconds_is_left_empty():
+    """kafkajs's duration is `Date.now() - startJoin`, whole milliseconds; a null there (what JSON.stringify writes
+    for NaN) is no duration, and the join is read without one."""
+    line = console("INFO", "ConsumerGroup", "Consumer has joined the group", **{**JOINED_2X, "duration": None})
+    assert rows([line])[0] == expected("JoinGroupResponse", "1.15-", group="orders", member="app-9f1b",
+                                       reason="RoundRobinAssigner", detail="leader app-0c2d")
+
+
+def test_a_joined_record_a_shipper_wrote_again_with_spaces_gives_every_assigned_partition():
+    """A shipper that writes the record again as JSON with blanks after its commas (`[0, 2]`): each partition of
+    memberAssignment is still one PartitionsAssigned."""
+    line = json.dumps(json.loads(console("INFO", "ConsumerGroup", "Consumer has joined the group", **JOINED_2X)))
+    assert '[0, 2]' in line
+    assert [(r["kind"], r["topic"], r["partition"]) for r in rows([line])] == [
+        ("JoinGroupResponse", None, None), ("PartitionsAssigned", "orders", 0), ("PartitionsAssigned", "orders", 2)]
