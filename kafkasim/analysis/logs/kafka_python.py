@@ -93,8 +93,10 @@ _KEYS = tuple(TEMPLATES)
 
 
 def key(message: str, mark) -> str:
-    """The wording's opening words (TEMPLATES' keys): the mark's word and the message after it."""
-    whole = mark.group(0) + message
+    """The wording's opening words (TEMPLATES' keys): the mark's word and the message after it. The mark looks
+    ahead at those words in the line as read (already cut at MAX_LINE_CHARS), so one key always fits; "" (no
+    wording, the reader's contract) is never returned here."""
+    whole = mark.group() + message
     for k in _KEYS:
         if whole.startswith(k):
             return k
