@@ -226,7 +226,7 @@ def record_states(trace: ShareTrace, end_ms: int | None = None, title: str = "Re
 
 def state_counts(trace: ShareTrace) -> pd.Series:
     """How many of the followed records are in each state at the end (a check for the chapter)."""
-    states = pd.Series([state for state, *_ in trace._last.values()], dtype=object)
+    states = pd.Series([state for state, *_ in trace._last.values()])
     return states.value_counts().reindex(list(RECORD_STATE_COLORS), fill_value=0)
 
 
