@@ -451,6 +451,7 @@ def test_a_changed_regex_resolution_bumps_the_epoch_even_when_the_metadata_does_
     assert groups.group_epoch("g") == 1  # an unresolved regex waits for its resolution
     sim.advance(0)
     assert groups.group_epoch("g") == 2  # the resolution {} -> {foo}
+    assert kinds(sim, "GroupEpochBumped")[-1] == (0, None, "GroupEpochBumped", 2, "regex_resolved", 2.0, "Assigning")
 
 
 def test_a_regex_refresh_that_resolves_nothing_new_keeps_the_epoch():
