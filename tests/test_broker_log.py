@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from kafkasim.coordinator.broker_log import BrokerLog, offsets_partition
+from kafkasim import GroupCoordinator, Simulation
+from kafkasim.coordinator.broker_log import BrokerLog, metadata_hash, offsets_partition
 from kafkasim.core.config import parse_version
 from kafkasim.core.java import java_string_hash
 from kafkasim.core.errors import Errors
@@ -407,6 +408,19 @@ def _cg_join(coord, member, **fields):
 
 def _cg_messages(coord):
     return [ANY_LEVEL.match(line).group(3).removeprefix("[GroupId g] ") for line in coord.broker_log]
+
+
+def test_the_epoch_bump_of_a_regex_resolution_logs_the_hash_of_the_resolved_topics():
+    """`handleRegularExpressionsResult` bumps the epoch with the subscription metadata that the new
+    resolution gives; from 4.1 (KAFKA-17747) the line carries that metadata's hash: here the hash
+    of {foo: 2}, the one topic the regex `fo+` resolves to, not 0 (no subscribed topic)."""
+    sim = Simulation(seed=0)
+    coord = GroupCoordinator(sim, kafka_version="4.2", topics={"foo": 2, "bar": 3})
+    coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,
+                                   subscribed_topic_regex="fo+", owned_partitions={})
+    sim.advance(0)
+    assert metadata_hash({"foo": 2}) != 0
+    assert f"Bumped group epoch to 2 with metadata hash {metadata_hash({'foo': 2})}." in _cg_messages(coord)
 
 
 @pytest.mark.parametrize("version", ["4.0", "4.2"])

@@ -126,6 +126,23 @@ def test_a_classic_member_that_never_syncs_is_fenced_with_its_epoch():
     assert g.coord.member_ids("g") == ["m1"]
 
 
+def test_the_sync_timer_of_a_replaced_static_classic_member_finds_nobody_to_fence():
+    """A static classic member rejoining with no member id replaces the old one (`replaceMember`),
+    whose sync timer runs on: when it fires it counts as a timer event but fences nobody (the
+    member is gone); the new member's own sync timer, a rebalance timeout after its join, fences it."""
+    g = Group()
+    g.cg_join("m1")
+    old = g.join(client="a", instance_id="i-1", rebalance_ms=5000).member_id     # t=0: sync timer at 5000
+    g.sim.advance(1000)
+    new = g.join(client="a", instance_id="i-1", rebalance_ms=5000).member_id     # t=1000: sync timer at 6000
+    assert new != old
+    g.sim.advance(4000)
+    assert (g.coord.consumer_groups.stats["timer_events"], rows(g.sim, "MemberFenced")) == (1, [])
+    g.sim.advance(1000)
+    assert g.coord.consumer_groups.stats["timer_events"] == 2
+    assert rows(g.sim, "MemberFenced") == [(6000, new, "MemberFenced", 2, 2.0, "sync_timeout", "Reconciling")]
+
+
 def test_a_classic_sync_after_the_group_moved_on_asks_the_member_to_rejoin():
     """`throwIfRebalanceInProgress`: a STABLE member behind the group epoch gets
     REBALANCE_IN_PROGRESS and a join timer of its rebalance timeout."""

@@ -440,6 +440,41 @@ def test_second_member_with_an_already_resolved_regex_bumps_at_once():
     assert groups.target_assignment("g") == {"m1": {"bar": [0, 1]}, "m2": {"foo": [0, 1]}}
 
 
+def test_a_changed_regex_resolution_bumps_the_epoch_even_when_the_metadata_does_not_change():
+    """`handleRegularExpressionsResult` bumps the epoch when a regex's resolved topics differ from
+    the stored ones (an unresolved regex counts as EMPTY), on its own: m1 already subscribes to foo
+    by name, so m2's regex resolving to foo changes the resolution but not the subscription metadata."""
+    sim, groups = manager(topics={"foo": 2, "bar": 2})
+    join(groups, "m1", topics=("foo",))
+    groups.consumer_group_heartbeat("g", member_id="m2", member_epoch=0, rebalance_timeout_ms=1000,
+                                    subscribed_topic_regex="fo+", owned_partitions={})
+    assert groups.group_epoch("g") == 1  # an unresolved regex waits for its resolution
+    sim.advance(0)
+    assert groups.group_epoch("g") == 2  # the resolution {} -> {foo}
+    assert kinds(sim, "GroupEpochBumped")[-1] == (0, None, "GroupEpochBumped", 2, "regex_resolved", 2.0, "Assigning")
+
+
+def test_a_regex_refresh_that_resolves_nothing_new_keeps_the_epoch():
+    """`handleRegularExpressionsResult` bumps only when a resolution or the subscription metadata
+    changed: a regex matching no topic resolves to what EMPTY already is, and a later refresh (new
+    topics, 10 s after the last one) that resolves the same topics changes nothing either."""
+    sim, groups = manager(topics={"foo": 2, "bar": 2})
+    for group, regex in (("g", "fo+"), ("none", "nothing.*")):
+        groups.consumer_group_heartbeat(group, member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,
+                                        subscribed_topic_regex=regex, owned_partitions={})
+    sim.advance(0)
+    assert (groups.group_epoch("g"), groups.group_epoch("none")) == (2, 1)
+    assert hb(groups, "m1", 1).member_epoch == 2
+    groups.create_partitions("baz", 1)
+    sim.advance(10001)
+    hb(groups, "m1", 2)
+    refreshes = len([r for r in sim.events.rows if r[4] == "GroupEpochBumped"])
+    sim.advance(0)
+    assert groups.groups["g"].regex_refresh_ms == 10001  # the refresh ran
+    assert groups.group_epoch("g") == 2
+    assert len([r for r in sim.events.rows if r[4] == "GroupEpochBumped"]) == refreshes
+
+
 # -- assignors -------------------------------------------------------------------------------------
 def test_pluggable_assignor_sees_members_and_topics_and_its_result_becomes_the_target():
     scripted = Scripted("mine")

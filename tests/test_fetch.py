@@ -47,6 +47,14 @@ def test_seed_figures_as_the_seed_computes_them():
     assert 18 + 2 <= s["max_heap_gb"]                                         # Kafka's 18 GB + the app's 2 GB
 
 
+def test_the_seeds_2_gb_limit_is_int_max_value_and_its_heap_is_24_gb():
+    """Seed 003's "maximum of 2 GB" for one fetch response is the Int32 size field's Int.MaxValue
+    (2**31 - 1 bytes) rounded up, and it configured the consumer JVM's max heap as 24 GB."""
+    s = seed_large_messages()
+    assert s["limit_gb"] * 2**30 - 1 == INT_MAX
+    assert s["max_heap_gb"] == 24
+
+
 def test_the_seeds_sizes_are_whole_megabytes_and_its_configs_carry_its_messages():
     """Seed 003 multiplies whole numbers of MB ("300 MB x 360 = 108000 MB", "8 x 45 x 1 x 50 MB =
     18000 MB") and, before and after the fix, sizes fetch.message.max.bytes, message.max.bytes and

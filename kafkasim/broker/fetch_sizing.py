@@ -241,6 +241,12 @@ def seed_large_messages() -> dict:
     gzip brings the largest message to 50 MB, and the book-keeping group runs 8 consumers in one
     JVM with 45 partitions each and queued.max.message.chunks = 1. The largest message is the
     fetch size each time (the calculators' default), and the brokers are configured to carry it.
+
+    The seed rounds 105.47 GB down to 105 and 17.58 GB up to 18. By its inequality
+    (300 MB x 360 / consumers < 2 GB) 53 consumers would do; partitions come whole, so 53 consumers
+    still give one of them 7 x 300 MB = 2100 MB > 2048 MB: the calculator asks for 60. After the fix,
+    by the seed's own worst case (every partition of a consumer led by one broker), 45 x 50 MB =
+    2250 MB is still over 2048 MB; it fits once the 45 partitions have two or more leaders.
     """
     before = zookeeper_consumer_fetch(partitions=360, consumer={"fetch.message.max.bytes": 300 * MiB},
                                       broker=_carries(300 * MiB))
@@ -248,25 +254,20 @@ def seed_large_messages() -> dict:
                  consumer={"fetch.message.max.bytes": 50 * MiB, "queued.max.message.chunks": 1},
                  broker=_carries(50 * MiB))
     bookkeeping = zookeeper_consumer_fetch(**after)
+    response_mb = 300 * 360                           # f(m, max_size) x f(p, consumer) = 108000 MB
+    heap_mb = 8 * 45 * 1 * 50                         # f(c, jvm) x f(p, consumer) x f(buf, partition) x f(m, max_size)
     return {
         # The seed's own arithmetic.
-        "response_mb": 300 * 360,                     # f(m, max_size) x f(p, consumer) = 108000 MB
-        "response_gb": 300 * 360 / 1024,              # 105.47: the seed writes "105 GB (approximately)"
-        "heap_mb": 8 * 45 * 1 * 50,                   # f(c, jvm) x f(p, consumer) x f(buf, partition) x f(m, max_size)
-        "heap_gb": 8 * 45 * 1 * 50 / 1024,            # 17.58: the seed writes "18 GB (approximately)"
+        "response_mb": response_mb,
+        "response_gb": response_mb / 1024,            # 105.47: the seed writes "105 GB (approximately)"
+        "heap_mb": heap_mb,
+        "heap_gb": heap_mb / 1024,                    # 17.58: the seed writes "18 GB (approximately)"
         "limit_gb": 2,                                # "maximum of 2 GB": exactly Int.MaxValue = 2**31 - 1 bytes
         "max_heap_gb": 24,                            # configured: 18 GB for Kafka + 2 GB for the app + headroom
         # The calculator on the same inputs.
         "before": before,
         "bookkeeping_after": bookkeeping,
         "bookkeeping_after_two_leaders": zookeeper_consumer_fetch(leader_brokers=2, **after),
-        "notes": [
-            "The seed rounds 105.47 GB down to 105 and 17.58 GB up to 18.",
-            "By the seed's inequality (300 MB x 360 / consumers < 2 GB) 53 consumers would do; partitions come whole, "
-            "so 53 consumers still give one of them 7 x 300 MB = 2100 MB > 2048 MB: the calculator asks for 60.",
-            "After the fix, by the seed's own worst case (every partition of a consumer led by one broker), "
-            "45 x 50 MB = 2250 MB is still over 2048 MB; it fits once the 45 partitions have two or more leaders.",
-        ],
     }
 
 

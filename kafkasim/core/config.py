@@ -396,7 +396,7 @@ def _java_duration_nanos(text: str) -> int | None:
         if not fits(seconds):
             return None
     nanos = int((m.group(7) or "").ljust(9, "0"))
-    if m.group(6) and m.group(6).startswith("-"):
+    if m.group(7) and m.group(6).startswith("-"):  # a fraction takes the sign of its seconds
         nanos = -nanos
     total = seconds * 10**9 + nanos
     return -total if m.group(1) == "-" else total

@@ -295,7 +295,7 @@ class ClassicMembers:
         if self.groups.get(group.group_id) is not group:
             return
         self.stats["timer_events"] += 1
-        group.classic_timer.pop((kind, member_id), None)
+        del group.classic_timer[(kind, member_id)]  # a timer cancelled or re-armed left the dict with it
         member = group.members.get(member_id)
         if member is None or member.classic is None:
             return

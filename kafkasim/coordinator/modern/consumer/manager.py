@@ -773,11 +773,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if self.groups.get(group.group_id) is not group:
             return
         group.regex_refresh_pending = False
-        bump = False
-        for regex in list(group.regex_counts):
-            topics = frozenset(t for t in self.topics if re.fullmatch(regex, t))
-            bump = bump or group.resolved_regexes.get(regex, frozenset()) != topics
-            group.resolved_regexes[regex] = topics
+        resolved = {regex: frozenset(t for t in self.topics if re.fullmatch(regex, t)) for regex in group.regex_counts}
+        bump = any(group.resolved_regexes.get(regex, frozenset()) != topics for regex, topics in resolved.items())
+        group.resolved_regexes.update(resolved)
         group.regex_refresh_ms, group.regex_topics_version = self.sim.now, self.topics_version
         self._emit_log("regex_refreshed", group.group_id, None, regexes=sorted(group.regex_counts),
                        topics=len(self.topics))
