@@ -3,6 +3,7 @@
     make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
     make mutation SAMPLE=0                 # every mutant (hours on two cores)
     make mutation SAMPLE=0 RESUME=1        # go on with a run that was stopped
+    make mutation SAMPLE=0 ALONE=timeouts  # rerun alone only timeouts and survivors run at import
     make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
     .venv/bin/python tools/mutation.py --report-only ...   # the report again, from the last results
 
