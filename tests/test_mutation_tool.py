@@ -147,12 +147,42 @@ def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_
         "def cli():\n"
         "    picked = [m[1] for m in collect_source_file_mutation_data(mutant_names=sys.argv[4:])[0]]\n"
         "    pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv[:4] + picked))\n")
+    for module, text in {"mutation/trampoline": "", "state": "state = None",
+                         "runners/harness": "class PytestRunner:\n    execute_pytest = None",
+                         "workers/isolation": "class ForkServerRunner:\n    submit = None"}.items():
+        (fake / f"{module}.py").parent.mkdir(exist_ok=True)
+        (fake / f"{module}.py").write_text(text)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
     monkeypatch.setattr(mutation, "ROOT", tmp_path)
     names = [f"k.x_f__mutmut_{i}" for i in range(0, 100_000, 2)]
     mutation.check(names, 2)
     assert (tmp_path / "argv.txt").read_text().split("\n") == ["mutmut", "run", "--max-children", "2",
                                                                *names[:30_000]]
+
+
+def test_mutmuts_children_run_the_fastest_tests_first_and_skip_the_exit_collections(monkeypatch):
+    """What `mutmut_names.faster` changes: the order and cost of a child's tests, not its verdict."""
+    import mutmut_names
+    from mutmut.runners.harness import PytestRunner
+    from mutmut.state import state
+    from mutmut.workers.isolation import ForkServerRunner
+
+    sent, ran = [], []
+    monkeypatch.setattr(ForkServerRunner, "submit", lambda self, name, tests, limit, estimate: sent.append(tests))
+    monkeypatch.setattr(PytestRunner, "execute_pytest", lambda self, params, **kw: ran.append(params))
+    monkeypatch.setattr(state(), "duration_by_test", {"a::slow": 5.0, "b::fast": 0.1, "a::fast": 0.1})
+    import mutmut.mutation.trampoline as trampoline
+    monkeypatch.setattr(trampoline, "get_mutant_under_test", trampoline.get_mutant_under_test)
+    mutmut_names.faster()
+    ForkServerRunner.submit(None, "m.x_f__mutmut_1", ["a::slow", "new::test", "b::fast", "a::fast"], 10, 1.0)
+    PytestRunner.execute_pytest(None, ["-x", "t::a"])
+    assert sent == [["new::test", "a::fast", "b::fast", "a::slow"]]  # unknown (0 s) first; ties by name
+    assert ran == [["-x", "t::a", "-p", "no:unraisableexception"]]
+    monkeypatch.setattr(trampoline, "_mutant_under_test", "m.x_f__mutmut_1")
+    assert trampoline.get_mutant_under_test() == "m.x_f__mutmut_1"
+    monkeypatch.setattr(trampoline, "_mutant_under_test", None)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
+    assert trampoline.get_mutant_under_test() == "stats"
 
 
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
@@ -194,15 +224,20 @@ def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing
         == ["tests/test_b.py::t1", "tests/test_a.py::t"]
 
 
-def test_functions_run_only_while_the_tests_were_imported_are_those_mapped_to_the_first_test_alone(tmp_path):
-    """pytest imports every test module before it runs the first test: what ran then is mapped to
-    that first test only. A function the first test and another call is not one of them."""
-    stats = tmp_path / "mutmut-stats.json"
-    stats.write_text(json.dumps({"duration_by_test": {"t::first": 0.1, "t::second": 0.2},
-                                 "tests_by_mangled_function_name": {"m.x_factory": ["t::first"],
-                                                                    "m.x_both": ["t::first", "t::second"],
-                                                                    "m.x_later": ["t::second"]}}))
-    assert mutation.run_at_import(stats) == {"m.x_factory"}
+def test_functions_run_only_while_the_tests_are_imported_are_found_by_running_the_tests_once(tmp_path, monkeypatch):
+    """A table filled at import runs its factory before any test (and before mutmut forks): such a
+    factory is found; a function a test calls is not, though the import called it too."""
+    from mutmut.mutation.file_mutation import mutate_file_contents
+
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["."]\n')
+    source = ("def factory(n):\n    return n + 1\n\n\ndef both(n):\n    return n * 2\n\n\n"
+              "def later(n):\n    return n - 1\n\n\nTABLE = [factory(1), both(1)]\n")
+    monkeypatch.chdir(tmp_path)  # mutmut reads its configuration from the working directory
+    (tmp_path / "table.py").write_text(mutate_file_contents("table.py", source).code)
+    (tmp_path / "test_table.py").write_text(
+        "import table\n\n\ndef test_table():\n    assert table.TABLE == [2, 2] and table.both(2) == 4"
+        " and table.later(2) == 1\n")
+    assert mutation.run_at_import(["test_table.py"], where=tmp_path) == {"table.x_factory"}
 
 
 def test_a_full_runs_alone_reruns_its_timeouts_and_the_survivors_of_functions_run_at_import(tmp_path, monkeypatch):

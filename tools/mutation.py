@@ -157,13 +157,17 @@ def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOU
     return {n: kept[n]["verdict"] for n, change in changes.items() if kept.get(n, {}).get("change") == change}
 
 
-def run_at_import(stats: Path = ROOT / "mutants" / "mutmut-stats.json") -> set[str]:
-    """The functions (mangled, as mutmut names them) that ran only while pytest imported the tests:
-    collection comes before the first test, so mutmut maps them to that test alone, and its children,
-    forked with the package imported, never run their mutants. Their survivors are no verdicts."""
-    data = json.loads(stats.read_text())
-    first = next(iter(data["duration_by_test"]), None)
-    return {f for f, tests in data["tests_by_mangled_function_name"].items() if tests == [first]}
+def run_at_import(tests: list[str] | None = None, where: Path = ROOT / "mutants") -> set[str]:
+    """The functions (mangled, as mutmut names them) that run only while pytest imports the tests
+    (`mutmut_import_only.py`: the selected tests once more, every call recorded). mutmut's
+    children are forked with the package imported, so they never run such a function's mutants,
+    and mutmut maps it to whichever test a stats run began with: its survivors are no verdicts."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("mutmut_import_only.py")),
+                           *(list(_selection()) if tests is None else tests)],
+                          cwd=where, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"mutation: finding the functions run at import failed:\n{done.stderr[-2000:]}")
+    return set(json.loads(done.stdout.splitlines()[-1]))
 
 
 def tests_of(name: str, selection: dict[str, str] | None = None) -> list[str]:
