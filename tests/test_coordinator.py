@@ -934,6 +934,21 @@ def test_a_coordinator_method_answered_by_a_manager_has_the_managers_name_doc_an
         assert inspect.signature(method) == inspect.signature(getattr(manager, name))
 
 
+def test_a_query_about_a_modern_group_is_answered_by_the_manager_of_its_kind():
+    # _modern_answer's: the share groups' manager for a share group, else the consumer groups'; _modern's, under
+    # ConsumerGroupManager's name and doc. The factory runs at import, so it is called again here.
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 1})
+    coord.load_share_group("s", group_epoch=3, members={
+        "m1": {"member_epoch": 3, "previous_member_epoch": 2, "subscribed_topic_names": ["foo"]}})
+    coord.load_consumer_group("c", group_epoch=5, members={
+        "m1": {"member_epoch": 4, "previous_member_epoch": 3, "subscribed_topic_names": ["foo"]}})
+    target = GC._modern("target_assignment")
+    assert target.__name__ == target.__qualname__ == "target_assignment"
+    assert target.__doc__ == GC.ConsumerGroupManager.target_assignment.__doc__ and target.__doc__
+    member_epoch = GC._modern("member_epoch")
+    assert [member_epoch(coord, "s", "m1"), member_epoch(coord, "c", member_id="m1")] == [3, 4]
+
+
 def test_a_coordinator_method_answered_by_a_manager_passes_its_keyword_arguments_on():
     coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"foo": 1})
     load = GC._manager_method("share_groups", GC.ShareGroupManager, "load_share_group")

@@ -21,7 +21,7 @@ from kafkasim import faults as F
 from kafkasim.core.config import KAFKA_VERSIONS
 from kafkasim.core.events import FIELDS
 from kafkasim.analysis import logs as lp
-from kafkasim.analysis.logs import broker, broker_kip848
+from kafkasim.analysis.logs import broker
 from kafkasim.analysis.logs.sources import BROKER
 from kafkasim.analysis.logs.wording import Ctx
 from kafkasim.analysis.logs import (ROW_FIELDS, UNPARSED_FIELDS, chunk_plan, count_newlines, expand_paths,
@@ -261,29 +261,28 @@ def test_a_fenced_static_member_is_read_from_group_metadata_own_line(message, ki
     check(ev, kind=kind, group=None, member=M1, error="FENCED_INSTANCE_ID", reason=f"expected member.id {M2}")
 
 
-# `BROKER.templates` is built once, when the module is imported; these tests call the builder factories
-# (and `cg`) again, inside the test, and check what the builder made reads from a matched line.
-@pytest.mark.parametrize("make,key,index,message,expected", [
-    (lambda: broker._added, "Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
+# What the table's builder of a wording (a module function, or a partial of one) reads from a matched line.
+@pytest.mark.parametrize("key,index,message,expected", [
+    ("Static", 1, f"Static Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "static", "Stable")),
-    (lambda: broker._added, "Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
+    ("Dynamic", 1, f"Dynamic Member with unknown member id joins group my-group in Stable state. "
      f"Created a new member id {M1} for this member and add to the group", ("MemberAdded", M1, "dynamic", "Stable")),
-    (lambda: broker._added, "Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
+    ("Pending", 3, f"Pending dynamic member with id {M1} joins group my-group in "
      f"PreparingRebalance state. Adding to the group now", ("MemberAdded", M1, "dynamic", "PreparingRebalance")),
-    (lambda: broker._removed("session_timeout"), "Member", 0, f"Member {M1} in group my-group has failed",
+    ("Member", 0, f"Member {M1} in group my-group has failed",
      ("MemberRemoved", M1, "session_timeout", None)),
-    (lambda: broker._removed("leave_group"), "Member", 1, f"Member {M1} in group my-group has left, removing it from the "
+    ("Member", 1, f"Member {M1} in group my-group has left, removing it from the "
      f"group", ("MemberRemoved", M1, "leave_group", None)),
-    (lambda: broker_kip848._cg_refused_as("upgrade_unsupported_version"), "Cannot", 2, "Cannot upgrade classic group my-group to "
+    ("Cannot", 2, "Cannot upgrade classic group my-group to "
      "consumer group: Unsupported version 4.", ("GroupConversionRefused", None, "upgrade_unsupported_version", None)),
-    (lambda: broker_kip848._cg_refused_as("downgrade_malformed_protocol"), "Cannot", 4, "Cannot downgrade the consumer group "
+    ("Cannot", 4, "Cannot downgrade the consumer group "
      "my-group: fail to parse the Consumer Protocol consumer", ("GroupConversionRefused", None,
                                                                  "downgrade_malformed_protocol", None)),
 ])
-def test_the_builder_factories_make_the_event_of_their_wording(make, key, index, message, expected):
-    match = BROKER.templates[key][1][index].full.fullmatch(message)
+def test_the_builders_make_the_event_of_their_wording(key, index, message, expected):
+    template = BROKER.templates[key][1][index]
     kind, member, reason, state = expected
-    (row,) = make()(match, T, Ctx("coordinator", False))
+    (row,) = template.build(template.full.fullmatch(message), T, Ctx("coordinator", False))
     assert dict(zip(FIELDS, row)) == {"time": T, "source": "coordinator", "group": "my-group", "member": member,
                                       "kind": kind, "generation": None, "topic": None, "partition": None,
                                       "error": None, "reason": reason, "value": None, "state": state}

@@ -184,11 +184,10 @@ def test_a_commit_refused_to_an_unknown_member_and_a_session_expiry_are_diagnose
     (2, " because group is initializing (GroupLoadInProgressError), will retry", "COORDINATOR_LOAD_IN_PROGRESS",
      "group is initializing")])
 def test_a_commit_failure_named_by_its_error_keeps_what_aiokafka_does_next(index, tail, error, why):
-    """_do_commit_offsets' group, coordinator and loading errors end with what the client does next. The builder
-    is made again here: TEMPLATES ran `_commit` at import, before mutmut switches a mutant on."""
+    """_do_commit_offsets' group, coordinator and loading errors end with what the client does next."""
     template = aiokafka.TEMPLATES["OffsetCommit failed for group"][1][index]
     m = template.full.fullmatch(" failed for group orders" + tail)
-    (row,) = aiokafka._commit(why)(m, T, None)
+    (row,) = template.build(m, T, None)
     assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer",
                                           "group": "orders", "kind": "CommitFailed", "error": error, "reason": why}
 
@@ -202,10 +201,10 @@ def test_a_commit_failure_named_by_its_error_keeps_what_aiokafka_does_next(index
 def test_a_commit_failure_on_one_partition_names_its_topic_partition_and_error(tail, error, reason):
     """_do_commit_offsets' per-partition lines, "on partition %s due to %s, will retry" (offset metadata too large,
     invalid commit offset size) and "on partition %s with offset %s: %s" (any other error): the partition is the
-    TopicPartition's repr, the error the class's name. The builder is made again here (see above)."""
+    TopicPartition's repr, the error the class's name."""
     template = aiokafka.TEMPLATES["OffsetCommit failed for group"][1][3]
     m = template.full.fullmatch(f" failed for group orders on partition {tp('pay', 11)}" + tail)
-    (row,) = aiokafka._commit(None)(m, T, None)
+    (row,) = template.build(m, T, None)
     assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer", "group": "orders",
                                      "kind": "CommitFailed", "topic": "pay", "partition": 11, "error": error,
                                      "reason": reason}

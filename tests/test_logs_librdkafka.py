@@ -195,12 +195,12 @@ def test_revoking_all_partitions_is_a_revoke_unless_the_assignment_is_lost():
 
 def test_a_fatal_error_is_an_event_at_the_lines_time_naming_the_handle():
     """rd_kafka_set_fatal_error's "Fatal error: %s: Fatal consumer error: %s" (1.4+): the consumer stops at the line's
-    time. The builder is made again here: TEMPLATES ran `_fatal` at import, before mutmut switches a mutant on."""
+    time."""
     template = librdkafka.TEMPLATES["FATAL"][1][0]
     fenced = "Broker: Static consumer fenced by other consumer with same group.instance.id"
     m = template.full.fullmatch(f"Fatal error: {fenced}: Fatal consumer error: {fenced}")
     mark = re.fullmatch(librdkafka._NAME, "rdkafka#consumer-1")
-    (row,) = librdkafka._fatal("FatalError")(m, T, Ctx("rd", False, mark=mark))
+    (row,) = template.build(m, T, Ctx("rd", False, mark=mark))
     assert dict(zip(EVENT, row)) == {**dict.fromkeys(EVENT), "time": T, "source": "consumer",
                                           "kind": "FatalError", "error": "FENCED_INSTANCE_ID",
                                           "client": "rdkafka#consumer-1"}

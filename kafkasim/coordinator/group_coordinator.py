@@ -31,12 +31,17 @@ from kafkasim.core.errors import Errors
 from kafkasim.core.java import random_uuid
 
 
+def _modern_answer(coordinator, name: str, group_id, *args, **kwargs):
+    """The answer to a query about a modern group: by the share groups' manager for a share group, else by
+    the consumer groups' (a module function, not `_modern`'s closure, made at import: mutmut reaches it)."""
+    manager = coordinator.share_groups if coordinator.share_groups.has_group(group_id) else coordinator.consumer_groups
+    return getattr(manager, name)(group_id, *args, **kwargs)
+
+
 def _modern(name: str):
-    """A query answered by the share groups' manager for a share group, else by the consumer
-    groups' (same signature and doc as ConsumerGroupManager's)."""
+    """A query answered by `_modern_answer` (same signature and doc as ConsumerGroupManager's)."""
     def forward(self, group_id, *args, **kwargs):
-        manager = self.share_groups if self.share_groups.has_group(group_id) else self.consumer_groups
-        return getattr(manager, name)(group_id, *args, **kwargs)
+        return _modern_answer(self, name, group_id, *args, **kwargs)
     forward.__name__ = forward.__qualname__ = name
     forward.__doc__ = getattr(ConsumerGroupManager, name).__doc__
     return forward

@@ -17,6 +17,7 @@ its own for the poll timer: when `max_poll_interval_ms` goes by it leaves the gr
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number
 from kafkasim.core.errors import Errors
@@ -73,10 +74,8 @@ def _error(text: str) -> dict:
     return {"reason": text.strip()}
 
 
-def _const(kind: str, **fixed):
-    def build(m, t, ctx):
-        return [_ev(t, kind, m.groupdict().get("g"), **fixed)]
-    return build
+def _const(kind: str, m, t, ctx, **fixed):
+    return [_ev(t, kind, m.groupdict().get("g"), **fixed)]
 
 
 def _unexpected(m, t, ctx):
@@ -101,17 +100,15 @@ def _joined(m, t, ctx):
     return [_ev(t, "JoinGroupResponse", m["g"], member=m["m"], generation=number(m["n"]))]
 
 
-def _commit(why: str | None):
+def _commit(why: str | None, m, t, ctx):
     """CommitFailed: the error as Kafka names it, `reason` what the client does next (or the text of an error
     not named); the partition when the line names one. Each template has `e`, the per-partition one `e2` in
     its other wording."""
-    def build(m, t, ctx):
-        found = m.groupdict()
-        fields = _error(found["e"] if found.get("e2") is None else found["e2"])
-        partition = number(found.get("p"))
-        return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why),
-                    topic=found.get("topic"), partition=partition)]
-    return build
+    found = m.groupdict()
+    fields = _error(found["e"] if found.get("e2") is None else found["e2"])
+    partition = number(found.get("p"))
+    return [_ev(t, "CommitFailed", m["g"], error=fields.get("error"), reason=fields.get("reason", why),
+                topic=found.get("topic"), partition=partition)]
 
 
 def _leave_failed(m, t, ctx):
@@ -122,13 +119,11 @@ def _join_failed(m, t, ctx):
     return [_ev(t, "JoinGroupResponse", **_error(m["e"]))]
 
 
-def _partitions(kind: str):
+def _partitions(kind: str, m, t, ctx):
     """One event per partition of the set (`{TopicPartition(topic='t', partition=0), ...}`), as Java's lines
     give them; one with value 0 when the set is empty."""
-    def build(m, t, ctx):
-        out = [_ev(t, kind, m["g"], topic=topic, partition=number(p)) for topic, p in _TP.findall(m["l"])]
-        return out or [_ev(t, kind, m["g"], value=0.0)]
-    return build
+    out = [_ev(t, kind, m["g"], topic=topic, partition=number(p)) for topic, p in _TP.findall(m["l"])]
+    return out or [_ev(t, kind, m["g"], value=0.0)]
 
 
 _ERROR_TEXT = r"\((?P<e>[^()]*+(?:\([^()]*+\)[^()]*+)*+)\)"  # an error's text in parentheses, with its own
@@ -136,14 +131,14 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # GroupCoordinator._do_heartbeat: the three kafka-python wordings (read here behind aiokafka's logger name)
     "Heartbeat failed for group": (True, [
         Template(r" failed for group (?P<g>\S+?) because it is rebalancing", "",
-                 _const("HeartbeatResponse", error="REBALANCE_IN_PROGRESS"), versions="0.5-"),
+                 partial(_const, "HeartbeatResponse", error="REBALANCE_IN_PROGRESS"), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+?): coordinator \(node [^)]*+\) is either not started or not valid",
-                 "", _const("HeartbeatResponse", error="NOT_COORDINATOR"), versions="0.5-"),
+                 "", partial(_const, "HeartbeatResponse", error="NOT_COORDINATOR"), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+?): generation id is not +current", "",
-                 _const("HeartbeatResponse", error="ILLEGAL_GENERATION"), versions="0.5-")]),
+                 partial(_const, "HeartbeatResponse", error="ILLEGAL_GENERATION"), versions="0.5-")]),
     "Heartbeat failed: local member_id": (True, [
         Template(r" failed: local member_id was not recognized; resetting and re-joining group", "",
-                 _const("HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="0.5-")]),
+                 partial(_const, "HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="0.5-")]),
     # log.error("Heartbeat failed: %r", err) for any other error, then raised: err is the error (`error_type()`)
     # in 0.5.0, from 0.5.1 KafkaError(f"Unexpected exception in heartbeat task: {error_type()!r}")
     "Heartbeat failed:": (True, [
@@ -154,7 +149,8 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r" send request failed: (?P<e>.*?)\. Will retry", "", _heartbeat_failed, versions="0.5-")]),
     # GroupCoordinator._heartbeat_routine: the session timer
     "Heartbeat session expired": (True, [
-        Template(r" session expired - marking coordinator dead", "", _const("SessionTimeout"), versions="0.5-")]),
+        Template(r" session expired - marking coordinator dead", "", partial(_const, "SessionTimeout"),
+                 versions="0.5-")]),
     # GroupCoordinator.coordinator_dead ("(node %s)for group": no space)
     "Marking the coordinator dead": (True, [
         Template(r" the coordinator dead \(node (?P<n>[^()\s]*+)\)for group (?P<g>\S+?)", "",
@@ -169,7 +165,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "Joined group '": (True, [
         Template(r" group '(?P<g>[^']*+)' \(generation (?P<n>-?\d++)\) with member_id (?P<m>\S+)", "", _joined,
                  versions="0.5-")]),
-    "(Re-)joining group": (True, [Template(r" group (?P<g>\S+)", "", _const("JoinGroup"), versions="0.5-")]),
+    "(Re-)joining group": (True, [Template(r" group (?P<g>\S+)", "", partial(_const, "JoinGroup"), versions="0.5-")]),
     "Attempt to join group failed": (True, [
         Template(r" to join group failed due to fatal error: (?P<e>.*)", "", _join_failed, versions="0.5-")]),
     # GroupCoordinator._do_commit_offsets: one line per partition's error. Its "with offset %s" prints the
@@ -177,27 +173,28 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # its repr, `OffsetAndMetadata(offset=1200, metadata='')`.
     "OffsetCommit failed for group": (True, [
         Template(r" failed for group (?P<g>\S+) due to group error " + _ERROR_TEXT + r", will rejoin", "",
-                 _commit("will rejoin"), versions="0.5-"),
+                 partial(_commit, "will rejoin"), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+) due to a coordinator error " + _ERROR_TEXT + r", will find new "
-                 r"coordinator and retry", "", _commit("will find new coordinator and retry"), versions="0.5-"),
+                 r"coordinator and retry", "", partial(_commit, "will find new coordinator and retry"),
+                 versions="0.5-"),
         Template(r" failed for group (?P<g>\S+) because group is initializing " + _ERROR_TEXT + r", will retry", "",
-                 _commit("group is initializing"), versions="0.5-"),
+                 partial(_commit, "group is initializing"), versions="0.5-"),
         Template(r" failed for group (?P<g>\S+) on partition TopicPartition\(topic='(?P<topic>[^']*+)', "
                  r"partition=(?P<p>\d++)\) (?:due to (?P<e>\w+), will retry|with offset OffsetAndMetadata\(offset=-?\d++, "
                  r"metadata=.*?\): (?P<e2>\w+))", "",
-                 _commit(None), versions="0.5-"),
-        Template(r" failed for group (?P<g>\S+) - (?P<e>\w+)", "", _commit(None), versions="0.5-")]),
+                 partial(_commit, None), versions="0.5-"),
+        Template(r" failed for group (?P<g>\S+) - (?P<e>\w+)", "", partial(_commit, None), versions="0.5-")]),
     # GroupCoordinator._maybe_leave_group: on close, unsubscribe, and when max_poll_interval_ms went by
     "LeaveGroup request": (True, [
-        Template(r" request succeeded", "", _const("LeaveGroup"), versions="0.5-"),
+        Template(r" request succeeded", "", partial(_const, "LeaveGroup"), versions="0.5-"),
         Template(r" request failed: (?P<e>.*)", "", _leave_failed, versions="0.5-")]),
     # GroupCoordinator._on_join_prepare / _on_join_complete
     "Revoking previously assigned partitions": (True, [
         Template(r" previously assigned partitions (?P<l>.*?) for group (?P<g>\S+)", "",
-                 _partitions("PartitionsRevoked"), versions="0.5-")]),
+                 partial(_partitions, "PartitionsRevoked"), versions="0.5-")]),
     "Setting newly assigned partitions": (True, [
         Template(r" newly assigned partitions (?P<l>.*?) for group (?P<g>\S+)", "",
-                 _partitions("PartitionsAssigned"), versions="0.5-")]),
+                 partial(_partitions, "PartitionsAssigned"), versions="0.5-")]),
 }
 _KEYS = sorted(TEMPLATES, key=len, reverse=True)
 

@@ -15,6 +15,7 @@ in its line (" generation ", " has failed") is read up to their first occurrence
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, members, number
 from kafkasim.coordinator.broker_log import OFFSETS_TOPIC
@@ -117,10 +118,8 @@ def _loaded(m, t, ctx):
     return [ev(t, "GroupLoaded", m["g"], None, number(m.groupdict().get("n")), value=number(m.groupdict().get("c")))]
 
 
-def _removed(reason: str):
-    def build(m, t, ctx):
-        return [ev(t, "MemberRemoved", m["g"], m["m"], reason=reason)]
-    return build
+def _removed(reason: str, m, t, ctx):
+    return [ev(t, "MemberRemoved", m["g"], m["m"], reason=reason)]
 
 
 def left(m, t, ctx):
@@ -176,10 +175,8 @@ def _store_failed(m, t, ctx):
     return [ev(t, "GroupStoreFailed", m["g"], generation=number(m["n"]), reason=m["e"])]
 
 
-def _coordinator_moved(kind: str):
-    def build(m, t, ctx):
-        return [offsets_ev(t, kind, m["p"])]
-    return build
+def _coordinator_moved(kind: str, m, t, ctx):
+    return [offsets_ev(t, kind, m["p"])]
 
 
 
@@ -239,17 +236,17 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Group (?>.+? removed members who haven't sent their sync request: )", ".*", nothing)]),
     "Member": (True, [
         Template(r"Member " + M + r" in group (?>(?P<g>.+?) has failed)", r"(?:, removing it from the group)?",
-                  _removed("session_timeout"), True),
+                  partial(_removed, "session_timeout"), True),
         Template(r"Member " + M + r" in group (?>(?P<g>.+?) has left)", r", removing it from the group",
-                  _removed("leave_group"), True),
+                  partial(_removed, "leave_group"), True),
         Template(r"Member\[group\.instance\.id (?>.*?, member\.id )(?>(?P<m>\S+?)\] in group )(?>(?P<g>.+?) has left)",
-                  r", removing it from the group", _removed("leave_group"), True),
+                  r", removing it from the group", partial(_removed, "leave_group"), True),
         Template(r"Member MemberMetadata\(memberId=(?P<m>[^,]++), (?>.*?\) has left group )"
                   r"(?>(?P<g>.+?) through explicit `LeaveGroup`)", LEFT_TAIL, left, True)]),
     "Pending": (True, [
         Template(r"Pending member " + M + r" in group (?>(?P<g>.+?) has been removed after session timeout "
                   r"expiration)", "", _pending_expired),
-        Template(r"Pending member " + M + r" is leaving group (?P<g>.+?)", "", _removed("leave_group")),
+        Template(r"Pending member " + M + r" is leaving group (?P<g>.+?)", "", partial(_removed, "leave_group")),
         Template(r"Pending member with memberId=" + M + r" has left group (?>(?P<g>.+?) through explicit "
                   r"`LeaveGroup` request)", r"(?:; client reason: (?P<c>.*))?", left),
         Template(r"Pending dynamic member with id " + M + r" joins group (?>(?P<g>.+?)" + JOIN_STATE +
@@ -316,10 +313,10 @@ CLASSIC_TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # epoch E", "Resigned as the group coordinator for partition P in epoch E"): the coordinator of a partition moved.
     "Elected": (False, [
         Template(r"Elected as the group coordinator for partition (?P<p>\d++)", r"(?: in epoch \S++)?",
-                 _coordinator_moved("CoordinatorElected"), versions="2.8-3.9")]),
+                 partial(_coordinator_moved, "CoordinatorElected"), versions="2.8-3.9")]),
     "Resigned": (False, [
         Template(r"Resigned as the group coordinator for partition (?P<p>\d++)", r"(?: in epoch \S++)?",
-                 _coordinator_moved("CoordinatorResigned"), versions="2.8-3.9")]),
+                 partial(_coordinator_moved, "CoordinatorResigned"), versions="2.8-3.9")]),
 }
 
 _KEY = re.compile(r"\[GroupId=|\[GroupId(?= )|\[Group(?= )|[A-Za-z]+")

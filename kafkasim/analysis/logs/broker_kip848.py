@@ -8,6 +8,7 @@ early-access wording of 3.7 - 3.9 where it differs, read from the Java
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.broker import M, N, Template, cg, ev, leave_reason, nothing, number
 
@@ -59,11 +60,9 @@ def _cg_left_temporarily(m, t, ctx):
     return [ev(t, "MemberLeftTemporarily", m["g"], m["m"], value=-2.0)]
 
 
-def _cg_refused_heartbeat(error: str, epoch: float | None):
-    def build(m, t, ctx):
-        ctx.forget(m["g"])
-        return [ev(t, "ConsumerGroupHeartbeat", m["g"], m.groupdict().get("m"), value=epoch, error=error)]
-    return build
+def _cg_refused_heartbeat(error: str, epoch: float | None, m, t, ctx):
+    ctx.forget(m["g"])
+    return [ev(t, "ConsumerGroupHeartbeat", m["g"], m.groupdict().get("m"), value=epoch, error=error)]
 
 
 def _cg_epoch(m, t, ctx):
@@ -113,10 +112,8 @@ def _cg_refused(m, t, ctx):
     return [ev(t, "GroupConversionRefused", m["g"], reason=_REFUSALS[m["why"]])]
 
 
-def _cg_refused_as(cause: str):
-    def build(m, t, ctx):
-        return [ev(t, "GroupConversionRefused", m["g"], reason=cause)]
-    return build
+def _cg_refused_as(cause: str, m, t, ctx):
+    return [ev(t, "GroupConversionRefused", m["g"], reason=cause)]
 
 
 
@@ -139,11 +136,12 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(cg(r"Static member " + M + r" with instance id \S++ re-joins the consumer group"), "",
                   _cg_replaced),  # 3.7: the old member is not named
         Template(cg(r"Static member " + M + r" with instance id \S++ cannot join the group because the "
-                      r"instance id is (?:is )?owned by member "), r"\S+", _cg_refused_heartbeat("UNRELEASED_INSTANCE_ID", 0.0)),
+                      r"instance id is (?:is )?owned by member "), r"\S+",
+                  partial(_cg_refused_heartbeat, "UNRELEASED_INSTANCE_ID", 0.0)),
         Template(cg(r"Static member " + M + r" with instance id \S++ is fenced by existing member "), r"\S+",
-                  _cg_refused_heartbeat("FENCED_INSTANCE_ID", None)),
+                  partial(_cg_refused_heartbeat, "FENCED_INSTANCE_ID", None)),
         Template(cg(r"Failed to compute a new target assignment for epoch " + N + r": "), ".*",
-                  _cg_refused_heartbeat("UNKNOWN_SERVER_ERROR", None)),
+                  partial(_cg_refused_heartbeat, "UNKNOWN_SERVER_ERROR", None)),
         Template(cg(r"Scanned \d++ topics to refresh regular expressions \["), r".*\] in \d++ms", _cg_scanned),
         Template(cg(r"Dynamic member with unknown member id joins the consumer group\. Created a new member id " +
                       M + r" and requesting the member to rejoin with this id"), "", _cg_pending),
@@ -158,9 +156,9 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
         Template(r"Cannot upgrade classic group (?>(?P<g>.+?) to consumer group (?P<why>because the embedded "
                   r"consumer protocol is malformed): )", ".*", _cg_refused),
         Template(r"Cannot upgrade classic group (?>(?P<g>.+?) to consumer group: )", ".*",
-                  _cg_refused_as("upgrade_unsupported_version")),
+                  partial(_cg_refused_as, "upgrade_unsupported_version")),
         Template(r"Cannot downgrade consumer group (?>(?P<g>.+?) to classic group (?P<why>because (?:the online "
                   r"downgrade is disabled|its group size is greater than classic group max size)))", "", _cg_refused),
         Template(r"Cannot downgrade the consumer group (?>(?P<g>.+?): fail to parse the Consumer Protocol )", r"\S+",
-                  _cg_refused_as("downgrade_malformed_protocol"))]),
+                  partial(_cg_refused_as, "downgrade_malformed_protocol"))]),
 }

@@ -23,6 +23,7 @@ franz-go logs none of its settings (session or rebalance timeout): only the prot
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number
 from kafkasim.core.errors import Errors
@@ -162,7 +163,7 @@ def _ev(t, kind, group=None, **fields) -> tuple:
     return event(t, "consumer", kind, group or None, **fields)
 
 
-def _failed(kind: str, ctx, t, v: dict, **fixed) -> list:
+def _failed(kind: str, m, t, ctx, v: dict, **fixed) -> list:
     """A request that failed: `kind` with the error it names, or (a network error) a lost coordinator."""
     err = v.get("err")
     ctx.recent[_LAST] = err
@@ -183,18 +184,16 @@ def _joined(m, t, ctx, v):
 _TOPIC = re.compile(r"\"?([^\s,\[\]:\"{}]++)\"?:? ?\[([\d ,]*+)\]")
 
 
-def _partitions(kind: str):
+def _partitions(kind: str, m, t, ctx, v):
     """One event per partition of `with` (`map[string][]int32`, printed as Go prints a map:
     `map[orders:[0 1] pay:[2]]`), as the Java reader writes them; one with value 0 when the map is empty."""
-    def build(m, t, ctx, v):
-        out = []
-        for topic, parts in _TOPIC.findall(v.get("with", "")):
-            if topic == "map":
-                continue
-            for p in parts.replace(",", " ").split():
-                out.append(_ev(t, kind, topic=topic, partition=number(p)))
-        return out or [_ev(t, kind, value=0.0)]
-    return build
+    out = []
+    for topic, parts in _TOPIC.findall(v.get("with", "")):
+        if topic == "map":
+            continue
+        for p in parts.replace(",", " ").split():
+            out.append(_ev(t, kind, topic=topic, partition=number(p)))
+    return out or [_ev(t, kind, value=0.0)]
 
 
 def _session_error(m, t, ctx, v):
@@ -210,28 +209,19 @@ def _session_error(m, t, ctx, v):
     return [_ev(t, "GroupSessionError", v.get("group"), **_error(err))]
 
 
-def _fixed(kind: str, **fields):
-    def build(m, t, ctx, v):
-        return [_ev(t, kind, v.get("group"), **fields)]
-    return build
+def _fixed(kind: str, m, t, ctx, v, **fields):
+    return [_ev(t, kind, v.get("group"), **fields)]
 
 
-def _failure(kind: str, **fixed):
-    def build(m, t, ctx, v):
-        return _failed(kind, ctx, t, v, **fixed)
-    return build
-
-
-def _member_failure(kind: str, member_key: str = "member_id", generation_key: str = "generation", **fixed):
+def _member_failure(kind: str, m, t, ctx, v, member_key: str = "member_id", generation_key: str = "generation",
+                    **fixed):
     """A KIP-848 heartbeat failure naming the member and its epoch."""
-    def build(m, t, ctx, v):
-        err = v.get("err")
-        if err is not None:
-            ctx.recent[_LAST] = err
-        fields = {**_error(err), **fixed}
-        return [_ev(t, kind, v.get("group"), member=v.get(member_key) or None,
-                    generation=_gen(v.get(generation_key)), instance=_instance(v.get("instance")), **fields)]
-    return build
+    err = v.get("err")
+    if err is not None:
+        ctx.recent[_LAST] = err
+    fields = {**_error(err), **fixed}
+    return [_ev(t, kind, v.get("group"), member=v.get(member_key) or None,
+                generation=_gen(v.get(generation_key)), instance=_instance(v.get("instance")), **fields)]
 
 
 def _leave(m, t, ctx, v):
@@ -258,23 +248,24 @@ def _nothing(m, t, ctx, v):
 
 
 _BUILDERS = {
-    "joining group": _fixed("JoinGroup"),
-    "join group failed": _failure("JoinGroupResponse"),
+    "joining group": partial(_fixed, "JoinGroup"),
+    "join group failed": partial(_failed, "JoinGroupResponse"),
     "join returned MemberIDRequired, rejoining with response's MemberID": lambda m, t, ctx, v: [
         _ev(t, "JoinGroupResponse", v.get("group"), member=v.get("member_id") or None, error="MEMBER_ID_REQUIRED")],
-    "join returned UnknownMemberID, rejoining without a member id": _fixed("JoinGroupResponse",
-                                                                           error="UNKNOWN_MEMBER_ID"),
+    "join returned UnknownMemberID, rejoining without a member id": partial(_fixed, "JoinGroupResponse",
+                                                                            error="UNKNOWN_MEMBER_ID"),
     "joined, balancing group": _joined,
     "joined as leader but unable to balance group due to KIP-345 limitations": _joined,
     "joined": _joined,
     "syncing": _syncing,
-    "sync failed with RebalanceInProgress, rejoining": _fixed("SyncGroupResponse", error="REBALANCE_IN_PROGRESS"),
-    "sync group failed": _failure("SyncGroupResponse"),
+    "sync failed with RebalanceInProgress, rejoining": partial(_fixed, "SyncGroupResponse",
+                                                               error="REBALANCE_IN_PROGRESS"),
+    "sync group failed": partial(_failed, "SyncGroupResponse"),
     "synced": _synced,
-    "heartbeat errored": _failure("HeartbeatResponse"),
-    "heartbeat errored again while waiting for user revoke to finish": _failure("HeartbeatResponse"),
-    "heartbeat hit retryable error, retrying": _failure("ConsumerGroupHeartbeat"),
-    "heartbeat hit retryable error, max retries reached": _failure("ConsumerGroupHeartbeat"),
+    "heartbeat errored": partial(_failed, "HeartbeatResponse"),
+    "heartbeat errored again while waiting for user revoke to finish": partial(_failed, "HeartbeatResponse"),
+    "heartbeat hit retryable error, retrying": partial(_failed, "ConsumerGroupHeartbeat"),
+    "heartbeat hit retryable error, max retries reached": partial(_failed, "ConsumerGroupHeartbeat"),
     "leaving group": _leave,
     "leaving next-gen group": _leave,
     "beginning to manage the group lifecycle": _nothing,
@@ -284,39 +275,39 @@ _BUILDERS = {
     "cooperative consumer revoking prior assigned partitions because leaving group": _nothing,
     "heartbeat saw a change in group status; partitions were added or lost": _nothing,
     "falling back to standard consumer group management due to lack of broker support": _nothing,
-    "entering OnPartitionsAssigned": _partitions("PartitionsAssigned"),
-    "entering OnPartitionsRevoked": _partitions("PartitionsRevoked"),
-    "entering OnPartitionsLost": _partitions("PartitionsLost"),
+    "entering OnPartitionsAssigned": partial(_partitions, "PartitionsAssigned"),
+    "entering OnPartitionsRevoked": partial(_partitions, "PartitionsRevoked"),
+    "entering OnPartitionsLost": partial(_partitions, "PartitionsLost"),
     "join and sync loop errored": _session_error,
     "group manage loop errored": _session_error,
     "injecting fake fetch with an error": _session_error,
     "beginning to manage the next-gen group lifecycle": _consumer_protocol,
     "received fenced member epoch with epoch 0; clearing member ID to forcefully join as a new member":
-        _member_failure("ConsumerGroupHeartbeat", "prior_member_id", "prior_generation", error="FENCED_MEMBER_EPOCH"),
+        partial(_member_failure, "ConsumerGroupHeartbeat", member_key="prior_member_id",
+                generation_key="prior_generation", error="FENCED_MEMBER_EPOCH"),
     "consumer group heartbeat saw fenced member epoch, abandoning assignment and rejoining":
-        _member_failure("ConsumerGroupHeartbeat", error="FENCED_MEMBER_EPOCH"),
+        partial(_member_failure, "ConsumerGroupHeartbeat", error="FENCED_MEMBER_EPOCH"),
     "consumer group heartbeat error, abandoning assignment and rejoining with new member id":
-        _member_failure("ConsumerGroupHeartbeat"),
-    "consumer group heartbeat error, abandoning assignment and rejoining": _member_failure("ConsumerGroupHeartbeat"),
+        partial(_member_failure, "ConsumerGroupHeartbeat"),
+    "consumer group heartbeat error, abandoning assignment and rejoining":
+        partial(_member_failure, "ConsumerGroupHeartbeat"),
     "consumer group initial heartbeat hit retryable error, backing off and retrying":
-        _failure("ConsumerGroupHeartbeat"),
+        partial(_failed, "ConsumerGroupHeartbeat"),
     "UnreleasedInstanceID after 3 retries - static instance is held by another member; check for duplicate "
-    "InstanceID config or an unclean peer shutdown": _member_failure("ConsumerGroupHeartbeat",
-                                                                     error="UNRELEASED_INSTANCE_ID"),
+    "InstanceID config or an unclean peer shutdown": partial(_member_failure, "ConsumerGroupHeartbeat",
+                                                             error="UNRELEASED_INSTANCE_ID"),
 }
 assert set(_BUILDERS) == set(MESSAGES), "a message without its builder"
 
 
-def _template(message: str) -> Template:
-    keys, versions = MESSAGES[message]
-    build = _BUILDERS[message]
-
-    def read(m, t, ctx):
-        return build(m, t, ctx, _values(m["kv"], keys, ctx.prefix))
-    return Template(r"(?P<kv>.*)", "", read, versions=versions)
+def _read(keys: tuple[str, ...], build, m, t, ctx):
+    """A message's events: its builder given the values of its keys."""
+    return build(m, t, ctx, _values(m["kv"], keys, ctx.prefix))
 
 
-TEMPLATES: dict[str, tuple[bool, list[Template]]] = {message: (False, [_template(message)]) for message in MESSAGES}
+TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
+    message: (False, [Template(r"(?P<kv>.*)", "", partial(_read, keys, _BUILDERS[message]), versions=versions)])
+    for message, (keys, versions) in MESSAGES.items()}
 
 
 def key(message: str, mark) -> str:

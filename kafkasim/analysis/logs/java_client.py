@@ -25,6 +25,7 @@ are not read; the coordinator a line names is kept as text (`detail`), not as a 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number, topic_partitions
 from kafkasim.core.errors import Errors
@@ -72,49 +73,41 @@ def _generation(m) -> dict:
             "reason": found.get("p")}
 
 
-def _simple(kind: str, **fixed):
-    def build(m, t, ctx):
-        found = m.groupdict()
-        fields = dict(fixed)
-        if found.get("r") is not None:
-            fields["reason"] = found["r"]
-        if found.get("m") is not None:
-            fields["member"] = found["m"]
-        if found.get("ms") is not None:
-            fields["value"] = float(number(found["ms"]))
-        if found.get("c") is not None:
-            fields["detail"] = found["c"]
-        if found.get("disc") == "true":  # markCoordinatorUnknown(cause, isDisconnected) (2.7+): the connection dropped
-            fields["state"] = "disconnected"
-        return [_ev(t, ctx, kind, **fields)]
-    return build
+def _simple(kind: str, m, t, ctx, **fixed):
+    found = m.groupdict()
+    fields = dict(fixed)
+    if found.get("r") is not None:
+        fields["reason"] = found["r"]
+    if found.get("m") is not None:
+        fields["member"] = found["m"]
+    if found.get("ms") is not None:
+        fields["value"] = float(number(found["ms"]))
+    if found.get("c") is not None:
+        fields["detail"] = found["c"]
+    if found.get("disc") == "true":  # markCoordinatorUnknown(cause, isDisconnected) (2.7+): the connection dropped
+        fields["state"] = "disconnected"
+    return [_ev(t, ctx, kind, **fields)]
 
 
-def _joined(kind: str):
-    def build(m, t, ctx):
-        return [_ev(t, ctx, kind, **_generation(m))]
-    return build
+def _joined(kind: str, m, t, ctx):
+    return [_ev(t, ctx, kind, **_generation(m))]
 
 
-def _failed(kind: str, error: str | None = None):
+def _failed(kind: str, m, t, ctx, error: str | None = None):
     """A JoinGroup, SyncGroup or heartbeat response with an error: named by the line, or by Kafka's
     message for it (`Errors.java`), or by the situation the wording stands for (`error`)."""
-    def build(m, t, ctx):
-        found = m.groupdict()
-        name = found.get("e") or _ERROR_OF_MESSAGE.get((found.get("msg") or "").strip()) or error
-        fields = _generation(m) if found.get("n") or found.get("n2") else {"member": found.get("m")}
-        fields["reason"] = "stale" if found.get("stale") else None  # the sent generation is no longer current
-        return [_ev(t, ctx, kind, error=name, **fields)]
-    return build
+    found = m.groupdict()
+    name = found.get("e") or _ERROR_OF_MESSAGE.get((found.get("msg") or "").strip()) or error
+    fields = _generation(m) if found.get("n") or found.get("n2") else {"member": found.get("m")}
+    fields["reason"] = "stale" if found.get("stale") else None  # the sent generation is no longer current
+    return [_ev(t, ctx, kind, error=name, **fields)]
 
 
-def _partitions(kind: str):
+def _partitions(kind: str, m, t, ctx):
     """One event per partition of the list, as the simulated consumer writes them; one with value 0
     when the list is empty."""
-    def build(m, t, ctx):
-        out = [_ev(t, ctx, kind, topic=topic, partition=p) for topic, p in topic_partitions(m["l"])]
-        return out or [_ev(t, ctx, kind, value=0.0)]
-    return build
+    out = [_ev(t, ctx, kind, topic=topic, partition=p) for topic, p in topic_partitions(m["l"])]
+    return out or [_ev(t, ctx, kind, value=0.0)]
 
 
 def _transition(m, t, ctx):
@@ -135,12 +128,10 @@ _REBALANCED = (r"Commit cannot be completed since the group has already rebalanc
                r"size of batches returned in poll\(\) with max\.poll\.records")
 
 
-def _commit_failed(reason: str):
+def _commit_failed(reason: str, m, t, ctx):
     """A CommitFailedException as an application prints it (the exception's first line, in a stack
     trace or after the application's own message): the consumer's words, without its LogContext prefix."""
-    def build(m, t, ctx):
-        return [event(t, "consumer", "CommitFailed", reason=reason)]
-    return build
+    return [event(t, "consumer", "CommitFailed", reason=reason)]
 
 
 _POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was longer than the configured "
@@ -148,127 +139,133 @@ _POLL_ADVICE = (r"This means the time between subsequent calls to poll\(\) was l
                 r"processing messages\.")
 _REJOIN = r" Need to re-join the group\. Sent generation was " + _GEN
 
-def _heartbeat_failures(request: str, versions: str, instance_versions: str) -> list[Template]:
-    """The heartbeat request manager's failure lines (`onErrorResponse`; an error it has no case for is
-    "unexpected"), one wording for both names of the request
-    (`GroupHeartbeatRequest` in 3.7-3.9, `ConsumerGroupHeartbeatRequest` from 4.0); the instance-id
-    failures came a release later (`instance_versions`)."""
-    beat = "ConsumerGroupHeartbeat"
-    return [
-        Template(request + r" failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is fenced\.", ".*",
-                 _failed(beat, "FENCED_MEMBER_EPOCH"), versions=versions),
-        Template(request + r" failed because member (?P<m>\S++) is unknown\.", ".*",
-                 _failed(beat, "UNKNOWN_MEMBER_ID"), versions=versions),
-        Template(request + r" failed because the group coordinator " + _NODE + r" is not available\.", ".*",
-                 _failed(beat, "COORDINATOR_NOT_AVAILABLE"), versions=versions),
-        Template(request + r" failed due to unreleased instance id [^\s:]++: ", ".*",
-                 _failed(beat, "UNRELEASED_INSTANCE_ID"), versions=instance_versions),
-        Template(request + r" failed due to fenced instance id [^\s:]++: ", ".*",
-                 _failed(beat, "FENCED_INSTANCE_ID"), versions=instance_versions),
-        Template(request + r" failed due to (?P<e>[A-Z_]++): ", ".*", _failed(beat), versions=versions),
-        Template(request + r" failed due to unexpected error (?P<e>[A-Z_]++): ", ".*", _failed(beat),
-                 versions=versions)]
+#: The heartbeat request manager's failure lines (`onErrorResponse`; an error it has no case for is
+#: "unexpected"), one wording for both names of the request: (its words after the request's name, the error
+#: it stands for, whether it came a release later: the instance-id failures).
+_HEARTBEAT_FAILURES = (
+    (r" failed for member (?P<m>\S++) because epoch (?P<n2>-?\d++) is fenced\.", "FENCED_MEMBER_EPOCH", False),
+    (r" failed because member (?P<m>\S++) is unknown\.", "UNKNOWN_MEMBER_ID", False),
+    (r" failed because the group coordinator " + _NODE + r" is not available\.", "COORDINATOR_NOT_AVAILABLE", False),
+    (r" failed due to unreleased instance id [^\s:]++: ", "UNRELEASED_INSTANCE_ID", True),
+    (r" failed due to fenced instance id [^\s:]++: ", "FENCED_INSTANCE_ID", True),
+    (r" failed due to (?P<e>[A-Z_]++): ", None, False),
+    (r" failed due to unexpected error (?P<e>[A-Z_]++): ", None, False))
+#: The request's name (`GroupHeartbeatRequest` in 3.7-3.9, `ConsumerGroupHeartbeatRequest` from 4.0), the
+#: releases of its wordings, and of its instance-id ones.
+_HEARTBEAT_REQUESTS = (("GroupHeartbeatRequest", "3.7-3.9", "3.8-3.9"),
+                       ("ConsumerGroupHeartbeatRequest", "4.0-", "4.0-"))
 
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
-    "(Re-)joining": (True, [Template(r"\(Re-\)joining group", "", _simple("JoinGroup"), versions="1.1-")]),
+    "(Re-)joining": (True, [Template(r"\(Re-\)joining group", "", partial(_simple, "JoinGroup"), versions="1.1-")]),
     "Successfully": (True, [
         Template(r"Successfully joined group with generation (?:" + _GEN + r"|(?P<n2>-?\d++))", "",
-                 _joined("JoinGroupResponse"), versions="1.1-"),
-        Template(r"Successfully synced group in generation " + _GEN, "", _joined("SyncGroupResponse"),
+                 partial(_joined, "JoinGroupResponse"), versions="1.1-"),
+        Template(r"Successfully synced group in generation " + _GEN, "", partial(_joined, "SyncGroupResponse"),
                  versions="2.7-")]),
     "JoinGroup": (False, [
-        Template(r"JoinGroup failed: (?P<msg>.*?)" + _REJOIN, "", _failed("JoinGroupResponse"), versions="2.7-"),
+        Template(r"JoinGroup failed: (?P<msg>.*?)" + _REJOIN, "", partial(_failed, "JoinGroupResponse"),
+                 versions="2.7-"),
         Template(r"JoinGroup failed: The group instance id \S++ has been fenced by another instance\. Sent "
-                 r"generation was " + _GEN, "", _failed("JoinGroupResponse", "FENCED_INSTANCE_ID"), versions="2.7-"),
+                 r"generation was " + _GEN, "", partial(_failed, "JoinGroupResponse", error="FENCED_INSTANCE_ID"),
+                 versions="2.7-"),
         Template(r"JoinGroup failed: Coordinator " + _NODE + r" is loading the group", ".*",
-                 _failed("JoinGroupResponse", "COORDINATOR_LOAD_IN_PROGRESS"), versions="2.7-"),
+                 partial(_failed, "JoinGroupResponse", error="COORDINATOR_LOAD_IN_PROGRESS"), versions="2.7-"),
         Template(r"JoinGroup failed: (?P<msg>.*?) Marking coordinator unknown\. Sent generation was " + _GEN, "",
-                 _failed("JoinGroupResponse"), versions="2.7-"),
+                 partial(_failed, "JoinGroupResponse"), versions="2.7-"),
         Template(r"JoinGroup failed due to non-fatal error: (?P<e>REBALANCE_IN_PROGRESS)", ".*",
-                 _failed("JoinGroupResponse"), versions="2.7-")]),
+                 partial(_failed, "JoinGroupResponse"), versions="2.7-")]),
     "SyncGroup": (False, [
         Template(r"SyncGroup failed: The group began another rebalance\." + _REJOIN, "",
-                 _failed("SyncGroupResponse", "REBALANCE_IN_PROGRESS"), versions="2.7-"),
+                 partial(_failed, "SyncGroupResponse", error="REBALANCE_IN_PROGRESS"), versions="2.7-"),
         Template(r"SyncGroup failed: The group instance id \S++ has been fenced by another instance\. Sent "
-                 r"generation was " + _GEN, "", _failed("SyncGroupResponse", "FENCED_INSTANCE_ID"), versions="2.7-"),
-        Template(r"SyncGroup failed: (?P<msg>.*?)" + _REJOIN, "", _failed("SyncGroupResponse"), versions="2.7-"),
+                 r"generation was " + _GEN, "", partial(_failed, "SyncGroupResponse", error="FENCED_INSTANCE_ID"),
+                 versions="2.7-"),
+        Template(r"SyncGroup failed: (?P<msg>.*?)" + _REJOIN, "", partial(_failed, "SyncGroupResponse"),
+                 versions="2.7-"),
         Template(r"SyncGroup failed: (?P<msg>.*?) Marking coordinator unknown\. Sent generation was " + _GEN, "",
-                 _failed("SyncGroupResponse"), versions="2.7-")]),
+                 partial(_failed, "SyncGroupResponse"), versions="2.7-")]),
     "Attempt": (False, [
         Template(r"Attempt to heartbeat failed since group is rebalancing", "",
-                 _failed("HeartbeatResponse", "REBALANCE_IN_PROGRESS"), versions="1.0-2.8"),
+                 partial(_failed, "HeartbeatResponse", error="REBALANCE_IN_PROGRESS"), versions="1.0-2.8"),
         Template(r"Attempt to heartbeat failed since generation (?P<n2>-?\d++) is not current", "",
-                 _failed("HeartbeatResponse", "ILLEGAL_GENERATION"), versions="1.0-2.5"),
+                 partial(_failed, "HeartbeatResponse", error="ILLEGAL_GENERATION"), versions="1.0-2.5"),
         Template(r"Attempt to heartbeat failed for since member id (?P<m>\S+?) is not valid\.", "",
-                 _failed("HeartbeatResponse", "UNKNOWN_MEMBER_ID"), versions="1.0-2.5"),
+                 partial(_failed, "HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="1.0-2.5"),
         Template(r"Attempt to heartbeat failed since coordinator " + _NODE + r" is either not "
-                 r"started or not valid", "", _failed("HeartbeatResponse", "NOT_COORDINATOR"), versions="1.0-"),
+                 r"started or not valid", "", partial(_failed, "HeartbeatResponse", error="NOT_COORDINATOR"),
+                 versions="1.0-"),
         Template(r"Attempt to heartbeat with (?P<stale>stale )?" + _GEN + r" and group instance id " + _INSTANCE +
                  r" failed due to (?P<e>[A-Z_]++), (?:resetting generation|ignoring the error)", "",
-                 _failed("HeartbeatResponse"), versions="2.6-")]),
+                 partial(_failed, "HeartbeatResponse"), versions="2.6-")]),
     "This": (True, [Template(r"This member will leave the group because consumer poll timeout has expired\. " +
-                             _POLL_ADVICE, ".*", _simple("PollTimeout", reason="poll_timeout"), versions="2.1-2.3")]),
+                             _POLL_ADVICE, ".*", partial(_simple, "PollTimeout", reason="poll_timeout"),
+                             versions="2.1-2.3")]),
     "consumer": (True, [Template(r"consumer poll timeout has expired\. " + _POLL_ADVICE, ".*",
-                                 _simple("PollTimeout", reason="poll_timeout"), versions="2.4-")]),
+                                 partial(_simple, "PollTimeout", reason="poll_timeout"), versions="2.4-")]),
     "Consumer": (False, [
         Template(r"Consumer poll timeout has expired\. " + _POLL_ADVICE, ".*",
-                 _simple("PollTimeout", reason="poll_timeout"), versions="3.8-"),
+                 partial(_simple, "PollTimeout", reason="poll_timeout"), versions="3.8-"),
         Template(r"Consumer has been disconnected from the group coordinator for (?P<ms>\d++)ms", "",
-                 _simple("CoordinatorDisconnected"), versions="2.8-")]),
+                 partial(_simple, "CoordinatorDisconnected"), versions="2.8-")]),
     "Time": (False, [Template(r"Time between subsequent calls to poll\(\) was longer than the configured "
                               r"max\.poll\.interval\.ms, exceeded approximately by (?P<ms>-?\d++) ms\. Member "
-                              r"(?P<m>\S++) will rejoin the group now", "", _simple("PollTimeoutRejoin"),
+                              r"(?P<m>\S++) will rejoin the group now", "", partial(_simple, "PollTimeoutRejoin"),
                               versions="3.8-")]),
     "Member": (False, [
         Template(r"Member (?P<m>\S++) sending LeaveGroup request to coordinator (?P<c>" + _NODE + r")(?: due to "
-                 r"(?P<r>.*))?", "", _simple("LeaveGroup"), versions="2.2-"),
+                 r"(?P<r>.*))?", "", partial(_simple, "LeaveGroup"), versions="2.2-"),
         Template(r"Member (?P<m>\S++) with epoch (?P<e>-?\d++) transitioned from (?P<from>[A-Z_]++) to "
                  r"(?P<to>[A-Z_]++)", "", _transition, versions="3.7-"),
         Template(r"Member (?P<m>\S++) is triggering callbacks to release assignment .*? and leave group", "",
-                 _simple("LeaveGroup", reason="unsubscribe or close"), versions="3.8-")]),
-    "Discovered": (False, [Template(r"Discovered group coordinator (?P<c>.+)", "", _simple("CoordinatorDiscovered"),
-                                    versions="1.1-")]),
+                 partial(_simple, "LeaveGroup", reason="unsubscribe or close"), versions="3.8-")]),
+    "Discovered": (False, [Template(r"Discovered group coordinator (?P<c>.+)", "",
+                                    partial(_simple, "CoordinatorDiscovered"), versions="1.1-")]),
     "Group": (False, [
         Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid, will attempt "
-                 r"rediscovery", "", _simple("CoordinatorLost"), versions="1.1-2.6"),
+                 r"rediscovery", "", partial(_simple, "CoordinatorLost"), versions="1.1-2.6"),
         Template(r"Group coordinator (?P<c>" + _NODE + r") is unavailable or invalid due to cause: "
                  r"(?P<r>.*?)\. ?isDisconnected: (?P<disc>true|false)\. Rediscovery will be attempted", "",
-                 _simple("CoordinatorLost"), versions="2.7-")]),
-    "Request": (False, [Template(r"Request joining group due to: (?P<r>.*)", "", _simple("RejoinRequested"),
+                 partial(_simple, "CoordinatorLost"), versions="2.7-")]),
+    "Request": (False, [Template(r"Request joining group due to: (?P<r>.*)", "", partial(_simple, "RejoinRequested"),
                                  versions="3.0-")]),
     "Resetting": (False, [Template(r"Resetting generation (?:and member id )?due to: (?P<r>.*)", "",
-                                   _simple("GenerationReset"), versions="2.4-")]),
+                                   partial(_simple, "GenerationReset"), versions="2.4-")]),
     "Revoke": (False, [Template(r"Revoke previously assigned partitions ?(?P<l>.*)", "",
-                                _partitions("PartitionsRevoked"), versions="2.4-")]),
+                                partial(_partitions, "PartitionsRevoked"), versions="2.4-")]),
     "Revoking": (False, [Template(r"Revoking previously assigned partitions ?(?P<l>.*)", "",
-                                  _partitions("PartitionsRevoked"), versions="1.0-2.3, 3.7- (consumer protocol)")]),
+                                  partial(_partitions, "PartitionsRevoked"),
+                                  versions="1.0-2.3, 3.7- (consumer protocol)")]),
     "Adding": (False, [Template(r"Adding newly assigned partitions:? ?(?P<l>.*)", "",
-                                _partitions("PartitionsAssigned"), versions="2.4-")]),
+                                partial(_partitions, "PartitionsAssigned"), versions="2.4-")]),
     "Setting": (False, [Template(r"Setting newly assigned partitions:? ?(?P<l>.*)", "",
-                                 _partitions("PartitionsAssigned"), versions="1.0-2.3")]),
-    "Lost": (False, [Template(r"Lost previously assigned partitions ?(?P<l>.*)", "", _partitions("PartitionsLost"),
-                              versions="2.4-")]),
+                                 partial(_partitions, "PartitionsAssigned"), versions="1.0-2.3")]),
+    "Lost": (False, [Template(r"Lost previously assigned partitions ?(?P<l>.*)", "",
+                              partial(_partitions, "PartitionsLost"), versions="2.4-")]),
     "Finished": (False, [Template(r"Finished assignment for group at generation (?P<n2>-?\d++): ", ".*",
-                                  _joined("AssignmentComputed"), versions="2.4-")]),
+                                  partial(_joined, "AssignmentComputed"), versions="2.4-")]),
     "Failing": (False, [Template(r"Failing OffsetCommit request since the consumer is not part of an active group", "",
-                                 _simple("CommitFailed", reason="not part of an active group"), versions="2.3-")]),
+                                 partial(_simple, "CommitFailed", reason="not part of an active group"),
+                                 versions="2.3-")]),
     "Asynchronous": (False, [Template(r"Asynchronous auto-commit of offsets .*? failed: (?P<r>.*)", "",
-                                      _simple("CommitFailed"), versions="1.0-")]),
+                                      partial(_simple, "CommitFailed"), versions="1.0-")]),
     "Synchronous": (False, [Template(r"Synchronous auto-commit of offsets .*? failed: (?P<r>.*)", "",
-                                     _simple("CommitFailed"), versions="1.0-")]),
-    "GroupHeartbeatRequest": (False, _heartbeat_failures("GroupHeartbeatRequest", "3.7-3.9", "3.8-3.9")),
-    "ConsumerGroupHeartbeatRequest": (False, _heartbeat_failures("ConsumerGroupHeartbeatRequest", "4.0-", "4.0-")),
+                                     partial(_simple, "CommitFailed"), versions="1.0-")]),
+    **{request: (False, [Template(request + words, ".*", partial(_failed, "ConsumerGroupHeartbeat", error=error),
+                                  versions=later if came_later else versions)
+                         for words, error, came_later in _HEARTBEAT_FAILURES])
+       for request, versions, later in _HEARTBEAT_REQUESTS},
     "#version": (False, [Template(r"(?P<v>\d[\w.+-]*+)", "", _version, versions="1.0-")]),
     # CommitFailedException.java's default message (ConsumerCoordinator's OffsetCommitResponseHandler raises it when the
     # group no longer knows the member's generation), and ConsumerCoordinator.sendOffsetCommitRequest's own (2.5+).
     "#commit": (False, [
-        Template(_REBALANCED.format("the session timeout"), "", _commit_failed("group rebalanced"), versions="1.0-2.2"),
-        Template(_REBALANCED.format(r"max\.poll\.interval\.ms"), "", _commit_failed("group rebalanced"),
+        Template(_REBALANCED.format("the session timeout"), "", partial(_commit_failed, "group rebalanced"),
+                 versions="1.0-2.2"),
+        Template(_REBALANCED.format(r"max\.poll\.interval\.ms"), "", partial(_commit_failed, "group rebalanced"),
                  versions="2.3-"),
         Template(r"Offset commit cannot be completed since the consumer is not part of an active group for auto "
                  r"partition assignment; it is likely that the consumer was kicked out of the group", "",
-                 _commit_failed("not part of an active group"), versions="2.5-")]),
+                 partial(_commit_failed, "not part of an active group"), versions="2.5-")]),
 }
 
 _WORD = re.compile(r"\S+")

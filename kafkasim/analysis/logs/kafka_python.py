@@ -13,6 +13,7 @@ The group is in the message where the format string has it; kafka-python's error
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number
 
@@ -38,10 +39,8 @@ def _ev(t, kind, group=None, **fields) -> tuple:
     return event(t, "consumer", kind, group, **fields)
 
 
-def _const(kind: str, **fixed):
-    def build(m, t, ctx):
-        return [_ev(t, kind, m.groupdict().get("g"), **fixed)]
-    return build
+def _const(kind: str, m, t, ctx, **fixed):
+    return [_ev(t, kind, m.groupdict().get("g"), **fixed)]
 
 
 def _dead(m, t, ctx):
@@ -62,20 +61,20 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # BaseCoordinator._handle_heartbeat_response
     "Heartbeat failed for group": (True, [
         Template(r" failed for group (?P<g>\S+?) because it is rebalancing", "",
-                 _const("HeartbeatResponse", error="REBALANCE_IN_PROGRESS"), versions="2.x"),
+                 partial(_const, "HeartbeatResponse", error="REBALANCE_IN_PROGRESS"), versions="2.x"),
         Template(r" failed for group (?P<g>\S+?): coordinator \(node [^)]*+\) is either not started or "
-                 r"not valid", "", _const("HeartbeatResponse", error="NOT_COORDINATOR"), versions="2.x"),
+                 r"not valid", "", partial(_const, "HeartbeatResponse", error="NOT_COORDINATOR"), versions="2.x"),
         Template(r" failed for group (?P<g>\S+?): generation id is not +current", "",
-                 _const("HeartbeatResponse", error="ILLEGAL_GENERATION"), versions="2.x")]),
+                 partial(_const, "HeartbeatResponse", error="ILLEGAL_GENERATION"), versions="2.x")]),
     "Heartbeat: local member_id was not recognized": (True, [
         Template(r": local member_id was not recognized; this consumer needs to re-join", "",
-                 _const("HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="2.x")]),
+                 partial(_const, "HeartbeatResponse", error="UNKNOWN_MEMBER_ID"), versions="2.x")]),
     # HeartbeatThread._run_once: the session timer and the poll timer (max_poll_interval_ms)
     "Heartbeat session expired": (True, [
-        Template(r" session expired, marking coordinator dead", "", _const("SessionTimeout"),
+        Template(r" session expired, marking coordinator dead", "", partial(_const, "SessionTimeout"),
                  versions="2.x")]),
     "Heartbeat poll expired": (True, [
-        Template(r" poll expired, leaving group", "", _const("PollTimeout", reason="poll_timeout"),
+        Template(r" poll expired, leaving group", "", partial(_const, "PollTimeout", reason="poll_timeout"),
                  versions="2.x")]),
     # BaseCoordinator.coordinator_dead
     "Marking the coordinator dead": (True, [
@@ -87,7 +86,7 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
                  versions="2.x")]),
     # BaseCoordinator.maybe_leave_group
     "Leaving consumer group": (True, [
-        Template(r" consumer group \((?P<g>[^)]*+)\)", "", _const("LeaveGroup"), versions="2.x")]),
+        Template(r" consumer group \((?P<g>[^)]*+)\)", "", partial(_const, "LeaveGroup"), versions="2.x")]),
 }
 _KEYS = tuple(TEMPLATES)
 

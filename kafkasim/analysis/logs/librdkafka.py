@@ -22,6 +22,7 @@ rebalance meets are named as Kafka names them (ERRORS), any other is kept as `re
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number
 
@@ -104,21 +105,17 @@ def _session_timeout(m, t, ctx):
     return [_ev(t, ctx, "SessionTimeout", value=float(number(m["ms"])), detail=m["js"], **_error(m["e"]))]
 
 
-def _heartbeat(kind: str):
+def _heartbeat(kind: str, m, t, ctx):
     """A heartbeat answered with an error: the classic protocol's Heartbeat, or (2.4+, group.protocol=consumer)
     the ConsumerGroupHeartbeat (KIP-848)."""
-    def build(m, t, ctx):
-        return [_ev(t, ctx, kind, m.groupdict().get("g"), **_error(m["e"]))]
-    return build
+    return [_ev(t, ctx, kind, m.groupdict().get("g"), **_error(m["e"]))]
 
 
-def _fatal(kind: str):
+def _fatal(kind: str, m, t, ctx):
     """`rd_kafka_set_fatal_error`: the consumer stops. KIP-848's fatal heartbeat errors (UNRELEASED_INSTANCE_ID,
     GROUP_MAX_SIZE_REACHED, UNSUPPORTED_ASSIGNOR, ...) are ConsumerGroupHeartbeat answers; the classic protocol's
     (FENCED_INSTANCE_ID, from a JoinGroup, SyncGroup or Heartbeat answer the line does not name) a FatalError."""
-    def build(m, t, ctx):
-        return [_ev(t, ctx, kind, **_error(m["e"]))]
-    return build
+    return [_ev(t, ctx, kind, **_error(m["e"]))]
 
 
 def _coordinator_error(m, t, ctx):
@@ -175,8 +172,8 @@ def _init(m, t, ctx):
 
 
 _GROUP = r"Group \"(?P<g>[^\"]*+)\""
-_BEAT = _heartbeat("HeartbeatResponse")
-_CG_BEAT = _heartbeat("ConsumerGroupHeartbeat")
+_BEAT = partial(_heartbeat, "HeartbeatResponse")
+_CG_BEAT = partial(_heartbeat, "ConsumerGroupHeartbeat")
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     "MAXPOLL": (True, [Template(r"Application maximum poll interval \((?P<i>\d++)ms\) exceeded by (?P<x>\d++)ms "
                                 r"\(adjust max\.poll\.interval\.ms for long-running message processing\): "
@@ -188,9 +185,10 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # rd_kafka_set_fatal_error (src/rdkafka.c 1.0-): "Fatal error: %s: %s" (err2str, then the caller's words:
     # "Fatal consumer error: %s" in rdkafka_cgrp.c 1.4-, "ConsumerGroupHeartbeat fatal error: %s" 2.4-)
     "FATAL": (False, [
-        Template(r"Fatal error: (?P<e>.+?): Fatal consumer error: .*", "", _fatal("FatalError"), versions="1.4-"),
+        Template(r"Fatal error: (?P<e>.+?): Fatal consumer error: .*", "", partial(_fatal, "FatalError"),
+                 versions="1.4-"),
         Template(r"Fatal error: (?P<e>.+?): ConsumerGroupHeartbeat fatal error: .*", "",
-                 _fatal("ConsumerGroupHeartbeat"), versions="2.4-")]),
+                 partial(_fatal, "ConsumerGroupHeartbeat"), versions="2.4-")]),
     "HEARTBEAT": (False, [
         Template(_GROUP + r" heartbeat error response in state \S++ \(join-state [^\s,]++, \d++ "
                  r"partition\(s\) assigned\): (?P<e>.*)", "", _BEAT, versions="1.6-"),

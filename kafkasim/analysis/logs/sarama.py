@@ -16,6 +16,7 @@ what it tells of a rebalance is the end of each session (`consumergroup/session/
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kafkasim.analysis.logs.wording import Template, event, number
 
@@ -55,11 +56,9 @@ def _ev(t, kind, group=None, **fields) -> tuple:
     return event(t, "consumer", kind, group, **fields)
 
 
-def _session(kind: str):
+def _session(kind: str, m, t, ctx):
     """`consumergroup/session/MEMBER/GENERATION ...`: the member id and generation of the session."""
-    def build(m, t, ctx):
-        return [_ev(t, kind, member=m["m"] or None, generation=number(m["n"]))]
-    return build
+    return [_ev(t, kind, member=m["m"] or None, generation=number(m["n"]))]
 
 
 def _partitions_changed(m, t, ctx):
@@ -92,9 +91,9 @@ def _error_topic(m, t, ctx):
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # consumer_group.go (consumer_group_session.go from 1.60.1) heartbeatLoop's deferred line, and release
     "session": (True, [
-        Template(r"session/(?P<m>[^/\s]*+)/(?P<n>-?\d++) heartbeat loop stopped", "", _session("HeartbeatStopped"),
-                 versions="1.32-"),
-        Template(r"session/(?P<m>[^/\s]*+)/(?P<n>-?\d++) released", "", _session("PartitionsRevoked"),
+        Template(r"session/(?P<m>[^/\s]*+)/(?P<n>-?\d++) heartbeat loop stopped", "",
+                 partial(_session, "HeartbeatStopped"), versions="1.32-"),
+        Template(r"session/(?P<m>[^/\s]*+)/(?P<n>-?\d++) released", "", partial(_session, "PartitionsRevoked"),
                  versions="1.32-")]),
     # consumer_group.go loopCheckPartitionNumbers, topicToPartitionNumbers, subscriptionMetadata
     "group": (False, [

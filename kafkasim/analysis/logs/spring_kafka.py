@@ -25,6 +25,8 @@ consumer's: `java_client` reads a CommitFailedException); the `NonResponsiveCons
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkasim.analysis.logs.wording import Template, event, topic_partitions
 
 FREE = (("KafkaMessageListenerContainer",
@@ -53,10 +55,8 @@ def _partitions(m, t, ctx):
     return out or [_ev(t, m, kind, value=0.0)]
 
 
-def _const(kind: str, **fixed):
-    def build(m, t, ctx):
-        return [_ev(t, m, kind, **fixed)]
-    return build
+def _const(kind: str, m, t, ctx, **fixed):
+    return [_ev(t, m, kind, **fixed)]
 
 
 def _enforced(m, t, ctx):
@@ -73,17 +73,19 @@ TEMPLATES: dict[str, tuple[bool, list[Template]]] = {
     # ListenerConsumer.run: catch (FencedInstanceIdException fie) -> logger.error(fie, "'group.instance.id' has been
     # fenced"), and the container stops (fatalError)
     "'group.instance.id'": (True, [Template(r"'group\.instance\.id' has been fenced", "",
-                                            _const("ConsumerStopped", error="FENCED_INSTANCE_ID"), versions="2.3-")]),
+                                            partial(_const, "ConsumerStopped", error="FENCED_INSTANCE_ID"),
+                                            versions="2.3-")]),
     # ListenerConsumer.wrapUp: a fatal error that is not an Error stops the container
     "Fatal": (False, [Template(r"Fatal consumer exception; stopping container", "",
-                               _const("ConsumerStopped", reason="fatal consumer exception"), versions="2.2-")]),
+                               partial(_const, "ConsumerStopped", reason="fatal consumer exception"),
+                               versions="2.2-")]),
     # ListenerConsumer.wrapUp, after consumer.close(): "Consumer stopped" (1.3 - 2.2), getGroupId() + ": ..." (2.3+)
     "Consumer stopped": (False, [
-        Template(_GROUP + r"Consumer stopped", "", _const("ConsumerStopped"), versions="2.3-"),
-        Template(r"Consumer stopped", "", _const("ConsumerStopped"), versions="1.3-2.2")]),
+        Template(_GROUP + r"Consumer stopped", "", partial(_const, "ConsumerStopped"), versions="2.3-"),
+        Template(r"Consumer stopped", "", partial(_const, "ConsumerStopped"), versions="1.3-2.2")]),
     # ListenerConsumer.checkRebalanceCommits: offsets of partitions no longer assigned after a rebalance
     "These": (False, [Template(r"These offsets could not be committed; partition\(s\) lost during rebalance: ", ".*",
-                               _const("CommitFailed", reason="partition(s) lost during rebalance"),
+                               partial(_const, "CommitFailed", reason="partition(s) lost during rebalance"),
                                versions="2.8.7-")]),
     # ListenerConsumer.enforceRebalanceIfNecessary: the reason it passes to consumer.enforceRebalance(reason)
     "Enforced": (False, [Template(r"(?P<r>Enforced rebalance requested for container: (?P<c>.*))", "", _enforced,

@@ -18,7 +18,10 @@ class Template:
     """One wording: `head` + `tail` must match the whole message (a trailing '.' is optional,
     because the new coordinator adds one); a cut line may still be `salvage`d from `head` alone
     when every field the head captures is followed by its delimiter. `versions`: the releases of
-    the source whose code has this wording (e.g. "2.4-3.9", "3.7-"), where it is known."""
+    the source whose code has this wording (e.g. "2.4-3.9", "3.7-"), where it is known.
+    `build(match, time, ctx)` returns the line's events: a module function or a `functools.partial` of
+    one, never a closure made by a factory at import, so that mutation testing reaches its code (mutmut
+    switches a function's mutants on when it is called; a closure built at import keeps the original)."""
 
     __slots__ = ("full", "head", "build", "versions", "origin")
 
