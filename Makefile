@@ -39,7 +39,7 @@ lab-check: venv chromium
 # Mutation testing of the models (tools/mutation.py): `SAMPLE=0` checks every mutant (hours),
 # `ONLY=kafkasim.coordinator` some modules; the report lands in build/mutation/report.md.
 mutation: venv
-	$(BIN)/python tools/mutation.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(ONLY),--only $(ONLY)) $(if $(RESUME),--resume) $(if $(ALONE),--alone $(ALONE))
+	$(BIN)/python tools/mutation.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(ONLY),--only $(ONLY)) $(if $(RESUME),--resume $(filter survived,$(RESUME))) $(if $(ALONE),--alone $(ALONE))
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

@@ -202,6 +202,34 @@ def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monke
                         "kafkasim.coordinator.group_size.x_b__mutmut_2"]]
 
 
+def test_resume_survived_forgets_mutmuts_verdicts_on_survivors_and_untested_mutants_only(tmp_path, monkeypatch):
+    """mutmut keeps a survivor's verdict until its function changes: a test added since cannot kill
+    it. RESUME=survived drops the verdicts of the chosen survivors and untested mutants, no other."""
+    meta = tmp_path / "mutants" / "kafkasim" / "coordinator" / "group_size.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {"kafkasim.coordinator.group_size.x_b__mutmut_1": 33, "kafkasim.coordinator.group_size.x_b__mutmut_2": 0,
+             "kafkasim.coordinator.group_size.x_b__mutmut_3": 1, "kafkasim.coordinator.group_size.x_b__mutmut_4": 0}
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": {"x_b": "h"}}))
+    assert mutation.forget({"kafkasim.coordinator.group_size.x_b__mutmut_1",
+                            "kafkasim.coordinator.group_size.x_b__mutmut_2", "kafkasim.other.x_c__mutmut_1"},
+                           tmp_path / "mutants") == 2
+    assert json.loads(meta.read_text()) == {"exit_code_by_key": {
+        "kafkasim.coordinator.group_size.x_b__mutmut_1": None, "kafkasim.coordinator.group_size.x_b__mutmut_2": None,
+        "kafkasim.coordinator.group_size.x_b__mutmut_3": 1, "kafkasim.coordinator.group_size.x_b__mutmut_4": 0},
+        "hash_by_function_name": {"x_b": "h"}}
+    forgot, checked = [], []
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
+    monkeypatch.setattr(mutation, "results", lambda: dict(STATUS))
+    monkeypatch.setattr(mutation, "forget", lambda names: forgot.append(names) or len(names))
+    monkeypatch.setattr(mutation, "check", lambda names, children: checked.append(names))
+    monkeypatch.setattr(mutation, "alone", lambda *args, **kwargs: {})
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
+    mutation.main(["--sample", "0", "--only", "kafkasim.analysis,kafkasim.coordinator", "--resume", "survived"])
+    assert forgot == [{"kafkasim.analysis.logs.reader.x_a__mutmut_3", "kafkasim.analysis.logs.reader.x_a__mutmut_4",
+                       "kafkasim.coordinator.group_size.x_b__mutmut_1"}]
+
+
 def test_a_mutant_runs_alone_with_its_mapped_tests_and_every_test_file_importing_its_module(monkeypatch):
     """A factory run at import is mapped to the first test that imported it; the files that import
     its module are the ones that read what it built, the module's own first (pytest -x stops at the

@@ -3,6 +3,7 @@
     make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
     make mutation SAMPLE=0                 # every mutant (hours on two cores)
     make mutation SAMPLE=0 RESUME=1        # go on with a run that was stopped
+    make mutation SAMPLE=0 RESUME=survived # ... and check its survivors again (tests were added)
     make mutation SAMPLE=0 ALONE=timeouts  # rerun alone only timeouts and survivors run at import
     make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
     .venv/bin/python tools/mutation.py --report-only ...   # the report again, from the last results
@@ -105,6 +106,22 @@ def check(names: list[str], children: int) -> None:
                            str(listed)], cwd=ROOT)
     if done.returncode not in (0, 1):
         raise SystemExit(f"mutation: `mutmut run` failed with exit status {done.returncode}")
+
+
+def forget(names: set[str], mutants: Path = ROOT / "mutants") -> int:
+    """Drop mutmut's verdicts on `names` (from its `.meta` files), so that a resumed run checks them
+    again: mutmut itself forgets a verdict only when the function's code changes, not when a test
+    that kills the mutant is added. Returns how many were dropped."""
+    dropped = 0
+    for meta in mutants.rglob("*.meta"):
+        data = json.loads(meta.read_text())
+        codes = data["exit_code_by_key"]
+        mine = names.intersection(codes)
+        if mine:
+            codes.update(dict.fromkeys(mine))
+            meta.write_text(json.dumps(data, indent=4))
+            dropped += len(mine)
+    return dropped
 
 
 def results() -> dict[str, str]:
@@ -318,9 +335,11 @@ def main(argv=None) -> int:
                     help="which of mutmut's verdicts to check again alone: timeouts and survivors (doubtful); "
                          "timeouts and the survivors of functions run at import (for a full run: all its "
                          "survivors alone take a day, and can only turn into kills); or all")
-    ap.add_argument("--resume", action="store_true", default=bool(os.environ.get("RESUME")),
+    ap.add_argument("--resume", nargs="?", const="yes", choices=("yes", "survived"),
+                    default=os.environ.get("RESUME") or None,
                     help="check only the chosen mutants without a verdict yet (a long run stopped with Ctrl-C "
-                         "goes on; mutmut forgets the verdicts of a function whose code changed)")
+                         "goes on; mutmut forgets the verdicts of a function whose code changed); `survived`: "
+                         "its survivors and untested mutants too (after tests were added)")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the last run's results (after editing the equivalent mutants)")
     args = ap.parse_args(argv)
@@ -333,6 +352,10 @@ def main(argv=None) -> int:
     if not names:
         raise SystemExit(f"mutation: no mutant in modules starting with {args.only!r}")
     if not args.report_only:
+        if args.resume == "survived":
+            print(f"mutation: {forget({n for n in names if status[n] in ('survived', 'no tests')}):,} survivors "
+                  "and untested mutants to check again", file=sys.stderr)
+            status = results()
         todo = [n for n in names if status[n] == "not checked"] if args.resume else names
         print(f"mutation: checking {len(todo):,} of {len(names):,} mutants", file=sys.stderr)
         try:
