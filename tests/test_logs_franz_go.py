@@ -256,6 +256,21 @@ def test_the_manage_loop_failing_again_with_the_same_error_is_one_group_session_
     assert [r["error"] for r in got] == ["FENCED_INSTANCE_ID", "REBALANCE_IN_PROGRESS", "FENCED_INSTANCE_ID"]
 
 
+def test_the_manage_loops_error_after_a_kip_848_heartbeats_own_line_naming_it_is_not_a_second_error():
+    """consumer_group_848.go logs the heartbeat's failure with its `err`, then the manage loop ends the try with
+    the same error: one failure, read from the heartbeat's line. A line without `err` (the fenced epoch's,
+    whose error is its wording) leaves the last error read as it was."""
+    unknown = "UNKNOWN_MEMBER_ID: The coordinator is not aware of this member."
+    heartbeat = basic("WARN", "consumer group heartbeat error, abandoning assignment and rejoining", "group", "orders",
+                      "member_id", "Vx3kQ1", "generation", 14, "err", unknown)
+    fenced = basic("INFO", "consumer group heartbeat saw fenced member epoch, abandoning assignment and rejoining",
+                   "group", "orders", "member_id", "Vx3kQ1", "generation", 15)
+    loop = basic("ERROR", "group manage loop errored", "group", "orders", "err", unknown, "consecutive_errors", 1,
+                 "backoff", "250ms")
+    assert [(r["kind"], r["error"]) for r in rows([heartbeat, fenced, loop])] == [
+        ("ConsumerGroupHeartbeat", "UNKNOWN_MEMBER_ID"), ("ConsumerGroupHeartbeat", "FENCED_MEMBER_EPOCH")]
+
+
 def test_words_of_franz_go_inside_other_text_are_no_record():
     """Its messages are read only in their framings: `[LEVEL] msg` then `; ` or the end, `msg=`."""
     result = parse_lines(["2024-03-05 20:21:14,681 INFO joining group orders now",

@@ -163,7 +163,7 @@ def _ev(t, kind, group=None, **fields) -> tuple:
     return event(t, "consumer", kind, group or None, **fields)
 
 
-def _failed(kind: str, m, t, ctx, v: dict, **fixed) -> list:
+def _failed(kind: str, t, ctx, v: dict, **fixed) -> list:
     """A request that failed: `kind` with the error it names, or (a network error) a lost coordinator."""
     err = v.get("err")
     ctx.recent[_LAST] = err
@@ -173,7 +173,7 @@ def _failed(kind: str, m, t, ctx, v: dict, **fixed) -> list:
     return [_ev(t, kind, v.get("group"), **fields)]
 
 
-def _joined(m, t, ctx, v):
+def _joined(t, ctx, v):
     return [_ev(t, "JoinGroupResponse", v.get("group"), member=v.get("member_id") or None,
                 generation=_gen(v.get("generation")), reason=v.get("balance_protocol"),
                 instance=_instance(v.get("instance_id")))]
@@ -184,19 +184,17 @@ def _joined(m, t, ctx, v):
 _TOPIC = re.compile(r"\"?([^\s,\[\]:\"{}]++)\"?:? ?\[([\d ,]*+)\]")
 
 
-def _partitions(kind: str, m, t, ctx, v):
+def _partitions(kind: str, t, ctx, v):
     """One event per partition of `with` (`map[string][]int32`, printed as Go prints a map:
     `map[orders:[0 1] pay:[2]]`), as the Java reader writes them; one with value 0 when the map is empty."""
     out = []
-    for topic, parts in _TOPIC.findall(v.get("with", "")):
-        if topic == "map":
-            continue
+    for topic, parts in _TOPIC.findall(v.get("with", "")):  # `map[]` reads as topic "map" with no partition
         for p in parts.replace(",", " ").split():
             out.append(_ev(t, kind, topic=topic, partition=number(p)))
     return out or [_ev(t, kind, value=0.0)]
 
 
-def _session_error(m, t, ctx, v):
+def _session_error(t, ctx, v):
     """The error that ended a try of the group's management, or that PollFetches hands the application: the
     request's own line named it just before (`join group failed`, `heartbeat errored`, ...), except at a
     level that hides that line (ERROR), where this one is its only trace: read only when it names another error."""
@@ -209,11 +207,11 @@ def _session_error(m, t, ctx, v):
     return [_ev(t, "GroupSessionError", v.get("group"), **_error(err))]
 
 
-def _fixed(kind: str, m, t, ctx, v, **fields):
+def _fixed(kind: str, t, ctx, v, **fields):
     return [_ev(t, kind, v.get("group"), **fields)]
 
 
-def _member_failure(kind: str, m, t, ctx, v, member_key: str = "member_id", generation_key: str = "generation",
+def _member_failure(kind: str, t, ctx, v, member_key: str = "member_id", generation_key: str = "generation",
                     **fixed):
     """A KIP-848 heartbeat failure naming the member and its epoch."""
     err = v.get("err")
@@ -224,33 +222,33 @@ def _member_failure(kind: str, m, t, ctx, v, member_key: str = "member_id", gene
                 generation=_gen(v.get(generation_key)), instance=_instance(v.get("instance")), **fields)]
 
 
-def _leave(m, t, ctx, v):
+def _leave(t, ctx, v):
     # franz-go leaves only from Client.LeaveGroup(Context), which Client.Close calls (consumer_group.go leave).
     return [_ev(t, "LeaveGroup", v.get("group"), member=v.get("member_id") or None,
                 reason="the consumer is being closed (Client.Close or LeaveGroup)",
                 instance=_instance(v.get("instance_id")))]
 
 
-def _synced(m, t, ctx, v):
+def _synced(t, ctx, v):
     return [_ev(t, "SyncGroupResponse", v.get("group"), detail=v.get("assigned"))]
 
 
-def _syncing(m, t, ctx, v):
+def _syncing(t, ctx, v):
     return [_ev(t, "SyncGroup", v.get("group"), reason=v.get("protocol"))]
 
 
-def _consumer_protocol(m, t, ctx, v):
+def _consumer_protocol(t, ctx, v):
     return [_ev(t, "ClientConfig", v.get("group"), reason="group.protocol", detail="consumer")]
 
 
-def _nothing(m, t, ctx, v):
+def _nothing(t, ctx, v):
     return []
 
 
 _BUILDERS = {
     "joining group": partial(_fixed, "JoinGroup"),
     "join group failed": partial(_failed, "JoinGroupResponse"),
-    "join returned MemberIDRequired, rejoining with response's MemberID": lambda m, t, ctx, v: [
+    "join returned MemberIDRequired, rejoining with response's MemberID": lambda t, ctx, v: [
         _ev(t, "JoinGroupResponse", v.get("group"), member=v.get("member_id") or None, error="MEMBER_ID_REQUIRED")],
     "join returned UnknownMemberID, rejoining without a member id": partial(_fixed, "JoinGroupResponse",
                                                                             error="UNKNOWN_MEMBER_ID"),
@@ -302,7 +300,7 @@ assert set(_BUILDERS) == set(MESSAGES), "a message without its builder"
 
 def _read(keys: tuple[str, ...], build, m, t, ctx):
     """A message's events: its builder given the values of its keys."""
-    return build(m, t, ctx, _values(m["kv"], keys, ctx.prefix))
+    return build(t, ctx, _values(m["kv"], keys, ctx.prefix))
 
 
 TEMPLATES: dict[str, tuple[bool, list[Template]]] = {

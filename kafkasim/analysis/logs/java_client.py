@@ -97,8 +97,9 @@ def _failed(kind: str, m, t, ctx, error: str | None = None):
     """A JoinGroup, SyncGroup or heartbeat response with an error: named by the line, or by Kafka's
     message for it (`Errors.java`), or by the situation the wording stands for (`error`)."""
     found = m.groupdict()
-    name = found.get("e") or _ERROR_OF_MESSAGE.get((found.get("msg") or "").strip()) or error
-    fields = _generation(m) if found.get("n") or found.get("n2") else {"member": found.get("m")}
+    message = found.get("msg")
+    name = found.get("e") or (message and _ERROR_OF_MESSAGE.get(message.strip())) or error
+    fields = _generation(m)
     fields["reason"] = "stale" if found.get("stale") else None  # the sent generation is no longer current
     return [_ev(t, ctx, kind, error=name, **fields)]
 
