@@ -884,7 +884,8 @@ def test_batch_heartbeats_refused_by_generation_or_rebalance_each_leave_a_row():
     assert coord.heartbeat_batch("g", ids, 1) == {
         ids[0]: Errors.REBALANCE_IN_PROGRESS, ids[1]: Errors.REBALANCE_IN_PROGRESS, ids[2]: Errors.UNKNOWN_MEMBER_ID}
     assert [(r[3], r[8], r[11]) for r in _rows_after(sim, n)] == [
-        (ids[0], "REBALANCE_IN_PROGRESS", "PreparingRebalance"), (ids[1], "REBALANCE_IN_PROGRESS", "PreparingRebalance"),
+        (ids[0], "REBALANCE_IN_PROGRESS", "PreparingRebalance"),
+        (ids[1], "REBALANCE_IN_PROGRESS", "PreparingRebalance"),
         (ids[2], "UNKNOWN_MEMBER_ID", "PreparingRebalance")]
 
 
