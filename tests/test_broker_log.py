@@ -525,6 +525,20 @@ def test_pending_member_left_by_version(version, reason, line):
 
 
 @pytest.mark.parametrize("version, line", [
+    ("2.1", None),  # pending member ids (KIP-394) from 2.2
+    ("2.2", OLD_LINE.format("Pending member m-1 in group g has been removed after session timeout expiration.")),
+    ("3.9", OLD_LINE.format("Pending member m-1 in group g has been removed after session timeout expiration.")),
+    ("4.0", NEW_LINE.format("Pending member m-1 in group g has been removed after session timeout expiration.")),
+])
+def test_pending_member_expired_by_version(version, line):
+    """`GroupCoordinator.onExpireHeartbeat` (2.2-3.9) and `GroupMetadataManager` (4.x, same words)
+    when a pending member id (KIP-394) sends no second JoinGroup within the session timeout."""
+    log = BrokerLog(version)
+    log.pending_member_expired(1234, "g", "m-1")
+    assert log.lines == ([] if line is None else [line])
+
+
+@pytest.mark.parametrize("version, line", [
     ("2.2", None),  # static membership (KIP-345) from 2.3
     ("2.3", "Static member i-1 with unknown member id rejoins, assigning new member id m-2, while old member m-1 "
             "will be removed."),

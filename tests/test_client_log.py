@@ -151,12 +151,35 @@ def test_consumer_protocol_4_0_poll_timeout_and_fencing():
         java("00:05:59,000", f"Member {member} with epoch 2 transitioned from STABLE to PREPARE_LEAVING.",
              "ConsumerMembershipManager"),
         java("00:05:59,000", f"Member {member} with epoch -1 transitioned from LEAVING to STALE.",
+             "ConsumerMembershipManager"),
+        # resetPollTimer at the next poll (460 s): last poll 59 s, max.poll.interval.ms 300 s
+        java("00:07:40,000", "Time between subsequent calls to poll() was longer than the configured "
+                             "max.poll.interval.ms, exceeded approximately by 101000 ms. Member "
+                             f"{member} will rejoin the group now.", "ConsumerHeartbeatRequestManager", "WARN"),
+        java("00:07:40,000", f"Member {member} with epoch 0 transitioned from STALE to JOINING.",
              "ConsumerMembershipManager")])
     gc = run("4.0", [F.Pause("c-2", 60_000, 50_000)], consumer=consumer)
     in_order(gc, [
         java("00:01:50,000", f"ConsumerGroupHeartbeatRequest failed because member {member} is unknown. in 100ms: "
                              f"Member {member} is not a member of group workbook-group.", "ConsumerHeartbeatRequestManager"),
         java("00:01:50,000", f"Member {member} with epoch 2 transitioned from STABLE to FENCED.", "ConsumerMembershipManager")])
+
+
+def test_consumer_protocol_heartbeat_fenced_or_unknown_is_logged_at_info_with_its_backoff_and_message():
+    """AbstractHeartbeatRequestManager.onErrorResponse (v8.0.0): FENCED_MEMBER_EPOCH names the member
+    and its epoch, UNKNOWN_MEMBER_ID the member only; both through `logInfo`, "{} in {}ms: {}" (the
+    remaining backoff, the response's error message), as the heartbeat manager."""
+    from kafkasim.client.client_log import client_log
+    lines: list[str] = []
+    log = client_log("java", lines, "4.0", "consumer-g-1", "g", group_protocol="consumer")
+    log.heartbeat_fenced(1000, "FENCED_MEMBER_EPOCH", "m1", 3, 0, "The member epoch is fenced.")
+    log.heartbeat_fenced(2000, "UNKNOWN_MEMBER_ID", "m1", 3, 100, "Member m1 is not a member of group g.")
+    prefix = "INFO [Consumer clientId=consumer-g-1, groupId=g] ConsumerGroupHeartbeatRequest failed"
+    assert lines == [
+        f"[2026-01-01 00:00:01,000] {prefix} for member m1 because epoch 3 is fenced. in 0ms: The member epoch is "
+        f"fenced. ({C}ConsumerHeartbeatRequestManager)",
+        f"[2026-01-01 00:00:02,000] {prefix} because member m1 is unknown. in 100ms: Member m1 is not a member of "
+        f"group g. ({C}ConsumerHeartbeatRequestManager)"]
 
 
 def test_consumer_protocol_4_0_fatal_heartbeat_errors_are_logged_before_fatal():

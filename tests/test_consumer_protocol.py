@@ -409,6 +409,46 @@ def test_invalid_regex_is_rejected_with_code_128():
     assert not groups.groups
 
 
+@pytest.mark.parametrize("regex, description", [
+    ("(?!bar).*", "invalid or unsupported Perl syntax"),       # lookahead: no flag after "(?"
+    ("(?<=a)b", "invalid or unsupported Perl syntax"),         # lookbehind
+    ("(?P<n>a)(?P=n)", "invalid or unsupported Perl syntax"),  # named backreference
+    ("(a)\\1", "invalid escape sequence"),                   # backreference: parseEscape
+    ("x{1001}", "invalid repeat count"),                     # parseRepeat: at most 1000
+    ("x{1,99999999999}", "invalid repeat count"),
+    ("x{2,1}", "invalid repeat count"),
+    ("(?P<n>a)(?P<n>b)", "duplicate capture group name"),
+    ("(?P<>a)", "invalid named capture"), ("(?P<a-b>x)", "invalid named capture"),
+    ("(?P<ab", "invalid named capture"),
+    ("(?z)x", "invalid or unsupported Perl syntax"),           # not a flag RE2J knows
+    ("(?#note)x", "invalid or unsupported Perl syntax"),       # RE2 has no comments,
+    ("(?>ab)c", "invalid or unsupported Perl syntax"),         # no atomic groups,
+    ("(a)?(?(1)b|c)", "invalid or unsupported Perl syntax"),   # no conditionals
+    ("a*+b", "invalid nested repetition operator"),          # possessive: a repeat of a repeat
+    ("x**", "invalid nested repetition operator"),
+])
+def test_a_regex_re2j_refuses_is_described_in_re2js_words(regex, description):
+    """GroupMetadataManager.throwIfRegularExpressionIsInvalid (KIP-848) compiles the regex with RE2J
+    and answers INVALID_REGULAR_EXPRESSION with `PatternSyntaxException.getDescription()`
+    (com.google.re2j.Parser's ERR_* texts), also for what Python's `re` accepts (lookaround,
+    backreferences, repeat counts over 1000) or refuses in other words."""
+    sim, groups = manager()
+    r = groups.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,
+                                        subscribed_topic_regex=regex, owned_partitions={})
+    assert r.error is Errors.INVALID_REGULAR_EXPRESSION
+    assert r.error_message == f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}."
+
+
+def test_a_repeat_count_of_1000_and_an_escaped_brace_are_valid_regexes():
+    """RE2J's parseRepeat takes counts up to 1000; `\\{` is a literal brace, no repeat, and `\\++`
+    a literal plus repeated."""
+    sim, groups = manager(topics={"foo": 1})
+    for regex in ("fo{1,1000}", "fo{2}", "fo{1,}", "x\\{1001}|foo", "x\\++|foo"):
+        r = groups.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,
+                                            subscribed_topic_regex=regex, owned_partitions={})
+        assert r.error is Errors.NONE, regex
+
+
 def test_regex_is_resolved_after_the_response_then_assigned_at_the_next_heartbeat():
     sim, groups = manager(topics={"foo": 2, "food": 1, "bar": 3})
     r = groups.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=1000,

@@ -326,7 +326,10 @@ def test_pending_member_expires_after_its_session_timeout():
     assert coord.pending_member_ids("g") == [p.member_id]
     sim.advance(1)
     assert coord.pending_member_ids("g") == []
-    assert any("has been removed after session timeout expiration" in line for line in coord.broker_log)
+    # onExpireHeartbeat's line for a pending member, at 7 s, naming it and its group
+    assert coord.broker_log[-1] == (
+        f"[2026-01-01 00:00:07,000] INFO [GroupCoordinator 0]: Pending member {p.member_id} in group g has been "
+        f"removed after session timeout expiration. (kafka.coordinator.group.GroupCoordinator)")
 
 
 def test_pending_ids_block_early_join_completion():
@@ -838,12 +841,13 @@ def test_each_heartbeat_of_a_batch_is_handled_alone_past_an_unknown_member_id():
         (1000 + SESSION, m, "session_timeout") for m in ids]
 
 
-def test_a_restarted_static_members_heartbeat_arms_its_new_shorter_session():
+@pytest.mark.parametrize("batch", [["ghost", "restarted"], ["restarted"]], ids=["past an unknown id", "all known"])
+def test_a_restarted_static_members_heartbeat_arms_its_new_shorter_session(batch):
     """GroupCoordinator.updateStaticMemberAndRebalance (KIP-345): a static member that restarts
     into a Stable group with the same protocols takes a new member id without a rebalance; the
     session is renewed with the old session.timeout.ms (30 s), then `updateMember` stores the new
-    one (10 s). Its next heartbeat (completeAndScheduleNextHeartbeatExpiration, here in a batch
-    past an unknown id) expires it 10 s later, before the check armed for 31 s."""
+    one (10 s). Its next heartbeat (completeAndScheduleNextHeartbeatExpiration, here in a batch,
+    past an unknown id or not) expires it 10 s later, before the check armed for 31 s."""
     sim, coord = new_coordinator(record_heartbeats=False)
     first = join(coord, instance="i1", session=30_000)
     sim.advance(0)
@@ -853,12 +857,53 @@ def test_a_restarted_static_members_heartbeat_arms_its_new_shorter_session():
     sim.advance(1000)
     assert restarted.error is Errors.NONE and coord.member_ids("g") == [restarted.member_id] != [first.member_id]
     assert (coord.group_state("g"), coord.generation_id("g")) == ("Stable", 1)
-    assert coord.heartbeat_batch("g", ["ghost", restarted.member_id], 1) == {"ghost": Errors.UNKNOWN_MEMBER_ID}
+    ids = [restarted.member_id if m == "restarted" else m for m in batch]
+    assert coord.heartbeat_batch("g", ids, 1) == ({"ghost": Errors.UNKNOWN_MEMBER_ID} if "ghost" in batch else {})
     sim.advance(9999)
     assert sim.events.of_kind("MemberRemoved") == []
     sim.advance(1)
     assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
         (12_000, restarted.member_id, "session_timeout")]
+
+
+def test_batch_heartbeats_refused_by_generation_or_rebalance_each_leave_a_row():
+    """GroupCoordinator.handleHeartbeat, member by member: in a Stable group a heartbeat of another
+    generation gets ILLEGAL_GENERATION; once a rebalance is under way (PreparingRebalance) a member's
+    heartbeat gets REBALANCE_IN_PROGRESS and one that left gets UNKNOWN_MEMBER_ID. With heartbeats
+    not recorded, every refused one still leaves its row."""
+    sim, coord, ids, _ = stable_group(3, record_heartbeats=False)
+    sim.advance(1000)
+    n = len(sim.events.rows)
+    illegal = Errors.ILLEGAL_GENERATION
+    assert coord.heartbeat_batch("g", ids[:2], 0) == {ids[0]: illegal, ids[1]: illegal}
+    assert _rows_after(sim, n) == [
+        (1000, "coordinator", "g", m, "Heartbeat", 0, None, None, "ILLEGAL_GENERATION", None, None, "Stable")
+        for m in ids[:2]]
+    coord.leave_group("g", [ids[2]])
+    n = len(sim.events.rows)
+    assert coord.heartbeat_batch("g", ids, 1) == {
+        ids[0]: Errors.REBALANCE_IN_PROGRESS, ids[1]: Errors.REBALANCE_IN_PROGRESS, ids[2]: Errors.UNKNOWN_MEMBER_ID}
+    assert [(r[3], r[8], r[11]) for r in _rows_after(sim, n)] == [
+        (ids[0], "REBALANCE_IN_PROGRESS", "PreparingRebalance"),
+        (ids[1], "REBALANCE_IN_PROGRESS", "PreparingRebalance"),
+        (ids[2], "UNKNOWN_MEMBER_ID", "PreparingRebalance")]
+
+
+def test_a_heartbeat_renewing_a_session_to_its_armed_deadline_leaves_the_check():
+    """`_reset_session`: the expiry check moves only for an earlier deadline. Heartbeats at the
+    instant the sessions were armed (0 ms, session.timeout.ms 10 s) end them when the check already
+    armed does, so it stays, even with another timer due at 10 s scheduled since (which a new check
+    would have to follow): no new engine timer, and the members, silent, are removed at 10 s in the
+    order they were armed. (Kafka makes a DelayedHeartbeat per heartbeat; members whose sessions end
+    in the same millisecond are removed here in arming order: see `_arm_session`.)"""
+    sim, coord, ids, _ = stable_group(2, record_heartbeats=False)
+    armed = coord.groups["g"].members[ids[0]].timer
+    sim.at(SESSION, lambda: None)
+    assert coord.heartbeat_batch("g", [ids[1], ids[0]], 1) == {}
+    assert [coord.groups["g"].members[m].timer for m in ids] == [armed, armed]
+    sim.advance(SESSION)
+    assert [(r[0], r[3], r[9]) for r in sim.events.of_kind("MemberRemoved")] == [
+        (SESSION, ids[0], "session_timeout"), (SESSION, ids[1], "session_timeout")]
 
 
 def test_batch_heartbeats_from_any_iterable_row_for_row_as_from_a_list():

@@ -222,6 +222,14 @@ def test_consumer_receives_fatal_exception_when_group_passes_max_size():
     assert run.summary["removals_by_reason"] == {}
 
 
+def test_consumers_stopped_by_group_max_size_are_listed_by_their_number():
+    """group.max.size 6, twelve consumers all starting at 0 and joining in turn: c-1 to c-6 are let in
+    (acceptJoiningMember), c-7 to c-12 are refused, and `fatal_members` lists them as a learner counts
+    them, c-9 before c-10 (not as strings sort, "c-10" first)."""
+    run = simulate(Scenario(members=12, broker={"group.max.size": 6}, duration_ms=60_000, start_spread_ms=0))
+    assert fatal_members(run) == ["c-7", "c-8", "c-9", "c-10", "c-11", "c-12"]
+
+
 def test_group_max_size_exception_is_fatal():
     """Follows AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal
     (clients/src/test/java/org/apache/kafka/clients/consumer/internals/AbstractCoordinatorTest.java):

@@ -406,6 +406,19 @@ def test_group_lock_duration_is_read_when_a_lock_is_armed():
     assert [t.time for t in sp.lock_timers()] == [15000, 60000]
 
 
+def test_lock_timers_come_in_deadline_order_not_offset_order():
+    """`lock_timers` lists the armed locks by deadline: offset 0 locked at 0 ms for 60 s, then
+    offset 1 at 1 s for 15 s (the group's lock duration lowered in between): 16 s first."""
+    config = {"share.record.lock.duration.ms": 60000}
+    sim = Simulation(seed=0)
+    sp = SharePartition(sim, "g", "t", 0, group_config=lambda: config)
+    fetch(sp, 0, 1)
+    config["share.record.lock.duration.ms"] = 15000
+    sim.advance(1000)
+    fetch(sp, 1, 1)
+    assert [t.time for t in sp.lock_timers()] == [16000, 60000]
+
+
 def test_group_delivery_limit_and_record_locks_from_4_3():
     """4.3's `maxDeliveryCount()` / `maxInFlightRecords()` read the group's
     `share.delivery.count.limit` and `share.partition.max.record.locks` (KIP-1240); 4.2 ignores them."""

@@ -83,9 +83,28 @@ def test_4_1_round_robin_assignment_with_count():
 def test_4_1_round_robin_assignment_with_count_too_many_partitions():
     """testRoundRobinAssignmentWithCountTooManyPartitions (4.1.1): "Inconsistent number of member IDs"."""
     assignment = {"member1": {("T1", 0)}, "member2": {("T1", 0)}}
-    with pytest.raises(PartitionAssignorException, match="Inconsistent number of member IDs"):
+    with pytest.raises(PartitionAssignorException, match="^Inconsistent number of member IDs$"):
         round_robin_with_count(["member1", "member2"], [("T2", 0), ("T3", 0), ("T4", 0), ("T4", 1), ("T4", 2)],
                                assignment, 2)
+
+
+def test_4_1_a_member_keeps_current_partitions_nobody_hashed_to_only_below_the_desired_count():
+    """newAssignmentHomogeneous (4.1.1): desired = ceil(4 / 2) = 2. B (66 % 4) hashes to T1:2, A
+    (65 % 4) to T1:1. A currently holds S:0, T1:0, T1:1, T1:3: S is no longer subscribed, T1:1 is
+    hashed anyway, T1:0 is kept (A then holds 2), T1:3 is not (A is at the desired count). T1:3,
+    held by nobody, goes round robin from the first member: B."""
+    got = simple_share_assign("4.1", {"B": ["T1"], "A": ["T1"]}, {"T1": 4},
+                              current={"A": {"S": [0], "T1": [0, 1, 3]}, "B": {}})
+    assert got == {"B": {"T1": [2, 3]}, "A": {"T1": [0, 1]}}
+
+
+def test_4_1_round_robin_gives_a_member_at_the_desired_count_one_more():
+    """roundRobinAssignmentWithCount (4.1.1) "is prepared to add one more partition, even if the
+    desired assignment count is already reached": desired = ceil(3 / 2) = 2. A (65 % 3) and D
+    (68 % 3) both hash to T1:2; A keeps its current T1:0 and holds 2, yet the round robin, starting
+    from A, gives it T1:1 too, and D keeps only the partition it hashed to."""
+    got = simple_share_assign("4.1", {"A": ["T1"], "D": ["T1"]}, {"T1": 3}, current={"A": {"T1": [0]}})
+    assert got == {"A": {"T1": [0, 1, 2]}, "D": {"T1": [2]}}
 
 
 def test_4_1_two_members_and_two_topics_homogeneous():

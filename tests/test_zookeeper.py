@@ -60,8 +60,24 @@ def test_roundrobin_orders_partitions_by_hash_code_and_deals_in_turn():
 
 
 def test_roundrobin_requires_identical_subscriptions():
-    with pytest.raises(AssignmentError, match="Round-robin assignment is allowed only if all consumers"):
-        assign_roundrobin({"t": 2, "u": 2}, {"t": ["a-0", "b-0"], "u": ["a-0"]})
+    """RoundRobinAssignor (0.8.2): `require(threadIdSet == headThreadIdSet, ...)` for each topic
+    against the first, so Scala's "requirement failed: " and Kafka's sentence; Kafka then lists both
+    topics' consumer streams, the model names the two topics."""
+    with pytest.raises(AssignmentError) as info:
+        assign_roundrobin({"t": 2, "u": 2, "v": 1}, {"t": ["a-0", "b-0"], "u": ["b-0", "a-0"], "v": ["a-0"]})
+    assert str(info.value) == (
+        "requirement failed: Round-robin assignment is allowed only if all consumers in the group subscribe to "
+        "the same topics, AND if the stream counts across topics are identical for a given consumer instance. "
+        "(topics t and v differ)")
+
+
+def test_roundrobin_deals_by_signed_hash_code_so_an_overflowing_one_comes_first():
+    """RoundRobinAssignor sorts by `TopicAndPartition.toString.hashCode`, a signed Java int: "[t,0]" ..
+    "[t,9]" hash to 87540032 + 31 * p, but "[t,10]" overflows to -1581226645 and sorts first; the two
+    threads then take turns: 10, 1, 3, 5, 7, 9 to a-0 and 0, 2, 4, 6, 8 to b-0 (one topic: its
+    threads are the head's)."""
+    got = assign_roundrobin({"t": 11}, {"t": ["b-0", "a-0"]})
+    assert got == {("t", p): "a-0" if p == 10 or p % 2 else "b-0" for p in range(11)}
 
 
 @pytest.mark.parametrize("case", range(3))

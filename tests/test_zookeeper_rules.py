@@ -499,3 +499,41 @@ def test_an_attempt_row_names_the_group_and_an_attempt_unfinished_when_the_run_e
     assert sorted(tuple(r) for r in a.itertuples(index=False)) == [
         ("main_a-0", "main", 0, 10_010, None, "running", None),
         *[(f"main_a-{i}", "main", 0, 10_006, None, "running", None) for i in (2, 3, 4)]]
+
+
+def test_a_failed_tries_end_and_its_backoffs_end_heard_while_paused_are_handled_when_the_pause_ends():
+    """A stop-the-world pause stops the rebalancing thread: a-0's failed creates (answered at 10,052)
+    reach it when its 100 ms pause from 10,050 ends (10,150), so the try fails then and
+    rebalance.backoff.ms (2,000) runs from there; a second pause (12,100 to 12,200) holds the end of
+    that sleep (12,150) until 12,200, when try #1 begins, and fails as the first did 42 ms later."""
+    a = {"a": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=a, consumers=consumers_per_topic(a, 4), consumer={"zookeeper.session.timeout.ms": 30_000},
+        faults=(faults.Pause("a-1", 5_000, 20_000), Join(10_000, ConsumerSpec("a-0", "main", {"a": 1})),
+                faults.Pause("a-0", 10_050, 100), faults.Pause("a-0", 12_100, 100)),
+        duration_ms=12_300))
+    conflict = "ZkNodeExistsException on 1 partitions"
+    assert [r[:2] + r[4:] for r in consumer_rows(run, "main_a-0", 10_049) if r[1] != "OwnershipConflict"] == [
+        (10_050, "StateChanged", "paused", None), (10_150, "StateChanged", "rebalancing", None),
+        (10_150, "RebalanceAttemptFailed", conflict, 0), (10_150, "StateChanged", "backoff", None),
+        (12_100, "StateChanged", "paused", None), (12_200, "StateChanged", "backoff", None),
+        (12_200, "RebalanceAttempt", None, 1), (12_200, "StateChanged", "rebalancing", None),
+        (12_242, "RebalanceAttemptFailed", conflict, 1), (12_242, "StateChanged", "backoff", None)]
+
+
+def test_a_try_that_fails_on_a_conflict_deletes_the_owner_znodes_it_created():
+    """reflectPartitionOwnershipDecision: if any partition's owner znode exists, the try fails and
+    "remove all paths that we have owned in ZK". Topic a (6 partitions), a-1 owning 0-2 and a-2 3-5;
+    a-2 frozen from 5 s (its session of 30 s alive, its znodes kept); a-0 registers at 10 s and range
+    gives a-0 0 and 1, a-1 2 and 3, a-2 4 and 5. a-1 creates 2's znode and finds 3's (10,055), so its
+    try fails (10,063) and 2's znode is deleted: during its backoff, partition 2 has no owner."""
+    a = {"a": 6}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=a, consumers=consumers_per_topic(a, 2), consumer={"zookeeper.session.timeout.ms": 30_000},
+        faults=(faults.Pause("a-2", 5_000, 20_000), Join(10_000, ConsumerSpec("a-0", "main", {"a": 1}))),
+        duration_ms=11_000))
+    assert [r[:4] for r in consumer_rows(run, "main_a-1", 10_050)] == [
+        (10_055, "OwnershipConflict", "a", 3), (10_063, "RebalanceAttemptFailed", None, None),
+        (10_063, "StateChanged", None, None)]
+    assert {p: run.zk.data.get(f"/consumers/main/owners/a/{p}") for p in range(6)} == {
+        0: "main_a-0-0", 1: "main_a-0-0", 2: None, 3: "main_a-2-0", 4: "main_a-2-0", 5: "main_a-2-0"}

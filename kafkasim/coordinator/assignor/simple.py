@@ -141,7 +141,8 @@ def member_hash_assignment(member_ids: Sequence[str], partitions: Sequence[TP]) 
 def round_robin_with_count(member_ids: Sequence[str], partitions: Sequence[TP], assignment: dict[str, set],
                            desired: int) -> None:
     """`SimpleAssignor.roundRobinAssignmentWithCount` (4.1): a member takes partitions while it
-    holds at most `desired` (so it can end at `desired + 1`), then leaves the rotation."""
+    holds at most `desired` (so it can end at `desired + 1`), then leaves the rotation.
+    `assignment` holds a set for each member (Kafka makes a missing one; no caller here lacks one)."""
     rotation = list(dict.fromkeys(member_ids))
     position, i = 0, 0
     while i < len(partitions):
@@ -150,7 +151,7 @@ def round_robin_with_count(member_ids: Sequence[str], partitions: Sequence[TP], 
             if not rotation:
                 raise PartitionAssignorException("Inconsistent number of member IDs")
         member = rotation[position]
-        held = assignment.setdefault(member, set())
+        held = assignment[member]
         if len(held) <= desired:
             held.add(partitions[i])
             position += 1
@@ -161,22 +162,24 @@ def round_robin_with_count(member_ids: Sequence[str], partitions: Sequence[TP], 
 
 def _hash_homogeneous(members: dict[str, list[str]], subscribed: list[str], partitions: list[TP],
                       old: dict[str, set]) -> dict[str, set]:
+    """`newAssignmentHomogeneous` (4.1): the hashed partitions; then each member keeps, while it
+    holds fewer than `desired`, its current partitions of the subscribed topics nobody hashed to;
+    the partitions nobody holds go round robin."""
     desired = -(-len(partitions) // len(members))
     hashed = member_hash_assignment(list(members), partitions)
-    final: dict[str, set] = {}
-    by_partition: dict[TP, set] = {}
+    final: dict[str, set] = {m: set() for m in members}
     for tp, ms in hashed.items():
         for m in ms:
-            final.setdefault(m, set()).add(tp)
-            by_partition.setdefault(tp, set()).add(m)
+            final[m].add(tp)
+    kept: set[TP] = set()
     for m in members:
+        held = final[m]
         for tp in sorted(old[m]):
-            if tp[0] in subscribed:
-                held = final.setdefault(m, set())
-                if len(held) < desired and tp not in hashed:
-                    held.add(tp)
-                    by_partition.setdefault(tp, set()).add(m)
-    round_robin_with_count(list(members), [tp for tp in partitions if tp not in by_partition], final, desired)
+            if tp[0] in subscribed and len(held) < desired and tp not in hashed:
+                held.add(tp)
+                kept.add(tp)
+    round_robin_with_count(list(members), [tp for tp in partitions if tp not in hashed and tp not in kept],
+                           final, desired)
     return final
 
 

@@ -670,8 +670,7 @@ class ClassicGroupCoordinator:
             self._reset_session(group, member)
             member.is_new = False
             group.pending_sync.add(member.member_id)
-        group.sync_timer = self.sim.schedule(group.rebalance_timeout_ms, self._on_sync_timer, group,
-                                             group.generation_id)
+        group.sync_timer = self.sim.schedule(group.rebalance_timeout_ms, self._on_sync_timer, group)
 
     def _elect_joined_leader(self, group: Group) -> bool:
         """maybeElectNewJoinedLeader: keep a rejoined leader, else take any rejoined member."""
@@ -706,9 +705,9 @@ class ClassicGroupCoordinator:
                 self._on_pending_expired(group, member_id)
 
     def _on_pending_expired(self, group: Group, member_id: str) -> None:
+        """A pending id's check ran out (`_on_pending_check` calls it only while the id is pending)."""
         self.stats["timer_events"] += 1
-        if group.pending_join.pop(member_id, None) is None:
-            return
+        del group.pending_join[member_id]
         self.log.pending_member_expired(self.sim.now, group.group_id, member_id)
         self._event(group, "PendingMemberExpired", member_id)
         self._try_complete_join(group)
@@ -782,12 +781,15 @@ class ClassicGroupCoordinator:
                 parked._complete(error)
                 self._reset_session(group, member)
 
-    def _on_sync_timer(self, group: Group, generation_id: int) -> None:
-        """DelayedSync expiry: members that never sent SyncGroup are removed, static ones too."""
+    def _on_sync_timer(self, group: Group) -> None:
+        """DelayedSync expiry: members that never sent SyncGroup are removed, static ones too.
+
+        Kafka's onExpireSync first checks that the group is still at the generation it was armed
+        for, Completing or Stable, with members yet to sync; here the timer is cancelled as soon as
+        one of those stops holding (`_prepare_rebalance`, `_remove_pending_sync`, `_release`).
+        """
         self.stats["timer_events"] += 1
         group.sync_timer = None
-        if generation_id != group.generation_id or group.state not in (COMPLETING, STABLE) or not group.pending_sync:
-            return
         missing = [m for m in group.members if m in group.pending_sync]
         for member_id in missing:
             member = group.remove(member_id)
@@ -827,7 +829,7 @@ class ClassicGroupCoordinator:
         # lookup and the session deadline remain (see `_reset_session` for why no timer moves).
         # Nothing here answers a callback or changes the group, so the rows of the members found
         # up to the first unknown id are written together afterwards, in the same order.
-        if member_ids.__class__ is not list and member_ids.__class__ is not tuple:
+        if not isinstance(member_ids, (list, tuple)):  # read twice below (`index`, the rows)
             member_ids = list(member_ids)
         members, now, state = group.members, self.sim.now, group.state
         unknown = timeout = None
@@ -843,7 +845,7 @@ class ClassicGroupCoordinator:
                     self._arm_session(group, member, deadline)
         except KeyError:
             unknown = member_ids.index(member_id)  # the first unknown id; the ones before it are done
-        found = member_ids if unknown is None else member_ids[:unknown]
+        found = member_ids[:unknown]  # all of them when no id was unknown (`unknown` None)
         self.stats["requests"] += len(found)
         if self.record_heartbeats:
             ok = Errors.NONE._name_

@@ -119,7 +119,15 @@ from kafkasim.core.java import INT_MAX
 #: Minimum time between two regex refreshes of a group (`REGEX_BATCH_REFRESH_INTERVAL_MS`).
 REGEX_REFRESH_MIN_INTERVAL_MS = 10_000
 
-_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\\k<")  # lookaround and backreferences: RE2 has none
+#: RE2J's `PatternSyntaxException` descriptions (com.google.re2j.Parser) the model gives itself.
+_PERL_OP, _BAD_REPEAT = "invalid or unsupported Perl syntax", "invalid repeat count"
+#: What Python's `re` accepts and RE2 has not, with RE2J's description: lookaround, `(?P=name)`,
+#: comments, atomic and conditional groups (no flag RE2J knows after "(?": parsePerlFlags),
+#: backreferences (no escape it knows: parseEscape), possessive repeats (a repeat of a repeat).
+_NOT_RE2 = ((re.compile(r"\(\?(?:<?[=!]|P=|[#>(])"), _PERL_OP),
+            (re.compile(r"\\[1-9]|\\k<"), "invalid escape sequence"),
+            (re.compile(r"(?<!\\)[*+?}]\+"), "invalid nested repetition operator"))
+_REPEAT = re.compile(r"(?<!\\)\{(\d+)(?:,(\d*))?\}")
 
 LogHook = Callable[[int, str, str, "str | None", dict], None]
 
@@ -1009,7 +1017,8 @@ def _fenced_message(which: str, received: int, known: int) -> str:
 
 
 #: Python `re` errors and the RE2J descriptions (`PatternSyntaxException.getDescription`) Kafka
-#: puts in the INVALID_REGULAR_EXPRESSION message, most specific first.
+#: puts in the INVALID_REGULAR_EXPRESSION message, most specific first. Python's other errors are
+#: about `(?...)` forms (an unknown flag or extension, a comment), which RE2J refuses as Perl syntax.
 _RE2_DESCRIPTIONS = (
     ("unterminated character set", "missing closing ]"),
     ("missing ), unterminated subpattern", "missing closing )"),
@@ -1019,22 +1028,28 @@ _RE2_DESCRIPTIONS = (
     ("bad escape (end of pattern)", "trailing backslash at end of expression"),
     ("bad escape", "invalid escape sequence"),
     ("bad character range", "invalid character class range"),
-    ("min repeat greater than max repeat", "invalid repeat count"),
+    ("min repeat greater than max repeat", _BAD_REPEAT),
+    ("redefinition of group name", "duplicate capture group name"),
+    ("missing group name", "invalid named capture"),
+    ("bad character in group name", "invalid named capture"),
+    ("missing >, unterminated name", "invalid named capture"),
 )
 
 
 def _compile_regex(regex: str) -> None:
     """`throwIfRegularExpressionIsInvalid`, with Python's `re` standing in for RE2J: RE2's
-    missing constructs (lookaround, backreferences) are refused, and the common syntax errors
-    are described in RE2J's words; anything else carries Python's description."""
-    if _NOT_RE2.search(regex):
-        description = "invalid or unsupported Perl syntax"
-    else:
+    missing constructs (lookaround, backreferences) and repeat counts over 1000 (RE2J's
+    parseRepeat; Python takes up to 2**32 - 1) are refused, and syntax errors are described in
+    RE2J's words."""
+    description = next((d for pattern, d in _NOT_RE2 if pattern.search(regex)), None)
+    if description is None and any(int(n) > 1000 for m in _REPEAT.finditer(regex) for n in m.groups() if n):
+        description = _BAD_REPEAT
+    if description is None:
         try:
             re.compile(regex)
             return
         except re.error as e:
-            description = next((d for py, d in _RE2_DESCRIPTIONS if e.msg.startswith(py)), e.msg)
+            description = next((d for py, d in _RE2_DESCRIPTIONS if e.msg.startswith(py)), _PERL_OP)
     raise ApiError(Errors.INVALID_REGULAR_EXPRESSION,
                    f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}.")
 

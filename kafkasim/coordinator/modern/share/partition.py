@@ -264,10 +264,10 @@ class SharePartition:
             self._update_cached_state_and_offsets()
 
     def lock_timers(self) -> list[Timer]:
-        """The armed acquisition-lock timers, in deadline order."""
-        timers = [state.timer for batch in self._batches() for _, _, state in batch.states()
-                  if state.timer is not None and state.timer.active]
-        return sorted(timers, key=lambda t: (t[0], t[1]))
+        """The armed acquisition-lock timers, in deadline order (a `Timer` compares by time, then by
+        the order timers were scheduled)."""
+        return sorted(state.timer for batch in self._batches() for _, _, state in batch.states()
+                      if state.timer is not None and state.timer.active)
 
     # -- offsets ----------------------------------------------------------------------------------
     @property
