@@ -919,13 +919,13 @@ def cri_parts(text, cuts, end="", tag_last="F"):
 @pytest.mark.parametrize("after", [" ", "X"])
 def test_a_cri_part_keeps_its_last_character_whatever_it_is(after):
     """A CRI part ends where the runtime cut the line, in any character; only the entry's own line
-    ending is not the record's. Cut right after a space, or after an "X" of the member id, the parts
-    join into the record as written."""
+    ending is not the record's. A middle part cut right after a space, or after an "X" of the member
+    id, joins with the next into the record as written."""
     member = "consumer-1-X" + M1[10:]
     line = kafka_line(f"Member {member} in group my-group has failed, removing it from the group")
     cut = line.index(f"Member {member}") + (len("Member ") if after == " " else len("Member consumer-1-X"))
     assert line[cut - 1] == after
-    evs, result = rows(cri_parts(line, [cut]))
+    evs, result = rows(cri_parts(line, [10, cut]))
     assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", member, T)]
     assert result.unparsed == []
 
@@ -940,27 +940,27 @@ def test_cri_parts_read_with_their_line_endings_lose_only_those(end):
     assert result.unparsed == []
 
 
-def test_a_cri_record_ends_at_its_f_entry_and_the_next_record_is_read_on_its_own():
-    """The F entry is a record's last: a full CRI entry after it is the next record (and a record of
-    four entries counts each as one of the lines read)."""
+def test_a_cri_record_ends_at_its_f_entry_and_counts_each_entry_as_a_line():
+    """The F entry is a record's last: the full CRI entry after it (another logger's line) is read on
+    its own, and the record after that starts at line 6, its four entries being lines 1 to 4."""
     first = kafka_line(BARE)
     second = kafka_line(f"Member {M1[:-1]}5 in group my-group has failed, removing it from the group",
                         stamp="[2024-03-05 20:21:15,681]")
-    lines = cri_parts(first, [40, 80, 120]) + cri_parts(second, [])
+    lines = cri_parts(first, [40, 80, 120]) + cri_parts(NOISE, []) + cri_parts(second, [])
     evs, result = rows(lines)
-    assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", M1, T),
-                                                                   ("MemberRemoved", M1[:-1] + "5", T + 1000)]
-    assert result.counts["lines"] == 5 and result.unparsed == []
+    assert [(e["member"], e["time"], e["line"]) for e in evs] == [(M1, T, 1), (M1[:-1] + "5", T + 1000, 6)]
+    assert (result.counts["lines"], result.counts["coordinator"], result.counts["other"]) == (6, 2, 1)
+    assert result.unparsed == []
 
 
 def test_a_line_after_a_cri_part_that_is_no_cri_entry_is_read_as_its_own_record():
     """The entry after a P part is not a CRI entry (another source mixed in, or the rest lost): the
-    parts read so far are the record, and that line is read on its own."""
+    parts read so far are the record, and that line is read on its own, as line 3."""
     first = kafka_line(BARE)
     second = kafka_line(f"Member {M1[:-1]}5 in group my-group has failed, removing it from the group",
                         stamp="[2024-03-05 20:21:15,681]")
     evs, result = rows(cri_parts(first, [70], tag_last="P") + [second])
-    assert [(e["member"], e["time"]) for e in evs] == [(M1, T), (M1[:-1] + "5", T + 1000)]
+    assert [(e["member"], e["time"], e["line"]) for e in evs] == [(M1, T, 1), (M1[:-1] + "5", T + 1000, 3)]
     assert result.counts["lines"] == 3 and result.unparsed == []
 
 
