@@ -74,8 +74,8 @@ def rewrite(line: str) -> str:
     stripped = line.strip()
     if stripped.startswith("{"):
         inner = _inner(stripped)
-        if inner is not None:
-            line = inner.rstrip("\r\n")
+        if inner is not None:  # its line ending is no matter: the reader takes the blanks off a message's end
+            line = inner
     stamp = _STAMP.search(line)
     ts = ""
     if stamp is not None:
@@ -83,11 +83,11 @@ def rewrite(line: str) -> str:
         line = line[:stamp.start()] + line[stamp.end():]
     found = _MESSAGE.search(line)
     if found is not None:
-        text = found["text"].replace('\\"', '"') + ("" if found["end"] else "...")
+        text = found["text"] + ("" if found["end"] else "...")  # `text` holds no quote: _MESSAGE stops at one
         return f"{line[:found.start()]} {ts}{text} {line[found.end():]}"
-    mark = _NAMESPACE.search(line)
-    if mark is None or not ts:
+    if not ts:
         return line
+    mark = _NAMESPACE.search(line)  # always found: the line holds a namespace (REWRITES' needles), so does `inner`
     return line[:mark.start()] + ts + line[mark.start():]
 
 
@@ -221,6 +221,6 @@ def key(message: str, mark) -> str:
                 return ""
             qualified = k + _qualifier(k, mark)
             return qualified if qualified in TEMPLATES else k
-    if len(message) >= 3 and any(k.startswith(message) for k in _STRICT):
+    if any(k.startswith(message) for k in _STRICT):
         return message
     return ""
