@@ -230,15 +230,14 @@ def test_a_joined_record_a_shipper_wrote_again_with_spaces_gives_every_assigned_
         ("JoinGroupResponse", None, None), ("PartitionsAssigned", "orders", 0), ("PartitionsAssigned", "orders", 2)]
 
 
-def test_a_record_a_shipper_wrote_with_escaped_non_ascii_is_read_from_the_decoded_json():
-    """kafkajs's JSON.stringify writes a group id's "é" as is; Docker's json-file (here written as Python's json
-    does, `\\u00e9`) escapes it and every quote. The record is taken out of the shipper's JSON first: the group
-    is read as kafkajs named it, the level (WARN: 1.16+) from its own field."""
+def test_a_record_inside_json_inside_a_shippers_json_is_taken_out_of_both():
+    """A second shipper that forwards Docker's json-file line as a string of its own JSON (`{"msg": "{\\"log\\":
+    ...}"}`): the record is taken out of the outer JSON first, then the reader decodes Docker's. Its group id,
+    "é" as kafkajs's JSON.stringify writes it, is read as named, its level (WARN: 1.16+) from its own field."""
     record = json.dumps({"level": "WARN", "timestamp": STAMP, "logger": "kafkajs",
                          "message": "[Runner] The group is rebalancing, re-joining", "groupId": "commandes-été",
                          "memberId": "app-9f1b", "error": REBALANCING}, separators=(",", ":"), ensure_ascii=False)
-    line = json.dumps({"log": record + "\n", "stream": "stderr", "time": "2024-03-05T20:21:15.2Z"})
-    assert "\\u00e9" in line
+    line = json.dumps({"msg": json.dumps({"log": record + "\n", "stream": "stderr"})})
     assert rows([line]) == [expected("RejoinRequested", "1.16-", group="commandes-été", member="app-9f1b",
                                      error="REBALANCE_IN_PROGRESS", reason=REBALANCING)]
 
