@@ -239,12 +239,3 @@ def test_a_runs_parquet_file_reads_back_as_its_events_and_holds_its_scenario_sum
     assert json.loads(meta[b"kafkasim.summary"]) == run.summary
     assert read_provenance(path)["inputs"]["scenario"]["duration_ms"] == 10_000
 
-
-def test_a_run_shows_its_members_version_rebalances_processed_records_and_duplicates():
-    """Run.__repr__, what a notebook shows when a run is a cell's last expression. Two members share
-    12 partitions fed 1000 records/s at 2 ms a record, so each works at its full 500 records/s: after
-    the one (initial) rebalance, each processes 13 polls of max.poll.records=500 records by the run's
-    end at 20 s, 13,000 in all, and nothing twice (no fault)."""
-    from kafkasim.scenario import simulate
-    run = simulate(Scenario(members=2, duration_ms=20_000))
-    assert repr(run) == "<Run 2 members, Kafka 3.7: 1 rebalances, 13000 processed, 0 duplicates>"
