@@ -264,8 +264,8 @@ def test_a_shippers_line_cut_before_its_end_reads_its_escaped_fields_without_the
 
 
 def test_a_member_id_kafkajs_prints_as_null_is_no_member():
-    """consumerGroup.js keeps `memberId` null until its first JoinGroup answer (and again after
-    UNKNOWN_MEMBER_ID): JSON.stringify writes `"memberId":null`, which names no member."""
+    """runner.js sets `consumerGroup.memberId = null` on UNKNOWN_MEMBER_ID before it joins again; a line
+    logged until the JoinGroup answer gives it a new one has `"memberId":null` (JSON.stringify), no member."""
     line = console("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId=None,
                    error=REBALANCING)
     assert '"memberId":null' in line
