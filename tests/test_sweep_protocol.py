@@ -71,6 +71,8 @@ def test_the_seeds_of_one_setting_commit_into_the_same_folders_each_run_its_even
     assert [r["error"] for r in rows] == [None, None]
     folder = tmp_path / "events" / "max_poll_records=500"
     assert sorted(p.name for p in folder.iterdir()) == sorted(f"{run.run_id}.parquet" for run in runs)
+    assert sorted(p.name for p in (tmp_path / "summaries" / "max_poll_records=500").iterdir()) == sorted(
+        f"run-{run.run_id}.parquet" for run in runs)  # each finished run's summary: the mark that it is done
     for run in runs:
         result, _ = run_one(run)
         table = pq.read_table(folder / f"{run.run_id}.parquet")
