@@ -276,6 +276,32 @@ def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after
         == scaled_in
 
 
+
+@pytest.mark.parametrize("after, scaled_in", [
+    (("JoinGroup", None, None), True),                     # Java "(Re-)joining group"
+    (("MemberTransition", "RECONCILING", "STABLE"), True),  # "transitioned from STABLE to RECONCILING"
+    (("MemberTransition", "STABLE", "RECONCILING"), False),  # the end of a rebalance, not taking part in one
+    (("HeartbeatResponse", None, None), False)])            # a heartbeat is no rebalance
+def test_a_close_is_a_scale_in_only_while_another_consumer_takes_part_in_a_rebalance(after, scaled_in):
+    """client_rules._rebalancing: the others "rebalanced" after a close when one of them (re-)joined the group
+    (JoinGroup) or, under the consumer protocol (AbstractMembershipManager.java), got a new assignment to
+    reconcile; a member settling into STABLE, or heartbeating, is none."""
+    kind, reason, detail = after
+    closed = "the consumer is being closed"
+    for protocol_rows in ([_client_row("a.log", 0, "JoinGroupResponse", "m-a", 1, generation=1),
+                           _client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1),
+                           _client_row("a.log", 10_000, "LeaveGroup", "m-a", 2, reason=closed)],
+                          [_client_row("a.log", 0, "MemberTransition", "m-a", 1, reason="STABLE", detail="RECONCILING"),
+                           _client_row("b.log", 0, "MemberTransition", "m-b", 1, reason="STABLE", detail="RECONCILING"),
+                           _client_row("a.log", 10_000, "MemberTransition", "m-a", 2, reason="UNSUBSCRIBED",
+                                       detail="LEAVING")]):
+        rows = [*protocol_rows, _client_row("b.log", 20_000, kind, "m-b", 2, reason=reason, detail=detail)]
+        signals = client_rules._Signals()
+        client_rules.group_size(rows, signals)
+        summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+        assert summaries == (["1 consumer(s) closed and none replaced them while the others rebalanced: scaled in"]
+                             if scaled_in else [])
+
 def test_a_consumer_group_forms_with_its_first_burst_of_starts():
     """client_rules._formed (Timeline.formed_at's rule from the clients' side): a consumer group, with no JoinGroup
     response, has its members once its first processes started each at most FORMING_MS (3 s) after the one

@@ -902,3 +902,71 @@ def test_a_time_reads_the_same_alone_and_after_a_line_of_the_same_second():
         alone, after = rows([later]), rows([kafka_line(BARE), later])
         assert [e["time"] for e in alone[0]] == [T - 681 + ms]
         assert [e["time"] for e in after[0]] == [T, T - 681 + ms]
+
+
+# -- Kubernetes CRI parts (the CRI log format: `<time> <stream> <P|F> <text>`, P a partial line whose
+#    next entries carry the rest up to the F entry, each entry ending in its own newline) -----------
+CRI_TIME = "2024-03-05T20:21:14.690Z"
+
+
+def cri_parts(text, cuts, end="", tag_last="F"):
+    """`text` cut at `cuts` into CRI entries: P for all but the last, `tag_last` for the last."""
+    pieces = [text[a:b] for a, b in zip((0, *cuts), (*cuts, len(text)))]
+    return [f"{CRI_TIME} stdout {'P' if i < len(pieces) - 1 else tag_last} {piece}{end}"
+            for i, piece in enumerate(pieces)]
+
+
+@pytest.mark.parametrize("after", [" ", "X"])
+def test_a_cri_part_keeps_its_last_character_whatever_it_is(after):
+    """A CRI part ends where the runtime cut the line, in any character; only the entry's own line
+    ending is not the record's. A middle part cut right after a space, or after an "X" of the member
+    id, joins with the next into the record as written."""
+    member = "consumer-1-X" + M1[10:]
+    line = kafka_line(f"Member {member} in group my-group has failed, removing it from the group")
+    cut = line.index(f"Member {member}") + (len("Member ") if after == " " else len("Member consumer-1-X"))
+    assert line[cut - 1] == after
+    evs, result = rows(cri_parts(line, [line.index("]: ") + 3, cut]))  # the first part names the coordinator
+    assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", member, T)]
+    assert result.unparsed == []
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_cri_parts_read_with_their_line_endings_lose_only_those(end):
+    """Lines read from a file keep their "\\n" (or "\\r\\n" from a Windows copy): a middle part's ending is
+    removed, not its first characters, so the three parts join into the one record."""
+    line = kafka_line(BARE)
+    evs, result = rows(cri_parts(line, [70, 140], end=end))
+    assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", M1, T)]
+    assert result.unparsed == []
+
+
+def test_a_cri_record_ends_at_its_f_entry_and_counts_each_entry_as_a_line():
+    """The F entry is a record's last: the full CRI entry after it (another logger's line) is read on
+    its own, and the record after that starts at line 6, its four entries being lines 1 to 4."""
+    first = kafka_line(BARE)
+    second = kafka_line(f"Member {M1[:-1]}5 in group my-group has failed, removing it from the group",
+                        stamp="[2024-03-05 20:21:15,681]")
+    lines = cri_parts(first, [40, 80, 120]) + cri_parts(NOISE, []) + cri_parts(second, [])
+    evs, result = rows(lines)
+    assert [(e["member"], e["time"], e["line"]) for e in evs] == [(M1, T, 1), (M1[:-1] + "5", T + 1000, 6)]
+    assert (result.counts["lines"], result.counts["coordinator"], result.counts["other"]) == (6, 2, 1)
+    assert result.unparsed == []
+
+
+def test_a_line_after_a_cri_part_that_is_no_cri_entry_is_read_as_its_own_record():
+    """The entry after a P part is not a CRI entry (another source mixed in, or the rest lost): the
+    parts read so far are the record, and that line is read on its own, as line 3."""
+    first = kafka_line(BARE)
+    second = kafka_line(f"Member {M1[:-1]}5 in group my-group has failed, removing it from the group",
+                        stamp="[2024-03-05 20:21:15,681]")
+    evs, result = rows(cri_parts(first, [70], tag_last="P") + [second])
+    assert [(e["member"], e["time"], e["line"]) for e in evs] == [(M1, T, 1), (M1[:-1] + "5", T + 1000, 3)]
+    assert result.counts["lines"] == 3 and result.unparsed == []
+
+
+def test_cri_parts_at_the_end_of_the_input_without_their_f_entry_are_the_record():
+    """A file that ends inside a split line (a container stopped, a log rotated between the parts):
+    the parts read are the record."""
+    evs, result = rows(cri_parts(kafka_line(BARE), [70], tag_last="P"))
+    assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", M1, T)]
+    assert result.unparsed == []

@@ -228,3 +228,72 @@ def test_a_joined_record_a_shipper_wrote_again_with_spaces_gives_every_assigned_
     assert '[0, 2]' in line
     assert [(r["kind"], r["topic"], r["partition"]) for r in rows([line])] == [
         ("JoinGroupResponse", None, None), ("PartitionsAssigned", "orders", 0), ("PartitionsAssigned", "orders", 2)]
+
+
+def test_a_record_inside_json_inside_a_shippers_json_is_taken_out_of_both():
+    """A second shipper that forwards Docker's json-file line as a string of its own JSON (`{"msg": "{\\"log\\":
+    ...}"}`): the record is taken out of the outer JSON first, then the reader decodes Docker's. Its group id,
+    "é" as kafkajs's JSON.stringify writes it, is read as named, its level (WARN: 1.16+) from its own field."""
+    record = json.dumps({"level": "WARN", "timestamp": STAMP, "logger": "kafkajs",
+                         "message": "[Runner] The group is rebalancing, re-joining", "groupId": "commandes-été",
+                         "memberId": "app-9f1b", "error": REBALANCING}, separators=(",", ":"), ensure_ascii=False)
+    line = json.dumps({"msg": json.dumps({"log": record + "\n", "stream": "stderr"})})
+    assert rows([line]) == [expected("RejoinRequested", "1.16-", group="commandes-été", member="app-9f1b",
+                                     error="REBALANCE_IN_PROGRESS", reason=REBALANCING)]
+
+
+def test_a_shippers_json_that_nests_the_record_deeper_is_read_from_its_text():
+    """A shipper that puts the record in an object of its own (`{"kubernetes": ..., "record": {"msg": ...}}`):
+    no string of the top level holds it, so the line is read as text, its fields inside escaped quotes."""
+    record = plain("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId="app-9f1b",
+                   error=REBALANCING)
+    line = json.dumps({"kubernetes": {"pod": "app-1"}, "record": {"msg": record}})
+    assert [(r["time"], r["kind"], r["group"], r["member"], r["error"]) for r in rows([line])] == [
+        (T, "RejoinRequested", "orders", "app-9f1b", "REBALANCE_IN_PROGRESS")]
+
+
+def test_a_shippers_line_cut_before_its_end_reads_its_escaped_fields_without_their_escapes():
+    """Cut before its end, a shipper's line is no JSON to decode: its fields, quoted as `\\"orders\\"`, are
+    read as kafkajs wrote them (the error, cut, is not read)."""
+    record = plain("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId="app-9f1b",
+                   error=REBALANCING)
+    line = json.dumps({"msg": record})[:-30]
+    assert '\\"groupId\\":\\"orders\\"' in line
+    assert [(r["time"], r["kind"], r["group"], r["member"], r["error"]) for r in rows([line])] == [
+        (T, "RejoinRequested", "orders", "app-9f1b", None)]
+
+
+def test_a_member_id_kafkajs_prints_as_null_is_no_member():
+    """runner.js sets `consumerGroup.memberId = null` on UNKNOWN_MEMBER_ID before it joins again; a line
+    logged until the JoinGroup answer gives it a new one has `"memberId":null` (JSON.stringify), no member."""
+    line = console("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId=None,
+                   error=REBALANCING)
+    assert '"memberId":null' in line
+    assert rows([line]) == [expected("RejoinRequested", "1.16-", group="orders", error="REBALANCE_IN_PROGRESS",
+                                     reason=REBALANCING)]
+
+
+def test_a_rebalancing_record_printed_without_its_level_is_read_as_every_releases():
+    """The level tells 1.0 - 1.15 (ERROR) from 1.16+ (WARN) apart; a logCreator that prints no label leaves
+    the record to every release."""
+    line = f'[Runner] The group is rebalancing, re-joining {{"timestamp":"{STAMP}","groupId":"orders"}}'
+    assert rows([line]) == [expected("RejoinRequested", "1.0-", group="orders")]
+
+
+def test_a_plain_record_without_its_timestamp_keeps_the_level_its_release_is_read_from():
+    """A plain-layout record whose fields hold no timestamp: nothing is put before its namespace, so its
+    label (WARN: 1.16+) is still read; the record has no time of its own (kept at the origin)."""
+    line = 'WARN [Runner] The group is rebalancing, re-joining {"groupId":"orders"}'
+    result = parse_lines([line], origin=ORIGIN)
+    assert [(r[ROW_FIELDS.index("kind")], r[ROW_FIELDS.index("versions")], r[0]) for r in result.rows] == [
+        ("RejoinRequested", "1.16-", 0)]
+
+
+@pytest.mark.parametrize("kept", ["Th", "The"])
+def test_a_record_cut_inside_the_first_words_of_a_wording_is_kept_aside_as_truncated(kept):
+    """A console record cut inside its message, however early: the message is the start of a wording read
+    here, so the record is kept aside as truncated (as one cut before its first character is)."""
+    line = console("WARN", "Runner", "The group is rebalancing, re-joining", groupId="orders")
+    line = line[:line.index("[Runner] ") + len("[Runner] ") + len(kept)]
+    result = parse_lines([line], origin=ORIGIN)
+    assert result.rows == [] and [u[2] for u in result.unparsed] == ["truncated"]

@@ -214,3 +214,28 @@ def test_a_constant_time_samples_its_ms_for_every_record_as_the_clocks_shortcut_
     assert values.dtype == np.float64 and values.tolist() == [2.0, 2.0, 2.0]
     assert Constant(0.25).sample(rng, 0).tolist() == []
     assert ProcessingClock(Constant(2), rng).take(3) == values.sum() == 6.0
+
+
+def test_a_runs_parquet_file_reads_back_as_its_events_and_holds_its_scenario_summary_and_provenance(tmp_path):
+    """Run.to_parquet: "the file alone says how to reproduce it". pandas reads the events back as they
+    were (the nullable Int64 `generation` and `partition` stay Int64, not float, and no index column
+    is added); its metadata holds the scenario's dict, the summary and the provenance as JSON."""
+    import json
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from kafkasim import read_provenance
+    from kafkasim.scenario import simulate
+    run = simulate(Scenario(members=1, duration_ms=10_000))
+    path = tmp_path / "run.parquet"
+    run.to_parquet(path)
+    back = pd.read_parquet(path)
+    assert back.equals(run.events) and list(back.columns) == list(run.events.columns)
+    assert (str(back["generation"].dtype), str(back["partition"].dtype)) == ("Int64", "Int64")
+    meta = pq.read_schema(path).metadata
+    assert json.loads(meta[b"kafkasim.scenario"]) == run.scenario.to_dict()
+    assert json.loads(meta[b"kafkasim.scenario"])["members"] == 1
+    assert json.loads(meta[b"kafkasim.summary"]) == run.summary
+    assert read_provenance(path)["inputs"]["scenario"]["duration_ms"] == 10_000
+

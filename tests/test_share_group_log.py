@@ -64,6 +64,36 @@ def test_a_reassignment_at_the_same_epoch_is_no_epoch_bump():
     assert [(r[4], r[10]) for r in parse_lines(lines).rows] == [("MemberEpochBumped", 2.0)]
 
 
+
+def _share_lines(*messages):
+    head = "[2026-11-27 10:00:{:02d}.000] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=7] "
+    tail = " (org.apache.kafka.coordinator.group.GroupMetadataManager)"
+    return [head.format(i) + message + tail for i, message in enumerate(messages)]
+
+
+def test_a_members_first_line_at_its_previous_epoch_is_no_epoch_bump():
+    """With no earlier line of the member (the log starts after its join), its line's own previousEpoch
+    tells a bump: a reassignment at the same epoch (epoch=4, previousEpoch=4) is none, epoch=5 then is one."""
+    lines = _share_lines(
+        f"[GroupId g] Member {M1} new assignment state: epoch=4, previousEpoch=4, state=STABLE, assignedPartitions=[a-0].",
+        f"[GroupId g] Member {M1} new assignment state: epoch=5, previousEpoch=4, state=STABLE, assignedPartitions=[a-0].")
+    result = parse_lines(lines)
+    assert result.unparsed == [] and [(r[4], r[3], r[10]) for r in result.rows] == [("MemberEpochBumped", M1, 5.0)]
+
+
+def test_a_member_that_left_starts_afresh_when_it_joins_again():
+    """shareGroupLeave removes the member, so the reader's memory of it goes too. A client makes its member
+    id once (AbstractMembershipManager, KIP-1082): the same consumer subscribing again after the empty group
+    was deleted (kafka-share-groups.sh --delete) joins the new group at epoch 1 again, a bump of its own,
+    not a repeat of the one before."""
+    joined = f"[GroupId g] Member {M1} new assignment state: epoch=1, previousEpoch=0, state=STABLE, assignedPartitions=[]."
+    lines = _share_lines(f"[GroupId g] Member {M1} joins the share group using the share protocol.", joined,
+                         f"[GroupId g] Member {M1} left the share group.",
+                         f"[GroupId g] Member {M1} joins the share group using the share protocol.", joined)
+    assert [(r[0] // 1000 % 60, r[4], r[10]) for r in parse_lines(lines).rows] == [
+        (0, "MemberJoined", None), (1, "MemberEpochBumped", 1.0), (2, "MemberRemoved", None),
+        (3, "MemberJoined", None), (4, "MemberEpochBumped", 1.0)]
+
 def test_the_share_wordings_are_one_table_in_front_of_the_general_ones():
     assert set(SHARE_GROUP_TEMPLATES) == {"[GroupId"}
     assert sum(map(len, SHARE_GROUP_TEMPLATES.values())) == 4  # and "Loaded share group" in broker.py

@@ -39,3 +39,65 @@ def test_the_same_leaves_under_both_protocols_at_a_different_cost():
     # calm: the consumer protocol's start-up hand-overs wait for heartbeats, idle classic members' do not
     assert (rows["classic", 30000]["partition_downtime_ms"], rows["consumer", 30000]["partition_downtime_ms"]) == \
         (0, 4814)
+
+
+# -- what commit_run writes (sweep_grid: one run's events, then its summary row) --------------------------------------
+SMALL = {"base": {"kafka_version": "3.7", "topics": {"orders": 2}, "produce_rate_per_s": 10, "duration_ms": 10_000,
+                  "members": 1},
+         "grid": {"max.poll.records": [500]}, "seeds": [1, 2]}
+
+
+def read_provenance_of(result) -> dict:
+    """A run's provenance as its file keeps it (JSON: tuples become lists)."""
+    import json
+
+    from kafkasim.core.provenance import to_json
+    return json.loads(to_json(result.provenance))
+
+
+def test_the_seeds_of_one_setting_commit_into_the_same_folders_each_run_its_events_and_provenance(tmp_path):
+    """commit_run / write_events: the runs of one setting share its partition folders (the seed is no
+    partition), so each makes the folders only when they are not there yet; each run's events file holds its
+    events in order, with its run_id and seq (the position that orders events of the same millisecond),
+    and the run's provenance, so the file alone says how to reproduce it."""
+    import pyarrow.parquet as pq
+
+    from kafkasim import read_provenance
+    from kafkasim.analysis.sweep_grid import commit_run, run_one
+
+    runs = Grid.from_dict(SMALL).runs()
+    assert len(runs) == 2 and runs[0].params == runs[1].params
+    rows = [commit_run(run, str(tmp_path)) for run in runs]
+    assert [r["error"] for r in rows] == [None, None]
+    folder = tmp_path / "events" / "max_poll_records=500"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{run.run_id}.parquet" for run in runs)
+    assert sorted(p.name for p in (tmp_path / "summaries" / "max_poll_records=500").iterdir()) == sorted(
+        f"run-{run.run_id}.parquet" for run in runs)  # each finished run's summary: the mark that it is done
+    for run in runs:
+        result, _ = run_one(run)
+        table = pq.read_table(folder / f"{run.run_id}.parquet")
+        n = len(result.rows)
+        assert table.column("run_id").to_pylist() == [run.run_id] * n
+        assert table.column("seq").to_pylist() == list(range(n))
+        assert table.column("time").to_pylist() == [r[0] for r in result.rows]
+        assert read_provenance(folder / f"{run.run_id}.parquet") == read_provenance_of(result)
+
+
+
+def test_a_failed_runs_summary_file_has_every_summary_column_with_its_type(tmp_path):
+    """commit_run writes the summary row with `summary_schema()`: a failed run's row (its error, no metrics)
+    has every column all the same, typed as a finished run's, so that Spark and pyarrow read a folder of both
+    as one table."""
+    import pyarrow.parquet as pq
+
+    from kafkasim.analysis.sweep_grid import commit_run, summary_schema
+
+    failing = {**SMALL, "base": {**SMALL["base"], "faults": [{"type": "Crash", "member": "c-9", "at_ms": 1_000}]},
+               "seeds": [1]}
+    run = Grid.from_dict(failing).runs()[0]
+    row = commit_run(run, str(tmp_path))
+    assert row["error"].startswith("ConfigError") and "c-9" in row["error"]
+    path = tmp_path / "summaries" / "max_poll_records=500" / f"failed-{run.run_id}.parquet"
+    table = pq.read_table(path)
+    assert table.schema.remove_metadata() == summary_schema()
+    assert table.column("rebalances").to_pylist() == [None] and table.column("seed").to_pylist() == [1]

@@ -173,10 +173,12 @@ class Run:
         import pyarrow.parquet as pq
 
         schema = arrow_schema()
-        table = pa.Table.from_pandas(self.events, schema=schema, preserve_index=False)
-        meta = {b"kafkasim.scenario": json.dumps(self.scenario.to_dict(), default=str).encode(),
-                b"kafkasim.summary": json.dumps(self.summary, default=str).encode()}
-        pq.write_table(with_provenance(table.replace_schema_metadata({**(table.schema.metadata or {}), **meta}),
+        # With a schema, pyarrow keeps no index column; its "pandas" metadata, kept, reads the nullable
+        # Int64 columns back as such. The scenario's dict and the summary hold JSON types only.
+        table = pa.Table.from_pandas(self.events, schema=schema)
+        meta = {b"kafkasim.scenario": json.dumps(self.scenario.to_dict()).encode(),
+                b"kafkasim.summary": json.dumps(self.summary).encode()}
+        pq.write_table(with_provenance(table.replace_schema_metadata({**table.schema.metadata, **meta}),
                                        self.provenance), path)
 
 

@@ -200,9 +200,7 @@ _KEYS = sorted(TEMPLATES, key=len, reverse=True)
 
 
 def key(message: str, mark) -> str:
-    """The wording's opening words (TEMPLATES' keys): the mark's word and the message after it."""
+    """The wording's opening words (TEMPLATES' keys): the mark's word and the message after it. Every mark
+    looks ahead at the words that follow its word in one key, so one key always begins the message."""
     whole = mark["aio_w"] + message
-    for k in _KEYS:
-        if whole.startswith(k):
-            return k
-    return ""
+    return next(k for k in _KEYS if whole.startswith(k))

@@ -74,8 +74,8 @@ def rewrite(line: str) -> str:
     stripped = line.strip()
     if stripped.startswith("{"):
         inner = _inner(stripped)
-        if inner is not None:
-            line = inner.rstrip("\r\n")
+        if inner is not None:  # its line ending is no matter: the reader takes the blanks off a message's end
+            line = inner
     stamp = _STAMP.search(line)
     ts = ""
     if stamp is not None:
@@ -83,11 +83,11 @@ def rewrite(line: str) -> str:
         line = line[:stamp.start()] + line[stamp.end():]
     found = _MESSAGE.search(line)
     if found is not None:
-        text = found["text"].replace('\\"', '"') + ("" if found["end"] else "...")
+        text = found["text"] + ("" if found["end"] else "...")  # `text` holds no quote: _MESSAGE stops at one
         return f"{line[:found.start()]} {ts}{text} {line[found.end():]}"
-    mark = _NAMESPACE.search(line)
-    if mark is None or not ts:
+    if not ts:
         return line
+    mark = _NAMESPACE.search(line)  # always found: the line holds a namespace (REWRITES' needles), so does `inner`
     return line[:mark.start()] + ts + line[mark.start():]
 
 
@@ -199,7 +199,6 @@ _PRINTED_BY = {_JOINED: ("Runner", "ConsumerGroup"), _REBALANCING: ("Runner",), 
                "Response ": ("Connection",), "Crash: ": ("Consumer",), "Restarting the consumer in ": ("Consumer",),
                "Starting": ("Consumer",)}
 _WORDINGS = sorted((k for k in TEMPLATES if "|" not in k), key=len, reverse=True)
-_STRICT = tuple(k for k in _WORDINGS if TEMPLATES[k][0])
 
 
 def _qualifier(wording: str, mark) -> str:
@@ -214,13 +213,12 @@ def _qualifier(wording: str, mark) -> str:
 
 def key(message: str, mark) -> str:
     """The wording the message begins with (TEMPLATES' keys), with its qualifier where one tells releases
-    apart; a message cut inside a wording is its own key (the reader keeps it aside as truncated)."""
+    apart; any other message is its own key, of no template (the reader keeps one cut inside a wording aside
+    as truncated, and ignores the others)."""
     for k in _WORDINGS:
         if message.startswith(k):
             if mark["kjs_ns"] not in _PRINTED_BY[k]:
                 return ""
             qualified = k + _qualifier(k, mark)
             return qualified if qualified in TEMPLATES else k
-    if len(message) >= 3 and any(k.startswith(message) for k in _STRICT):
-        return message
-    return ""
+    return message

@@ -197,7 +197,7 @@ class LogParser(Clock):
         if first.isdigit():
             cri = CRI.match(line)
             if cri and cri.group(2) == "P":
-                line, used = self._join_cri(line, cri)
+                line, used = self._join_cri(line)
         for needles, rewrite in REWRITES:  # a source's own layout (kafkajs: fields in JSON around the message)
             if any_needle(line, needles):
                 line = rewrite(line)
@@ -431,7 +431,7 @@ class LogParser(Clock):
             return None, 0, None
         return best[0], used, best[2]
 
-    def _join_cri(self, line: str, cri) -> tuple[str, int]:
+    def _join_cri(self, line: str) -> tuple[str, int]:
         """Kubernetes CRI splits long lines: `<time> stdout P <part>` ... `<time> stdout F <last part>`."""
         parts, used, size = [line], 0, len(line)
         while True:
