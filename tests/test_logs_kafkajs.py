@@ -297,3 +297,21 @@ def test_a_record_cut_inside_the_first_words_of_a_wording_is_kept_aside_as_trunc
     line = line[:line.index("[Runner] ") + len("[Runner] ") + len(kept)]
     result = parse_lines([line], origin=ORIGIN)
     assert result.rows == [] and [u[2] for u in result.unparsed] == ["truncated"]
+
+
+def test_a_record_without_a_timestamp_of_its_own_takes_its_shippers_time():
+    """A logCreator that leaves kafkajs's `timestamp` out (`const { message, timestamp, ...extra } = log`), its
+    record inside Docker's json-file line (`{"log": ..., "stream": ..., "time": ...}`): the record takes
+    Docker's "time", as any client's record without a date of its own inside a shipper's JSON does, in either
+    layout. A record whose head has a date of its own keeps that date."""
+    rebalancing = "The group is rebalancing, re-joining"
+    docker_time = "2024-03-05T20:21:15.2Z"  # T + 519 ms
+    records = [f'WARN [Runner] {rebalancing} {{"groupId":"orders"}}',
+               json.dumps({"level": "WARN", "logger": "kafkajs", "message": f"[Runner] {rebalancing}",
+                           "groupId": "orders"}, separators=(",", ":")),
+               f'{STAMP} WARN [Runner] {rebalancing} {{"groupId":"orders"}}']
+    lines = [json.dumps({"log": record + "\n", "stream": "stderr", "time": docker_time}) for record in records]
+    assert [[(r["time"], r["kind"], r["group"], r["versions"]) for r in rows([line])] for line in lines] == [
+        [(T + 519, "RejoinRequested", "orders", "1.16-")], [(T + 519, "RejoinRequested", "orders", "1.16-")],
+        [(T, "RejoinRequested", "orders", "1.16-")]]
+

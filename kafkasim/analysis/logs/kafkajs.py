@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 
+from kafkasim.analysis.logs.layouts import shipper_time
 from kafkasim.analysis.logs.wording import Template, event, number
 from kafkasim.core.errors import Errors
 
@@ -69,18 +70,23 @@ _LEVEL = re.compile(_Q + r"level" + _Q + r":\s*+" + _Q + r"(?P<l>ERROR|WARN|INFO
 def rewrite(line: str) -> str:
     """One layout for every kafkajs record: `... TIMESTAMP [Namespace] message fields`. A shipper's JSON
     around the record is taken off when it decodes; the timestamp field moves in front of the message (the
-    reader reads a record's time before its message); the console logger's `"message"` field moves out of
-    its JSON, the other fields stay after it (a message cut inside is ended with `...`, as a cut is)."""
+    reader reads a record's time before its message), or the shipper's time goes there when the record has
+    none (`layouts.shipper_time`, as the reader gives it to any record in a shipper's JSON); the console
+    logger's `"message"` field moves out of its JSON, the other fields stay after it (a message cut inside is
+    ended with `...`, as a cut is)."""
     stripped = line.strip()
+    shipped = None
     if stripped.startswith("{"):
         inner = _inner(stripped)
         if inner is not None:  # its line ending is no matter: the reader takes the blanks off a message's end
-            line = inner
+            line, shipped = inner
     stamp = _STAMP.search(line)
     ts = ""
     if stamp is not None:
         ts = stamp["ts"] + " "
         line = line[:stamp.start()] + line[stamp.end():]
+    elif shipped is not None:
+        ts = shipped + " "
     found = _MESSAGE.search(line)
     if found is not None:
         text = found["text"] + ("" if found["end"] else "...")  # `text` holds no quote: _MESSAGE stops at one
@@ -91,15 +97,21 @@ def rewrite(line: str) -> str:
     return line[:mark.start()] + ts + line[mark.start():]
 
 
-def _inner(text: str) -> str | None:
-    """The string of a shipper's JSON object that holds a kafkajs record (None: not such an object)."""
+def _inner(text: str) -> tuple[str, str | None] | None:
+    """The string of a shipper's JSON object that holds a kafkajs record, and the shipper's time for a record
+    without a date before its namespace (None: not such an object)."""
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or isinstance(obj.get("message"), str) and _NAMESPACE.match(obj["message"]):
         return None  # the console logger's own record: read as text
-    return next((v for v in obj.values() if isinstance(v, str) and _NAMESPACE.search(v)), None)
+    strings = [v for v in obj.values() if isinstance(v, str)]
+    for record in strings:
+        mark = _NAMESPACE.search(record)
+        if mark is not None:
+            return record, shipper_time(strings, record, record[:mark.start()])
+    return None
 
 
 def fields(line: str) -> dict[str, str]:

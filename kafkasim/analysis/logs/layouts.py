@@ -150,6 +150,15 @@ def fused_cuts(line: str, first, mark, loggers: tuple[str, ...]) -> list[int]:
 
 
 # -- structured records ----------------------------------------------------------------------------
+def shipper_time(strings: list[str], message: str, head: str) -> str | None:
+    """The time a shipper's JSON gives `message`, one of its `strings`, when the message's `head` (its text before
+    the source's prefix) has no date of its own: the first other string that begins with a date and time
+    (Docker json-file's "time", a shipper's "@timestamp"). None: the head has a date, or the JSON none."""
+    if WHEN.match(head, max(0, len(head) - HEAD_WINDOW)) is not None:
+        return None
+    return next((s for s in strings if s is not message and RECORD_START.match(s)), None)
+
+
 #: The members a structured logger writes its record's time in (zap "ts", slog and logrus "time").
 TIME_KEYS = ("ts", "time", "timestamp")
 _BARE = re.compile(r"[^\s=\"]++")

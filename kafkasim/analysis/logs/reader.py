@@ -34,9 +34,9 @@ from datetime import datetime, timezone
 from typing import Iterable
 
 from kafkasim.analysis.logs.clock import Clock
-from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, HEAD_WINDOW, LINE_START_TIME,
-                                            MAX_FRAME_BREAKS, RECORD_START, WHEN, fused_cuts, inner_frames,
-                                            joins, key_values, strip_frame)
+from kafkasim.analysis.logs.layouts import (CRI, DEFAULT_HEAD, ELLIPSES, LINE_START_TIME, MAX_FRAME_BREAKS,
+                                            RECORD_START, fused_cuts, inner_frames, joins, key_values,
+                                            shipper_time, strip_frame)
 from kafkasim.analysis.logs.result import ParseResult, in_range, join_notes, kept, no_surrogates
 from kafkasim.analysis.logs.sources import (BLOCKS, EPOCH, FILTER, FREE_NEEDLES, LOGGERS, MARK, ONE_LINE, REWRITES,
                                             SOURCE_OF, any_needle)
@@ -494,11 +494,9 @@ class LogParser(Clock):
             if isinstance(text, str) and any(obj.get(k) is message for k in JSON_LOGGERS):
                 message = f"{message} - {text}"  # the mark is the logger (spring-kafka's container): its message follows
         message = no_surrogates(message.rstrip("\r\n"))
-        head = message[:MARK.search(message).start()]
-        if WHEN.match(head, max(0, len(head) - HEAD_WINDOW)) is None:
-            stamp = next((s for s in strings if s is not message and RECORD_START.match(s)), None)
-            if stamp is not None:
-                message = no_surrogates(stamp) + " " + message
+        stamp = shipper_time(strings, message, message[:MARK.search(message).start()])
+        if stamp is not None:
+            message = no_surrogates(stamp) + " " + message
         return message, used
 
     # -- results ---------------------------------------------------------------------------------
