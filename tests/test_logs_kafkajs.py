@@ -315,3 +315,15 @@ def test_a_record_without_a_timestamp_of_its_own_takes_its_shippers_time():
         [(T + 519, "RejoinRequested", "orders", "1.16-")], [(T + 519, "RejoinRequested", "orders", "1.16-")],
         [(T, "RejoinRequested", "orders", "1.16-")]]
 
+
+def test_a_console_message_holding_quotes_and_backslashes_is_read_whole_and_unescaped():
+    """JSON.stringify writes a quote of the message as `\\"` and a backslash as `\\\\` (a shipper's string
+    around the record escapes both once more): the message is read up to its closing quote, and the crash's
+    detail is e.message as thrown, in the console line and inside a shipper's JSON read as text."""
+    message = 'a "quoted" thing in C:\\kafka\\'
+    line = console("ERROR", "Consumer", f"Crash: KafkaJSError: {message}", groupId="orders")
+    assert '\\"quoted\\"' in line and 'C:\\\\kafka\\\\"' in line
+    nested = json.dumps({"kubernetes": {"pod": "app-1"}, "record": {"log": line}})
+    assert rows([line, nested]) == [expected("ClientCrashed", "1.0-", group="orders", reason="KafkaJSError",
+                                             detail=message)] * 2
+

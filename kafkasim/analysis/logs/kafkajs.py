@@ -55,9 +55,13 @@ _NAMESPACE = re.compile(_NS)
 _Q = r'\\?"'  # a quote, escaped when the record is a string inside a shipper's JSON
 #: The record's own time (createLevel: `new Date().toISOString()`), with the comma that joins it to a neighbour.
 _STAMP = re.compile(_Q + r"timestamp" + _Q + r":\s*+" + _Q + r"(?P<ts>\d{4}-\d\d-\d\dT[0-9:.]{8,12}Z)" + _Q + ",?")
-#: The console logger's `"message":"[Namespace] text"`; no closing quote: the line was cut inside it.
-_MESSAGE = re.compile(_Q + r"message" + _Q + r":\s*+" + _Q + r"(?P<text>" + _NS + r"(?:[^\"\\]|\\[^\"])*+)(?P<end>"
-                      + _Q + r")?")
+#: The console logger's `"message":"[Namespace] text"`, read up to its closing quote: JSON.stringify writes a quote
+#: of the text as `\"`, a backslash as `\\`; inside a shipper's string (`esc`) each is escaped once more (`\\\"`,
+#: `\\\\`) and `\"` ends the text. No closing quote: the line was cut inside it.
+_MESSAGE = re.compile(r'(?P<esc>\\)?"message' + _Q + r":\s*+" + _Q + r"(?P<text>" + _NS +
+                      r'(?:[^"\\]|(?(esc)(?:\\\\(?:\\["\\]|[^"\\])|\\[^"\\])|\\.))*+)(?P<end>' + _Q + r")?")
+#: An escaped quote or backslash, undone once per level of JSON around the text.
+_ESCAPED = re.compile(r'\\(["\\])')
 _FIELD = re.compile(_Q + r"(?P<k>groupId|memberId|leaderId|isLeader|groupProtocol|duration|error|broker|clientId|"
                     r"retryTime|memberAssignment)" + _Q + r":\s*+(?P<v>" + _Q + r"(?:[^\"\\]|\\[^\"])*+" + _Q +
                     r"|\{[^{}]*+\}|[^,}\s\"\\]++)")
@@ -89,8 +93,10 @@ def rewrite(line: str) -> str:
         ts = shipped + " "
     found = _MESSAGE.search(line)
     if found is not None:
-        text = found["text"] + ("" if found["end"] else "...")  # `text` holds no quote: _MESSAGE stops at one
-        return f"{line[:found.start()]} {ts}{text} {line[found.end():]}"
+        text = found["text"]
+        for _ in range(2 if found["esc"] else 1):
+            text = _ESCAPED.sub(lambda m: m[1], text)  # (a function: faster than a template here)
+        return f"{line[:found.start()]} {ts}{text}{'' if found['end'] else '...'} {line[found.end():]}"
     if not ts:
         return line
     mark = _NAMESPACE.search(line)  # always found: the line holds a namespace (REWRITES' needles), so does `inner`
