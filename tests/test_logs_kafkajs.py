@@ -327,3 +327,30 @@ def test_a_console_message_holding_quotes_and_backslashes_is_read_whole_and_unes
     assert rows([line, nested]) == [expected("ClientCrashed", "1.0-", group="orders", reason="KafkaJSError",
                                              detail=message)] * 2
 
+
+@pytest.mark.parametrize("level,versions", [("WARN", "1.16-"), ("ERROR", "1.0-1.15")])
+def test_a_plain_records_label_inside_a_shippers_undecoded_json_tells_its_releases(level, versions):
+    """runner.js logs the rebalancing line at error up to 1.15, at warn from 1.16: the plain layout's label,
+    right after the opening quote of a shipper's string the reader does not decode (the record nested deeper,
+    or the line cut), still tells the releases apart."""
+    record = plain(level, "Runner", "The group is rebalancing, re-joining", groupId="orders", memberId="app-9f1b",
+                   error=REBALANCING)
+    nested = json.dumps({"kubernetes": {"pod": "app-1"}, "record": {"msg": record}})
+    cut = json.dumps({"msg": record})[:-30]
+    assert f'"msg": "{level} [Runner] ' in nested and cut.startswith(f'{{"msg": "{level} [Runner] ')
+    assert [(r["kind"], r["group"], r["versions"]) for r in rows([nested, cut])] == [
+        ("RejoinRequested", "orders", versions)] * 2
+
+
+@pytest.mark.parametrize("head,versions", [
+    ('"', "1.16-"),  # a quote that opens the line's text: the label follows it
+    ('msg=\\"', "1.16-"),  # an escaped quote that opens a string
+    ('x"', "1.0-"),  # a quote glued to the word before it closes that word: what follows is no label
+    ('x\\"', "1.0-"),  # the same, escaped: the word's closing quote in a shipper's string
+    ('""', "1.0-"),  # an empty string's closing quote
+])
+def test_only_a_label_at_the_start_of_a_quoted_string_is_the_records_level(head, versions):
+    """A level word right after a quote is the record's label only where that quote opens a string; a word
+    glued to a quote that closes another is not, and the record is left to every release."""
+    line = f'{head}WARN [Runner] The group is rebalancing, re-joining {{"timestamp":"{STAMP}","groupId":"orders"}}'
+    assert rows([line]) == [expected("RejoinRequested", versions, group="orders")]

@@ -66,9 +66,11 @@ _FIELD = re.compile(_Q + r"(?P<k>groupId|memberId|leaderId|isLeader|groupProtoco
                     r"retryTime|memberAssignment)" + _Q + r":\s*+(?P<v>" + _Q + r"(?:[^\"\\]|\\[^\"])*+" + _Q +
                     r"|\{[^{}]*+\}|[^,}\s\"\\]++)")
 _ASSIGNED = re.compile(r'"([^"]*+)":\s*+\[([\d,\s]*+)\]')
-#: The record's level: the console logger's "level" field, or the plain layout's label before its namespace.
+#: The record's level: the console logger's "level" field, or the plain layout's label before its namespace, at the
+#: start of a word or of a string (after a quote that opens one: a shipper's JSON read as text), not after a quote
+#: that closes a word.
 _LEVEL = re.compile(_Q + r"level" + _Q + r":\s*+" + _Q + r"(?P<l>ERROR|WARN|INFO|DEBUG)" + _Q +
-                    r"|(?<![\w\"])(?P<l2>ERROR|WARN|INFO|DEBUG) (?:\S++ )?" + _NS)
+                    r"|(?<![\w\"\\])(?:" + _Q + r")?(?P<l2>ERROR|WARN|INFO|DEBUG) (?:\S++ )?" + _NS)
 
 
 def rewrite(line: str) -> str:
