@@ -320,9 +320,9 @@ def test_a_console_message_holding_quotes_and_backslashes_is_read_whole_and_unes
     """JSON.stringify writes a quote of the message as `\\"` and a backslash as `\\\\` (a shipper's string
     around the record escapes both once more): the message is read up to its closing quote, and the crash's
     detail is e.message as thrown, in the console line and inside a shipper's JSON read as text."""
-    message = 'a "quoted" thing in C:\\kafka\\'
+    message = 'a "quoted" thing in \\\\kafka-1\\logs\\'  # a Windows share's path, ending in a backslash
     line = console("ERROR", "Consumer", f"Crash: KafkaJSError: {message}", groupId="orders")
-    assert '\\"quoted\\"' in line and 'C:\\\\kafka\\\\"' in line
+    assert '\\"quoted\\"' in line and '\\\\\\\\kafka-1\\\\logs\\\\"' in line
     nested = json.dumps({"kubernetes": {"pod": "app-1"}, "record": {"log": line}})
     assert rows([line, nested]) == [expected("ClientCrashed", "1.0-", group="orders", reason="KafkaJSError",
                                              detail=message)] * 2
