@@ -328,6 +328,15 @@ def test_a_console_message_holding_quotes_and_backslashes_is_read_whole_and_unes
                                              detail=message)] * 2
 
 
+def test_a_console_message_holding_a_line_break_keeps_it_escaped_in_either_layout():
+    """JSON.stringify writes a line break of the message as `\\n`: the record is read as one line, so the
+    detail keeps it as written, the same in the console line and inside a shipper's JSON read as text."""
+    line = console("ERROR", "Consumer", 'Crash: KafkaJSError: a "quoted"\nthing', groupId="orders")
+    nested = json.dumps({"kubernetes": {"pod": "app-1"}, "record": {"log": line}})
+    assert rows([line, nested]) == [expected("ClientCrashed", "1.0-", group="orders", reason="KafkaJSError",
+                                             detail='a "quoted"\\nthing')] * 2
+
+
 @pytest.mark.parametrize("level,versions", [("WARN", "1.16-"), ("ERROR", "1.0-1.15")])
 def test_a_plain_records_label_inside_a_shippers_undecoded_json_tells_its_releases(level, versions):
     """runner.js logs the rebalancing line at error up to 1.15, at warn from 1.16: the plain layout's label,

@@ -60,7 +60,8 @@ _STAMP = re.compile(_Q + r"timestamp" + _Q + r":\s*+" + _Q + r"(?P<ts>\d{4}-\d\d
 #: `\\\\`) and `\"` ends the text. No closing quote: the line was cut inside it.
 _MESSAGE = re.compile(r'(?P<esc>\\)?"message' + _Q + r":\s*+" + _Q + r"(?P<text>" + _NS +
                       r'(?:[^"\\]|(?(esc)(?:\\\\(?:\\["\\]|[^"\\])|\\[^"\\])|\\.))*+)(?P<end>' + _Q + r")?")
-#: An escaped quote or backslash, undone once per level of JSON around the text.
+#: An escaped quote or backslash, undone once per level of JSON around the text (a control character stays escaped,
+#: `\n`: the record is read as one line; so does a shipper's `\u003c` of a string read as text, as in the fields).
 _ESCAPED = re.compile(r'\\(["\\])')
 _FIELD = re.compile(_Q + r"(?P<k>groupId|memberId|leaderId|isLeader|groupProtocol|duration|error|broker|clientId|"
                     r"retryTime|memberAssignment)" + _Q + r":\s*+(?P<v>" + _Q + r"(?:[^\"\\]|\\[^\"])*+" + _Q +
