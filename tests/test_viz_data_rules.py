@@ -21,7 +21,7 @@ from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
-from kafkasim.viz.network import fairness_frame
+from kafkasim.viz.network import fairness_frame, throughput_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
@@ -368,3 +368,44 @@ def test_a_fault_knob_left_unset_keeps_the_base_scenarios_fault_setting(values, 
 
     base = BASE.replace(faults=[faults.Pause("c-2", 12_000, duration_ms=7_000)])
     assert tuple(scenario_with(base, values).faults) == (expected,)
+
+
+# -- the broker's network charts (chapter 6) ---------------------------------------------------------
+NAN = float("nan")
+#: Four requests of a run 1 s long: created at 0, 100, 250 and 900 ms, the first two answered at 50 and
+#: 300 ms, the last two never (NaN, as `NetworkRun.requests` has a stamp not reached).
+REQUESTS = pd.DataFrame({"created": [0.0, 100.0, 250.0, 900.0], "end": [50.0, 300.0, NAN, NAN],
+                         "size_bytes": np.array([1_000, 2_000, 4_000, 8_000], dtype=np.int64)})
+
+
+def _throughput(what: list, time_s: list, mb_per_s: list) -> pd.DataFrame:
+    return pd.DataFrame({"run": "run", "what": what, "time_s": time_s, "mb_per_s": mb_per_s})
+
+
+def test_throughput_is_the_bytes_created_or_answered_in_a_bin_over_its_seconds():
+    """offered counts a request's bytes in the bin it was created, completed in the bin its response
+    was sent (never, for a request not answered); MB are 10^6 bytes; a run drawn alone is "run"."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    quarter = 0.25  # s: 4 bins of 250 ms
+    expected = _throughput(["offered"] * 4 + ["completed"] * 4, [0.0, 0.25, 0.5, 0.75] * 2,
+                           [3_000 / 1e6 / quarter, 4_000 / 1e6 / quarter, 0.0, 8_000 / 1e6 / quarter,
+                            1_000 / 1e6 / quarter, 2_000 / 1e6 / quarter, 0.0, 0.0])
+    pd.testing.assert_frame_equal(throughput_frame(run, bins=4), expected)
+
+
+def test_throughput_bins_are_whole_milliseconds_from_the_windows_start_the_last_cut_at_its_end():
+    """A window of 860 ms in 3 bins: 287 ms each (rounded up), from 100 ms; the last ends at 960 ms,
+    so its rate is over 286 ms. A request created before the window (at 0) is not in it."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    expected = _throughput(["offered"] * 3 + ["completed"] * 3, [0.1, 0.387, 0.674] * 2,
+                           [(2_000 + 4_000) / 1e6 / 0.287, 0.0, 8_000 / 1e6 / 0.286,
+                            2_000 / 1e6 / 0.287, 0.0, 0.0])
+    pd.testing.assert_frame_equal(throughput_frame(run, window=(100, 960), bins=3), expected)
+
+
+def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
+    """The simulator's clock counts whole milliseconds: no bin is narrower than 1 ms."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    frame = throughput_frame(run, window=(250, 252), bins=4)
+    pd.testing.assert_frame_equal(frame, _throughput(["offered"] * 2 + ["completed"] * 2, [0.25, 0.251] * 2,
+                                                     [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]))
