@@ -25,6 +25,7 @@ from kafkasim.viz.network import fairness_frame, throughput_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
+from kafkasim.viz.timeline import state_counts
 from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
 from vega_fields import encoded_fields, missing_fields, views  # (tests/ is on sys.path)
@@ -409,3 +410,21 @@ def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
     frame = throughput_frame(run, window=(250, 252), bins=4)
     pd.testing.assert_frame_equal(frame, _throughput(["offered"] * 2 + ["completed"] * 2, [0.25, 0.251] * 2,
                                                      [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]))
+
+
+# -- the member timeline of a large group: members per state (chapter 10) ----------------------------
+def test_members_per_state_are_the_mean_over_each_bin_every_state_at_every_bin():
+    """Bins of 500 ms over 100-102 s: a is consuming from 99.5 s to 101.25 s, b joining from 100 s to
+    100.5 s, then consuming to the end. A last row at the span's end repeats the last bin (so that a
+    step-after area closes). Rows come by state in name order."""
+    states = pd.DataFrame({"member": ["b", "a", "b"], "state": ["joining", "consuming", "consuming"],
+                           "start_s": [100.0, 99.5, 100.5], "end_s": [100.5, 101.25, 102.0]})
+    times = [100.0, 100.5, 101.0, 101.5, 102.0]
+    expected = pd.DataFrame({"members": [1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+                             "state": ["consuming"] * 5 + ["joining"] * 5, "time_s": times * 2})
+    pd.testing.assert_frame_equal(state_counts(states, (100, 102), bins=4), expected)
+
+
+def test_no_member_states_give_an_empty_table_with_the_charts_fields():
+    states = pd.DataFrame({"member": [], "state": [], "start_s": [], "end_s": []})
+    assert list(state_counts(states, (0, 10), bins=4).columns) == ["members", "state", "time_s"]
