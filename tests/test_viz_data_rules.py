@@ -23,6 +23,7 @@ from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import fairness_frame, throughput_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
+from kafkasim.viz.protocol import COLUMNS
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.timeline import state_counts
@@ -174,6 +175,72 @@ def test_share_rows_are_never_heartbeats_and_a_note_on_the_leaders_lane_is_a_lea
         ("leader", "leader note", "0-4 ACKNOWLEDGED (delivery 1); SPSO 5"),
         ("leader", "leader note", "log segment rolled"), ("c-1", "consumer note", "GC pause")]
     assert not frame["ok_heartbeat"].any()  # heartbeats="errors" thins heartbeats only: no share row goes
+
+
+def release_story() -> ShareTrace:
+    """c-1 takes 0-4 and RELEASEs them in the same millisecond; c-2 takes them again at 1 s (delivery 2)
+    and ACCEPTs 0-2 at 2 s (SPSO 3); the locks on 3-4, taken at 1 s, expire at 1 s + 30 s (Kafka 4.2's
+    group.share.record.lock.duration.ms)."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"orders": 1})
+    trace = ShareTrace(coord.share_partition("g", "orders", 0), 0, 4)
+    trace.acquire("c-1", [(0, 4)])
+    trace.acknowledge("c-1", [(0, 4, "RELEASE")])
+    trace.advance_to(1_000)
+    trace.acquire("c-2", [(0, 4)])
+    trace.advance_to(2_000)
+    trace.acknowledge("c-2", [(0, 2, "ACCEPT")])
+    trace.advance_to(31_000)
+    return trace
+
+
+def test_a_record_state_held_for_no_time_is_no_bar_and_the_last_one_lasts_to_the_end_asked():
+    """intervals: whole ms; a state left in the millisecond it was entered (c-1's acquisition, released at
+    once) is no interval; the state each record is in lasts until `end_ms` (here 40 s, past the trace's
+    clock at 31 s); records in the same state over the same time are one row, by first offset then start."""
+    expected = pd.DataFrame({"first": [0, 0, 0, 3, 3], "last": [4, 2, 2, 4, 4],
+                             "start": [0, 1_000, 2_000, 1_000, 31_000], "end": [1_000, 2_000, 40_000, 31_000, 40_000],
+                             "state": ["AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ACQUIRED", "AVAILABLE"],
+                             "delivery_count": [1, 2, 2, 2, 2], "owner": ["", "c-2", "", "c-2", ""]})
+    pd.testing.assert_frame_equal(release_story().intervals(end_ms=40_000), expected)
+
+
+def test_each_call_names_the_record_states_it_left_the_first_call_too():
+    trace = release_story()
+    assert [trace.changes(i) for i in range(len(trace.calls))] == [
+        "0-4 ACQUIRED (delivery 1)", "0-4 AVAILABLE (delivery 1)", "0-4 ACQUIRED (delivery 2)",
+        "0-2 ACKNOWLEDGED (delivery 2)", "3-4 AVAILABLE (delivery 2)"]
+
+
+def _after(spso: int, speo: int, next_fetch: int) -> str:
+    return f"after it: SPSO {spso}, SPEO {speo}, next fetch offset {next_fetch}"
+
+
+#: release_story as sequence-diagram rows (COLUMNS): a RELEASE puts the next fetch offset back to the first
+#: AVAILABLE record (0); ACCEPT 0-2 moves SPSO to 3; the expired locks put it back to 3.
+RELEASE_ROWS = [
+    (0, "c-1", "request", "ShareFetch", "c-1: ShareFetch", False),
+    (0, "c-1", "reply", "ShareFetch: 0-4 (delivery 1)", _after(0, 4, 5), False),
+    (0, "c-1", "request", "ShareAcknowledge RELEASE 0-4", "c-1: ShareAcknowledge RELEASE 0-4", False),
+    (0, "c-1", "reply", "ShareAcknowledge: NONE (0)", _after(0, 4, 0), False),
+    (0, "leader", "leader note", "0-4 AVAILABLE (delivery 1); SPSO 0", _after(0, 4, 0), False),
+    (1_000, "c-2", "request", "ShareFetch", "c-2: ShareFetch", False),
+    (1_000, "c-2", "reply", "ShareFetch: 0-4 (delivery 2)", _after(0, 4, 5), False),
+    (2_000, "c-2", "request", "ShareAcknowledge ACCEPT 0-2", "c-2: ShareAcknowledge ACCEPT 0-2", False),
+    (2_000, "c-2", "reply", "ShareAcknowledge: NONE (0)", _after(3, 4, 5), False),
+    (2_000, "leader", "leader note", "0-2 ACKNOWLEDGED (delivery 2); SPSO 3", _after(3, 4, 5), False),
+    (31_000, "leader", "leader note", "acquisition lock expired: 3-4 AVAILABLE (delivery 2)", _after(3, 4, 3), False)]
+
+
+def test_a_share_reply_and_a_leader_note_tell_spso_speo_and_the_next_fetch_offset_after_the_call():
+    """No share row is an ok heartbeat (heartbeats="errors" would thin it); without notes the rows keep
+    their types (integer ms, true/false)."""
+    pd.testing.assert_frame_equal(share_messages(release_story()), pd.DataFrame(RELEASE_ROWS, columns=COLUMNS))
+
+
+def test_a_note_goes_after_the_calls_of_its_millisecond_with_no_detail():
+    rows = [*RELEASE_ROWS[:10], (2_000, "c-2", "consumer note", "GC pause", "", False), RELEASE_ROWS[10]]
+    pd.testing.assert_frame_equal(share_messages(release_story(), notes=[(2_000, "c-2", "GC pause")]),
+                                  pd.DataFrame(rows, columns=COLUMNS))
 
 
 # -- the pause/resume timeline (chapter 8) ------------------------------------------------------------
