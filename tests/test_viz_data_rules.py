@@ -14,6 +14,7 @@ import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
 from kafkasim.core.errors import ConfigError
+from kafkasim.core.events import to_frame
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
@@ -21,7 +22,7 @@ from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import calculator_frames
 from kafkasim.viz.group_size import _storm_frame
-from kafkasim.viz.network import fairness_frame, throughput_frame
+from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
 from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
 from kafkasim.viz.protocol import COLUMNS
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
@@ -495,3 +496,68 @@ def test_members_per_state_are_the_mean_over_each_bin_every_state_at_every_bin()
 def test_no_member_states_give_an_empty_table_with_the_charts_fields():
     states = pd.DataFrame({"member": [], "state": [], "start_s": [], "end_s": []})
     assert list(state_counts(states, (0, 10), bins=4).columns) == ["members", "state", "time_s"]
+
+
+def _pool_run(marks: list[tuple[int, str]], bound_bytes: int | None = 1_048_576) -> SimpleNamespace:
+    """A NetworkRun 10 s long as the depleted charts read it: its events (the broker's pool marks among
+    others) and whether queued.max.request.bytes bounds its memory."""
+    rows = [(t, "broker", None, None, kind, None, None, None, None, None, 0.0, None)
+            for t, kind in [(0, "ChannelMuted"), *marks]]
+    return SimpleNamespace(events=to_frame(rows), end_ms=10_000, summary={"bound_bytes": bound_bytes})
+
+
+#: Dry spells 1-1.5 s, 2-2.6 s, and one from 9 s never recovered (closed at the run's end, 10 s).
+DRY = _pool_run([(1_000, "MemoryPoolDepleted"), (1_500, "MemoryPoolRecovered"), (2_000, "MemoryPoolDepleted"),
+                 (2_600, "MemoryPoolRecovered"), (9_000, "MemoryPoolDepleted")])
+
+
+def _spells(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["run", "start_s", "end_s", "ms"])
+
+
+def test_a_dry_spell_runs_from_depleted_to_recovered_the_last_one_to_the_runs_end():
+    """A run drawn alone is labelled "run"; seconds for the axis, whole ms for the tooltip."""
+    pd.testing.assert_frame_equal(depleted_frame(DRY), _spells([("run", 1.0, 1.5, 500), ("run", 2.0, 2.6, 600),
+                                                                ("run", 9.0, 10.0, 1_000)]))
+
+
+def test_dry_spells_are_clipped_to_the_window_one_only_touching_it_is_no_row():
+    """Window 1.5-9.5 s: the first spell ends where the window starts (no time inside it), the last is
+    cut at 9.5 s."""
+    pd.testing.assert_frame_equal(depleted_frame(DRY, "x", window=(1_500, 9_500)),
+                                  _spells([("x", 2.0, 2.6, 600), ("x", 9.0, 9.5, 500)]))
+
+
+def test_the_depleted_share_is_of_the_window_as_memory_pool_avg_depleted_percent():
+    """Window 1.5-9.3 s (7.8 s): 600 + 300 ms depleted, 900 / 7800 = 11.538 %: the text in whole percent,
+    the percent (MemoryPoolAvgDepletedPercent over the window) to 2 decimals."""
+    expected = pd.DataFrame({"run": ["run"], "text": ["depleted 12% of the time"], "percent": [11.54]})
+    pd.testing.assert_frame_equal(depleted_totals(DRY, window=(1_500, 9_300)), expected)
+
+
+def test_an_empty_window_was_never_depleted_and_an_unbounded_pool_says_so():
+    assert depleted_totals(DRY, "x", window=(5_000, 5_000)).to_dict("list") == {
+        "run": ["x"], "text": ["depleted 0% of the time"], "percent": [0.0]}
+    # MemoryPool.NONE (queued.max.request.bytes -1 or 0): no pool, no dry spell
+    assert depleted_totals(_pool_run([], bound_bytes=None), "x")["text"].tolist() == ["unbounded: never depleted"]
+
+
+def test_the_depleted_share_is_of_the_spells_the_chart_draws():
+    """depleted_chart hands each run's spells to depleted_totals, which does not read the events again."""
+    spells = _spells([("x", 2.0, 2.6, 600)])
+    assert depleted_totals(DRY, "x", spells=spells)["percent"].tolist() == [6.0]  # 600 of 10 000 ms
+
+
+def test_spells_closer_than_the_gap_are_one_bar_that_counts_them_and_their_depleted_ms():
+    """Gap 0.5 s: 1.5 -> 2.0 s is not closer (a new bar), 2.6 -> 2.7 s is (one bar of 2 spells, 900 ms)."""
+    spells = _spells([("x", 1.0, 1.5, 500), ("x", 2.0, 2.6, 600), ("x", 2.7, 3.0, 300), ("x", 9.0, 10.0, 1_000)])
+    expected = pd.DataFrame({"run": ["x"] * 3, "start_s": [1.0, 2.0, 9.0], "end_s": [1.5, 3.0, 10.0],
+                             "ms": [500, 900, 1_000], "spells": [1, 2, 1]})
+    pd.testing.assert_frame_equal(merge_spells(spells, 0.5), expected)
+
+
+def test_a_run_without_spells_keeps_integer_spell_counts_beside_another_runs():
+    none = merge_spells(depleted_frame(_pool_run([]), "a"), 0.5)
+    assert list(none.columns) == ["run", "start_s", "end_s", "ms", "spells"] and none["spells"].dtype == np.int64
+    both = pd.concat([none, merge_spells(_spells([("b", 1.0, 1.5, 500)]), 0.5)], ignore_index=True)
+    assert both["spells"].dtype == np.int64
