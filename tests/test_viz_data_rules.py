@@ -13,22 +13,24 @@ import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
+from kafkasim.broker.fetch_sizing import MiB, wire_size
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import to_frame
+from kafkasim.core.java import INT_MAX
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
-from kafkasim.viz.fetch_sizing import calculator_frames
+from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
-from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
+from kafkasim.viz.pause_resume import _clip, _in_window, key_numbers, scenario_marks
 from kafkasim.viz.protocol import COLUMNS
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.timeline import state_counts
-from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
+from kafkasim.viz.zookeeper_storm import herd_frame, rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
 from vega_fields import encoded_fields, missing_fields, views  # (tests/ is on sys.path)
 
@@ -480,7 +482,7 @@ def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
                                                      [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]))
 
 
-# -- the member timeline of a large group: members per state (chapter 10) ----------------------------
+# -- the member timeline of a group too large for a row per member: members per state ------------------
 def test_members_per_state_are_the_mean_over_each_bin_every_state_at_every_bin():
     """Bins of 500 ms over 100-102 s: a is consuming from 99.5 s to 101.25 s, b joining from 100 s to
     100.5 s, then consuming to the end. A last row at the span's end repeats the last bin (so that a
@@ -561,3 +563,33 @@ def test_a_run_without_spells_keeps_integer_spell_counts_beside_another_runs():
     assert list(none.columns) == ["run", "start_s", "end_s", "ms", "spells"] and none["spells"].dtype == np.int64
     both = pd.concat([none, merge_spells(_spells([("b", 1.0, 1.5, 500)]), 0.5)], ignore_index=True)
     assert both["spells"].dtype == np.int64
+
+
+# -- the ZooKeeper herd and the 0.8.2 fetch overflow (chapters 7 and 8) ---------------------------------
+def test_one_departure_makes_each_of_n_connectors_read_every_registration_and_move_one_partition_each():
+    """n + 1 connectors of one partition each, one leaves: the n notified each read the n registrations of
+    the group name (n * n) besides 15 fixed reads (2 rewatches, 3 + 2 x 3 brokers before the release, 3 + 1
+    topic in the group read), and the n + 1 offsets; they commit and release their n partitions and claim
+    all n + 1 (0.8.2 defaults: auto.commit.enable, offsets.storage=zookeeper): writes 3n + 1."""
+    expected = pd.DataFrame({"consumers": [1, 10], "reads": [1 + 15 + 2, 100 + 150 + 11], "writes": [4, 31],
+                             "requests": [18 + 4, 261 + 31], "registration_reads": [1, 100]})
+    pd.testing.assert_frame_equal(herd_frame([1, 10]), expected)
+
+
+def test_the_overflow_boundary_is_exact_to_the_byte_a_response_of_int_max_fits():
+    """A 0.8.2 response of Int.MaxValue bytes fits (its size field holds it), one byte more wraps: one
+    partition carrying Int.MaxValue - wire_size(1, 0) bytes fits, one more byte does not. 1 MiB each:
+    2047 x (18 + 2^20) + 19 <= Int.MaxValue < 2048 x (18 + 2^20) + 19."""
+    most = INT_MAX - wire_size(1, 0)
+    frame = boundary_frame((most / MiB, (most + 1) / MiB, 1))  # whole bytes: exact in binary fractions
+    assert frame["partitions"].tolist() == [1, 0, 2047]
+
+
+# -- the pause/resume timeline (chapter 9): KAFKA-13463's consumer-level pause -------------------------
+def test_a_consumer_level_pause_covers_the_partitions_owned_while_it_was_set_none_only_touching_it():
+    """Paused from 1 s to 5 s: p1 owned throughout (cut to the pause), p2 owned 3-4 s; p0, lost at the
+    moment the pause started, and p3, assigned at the moment it ended, were never paused; c-2's not at all."""
+    owned = pd.DataFrame({"member": ["c-1", "c-1", "c-1", "c-1", "c-2"], "partition": [0, 1, 2, 3, 4],
+                          "start": [0, 0, 3_000, 5_000, 0], "end": [1_000, 9_000, 4_000, 9_000, 9_000]})
+    assert _clip(owned, "c-1", 1_000, 5_000) == [("c-1", 1, 1_000, 5_000, "consumer-level pause"),
+                                                 ("c-1", 2, 3_000, 4_000, "consumer-level pause")]
