@@ -461,7 +461,7 @@ def test_throughput_is_the_bytes_created_or_answered_in_a_bin_over_its_seconds()
     expected = _throughput(["offered"] * 4 + ["completed"] * 4, [0.0, 0.25, 0.5, 0.75] * 2,
                            [3_000 / 1e6 / quarter, 4_000 / 1e6 / quarter, 0.0, 8_000 / 1e6 / quarter,
                             1_000 / 1e6 / quarter, 2_000 / 1e6 / quarter, 0.0, 0.0])
-    pd.testing.assert_frame_equal(throughput_frame(run, bins=4), expected)
+    pd.testing.assert_frame_equal(throughput_frame(run, bins=4), expected, rtol=1e-12)
 
 
 def test_throughput_bins_are_whole_milliseconds_from_the_windows_start_the_last_cut_at_its_end():
@@ -471,7 +471,7 @@ def test_throughput_bins_are_whole_milliseconds_from_the_windows_start_the_last_
     expected = _throughput(["offered"] * 3 + ["completed"] * 3, [0.1, 0.387, 0.674] * 2,
                            [(2_000 + 4_000) / 1e6 / 0.287, 0.0, 8_000 / 1e6 / 0.286,
                             2_000 / 1e6 / 0.287, 0.0, 0.0])
-    pd.testing.assert_frame_equal(throughput_frame(run, window=(100, 960), bins=3), expected)
+    pd.testing.assert_frame_equal(throughput_frame(run, window=(100, 960), bins=3), expected, rtol=1e-12)
 
 
 def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
@@ -479,7 +479,7 @@ def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
     run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
     frame = throughput_frame(run, window=(250, 252), bins=4)
     pd.testing.assert_frame_equal(frame, _throughput(["offered"] * 2 + ["completed"] * 2, [0.25, 0.251] * 2,
-                                                     [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]))
+                                                     [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]), rtol=1e-12)
 
 
 # -- the member timeline of a group too large for a row per member: members per state ------------------
@@ -581,8 +581,8 @@ def test_the_overflow_boundary_is_exact_to_the_byte_a_response_of_int_max_fits()
     partition carrying Int.MaxValue - wire_size(1, 0) bytes fits, one more byte does not. 1 MiB each:
     2047 x (18 + 2^20) + 19 <= Int.MaxValue < 2048 x (18 + 2^20) + 19."""
     most = INT_MAX - wire_size(1, 0)
-    frame = boundary_frame((most / MiB, (most + 1) / MiB, 1))  # whole bytes: exact in binary fractions
-    assert frame["partitions"].tolist() == [1, 0, 2047]
+    sizes = (most / MiB, (most + 1) / MiB, 1)  # whole bytes: exact in binary fractions
+    assert boundary_frame(sizes).to_dict("list") == {"fetch_mib": list(sizes), "partitions": [1, 0, 2047]}
 
 
 # -- the pause/resume timeline (chapter 9): KAFKA-13463's consumer-level pause -------------------------
