@@ -98,6 +98,15 @@ def test_an_equivalent_counts_only_while_its_change_is_the_listed_one(tmp_path, 
     assert ("no longer" in capsys.readouterr().err) is not counted
 
 
+def test_each_equivalent_mutant_is_listed_once_with_its_change_and_why():
+    """Two entries for one mutant (two helpers, one merge) would let a stale reason stand beside a
+    current one: the list names each mutant once, each with its changed line and why."""
+    listed = mutation.tomllib.loads(mutation.EQUIVALENT.read_text())["equivalent"]
+    names = [entry["mutant"] for entry in listed]
+    assert len(names) == len(set(names))
+    assert all(entry["change"].strip() and len(entry["why"]) > 20 for entry in listed)
+
+
 def test_share_group_modules_count_in_their_own_part_before_the_coordinator():
     """Issue 28: the share-group modules are a targeted part of their own, even those under
     kafkasim.coordinator (a module counts in the first part whose prefix it has)."""

@@ -13,19 +13,24 @@ import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
+from kafkasim.broker.fetch_sizing import MiB, wire_size
 from kafkasim.core.errors import ConfigError
+from kafkasim.core.events import to_frame
+from kafkasim.core.java import INT_MAX
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
-from kafkasim.viz.fetch_sizing import calculator_frames
+from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames
 from kafkasim.viz.group_size import _storm_frame
-from kafkasim.viz.network import fairness_frame
-from kafkasim.viz.pause_resume import _in_window, key_numbers, scenario_marks
+from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
+from kafkasim.viz.pause_resume import _clip, _in_window, key_numbers, scenario_marks
+from kafkasim.viz.protocol import COLUMNS
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
-from kafkasim.viz.zookeeper_storm import rebalancing_over_time, storm_chart, zookeeper_load
+from kafkasim.viz.timeline import state_counts
+from kafkasim.viz.zookeeper_storm import herd_frame, rebalancing_over_time, storm_chart, zookeeper_load
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
 from vega_fields import encoded_fields, missing_fields, views  # (tests/ is on sys.path)
 
@@ -173,6 +178,72 @@ def test_share_rows_are_never_heartbeats_and_a_note_on_the_leaders_lane_is_a_lea
         ("leader", "leader note", "0-4 ACKNOWLEDGED (delivery 1); SPSO 5"),
         ("leader", "leader note", "log segment rolled"), ("c-1", "consumer note", "GC pause")]
     assert not frame["ok_heartbeat"].any()  # heartbeats="errors" thins heartbeats only: no share row goes
+
+
+def release_story() -> ShareTrace:
+    """c-1 takes 0-4 and RELEASEs them in the same millisecond; c-2 takes them again at 1 s (delivery 2)
+    and ACCEPTs 0-2 at 2 s (SPSO 3); the locks on 3-4, taken at 1 s, expire at 1 s + 30 s (Kafka 4.2's
+    group.share.record.lock.duration.ms)."""
+    coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"orders": 1})
+    trace = ShareTrace(coord.share_partition("g", "orders", 0), 0, 4)
+    trace.acquire("c-1", [(0, 4)])
+    trace.acknowledge("c-1", [(0, 4, "RELEASE")])
+    trace.advance_to(1_000)
+    trace.acquire("c-2", [(0, 4)])
+    trace.advance_to(2_000)
+    trace.acknowledge("c-2", [(0, 2, "ACCEPT")])
+    trace.advance_to(31_000)
+    return trace
+
+
+def test_a_record_state_held_for_no_time_is_no_bar_and_the_last_one_lasts_to_the_end_asked():
+    """intervals: whole ms; a state left in the millisecond it was entered (c-1's acquisition, released at
+    once) is no interval; the state each record is in lasts until `end_ms` (here 40 s, past the trace's
+    clock at 31 s); records in the same state over the same time are one row, by first offset then start."""
+    expected = pd.DataFrame({"first": [0, 0, 0, 3, 3], "last": [4, 2, 2, 4, 4],
+                             "start": [0, 1_000, 2_000, 1_000, 31_000], "end": [1_000, 2_000, 40_000, 31_000, 40_000],
+                             "state": ["AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ACQUIRED", "AVAILABLE"],
+                             "delivery_count": [1, 2, 2, 2, 2], "owner": ["", "c-2", "", "c-2", ""]})
+    pd.testing.assert_frame_equal(release_story().intervals(end_ms=40_000), expected)
+
+
+def test_each_call_names_the_record_states_it_left_the_first_call_too():
+    trace = release_story()
+    assert [trace.changes(i) for i in range(len(trace.calls))] == [
+        "0-4 ACQUIRED (delivery 1)", "0-4 AVAILABLE (delivery 1)", "0-4 ACQUIRED (delivery 2)",
+        "0-2 ACKNOWLEDGED (delivery 2)", "3-4 AVAILABLE (delivery 2)"]
+
+
+def _after(spso: int, speo: int, next_fetch: int) -> str:
+    return f"after it: SPSO {spso}, SPEO {speo}, next fetch offset {next_fetch}"
+
+
+#: release_story as sequence-diagram rows (COLUMNS): a RELEASE puts the next fetch offset back to the first
+#: AVAILABLE record (0); ACCEPT 0-2 moves SPSO to 3; the expired locks put it back to 3.
+RELEASE_ROWS = [
+    (0, "c-1", "request", "ShareFetch", "c-1: ShareFetch", False),
+    (0, "c-1", "reply", "ShareFetch: 0-4 (delivery 1)", _after(0, 4, 5), False),
+    (0, "c-1", "request", "ShareAcknowledge RELEASE 0-4", "c-1: ShareAcknowledge RELEASE 0-4", False),
+    (0, "c-1", "reply", "ShareAcknowledge: NONE (0)", _after(0, 4, 0), False),
+    (0, "leader", "leader note", "0-4 AVAILABLE (delivery 1); SPSO 0", _after(0, 4, 0), False),
+    (1_000, "c-2", "request", "ShareFetch", "c-2: ShareFetch", False),
+    (1_000, "c-2", "reply", "ShareFetch: 0-4 (delivery 2)", _after(0, 4, 5), False),
+    (2_000, "c-2", "request", "ShareAcknowledge ACCEPT 0-2", "c-2: ShareAcknowledge ACCEPT 0-2", False),
+    (2_000, "c-2", "reply", "ShareAcknowledge: NONE (0)", _after(3, 4, 5), False),
+    (2_000, "leader", "leader note", "0-2 ACKNOWLEDGED (delivery 2); SPSO 3", _after(3, 4, 5), False),
+    (31_000, "leader", "leader note", "acquisition lock expired: 3-4 AVAILABLE (delivery 2)", _after(3, 4, 3), False)]
+
+
+def test_a_share_reply_and_a_leader_note_tell_spso_speo_and_the_next_fetch_offset_after_the_call():
+    """No share row is an ok heartbeat (heartbeats="errors" would thin it); without notes the rows keep
+    their types (integer ms, true/false)."""
+    pd.testing.assert_frame_equal(share_messages(release_story()), pd.DataFrame(RELEASE_ROWS, columns=COLUMNS))
+
+
+def test_a_note_goes_after_the_calls_of_its_millisecond_with_no_detail():
+    rows = [*RELEASE_ROWS[:10], (2_000, "c-2", "consumer note", "GC pause", "", False), RELEASE_ROWS[10]]
+    pd.testing.assert_frame_equal(share_messages(release_story(), notes=[(2_000, "c-2", "GC pause")]),
+                                  pd.DataFrame(rows, columns=COLUMNS))
 
 
 # -- the pause/resume timeline (chapter 8) ------------------------------------------------------------
@@ -368,3 +439,157 @@ def test_a_fault_knob_left_unset_keeps_the_base_scenarios_fault_setting(values, 
 
     base = BASE.replace(faults=[faults.Pause("c-2", 12_000, duration_ms=7_000)])
     assert tuple(scenario_with(base, values).faults) == (expected,)
+
+
+# -- the broker's network charts (chapter 6) ---------------------------------------------------------
+NAN = float("nan")
+#: Four requests of a run 1 s long: created at 0, 100, 250 and 900 ms, the first two answered at 50 and
+#: 300 ms, the last two never (NaN, as `NetworkRun.requests` has a stamp not reached).
+REQUESTS = pd.DataFrame({"created": [0.0, 100.0, 250.0, 900.0], "end": [50.0, 300.0, NAN, NAN],
+                         "size_bytes": np.array([1_000, 2_000, 4_000, 8_000], dtype=np.int64)})
+
+
+def _throughput(what: list, time_s: list, mb_per_s: list) -> pd.DataFrame:
+    return pd.DataFrame({"run": "run", "what": what, "time_s": time_s, "mb_per_s": mb_per_s})
+
+
+def test_throughput_is_the_bytes_created_or_answered_in_a_bin_over_its_seconds():
+    """offered counts a request's bytes in the bin it was created, completed in the bin its response
+    was sent (never, for a request not answered); MB are 10^6 bytes; a run drawn alone is "run"."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    quarter = 0.25  # s: 4 bins of 250 ms
+    expected = _throughput(["offered"] * 4 + ["completed"] * 4, [0.0, 0.25, 0.5, 0.75] * 2,
+                           [3_000 / 1e6 / quarter, 4_000 / 1e6 / quarter, 0.0, 8_000 / 1e6 / quarter,
+                            1_000 / 1e6 / quarter, 2_000 / 1e6 / quarter, 0.0, 0.0])
+    pd.testing.assert_frame_equal(throughput_frame(run, bins=4), expected, rtol=1e-12)
+
+
+def test_throughput_bins_are_whole_milliseconds_from_the_windows_start_the_last_cut_at_its_end():
+    """A window of 860 ms in 3 bins: 287 ms each (rounded up), from 100 ms; the last ends at 960 ms,
+    so its rate is over 286 ms. A request created before the window (at 0) is not in it."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    expected = _throughput(["offered"] * 3 + ["completed"] * 3, [0.1, 0.387, 0.674] * 2,
+                           [(2_000 + 4_000) / 1e6 / 0.287, 0.0, 8_000 / 1e6 / 0.286,
+                            2_000 / 1e6 / 0.287, 0.0, 0.0])
+    pd.testing.assert_frame_equal(throughput_frame(run, window=(100, 960), bins=3), expected, rtol=1e-12)
+
+
+def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
+    """The simulator's clock counts whole milliseconds: no bin is narrower than 1 ms."""
+    run = SimpleNamespace(requests=REQUESTS, end_ms=1_000)
+    frame = throughput_frame(run, window=(250, 252), bins=4)
+    pd.testing.assert_frame_equal(frame, _throughput(["offered"] * 2 + ["completed"] * 2, [0.25, 0.251] * 2,
+                                                     [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]), rtol=1e-12)
+
+
+# -- the member timeline of a group too large for a row per member: members per state ------------------
+def test_members_per_state_are_the_mean_over_each_bin_every_state_at_every_bin():
+    """Bins of 500 ms over 100-102 s: a is consuming from 99.5 s to 101.25 s, b joining from 100 s to
+    100.5 s, then consuming to the end. A last row at the span's end repeats the last bin (so that a
+    step-after area closes). Rows come by state in name order."""
+    states = pd.DataFrame({"member": ["b", "a", "b"], "state": ["joining", "consuming", "consuming"],
+                           "start_s": [100.0, 99.5, 100.5], "end_s": [100.5, 101.25, 102.0]})
+    times = [100.0, 100.5, 101.0, 101.5, 102.0]
+    expected = pd.DataFrame({"members": [1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+                             "state": ["consuming"] * 5 + ["joining"] * 5, "time_s": times * 2})
+    pd.testing.assert_frame_equal(state_counts(states, (100, 102), bins=4), expected)
+
+
+def test_no_member_states_give_an_empty_table_with_the_charts_fields():
+    states = pd.DataFrame({"member": [], "state": [], "start_s": [], "end_s": []})
+    assert list(state_counts(states, (0, 10), bins=4).columns) == ["members", "state", "time_s"]
+
+
+def _pool_run(marks: list[tuple[int, str]], bound_bytes: int | None = 1_048_576) -> SimpleNamespace:
+    """A NetworkRun 10 s long as the depleted charts read it: its events (the broker's pool marks among
+    others) and whether queued.max.request.bytes bounds its memory."""
+    rows = [(t, "broker", None, None, kind, None, None, None, None, None, 0.0, None)
+            for t, kind in [(0, "ChannelMuted"), *marks]]
+    return SimpleNamespace(events=to_frame(rows), end_ms=10_000, summary={"bound_bytes": bound_bytes})
+
+
+#: Dry spells 1-1.5 s, 2-2.6 s, and one from 9 s never recovered (closed at the run's end, 10 s).
+DRY = _pool_run([(1_000, "MemoryPoolDepleted"), (1_500, "MemoryPoolRecovered"), (2_000, "MemoryPoolDepleted"),
+                 (2_600, "MemoryPoolRecovered"), (9_000, "MemoryPoolDepleted")])
+
+
+def _spells(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["run", "start_s", "end_s", "ms"])
+
+
+def test_a_dry_spell_runs_from_depleted_to_recovered_the_last_one_to_the_runs_end():
+    """A run drawn alone is labelled "run"; seconds for the axis, whole ms for the tooltip."""
+    pd.testing.assert_frame_equal(depleted_frame(DRY), _spells([("run", 1.0, 1.5, 500), ("run", 2.0, 2.6, 600),
+                                                                ("run", 9.0, 10.0, 1_000)]))
+
+
+def test_dry_spells_are_clipped_to_the_window_one_only_touching_it_is_no_row():
+    """Window 1.5-9.5 s: the first spell ends where the window starts (no time inside it), the last is
+    cut at 9.5 s."""
+    pd.testing.assert_frame_equal(depleted_frame(DRY, "x", window=(1_500, 9_500)),
+                                  _spells([("x", 2.0, 2.6, 600), ("x", 9.0, 9.5, 500)]))
+
+
+def test_the_depleted_share_is_of_the_window_as_memory_pool_avg_depleted_percent():
+    """Window 1.5-9.3 s (7.8 s): 600 + 300 ms depleted, 900 / 7800 = 11.538 %: the text in whole percent,
+    the percent (MemoryPoolAvgDepletedPercent over the window) to 2 decimals."""
+    expected = pd.DataFrame({"run": ["run"], "text": ["depleted 12% of the time"], "percent": [11.54]})
+    pd.testing.assert_frame_equal(depleted_totals(DRY, window=(1_500, 9_300)), expected)
+
+
+def test_an_empty_window_was_never_depleted_and_an_unbounded_pool_says_so():
+    assert depleted_totals(DRY, "x", window=(5_000, 5_000)).to_dict("list") == {
+        "run": ["x"], "text": ["depleted 0% of the time"], "percent": [0.0]}
+    # MemoryPool.NONE (queued.max.request.bytes -1 or 0): no pool, no dry spell
+    assert depleted_totals(_pool_run([], bound_bytes=None), "x")["text"].tolist() == ["unbounded: never depleted"]
+
+
+def test_the_depleted_share_is_of_the_spells_the_chart_draws():
+    """depleted_chart hands each run's spells to depleted_totals, which does not read the events again."""
+    spells = _spells([("x", 2.0, 2.6, 600)])
+    assert depleted_totals(DRY, "x", spells=spells)["percent"].tolist() == [6.0]  # 600 of 10 000 ms
+
+
+def test_spells_closer_than_the_gap_are_one_bar_that_counts_them_and_their_depleted_ms():
+    """Gap 0.5 s: 1.5 -> 2.0 s is not closer (a new bar), 2.6 -> 2.7 s is (one bar of 2 spells, 900 ms)."""
+    spells = _spells([("x", 1.0, 1.5, 500), ("x", 2.0, 2.6, 600), ("x", 2.7, 3.0, 300), ("x", 9.0, 10.0, 1_000)])
+    expected = pd.DataFrame({"run": ["x"] * 3, "start_s": [1.0, 2.0, 9.0], "end_s": [1.5, 3.0, 10.0],
+                             "ms": [500, 900, 1_000], "spells": [1, 2, 1]})
+    pd.testing.assert_frame_equal(merge_spells(spells, 0.5), expected)
+
+
+def test_a_run_without_spells_keeps_integer_spell_counts_beside_another_runs():
+    none = merge_spells(depleted_frame(_pool_run([]), "a"), 0.5)
+    assert list(none.columns) == ["run", "start_s", "end_s", "ms", "spells"] and none["spells"].dtype == np.int64
+    both = pd.concat([none, merge_spells(_spells([("b", 1.0, 1.5, 500)]), 0.5)], ignore_index=True)
+    assert both["spells"].dtype == np.int64
+
+
+# -- the ZooKeeper herd and the 0.8.2 fetch overflow (chapters 7 and 8) ---------------------------------
+def test_one_departure_makes_each_of_n_connectors_read_every_registration_and_move_one_partition_each():
+    """n + 1 connectors of one partition each, one leaves: the n notified each read the n registrations of
+    the group name (n * n) besides 15 fixed reads (2 rewatches, 3 + 2 x 3 brokers before the release, 3 + 1
+    topic in the group read), and the n + 1 offsets; they commit and release their n partitions and claim
+    all n + 1 (0.8.2 defaults: auto.commit.enable, offsets.storage=zookeeper): writes 3n + 1."""
+    expected = pd.DataFrame({"consumers": [1, 10], "reads": [1 + 15 + 2, 100 + 150 + 11], "writes": [4, 31],
+                             "requests": [18 + 4, 261 + 31], "registration_reads": [1, 100]})
+    pd.testing.assert_frame_equal(herd_frame([1, 10]), expected)
+
+
+def test_the_overflow_boundary_is_exact_to_the_byte_a_response_of_int_max_fits():
+    """A 0.8.2 response of Int.MaxValue bytes fits (its size field holds it), one byte more wraps: one
+    partition carrying Int.MaxValue - wire_size(1, 0) bytes fits, one more byte does not. 1 MiB each:
+    2047 x (18 + 2^20) + 19 <= Int.MaxValue < 2048 x (18 + 2^20) + 19."""
+    most = INT_MAX - wire_size(1, 0)
+    sizes = (most / MiB, (most + 1) / MiB, 1)  # whole bytes: exact in binary fractions
+    assert boundary_frame(sizes).to_dict("list") == {"fetch_mib": list(sizes), "partitions": [1, 0, 2047]}
+
+
+# -- the pause/resume timeline (chapter 9): KAFKA-13463's consumer-level pause -------------------------
+def test_a_consumer_level_pause_covers_the_partitions_owned_while_it_was_set_none_only_touching_it():
+    """Paused from 1 s to 5 s: p1 owned throughout (cut to the pause), p2 owned 3-4 s; p0, lost at the
+    moment the pause started, and p3, assigned at the moment it ended, were never paused; c-2's not at all."""
+    owned = pd.DataFrame({"member": ["c-1", "c-1", "c-1", "c-1", "c-2"], "partition": [0, 1, 2, 3, 4],
+                          "start": [0, 0, 3_000, 5_000, 0], "end": [1_000, 9_000, 4_000, 9_000, 9_000]})
+    assert _clip(owned, "c-1", 1_000, 5_000) == [("c-1", 1, 1_000, 5_000, "consumer-level pause"),
+                                                 ("c-1", 2, 3_000, 4_000, "consumer-level pause")]

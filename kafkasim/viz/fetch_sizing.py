@@ -113,9 +113,13 @@ def heap_chart(cases: dict, *, max_heap_bytes: int | None = None, width: int = 4
 def boundary_frame(fetch_mib=(1, 2, 5, 10, 20, 50, 100, 200, 300, 500, 1000)) -> pd.DataFrame:
     """fetch_mib, partitions: the most fully-lagging partitions one 0.8.2 fetch request can carry
     before its size passes Int.MaxValue, for each fetch.message.max.bytes (in MiB)."""
-    head = wire_size(0, 0)
-    return pd.DataFrame({"fetch_mib": list(fetch_mib),
-                         "partitions": [(INT_MAX - head) // (PARTITION_HEADER_BYTES + m * MiB) for m in fetch_mib]})
+    return pd.DataFrame({"fetch_mib": list(fetch_mib), "partitions": [_most_partitions(m) for m in fetch_mib]})
+
+
+def _most_partitions(fetch_mib):
+    """The most partitions of `fetch_mib` MiB each whose 0.8.2 response size stays within Int.MaxValue
+    (a number, or a Series of them)."""
+    return (INT_MAX - wire_size(0, 0)) // (PARTITION_HEADER_BYTES + fetch_mib * MiB)
 
 
 @returns_chart
@@ -132,8 +136,7 @@ def overflow_boundary(marks: pd.DataFrame | None = None, *, width: int = 420, he
                                                 tip("partitions", "at most, before the overflow")]},
                    width=width, height=height)]
     if marks is not None and len(marks):
-        limit = (INT_MAX - wire_size(0, 0)) // (PARTITION_HEADER_BYTES + marks["fetch_mib"] * MiB)
-        marked = marks.assign(over=marks["partitions"] > limit)
+        marked = marks.assign(over=marks["partitions"] > _most_partitions(marks["fetch_mib"]))
         color = field("over", "nominal", scale={"domain": [False, True], "range": [OK_COLOR, OVER_COLOR]},
                       legend={"title": "overflows", "orient": "right"})
         layers += [unit(marked, {"type": "point", "filled": True, "size": 90},

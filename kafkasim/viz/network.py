@@ -237,13 +237,11 @@ def throughput_frame(run, label: str = "run", window=None, bins: int = THROUGHPU
     edges = np.arange(lo, hi + width, width)
     df = run.requests
     rows = []
+    seconds = np.diff(np.minimum(edges, hi)) / 1000.0  # whole-ms edges: every bin lasts >= 1 ms
     for what, stamp in (("offered", "created"), ("completed", "end")):
-        t = df[stamp].to_numpy(dtype=float)
-        ok = ~np.isnan(t)
-        sums, _ = np.histogram(t[ok], bins=edges, weights=df["size_bytes"].to_numpy(dtype=float)[ok])
-        seconds = np.diff(np.minimum(edges, hi)) / 1000.0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.where(seconds > 0, sums / 1e6 / seconds, 0.0)
+        # a stamp not reached (NaN) compares false with every edge: numpy's histogram leaves it out
+        sums, _ = np.histogram(df[stamp].to_numpy(), bins=edges, weights=df["size_bytes"].to_numpy())
+        rate = sums / 1e6 / seconds
         rows.append(pd.DataFrame({"run": label, "what": what, "time_s": edges[:-1] / 1000.0, "mb_per_s": rate}))
     return pd.concat(rows, ignore_index=True)
 
@@ -278,8 +276,8 @@ def depleted_frame(run, label: str = "run", window=None) -> pd.DataFrame:
     lo, hi = _window(run, window)
     ev = run.events
     marks = ev[ev["kind"].isin(["MemoryPoolDepleted", "MemoryPoolRecovered"])]
-    starts = marks.loc[marks["kind"] == "MemoryPoolDepleted", "time"].to_numpy(dtype=np.int64)
-    ends = marks.loc[marks["kind"] == "MemoryPoolRecovered", "time"].to_numpy(dtype=np.int64)
+    starts = marks.loc[marks["kind"] == "MemoryPoolDepleted", "time"].to_numpy()  # int64 (events.to_frame)
+    ends = marks.loc[marks["kind"] == "MemoryPoolRecovered", "time"].to_numpy()
     ends = np.concatenate([ends, [run.end_ms] * (len(starts) - len(ends))])
     s, e = np.maximum(starts, lo), np.minimum(ends, hi)
     keep = e > s
@@ -293,8 +291,7 @@ def merge_spells(spells: pd.DataFrame, gap_s: float) -> pd.DataFrame:
     if not len(spells):
         return spells.assign(spells=pd.Series(dtype=np.int64))
     start, end = spells["start_s"].to_numpy(), spells["end_s"].to_numpy()
-    new = np.concatenate([[True], start[1:] - end[:-1] >= gap_s])
-    group = np.cumsum(new) - 1
+    group = np.concatenate([[0], np.cumsum(start[1:] - end[:-1] >= gap_s)])  # a new bar after each gap
     g = spells.groupby(group)
     return pd.DataFrame({"run": g["run"].first(), "start_s": g["start_s"].min(), "end_s": g["end_s"].max(),
                          "ms": g["ms"].sum(), "spells": g["ms"].size()}).reset_index(drop=True)
@@ -303,7 +300,7 @@ def merge_spells(spells: pd.DataFrame, gap_s: float) -> pd.DataFrame:
 def depleted_totals(run, label: str = "run", window=None, spells: pd.DataFrame | None = None) -> pd.DataFrame:
     """run, text: the depleted share of the window (Kafka's MemoryPoolAvgDepletedPercent)."""
     lo, hi = _window(run, window)
-    spells = depleted_frame(run, label, window) if spells is None else spells
+    spells = depleted_frame(run, window=window) if spells is None else spells
     share = float(spells["ms"].sum()) / (hi - lo) if hi > lo else 0.0
     bound = run.summary["bound_bytes"]
     text = "unbounded: never depleted" if bound is None else f"depleted {share:.0%} of the time"

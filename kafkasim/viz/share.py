@@ -125,16 +125,18 @@ class ShareTrace:
         runs of records in the same state merged into one row (first, last)."""
         end_ms = self.sim.now if end_ms is None else end_ms
         rows = pd.DataFrame(self._rows, columns=["time", "offset", "state", "delivery_count", "owner"])
-        rows = rows.sort_values(["offset", "time"], kind="stable")
+        # a sort on several columns is stable in pandas (a lexsort; `kind` applies to one column only):
+        # the rows of one offset and millisecond keep their order, the last is the state left
+        rows = rows.sort_values(["offset", "time"])
         rows["end"] = rows.groupby("offset")["time"].shift(-1).fillna(end_ms).astype(int)
         rows = rows.rename(columns={"time": "start"})
         keys = ["start", "end", "state", "delivery_count", "owner"]
-        rows = rows.sort_values([*keys, "offset"], kind="stable")
+        rows = rows.sort_values([*keys, "offset"])
         rows["run"] = ((rows[keys] != rows[keys].shift()).any(axis=1) | (rows["offset"] != rows["offset"].shift() + 1)).cumsum()
         out = rows.groupby("run").agg(first=("offset", "min"), last=("offset", "max"),
                                       **{k: (k, "first") for k in keys})
         out = out[out["end"] > out["start"]]
-        return out.sort_values(["first", "start"], kind="stable").reset_index(drop=True)
+        return out.sort_values(["first", "start"]).reset_index(drop=True)
 
 
 def _ranges_text(ranges) -> str:
@@ -161,7 +163,7 @@ def share_messages(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = ()
         if member == LEADER:
             out.append((time, LEADER, "leader note", f"{what}: {answer}", after, False))
             continue
-        name = what.split(" ")[0] if what.startswith("Share") else what
+        name = what.partition(" ")[0]  # ShareFetch, ShareAcknowledge
         failed = what != "ShareFetch" and not answer.startswith("NONE")
         out.append((time, member, "request", what, f"{member}: {what}", False))
         out.append((time, member, "error" if failed else "reply", f"{name}: {answer}", after, False))
@@ -171,7 +173,7 @@ def share_messages(trace: ShareTrace, notes: Sequence[tuple[int, str, str]] = ()
     frame = pd.DataFrame(out, columns=COLUMNS)
     extra = pd.DataFrame([(t, lane, "leader note" if lane == LEADER else "consumer note", text, "", False)
                           for t, lane, text in notes], columns=COLUMNS)
-    both = pd.concat([frame, extra], ignore_index=True) if len(extra) else frame
+    both = pd.concat([frame, extra]) if len(extra) else frame  # (an empty frame would make every column object)
     return both.sort_values("time", kind="stable").reset_index(drop=True)
 
 

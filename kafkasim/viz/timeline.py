@@ -26,6 +26,8 @@ from kafkasim.viz.spec import field, returns_chart, tip, title as title_of, unit
 
 ROW_PX = 14
 MAX_HEIGHT = 620
+#: Time bins of the aggregate chart (groups above `max_members`): its areas and removal ticks share them.
+AGGREGATE_BINS = 200
 #: The top row: the group's state at the coordinator (bands while it rebalances).
 COORDINATOR_ROW = "coordinator"
 #: What the tick on the coordinator's row marks, and its tooltip's titles, by group protocol.
@@ -141,13 +143,14 @@ def timeline_spec(frames: dict, members: list[str], span, width: int = style.WID
             "width": width, "height": min(MAX_HEIGHT, max(60, ROW_PX * len(rows)))}
 
 
-def state_counts(states: pd.DataFrame, span, bins: int = 200) -> pd.DataFrame:
-    """time_s, members, state: the mean number of members in each state over the time bin that
-    starts at `time_s` (every state at every bin, zeros included, so that areas stack)."""
+def state_counts(states: pd.DataFrame, span, bins: int) -> pd.DataFrame:
+    """members, state, time_s: the mean number of members in each state over the time bin that
+    starts at `time_s` (every state at every bin, zeros included, so that areas stack). Rows come
+    by state in name order; the chart stacks them by its own `order`."""
     lo, hi = span[0] * 1000, span[1] * 1000
     ms = states.assign(start=states["start_s"] * 1000, end=states["end_s"] * 1000)
     parts = [tables.mean_count(group, lo, hi, bins, "members").assign(state=state)
-             for state, group in ms.groupby("state", sort=False)]
+             for state, group in ms.groupby("state")]
     counts = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["time", "members", "state"])
     return seconds(counts, "time")
 
@@ -155,7 +158,7 @@ def state_counts(states: pd.DataFrame, span, bins: int = 200) -> pd.DataFrame:
 def aggregate_spec(frames: dict, span, width: int = style.WIDTH, protocols: tuple[str, ...] = ("classic",)
                    ) -> dict:
     """Members per state over time (stacked), for groups too large for one row per member."""
-    counts = state_counts(frames["states"], span)
+    counts = state_counts(frames["states"], span, AGGREGATE_BINS)
     counts["order"] = counts["state"].map({s: i for i, s in enumerate(style.STATE_COLORS)})
     area = unit(counts, {"type": "area", "interpolate": "step-after"}, {
         "x": time_x("time_s", span), "y": field("members", title="members", stack="zero"),
@@ -165,7 +168,7 @@ def aggregate_spec(frames: dict, span, width: int = style.WIDTH, protocols: tupl
         "tooltip": [tip("state", type_="nominal"), tip("members", "members (mean)", fmt=".1f"),
                     tip("time_s", "from (s)", fmt=".1f")]})
     removed = frames["removals"]
-    step = max(0.001, round((span[1] - span[0]) / 200, 3))
+    step = max(0.001, round((span[1] - span[0]) / AGGREGATE_BINS, 3))
     per_bin = (removed.assign(bin_s=(removed["time_s"] // step) * step)
                .groupby(["bin_s", "reason"]).size().reset_index(name="removed"))
     ticks = unit(per_bin, {"type": "tick", "color": style.REMOVAL_COLOR, "thickness": 2}, {

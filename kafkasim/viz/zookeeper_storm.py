@@ -163,13 +163,13 @@ def connector_states(run, window=None, *, width: int = style.WIDTH, max_members:
     return spec
 
 
-def herd_frame(sizes, partitions_per_consumer: int = 1) -> pd.DataFrame:
-    """consumers, reads, writes, requests: `herd_cost` of one departure that notifies each number of
-    connectors in `sizes` (the group name held one more), each owning `partitions_per_consumer`
-    partitions before and taking the leaver's share after (the seed: one partition each)."""
+def herd_frame(sizes) -> pd.DataFrame:
+    """consumers, reads, writes, requests, registration_reads: `herd_cost` of one departure that
+    notifies each number of connectors in `sizes` (the group name held one more), each owning one
+    partition before (the seed's layout) and the leaver's among them after."""
     rows = []
     for n in sizes:
-        cost = herd_cost(n, partitions=(n + 1) * partitions_per_consumer, owned_before=n * partitions_per_consumer)
+        cost = herd_cost(n, partitions=n + 1, owned_before=n)
         rows.append((n, cost["reads"], cost["writes"], cost["requests"], cost["registration_reads"]))
     return pd.DataFrame(rows, columns=["consumers", "reads", "writes", "requests", "registration_reads"])
 
