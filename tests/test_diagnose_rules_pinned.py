@@ -790,3 +790,17 @@ def test_the_page_tells_the_time_on_the_reports_clock():
     page = html.page(report)
     assert "<h3>The rebalance of 2021-06-01 11:00:30.000 (not finished in the log), event by event</h3>" in page
     assert "  2021-06-01 11:00:30.000  - c-1-a left: LeaveGroup  [server.log:4]" in page
+
+
+def test_the_sequence_chart_puts_each_line_at_its_place_in_the_log_on_the_row_of_who_it_concerns():
+    """_sequence_spec: drawn from `_sequence_rows`, x is the line's place ("event, in log order"), y who
+    it concerns, each point labelled with its kind."""
+    rows = [_tl_row(0, "RebalanceStarted", None, 1), _tl_row(5, "MemberAdded", "a", 2)]
+    ep = _episode(0, 5, 1)
+    spec = html._sequence_spec(Timeline("g", first=0, last=5, rows=rows, episodes=[ep]), ep)
+    assert spec["data"]["values"] == [{"order": 0, "who": "coordinator", "kind": "RebalanceStarted"},
+                                      {"order": 1, "who": "a", "kind": "MemberAdded"}]
+    points, labels = spec["layer"]
+    assert points["encoding"]["x"] == {"field": "order", "type": "quantitative", "title": "event, in log order"}
+    assert points["encoding"]["y"]["field"] == labels["encoding"]["y"]["field"] == "who"
+    assert labels["encoding"]["text"] == {"field": "kind"}
