@@ -3,14 +3,19 @@ redaction's placeholders, the simulated incidents. Expectations come from the do
 
 from __future__ import annotations
 
+import sys
+from datetime import datetime, timedelta
+from types import SimpleNamespace
+
 import pytest
 
-from kafkasim.analysis.diagnose import client_rules, offsets
+from kafkasim.analysis.diagnose import client_rules, html, offsets
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
 from kafkasim.analysis.diagnose.rules import RETURN_MS
-from kafkasim.analysis.diagnose.timeline import GROUP, MEMBER, REASON, SEQ
+from kafkasim.analysis.diagnose.timeline import (FILE, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T, Episode, Move,
+                                                 Timeline)
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
 from vega_fields import missing_fields, views  # (tests/ is on sys.path)
 
@@ -567,3 +572,235 @@ def test_a_groups_diagnosis_in_an_executor_drops_its_rows_unless_asked_to_keep_t
     timelines, findings = pickle.loads(_diagnose_group(_executor_table(rows), ["b.log"], keep_rows=False)
                                        .column("payload")[0].as_py())
     assert timelines["g"].rows == [] and findings == diagnose_rows(rows, ["b.log"]).findings != []
+
+
+# --html (kafkasim.analysis.diagnose.html): what a reader of the page sees, each value by hand.
+
+def _tl_row(t: int, kind: str, member: str | None, line: int, file: str = "server.log") -> tuple:
+    row = [None] * len(ROW_FIELDS)
+    row[T], row[KIND], row[MEMBER], row[FILE], row[LINE] = t, kind, member, file, line
+    return tuple(row)
+
+
+def _episode(start: int, end: int | None, line: int, epoch: bool = False) -> Episode:
+    return Episode(start, end, None, None, None, "server.log", line, epoch=epoch)
+
+
+def test_the_timeline_chart_puts_each_move_at_its_seconds_from_the_groups_first_line_with_who_and_why():
+    """_timeline_rows: a move is at (its time - the group's first line) / 1000 s, named by its client id
+    (the member id less its UUID), "joined" or "left", why as the coordinator says ("join" for an
+    arrival that says nothing); a rebalance is its span in seconds, one not finished ending at the
+    log's last line (here 7.25 s after the first)."""
+    tl = Timeline("g", first=1_000, last=8_250,
+                  arrivals=[Move(1_100, f"app-1-{UUID}", None, "server.log", 2),
+                            Move(2_345, "app-2", "static", "server.log", 4)],
+                  departures=[Move(6_001, f"app-1-{UUID}", "leave_group", "server.log", 7)],
+                  episodes=[_episode(1_000, 3_500, 1), _episode(6_001, None, 8)])
+    moves, spans = html._timeline_rows(tl)
+    assert moves == [{"s": 0.1, "member": "app-1", "what": "joined", "why": "join"},
+                     {"s": 1.345, "member": "app-2", "what": "joined", "why": "static"},
+                     {"s": 5.001, "member": "app-1", "what": "left", "why": "leave_group"}]
+    assert spans == [{"start": 0.0, "end": 2.5}, {"start": 5.001, "end": 7.25}]
+
+
+def test_the_timeline_chart_says_its_seconds_count_from_the_groups_first_line_and_its_legend_names_the_rows():
+    """_timeline_spec: the x axis is titled with the first line's wall time (the log's clock, to the
+    ms), the colour legend's domain is exactly the rows' `what` values, the shapes say "reason"."""
+    tl = Timeline("g", first=1_000, last=2_000, arrivals=[Move(1_000, "a", None, "server.log", 1)],
+                  departures=[Move(2_000, "a", "leave_group", "server.log", 2)])
+    spec = html._timeline_spec(tl, datetime(2024, 3, 5, 10, 0))
+    assert spec["title"] == "members joining and leaving; rebalances shaded"
+    assert spec["layer"][0]["encoding"]["x"]["title"] == "seconds after 2024-03-05 10:00:01.000"
+    points = spec["layer"][2]
+    assert points["encoding"]["color"]["scale"]["domain"] == ["joined", "left"] == [
+        m["what"] for m in points["data"]["values"]]
+    assert points["encoding"]["shape"]["title"] == "reason"
+
+
+def test_the_sequence_chart_holds_a_rebalances_lines_from_start_to_end_included_in_log_order():
+    """_sequence_rows: the lines at the rebalance's start and end are in it, those before and after
+    not; each is its place among them, who (client id; "coordinator" for a line naming no member)
+    and its kind."""
+    rows = [_tl_row(999, "MemberAdded", "x", 1), _tl_row(1_000, "RebalanceStarted", None, 2),
+            _tl_row(1_200, "MemberAdded", f"app-1-{UUID}", 3), _tl_row(3_500, "GenerationStabilized", None, 4),
+            _tl_row(3_501, "MemberRemoved", "app-1", 5)]
+    ep = _episode(1_000, 3_500, 2)
+    tl = Timeline("g", first=999, last=3_501, rows=rows, episodes=[ep])
+    assert html._sequence_rows(tl, ep) == [{"order": 0, "who": "coordinator", "kind": "RebalanceStarted"},
+                                           {"order": 1, "who": "app-1", "kind": "MemberAdded"},
+                                           {"order": 2, "who": "coordinator", "kind": "GenerationStabilized"}]
+
+
+def test_the_sequence_chart_of_an_unfinished_rebalance_runs_to_the_logs_last_line_and_shows_200_lines():
+    """_sequence_rows: a rebalance not finished in the log goes on to its last line; at most the first
+    200 lines are drawn (here 250 from its start)."""
+    rows = [_tl_row(t, "MemberAdded", f"c-{t}", t) for t in range(1, 251)]
+    ep = _episode(1, None, 1)
+    tl = Timeline("g", first=1, last=250, rows=rows, episodes=[ep])
+    values = html._sequence_rows(tl, ep)
+    assert [v["order"] for v in values] == list(range(200)) and values[-1]["who"] == "c-200"
+
+
+def _three_rebalances(**kw) -> Timeline:
+    """Rebalances of 1 s (0-1 s), 5 s (10-15 s) and one not finished from 20 s to the log's last line
+    (22 s): the longest is the second; the log's first line is in the first."""
+    rows = [_tl_row(0, "RebalanceStarted", None, 1), _tl_row(1_000, "GenerationStabilized", None, 2),
+            _tl_row(5_000, "MemberRemoved", "a", 3), _tl_row(10_000, "RebalanceStarted", None, 4),
+            _tl_row(15_000, "GenerationStabilized", None, 5), _tl_row(20_000, "RebalanceStarted", None, 6),
+            _tl_row(22_000, "MemberAdded", "b", 7)]
+    eps = [_episode(0, 1_000, 1), _episode(10_000, 15_000, 4), _episode(20_000, None, 6)]
+    return Timeline("g", first=0, last=22_000, rows=rows, episodes=eps, **kw)
+
+
+def _finding(*lines: int, file: str = "server.log") -> Finding:
+    return Finding("network", "g", 0.5, "", [Line(file, n) for n in lines])
+
+
+def test_the_rebalance_drawn_is_the_one_the_first_evidence_line_falls_in():
+    """_worst: the first evidence line (of the best finding first) inside a rebalance picks it, even a
+    short or unfinished one; a line read in no row (another file) or between rebalances is passed over."""
+    tl = _three_rebalances()
+    assert html._worst(tl, [_finding(7)]) is tl.episodes[2]
+    assert html._worst(tl, [_finding(7, file="client.log"), _finding(3, 2)]) is tl.episodes[0]
+
+
+def test_the_rebalance_drawn_without_evidence_in_one_is_the_longest_the_earliest_of_equals():
+    """_worst: with no evidence line in a rebalance, the longest (an unfinished one counted to the
+    log's last line: 2 s here), and of two equally long ones the earliest; epoch bumps never."""
+    tl = _three_rebalances()
+    assert html._worst(tl, []) is tl.episodes[1]
+    assert html._worst(tl, [_finding(3)]) is tl.episodes[1]
+    tl.last = 40_000  # the unfinished one now lasts 20 s
+    assert html._worst(tl, []) is tl.episodes[2]
+    twins = Timeline("g", first=0, last=9_000, episodes=[_episode(0, 2_000, 1), _episode(5_000, 7_000, 3)])
+    assert html._worst(twins, []) is twins.episodes[0]
+    bumps = Timeline("g", first=0, last=0, episodes=[_episode(0, 0, 1, epoch=True)])
+    assert html._worst(bumps, []) is None
+
+
+def test_a_rebalances_heading_gives_its_seconds_or_says_it_did_not_finish():
+    """_secs: a finished rebalance's duration in seconds (3.5 s), else "not finished in the log"."""
+    assert html._secs(_episode(1_000, 4_500, 1)) == "3.5 s"
+    assert html._secs(_episode(1_000, None, 1)) == "not finished in the log"
+
+
+def test_an_evidence_line_is_shown_with_two_lines_either_side_itself_highlighted():
+    """_context: CONTEXT (2) lines before and after, each numbered to 6 places; only the evidence line
+    has class `hit`; lines not read are left out, and none read is nothing at all."""
+    texts = {"a.log": {n: f"line {n} <x>" for n in range(1, 10)}, "b.log": {}}
+    assert html._context(texts, "a.log", 5) == (
+        "<pre><span class=''>     3  line 3 &lt;x&gt;</span>\n<span class=''>     4  line 4 &lt;x&gt;</span>\n"
+        "<span class='hit'>     5  line 5 &lt;x&gt;</span>\n<span class=''>     6  line 6 &lt;x&gt;</span>\n"
+        "<span class=''>     7  line 7 &lt;x&gt;</span>\n</pre>")
+    assert html._context(texts, "a.log", 10) == (
+        "<pre><span class=''>     8  line 8 &lt;x&gt;</span>\n<span class=''>     9  line 9 &lt;x&gt;</span>\n</pre>")
+    assert html._context(texts, "b.log", 5) == ""
+
+
+def test_the_page_reads_each_evidence_line_and_two_either_side_of_it(tmp_path):
+    """_evidence_text: {file: {line: text}} of lines line-2 to line+2 of each evidence line, no more."""
+    log = tmp_path / "server.log"
+    log.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    report = SimpleNamespace(findings=[_finding(10, file=str(log))])
+    assert html._evidence_text(report) == {str(log): {n: f"line {n}" for n in range(8, 13)}}
+
+
+def test_a_chart_is_drawn_loading_nothing_or_the_page_says_what_it_needs(monkeypatch):
+    """_svg: vl-convert may load no URL (the page must work offline); without it, one line says to
+    install the viz extra."""
+    spec = {"data": {"url": "data.csv"}, "mark": "point"}
+    with pytest.raises(ValueError, match="not allowed"):
+        html._svg(spec)
+    monkeypatch.setitem(sys.modules, "vl_convert", None)
+    assert html._svg(spec) == "<p>(charts need vl-convert-python, the viz extra: pip install 'kafkasim[viz]')</p>"
+
+
+def _body(page: str) -> str:
+    return page[page.index("<body>"):]
+
+
+def test_the_page_gives_per_group_its_charts_worst_rebalance_timeline_and_findings_with_their_lines(
+        tmp_path, monkeypatch):
+    """page: the files read; per group a heading with its protocol, the timeline chart, the rebalance
+    drawn event by event (its wall time and duration), the timeline's lines, the findings best first
+    with what would have prevented each and each evidence line among its neighbours, or a line saying
+    nothing was found (docs/diagnose.md, --html)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(html, "_svg", lambda spec: "<svg/>")
+    g = _broker_join_then_leave(["c-1-a"])
+    h = [line.replace("group g ", "group h ") for line in _broker_join_then_leave([])]
+    (tmp_path / "server.log").write_text("\n".join(g) + "\n")
+    (tmp_path / "server.log.1").write_text("\n".join(h) + "\n")
+    from kafkasim.analysis.diagnose import diagnose_files
+    assert _body(html.page(diagnose_files(["server.log", "server.log.1"]))) == "\n".join([
+        "<body><h1>kafkasim diagnose</h1>",
+        "<p>2 file(s): server.log, server.log.1</p>",
+        "<h2>Group g (classic protocol)</h2>",
+        "<svg/>",
+        "<h3>The rebalance of 2021-06-01 10:00:30.000 (not finished in the log), event by event</h3><svg/>",
+        "<h3>Timeline</h3><pre>  2021-06-01 10:00:00.000  rebalance -&gt; generation 1, 3 s, 2 members: Adding new "
+        "member c-1-a with group instance id None; client reason: not provided  [server.log:1]",
+        "  2021-06-01 10:00:00.000  + c-1-a joined  [server.log:1]",
+        "  2021-06-01 10:00:00.100  + c-2-b joined  [server.log:2]",
+        "  2021-06-01 10:00:30.000  - c-1-a left: LeaveGroup  [server.log:4]",
+        "  2021-06-01 10:00:30.000  rebalance -&gt; no new generation, not finished in this log: Removing member "
+        "c-1-a on LeaveGroup; client reason: the consumer is being closed  [server.log:5]</pre>",
+        "<h3>Findings, best first</h3>",
+        "<div class='finding'><p><span class='score'>scaling</span> (score 0.80): 1 member(s) left by LeaveGroup "
+        "and were not replaced (c-1-a), the group kept running: scaled in</p><p>Would have prevented it:</p><ul>"
+        "<li>partition.assignment.strategy=cooperative-sticky (KIP-429), or group.protocol=consumer (KIP-848)</li>"
+        "<li>an autoscaler stabilization window longer than a rebalance; scale in steps, not one consumer at a "
+        "time</li><li>group.initial.rebalance.delay.ms (broker) so consumers starting together join one "
+        "rebalance</li></ul>",
+        f"<p>server.log:4</p><pre><span class=''>     2  {g[1]}</span>",
+        f"<span class=''>     3  {g[2]}</span>",
+        f"<span class='hit'>     4  {g[3]}</span>",
+        f"<span class=''>     5  {g[4]}</span>",
+        "</pre>",
+        "</div>",
+        "<h2>Group h (classic protocol)</h2>",
+        "<svg/>",
+        "<h3>The rebalance of 2021-06-01 10:00:00.000 (3 s), event by event</h3><svg/>",
+        "<h3>Timeline</h3><pre>  2021-06-01 10:00:00.000  rebalance -&gt; generation 1, 3 s, 2 members: Adding new "
+        "member c-1-a with group instance id None; client reason: not provided  [server.log.1:1]",
+        "  2021-06-01 10:00:00.000  + c-1-a joined  [server.log.1:1]",
+        "  2021-06-01 10:00:00.100  + c-2-b joined  [server.log.1:2]</pre>",
+        "<h3>Findings, best first</h3>",
+        "<p class='none'>No rebalance trouble found.</p>",
+        "</body></html>"])
+
+
+def test_a_page_without_group_lines_names_its_file_and_says_there_is_nothing_to_diagnose(tmp_path, monkeypatch):
+    """page: with no consumer-group line, the file read and one line saying so, nothing else."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other.log").write_text("[2024-05-01 10:00:00,000] INFO some other broker line "
+                                        "(kafka.server.KafkaServer)\n")
+    from kafkasim.analysis.diagnose import diagnose_files
+    assert _body(html.page(diagnose_files(["other.log"]))) == (
+        "<body><h1>kafkasim diagnose</h1>\n<p>1 file(s): other.log</p>\n"
+        "<p>No consumer-group lines found in the input: nothing to diagnose.</p>\n</body></html>")
+
+
+def test_the_page_tells_the_time_on_the_reports_clock():
+    """page: the rebalance drawn is headed with its start on `report.origin`'s clock (the instant the
+    rows' time 0 stands for), like the timeline's lines, not on the simulation's START_TIME."""
+    from kafkasim.analysis.diagnose import diagnose_lines
+    report = diagnose_lines(_broker_join_then_leave(["c-1-a"]), "server.log")
+    report.origin += timedelta(hours=1)
+    page = html.page(report)
+    assert "<h3>The rebalance of 2021-06-01 11:00:30.000 (not finished in the log), event by event</h3>" in page
+    assert "  2021-06-01 11:00:30.000  - c-1-a left: LeaveGroup  [server.log:4]" in page
+
+
+def test_the_sequence_chart_puts_each_line_at_its_place_in_the_log_on_the_row_of_who_it_concerns():
+    """_sequence_spec: drawn from `_sequence_rows`, x is the line's place ("event, in log order"), y who
+    it concerns, each point labelled with its kind."""
+    rows = [_tl_row(0, "RebalanceStarted", None, 1), _tl_row(5, "MemberAdded", "a", 2)]
+    ep = _episode(0, 5, 1)
+    spec = html._sequence_spec(Timeline("g", first=0, last=5, rows=rows, episodes=[ep]), ep)
+    assert spec["data"]["values"] == [{"order": 0, "who": "coordinator", "kind": "RebalanceStarted"},
+                                      {"order": 1, "who": "a", "kind": "MemberAdded"}]
+    points, labels = spec["layer"]
+    assert points["encoding"]["x"] == {"field": "order", "type": "quantitative", "title": "event, in log order"}
+    assert points["encoding"]["y"]["field"] == labels["encoding"]["y"]["field"] == "who"
+    assert labels["encoding"]["text"] == {"field": "kind"}

@@ -54,6 +54,15 @@ def test_of_the_diagnosis_replay_the_charts_rows_are_chosen_not_its_altair_styli
     assert mutation.choose(names, 0, None) == [names[0], names[2]]
 
 
+def test_of_the_diagnosis_page_the_charts_rows_and_the_page_are_chosen_not_the_specs_styling():
+    names = ["kafkasim.analysis.diagnose.html.x__sequence_rows__mutmut_1",
+             "kafkasim.analysis.diagnose.html.x__sequence_spec__mutmut_1",
+             "kafkasim.analysis.diagnose.html.x__timeline_rows__mutmut_1",
+             "kafkasim.analysis.diagnose.html.x__timeline_spec__mutmut_1",
+             "kafkasim.analysis.diagnose.html.x_page__mutmut_1"]
+    assert mutation.choose(names, 0, None) == [names[0], names[2], names[4]]
+
+
 def test_of_analysis_spark_only_the_analysis_is_chosen_not_the_session_plumbing():
     names = ["kafkasim.analysis.spark.x_safe_region__mutmut_1", "kafkasim.analysis.spark.x_session__mutmut_1",
              "kafkasim.analysis.spark.xǁ_Heartbeatǁ_run__mutmut_1"]

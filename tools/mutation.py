@@ -70,8 +70,9 @@ VIZ_STYLING_MODULES = ("kafkasim.viz.style", "kafkasim.viz.render", "kafkasim.vi
                        "kafkasim.viz.charts", "kafkasim.viz.spec", "kafkasim.viz.__init__")
 VIZ_STYLING_FUNCTION = re.compile(r".*(_spec|_chart|_explorer|_map|_diagram|_timeline|_html|_matrix|_bands|_rules"
                                   r"|scrubber|scrubbed|_scale|_axis|_heatmap|_panels|_layers|_tips|time_x|_step)$")
-#: Outside `viz/`, the Altair charts (their rows come from a data function held to the target).
-CHART_FUNCTIONS = {"kafkasim.analysis.diagnose.replay": ("replay_chart",)}  # rows: replay_rows
+#: Outside `viz/`, the charts' specs (their rows come from a data function held to the target).
+CHART_FUNCTIONS = {"kafkasim.analysis.diagnose.replay": ("replay_chart",),  # rows: replay_rows
+                   "kafkasim.analysis.diagnose.html": ("_timeline_spec", "_sequence_spec")}  # rows: _*_rows
 #: Of `analysis.spark`, the analysis (what a sweep's or a log's events are turned into) is held to
 #: the target, not the session, shipping and progress plumbing around Spark.
 SPARK_ANALYSIS = ("_keys", "_order", "group_states", "rebalance_episodes", "member_states", "time_in_state",

@@ -58,7 +58,10 @@ def _secs(ep) -> str:
 
 
 def _worst(tl, findings):
-    """The rebalance the best finding's first line falls in; else the longest one."""
+    """The rebalance to draw event by event: the first classic rebalance an evidence line falls in
+    (the findings best first, each one's lines in order); else the longest (one not finished ends
+    at the log's last line), the earliest of equally long ones. A consumer group's epoch bumps are
+    instants, never drawn."""
     eps = [e for e in tl.episodes if not e.epoch]
     if not eps:
         return None
@@ -71,14 +74,24 @@ def _worst(tl, findings):
     return max(eps, key=lambda e: ((e.end if e.end is not None else tl.last) - e.start, -e.start))
 
 
-def _timeline_spec(tl, origin) -> dict:
-    """Members' arrivals and departures over time (seconds from the group's first line), each
-    rebalance a shaded span with a line at its start."""
+def _timeline_rows(tl) -> tuple[list, list]:
+    """What the timeline chart is fed: each arrival and departure (`s`, seconds from the group's first
+    line; `member`, as `Timeline.identity` names it: every arrival and departure line names its member;
+    `what`, joined or left; `why`, the coordinator's reason, "join" for an arrival that gives none), and
+    each rebalance's span in seconds (one not finished by the log's last line ends there). Times are
+    whole ms, so seconds are exact to the ms."""
     def sec(ms):
-        return round((ms - tl.first) / 1000, 3)
-    moves = [{"s": sec(m.time), "member": tl.identity(m.member) or "?", "what": what, "why": m.reason or "join"}
+        return (ms - tl.first) / 1000
+    moves = [{"s": sec(m.time), "member": tl.identity(m.member), "what": what, "why": m.reason or "join"}
              for what, ms in (("joined", tl.arrivals), ("left", tl.departures)) for m in ms]
     spans = [{"start": sec(e.start), "end": sec(e.end if e.end is not None else tl.last)} for e in tl.episodes]
+    return moves, spans
+
+
+def _timeline_spec(tl, origin) -> dict:
+    """Members' arrivals and departures over time (seconds from the group's first line), each
+    rebalance a shaded span with a line at its start (the rows: `_timeline_rows`)."""
+    moves, spans = _timeline_rows(tl)
     x = {"field": "start", "type": "quantitative", "title": f"seconds after {wall(tl.first, origin)}"}
     return {"width": 900, "height": max(120, 18 * len({m["member"] for m in moves})),
             "title": "members joining and leaving; rebalances shaded",
@@ -95,12 +108,20 @@ def _timeline_spec(tl, origin) -> dict:
                               "shape": {"field": "why", "type": "nominal", "title": "reason"}}}]}
 
 
-def _sequence_spec(tl, ep) -> dict:
-    """The events of one rebalance, by who they concern, in order (a sequence diagram on its side)."""
+def _sequence_rows(tl, ep) -> list:
+    """What the sequence chart is fed: the group's lines from the rebalance's start to its end (the
+    log's last line if not finished), both included, the first 200 of them, each `order` (its place
+    among them), `who` it concerns (`Timeline.identity`, "coordinator" when no member) and `kind`."""
     end = ep.end if ep.end is not None else tl.last
     rows = [r for r in tl.rows if ep.start <= r[T] <= end]
-    values = [{"ms": r[T] - ep.start, "order": i, "who": tl.identity(r[MEMBER]) or "coordinator", "kind": r[KIND]}
-              for i, r in enumerate(rows[:200])]
+    return [{"order": i, "who": tl.identity(r[MEMBER]) or "coordinator", "kind": r[KIND]}
+            for i, r in enumerate(rows[:200])]
+
+
+def _sequence_spec(tl, ep) -> dict:
+    """The events of one rebalance, by who they concern, in order (a sequence diagram on its side;
+    the rows: `_sequence_rows`)."""
+    values = _sequence_rows(tl, ep)
     return {"width": 900, "height": max(120, 22 * len({v["who"] for v in values})),
             "data": {"values": values},
             "layer": [{"mark": {"type": "point", "filled": True},
@@ -147,7 +168,9 @@ def read_lines(path: str, lines: set) -> dict:
 
 
 def _context(texts: dict, file: str, line: int) -> str:
-    lines = texts.get(file, {})
+    """The CONTEXT lines either side of an evidence line and the line itself (class `hit`), as read;
+    nothing when none could be read (`_evidence_text` holds every evidence file)."""
+    lines = texts[file]
     shown = [(n, lines[n]) for n in range(line - CONTEXT, line + CONTEXT + 1) if n in lines]
     if not shown:
         return ""
