@@ -837,7 +837,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         `rebalance_timeout_ms`, `instance_id`, `rack_id`, `server_assignor`, `assignment_epochs`
         (`{topic: {partition: epoch}}`, 4.3's KIP-1251; absent: the member epoch, as Kafka reads a
         record without them) and `classic` (a classic member: `session_timeout_ms`, `protocols` as
-        `[(name, embedded-protocol bytes)]`, `client_id`); Kafka's `ConsumerGroupMember.Builder`
+        `[(name, embedded-protocol bytes)]`, `client_id`, default ""); Kafka's `ConsumerGroupMember.Builder`
         defaults for the rest. `subscription_metadata` (the stored
         `{topic: partitions}`) defaults to the cluster's current topics, and regexes are resolved
         against them unless `resolved_regexes` is given. The first heartbeat re-reads the
@@ -1077,7 +1077,7 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroup
     classic = fields.get("classic")
     if classic is not None:
         classic = ClassicMember(classic["session_timeout_ms"], tuple(classic["protocols"]),
-                                classic.get("client_id", "consumer"))
+                                classic.get("client_id", ""))
     return ConsumerGroupMember(
         member_id, instance_id=fields.get("instance_id"), rack_id=fields.get("rack_id"),
         rebalance_timeout_ms=fields.get("rebalance_timeout_ms", -1), server_assignor=fields.get("server_assignor"),
