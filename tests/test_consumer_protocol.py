@@ -468,6 +468,11 @@ def test_regex_is_resolved_after_the_response_then_assigned_at_the_next_heartbea
     sim.advance(0)
     assert groups.group_epoch("g") == 3
     assert hb(groups, "m1", 2).assignment == {"foo": [0, 1], "food": [0], "football": [0]}
+    groups.create_partitions("foosball", 1)  # each topic created asks for a refresh again
+    sim.advance(10001)
+    hb(groups, "m1", 3)
+    sim.advance(0)
+    assert groups.group_epoch("g") == 4
 
 
 def test_second_member_with_an_already_resolved_regex_bumps_at_once():
@@ -660,6 +665,17 @@ def test_loaded_group_has_no_session_timers_until_members_heartbeat():
     assert hb(groups, "m1", 10).member_epoch == 10 and groups.group_epoch("g") == 10  # metadata unchanged
     sim.advance(45000)
     assert groups.member_ids("g") == ["m2"]
+
+
+def test_a_loaded_group_records_its_state_so_an_unchanged_state_writes_no_row():
+    """A load stores the group's state (`ConsumerGroup.state`, replayed): a first heartbeat that keeps
+    the group Stable changes no state, so no StateChanged row; a leave then makes it Assigning (epoch
+    11, target 10): one row, from Stable."""
+    sim, groups = loaded()
+    hb(groups, "m1", 10)
+    assert kinds(sim, "StateChanged") == []
+    hb(groups, "m2", -1)
+    assert [(r[3], r[4], r[6]) for r in kinds(sim, "StateChanged")] == [(11, "Stable", "Assigning")]
 
 
 def test_arm_loaded_timers_does_what_kafkas_on_loaded_does():
@@ -918,6 +934,7 @@ def test_arm_loaded_timers_also_arms_rebalance_timers_of_revoking_members():
     assert groups.member_ids("g") == ["m1"]
     sim.advance(1)
     assert groups.member_ids("g") == [] and groups.removal_reason["m1"] == "rebalance_timeout"
+    assert groups.stats["timer_events"] == 1  # the rebalance timer; no session timer has fired yet
 
 
 # -- invariants under random traffic, and scale ----------------------------------------------------

@@ -743,8 +743,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if self.groups.get(group.group_id) is not group:
             return
         self.stats["timer_events"] += 1
-        group.rebalance_timer.pop(member_id, None)
-        member = group.members.get(member_id)
+        member = group.members.get(member_id)  # its fence pops the timer (`_cancel_member_timers`)
         if member is None or member.member_epoch != epoch:
             return  # "Ignoring rebalance timeout ... because the member left the epoch"
         self._emit_log("member_fenced", group.group_id, member_id,
