@@ -560,3 +560,108 @@ def test_a_consumer_group_commit_answers_every_partition_with_the_requests_error
     assert stale.partition_errors == {("foo", 0): Errors.STALE_MEMBER_EPOCH, ("foo", 1): Errors.STALE_MEMBER_EPOCH}
     ok = g.coord.commit_offsets("g", "m1", 1, {("foo", 0): 1})
     assert ok.partition_errors == {("foo", 0): Errors.NONE}
+
+
+# -- pinned by mutation testing (issue 29) ------------------------------------------------------------
+def test_a_classic_static_member_replacing_a_consumer_member_keeps_its_server_assignor():
+    """`classicGroupJoinToConsumerGroup` (v8.0.0): the updated member is built from the one it
+    replaces with `maybeUpdateServerAssignorName(Optional.empty())`, a no-op: the replaced static
+    member's "range" stays, so the group's next target is still computed with range, not the
+    default uniform (the preferred assignor is the one most members name)."""
+    g = Group()
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, instance_id="i-1", rebalance_timeout_ms=60000,
+                                     subscribed_topic_names=["foo"], server_assignor="range", owned_partitions={})
+    g.cg_join("m2")
+    assert g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-2, instance_id="i-1").member_epoch == -2
+    joined = g.coord.join_group("g", "", "i-1", protocols=[("range", subscription())], client_id="c9")
+    assert (joined.error, joined.generation_id) == (Errors.NONE, 2)
+    assert g.coord.consumer_groups.member("g", joined.member_id).server_assignor == "range"
+    g.cg_join("m3")
+    assert g.log()[-1] == "[GroupId g] Computed a new target assignment for epoch 3 with 'range' assignor in 0ms."
+
+
+def test_a_classic_join_with_a_malformed_subscription_is_an_unexpected_server_error():
+    """`deserializeSubscription` throws IllegalStateException ("Malformed embedded consumer protocol
+    in subscription deserialization."), which the coordinator answers UNKNOWN_SERVER_ERROR (-1)."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    r = g.coord.join_group("g", a, None, protocols=[("cooperative-sticky", b"\x00")], client_id="a")
+    assert (r.error, r.error.code, r.member_id) == (Errors.UNKNOWN_SERVER_ERROR, -1, a)
+    assert g.coord.member_ids("g") == ["m1"]
+
+
+def test_a_static_classic_member_is_checked_by_instance_id_in_heartbeat_and_leave():
+    """`validateConsumerGroupMember` / `classicGroupLeaveToConsumerGroup` (KIP-345): an instance id
+    held by another member id is FENCED_INSTANCE_ID, an unknown one or an unknown member id
+    UNKNOWN_MEMBER_ID; a batch leave answers each member and still removes the valid ones."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(instance_id="i-a", client="a").member_id
+    b = g.join(instance_id="i-b", client="b").member_id
+    epoch = g.coord.member_epoch("g", a)  # 2; b's join moved the group to 3: a must rejoin
+    assert (epoch, g.coord.heartbeat("g", a, epoch, "i-a").error) == (2, Errors.REBALANCE_IN_PROGRESS)
+    assert g.coord.heartbeat("g", a, epoch, "i-b").error is Errors.FENCED_INSTANCE_ID
+    assert g.coord.heartbeat("g", a, epoch, "i-z").error is Errors.UNKNOWN_MEMBER_ID
+    r = g.coord.leave_group("g", [(a, "i-b"), ("nobody", None), (b, "i-b")])
+    assert r.member_errors == [Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.NONE]
+    assert sorted(g.coord.member_ids("g")) == sorted(["m1", a])
+
+
+def test_a_classic_member_that_rejoins_in_time_is_not_fenced_by_its_join_timer():
+    """The JoinGroup cancels the join timer armed when the heartbeat answered REBALANCE_IN_PROGRESS
+    (`cancelConsumerGroupJoinTimeout`): a rejoins at 1000, syncs, and heartbeats on past 60 s."""
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert g.heartbeat(a, 1) is Errors.REBALANCE_IN_PROGRESS  # t=0: a's join timer, 60 s
+    g.sim.advance(1000)
+    assert g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1).generation_id == 2
+    assert g.sync(a, 2).error is Errors.NONE
+    for _ in range(30):
+        g.sim.advance(2500)
+        g.heartbeat(a, 2)
+        g.heartbeat(b, 1)
+        g.cg_heartbeat("m1", 2, [])
+    assert a in g.coord.member_ids("g") and [e for e in g.events("MemberFenced") if e[1] == a] == []
+
+
+def test_a_classic_member_waiting_for_partitions_is_told_to_rejoin_once_they_are_free():
+    """`classicGroupHeartbeatToConsumerGroup`: a member in UNRELEASED_PARTITIONS gets
+    REBALANCE_IN_PROGRESS only when every partition it waits for is released (its rejoin would
+    then complete the assignment); while m1 still holds them, NONE."""
+    g = Group()
+    assert g.cg_join("m1").assignment == {"foo": [0, 1, 2, 3]}
+    a = g.join(client="a").member_id
+    ja = g.join(a)
+    assert (ja.generation_id, g.coord.member_state("g", a)) == (2, "UNRELEASED_PARTITIONS")
+    assert g.heartbeat(a, 2) is Errors.NONE
+    g.cg_heartbeat("m1", 1, [0, 1, 2, 3])
+    assert g.heartbeat(a, 2) is Errors.NONE                    # m1 revokes foo-2,3 but still holds them
+    g.cg_heartbeat("m1", 1, [0, 1])
+    assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS
+    assert decode_assignment(g.sync(a, g.join(a).generation_id).assignment) == {"foo": [2, 3]}
+
+
+def test_a_classic_member_holding_part_of_its_target_waits_only_for_the_rest():
+    """The same rule for a member that already holds some of its target: a holds foo-2,3; m1
+    unsubscribes (epoch 3), so a's target is all four. a rejoins holding 2,3 (UNRELEASED_PARTITIONS);
+    its heartbeat is NONE while m1 still owns 0,1 and REBALANCE_IN_PROGRESS once m1 released them."""
+    g = Group()
+    c = g.coord
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    g.cg_heartbeat("m1", 1, [0, 1, 2, 3])
+    g.cg_heartbeat("m1", 1, [0, 1])
+    assert g.join(a).generation_id == 2 and c.assigned_partitions("g", a) == {"foo": [2, 3]}
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=2, subscribed_topic_names=[],
+                               owned_partitions={"foo": [0, 1]})
+    assert c.target_assignment("g")[a] == {"foo": [0, 1, 2, 3]}
+    assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS
+    j = g.join(a, owned=[("foo", 2), ("foo", 3)], generation=2)
+    assert (j.generation_id, c.member_state("g", a), c.assigned_partitions("g", a)) == \
+        (3, "UNRELEASED_PARTITIONS", {"foo": [2, 3]})
+    assert g.heartbeat(a, 3) is Errors.NONE
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=2, owned_partitions={"foo": []})
+    assert g.heartbeat(a, 3) is Errors.REBALANCE_IN_PROGRESS

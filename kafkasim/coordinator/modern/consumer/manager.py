@@ -305,8 +305,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if group is None and epoch == 0 and self.upgrade is not None:
             self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
             group = self.groups.get(group_id)
-        created = group is None
-        if created:
+        if group is None:
             if epoch != 0:
                 raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
             group = ConsumerGroup(group_id, self.rules.initial_group_epoch)
@@ -316,7 +315,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
             self._log_join(group, member_id, instance_id, replaced)
         updated = _with_fields(member, instance_id, rack_id, rebalance_timeout_ms, names, regex, assignor)
         regex_changed, regex_bump, regex_refresh = self._regex_update(group, member, updated)
-        reconciled = self._update_member(group, created, member, updated, replaced, owned, regex_changed, regex_bump)
+        reconciled = self._update_member(group, member, updated, replaced, owned, regex_changed, regex_bump)
         self._touch_session(group, updated.member_id)
         self._maybe_refresh_regexes(group, regex_refresh)
         self._sync_state(group)
@@ -326,9 +325,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                                               heartbeat_interval_ms=self._heartbeat_interval(group_id),
                                               assignment=as_lists(reconciled.assigned) if send else None)
 
-    def _update_member(self, group: ConsumerGroup, created: bool, member: ConsumerGroupMember,
-                       updated: ConsumerGroupMember, replaced: ConsumerGroupMember | None, owned: dict | None,
-                       regex_changed: bool = False, regex_bump: bool = False) -> ConsumerGroupMember:
+    def _update_member(self, group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember,
+                       replaced: ConsumerGroupMember | None, owned: dict | None, regex_changed: bool = False,
+                       regex_bump: bool = False) -> ConsumerGroupMember:
         """Steps 1-4 of a heartbeat or of a classic member's JoinGroup: epoch, target, store,
         reconcile. Raises (an assignor failure) before anything is stored."""
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
@@ -339,7 +338,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         assignor_changed = self.rules.bump_on_assignor_change and self._assignor_changed(plan)  # KAFKA-20434
         self._plan_epoch(plan, new_group or names_changed or regex_bump, is_new, assignor_changed)
         self._plan_target(plan)                       # may raise: nothing is stored yet
-        self._commit(plan, created, is_new)
+        self._commit(plan, is_new)
         return self._reconcile(plan, owned, names_changed or regex_changed)
 
     def _log_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
@@ -528,12 +527,12 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                          lambda mid: record(mid).rack_id, group.inverted)
 
     # -- commit ----------------------------------------------------------------------------------
-    def _commit(self, plan: "_Plan", created: bool, is_new: bool) -> None:
-        """Apply the plan: the records of Kafka's heartbeat, replayed in order."""
+    def _commit(self, plan: "_Plan", is_new: bool) -> None:
+        """Apply the plan: the records of Kafka's heartbeat, replayed in order (a new group is stored
+        now; a stored one is stored again, a no-op)."""
         group, updated, replaced = plan.group, plan.updated, plan.replaced
-        if created:
-            self.groups[group.group_id] = group
-            self._deleted.discard(group.group_id)
+        self.groups[group.group_id] = group
+        self._deleted.discard(group.group_id)
         if replaced is not None:
             inherited = group.target.get(replaced.member_id, EMPTY)
             group.remove_member(replaced.member_id)  # its timers run on and find nobody (replaceMember)
