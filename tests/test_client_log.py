@@ -325,4 +325,5 @@ def test_consumer_protocol_discovered_coordinator_is_logged_by_the_coordinator_r
     lines, log = consumer_protocol_log("4.0")
     log.discovered(0)
     assert lines == [f"[2026-01-01 00:00:00,000] INFO [Consumer clientId=consumer-g-1, groupId=g] Discovered group "
-                     f"coordinator localhost:9092 (id: 2147483647 rack: null isFenced: false) ({C}CoordinatorRequestManager)"]
+                     f"coordinator localhost:9092 (id: 2147483647 rack: null isFenced: false) "
+                     f"({C}CoordinatorRequestManager)"]

@@ -665,3 +665,62 @@ def test_a_classic_member_holding_part_of_its_target_waits_only_for_the_rest():
     assert g.heartbeat(a, 3) is Errors.NONE
     c.consumer_group_heartbeat("g", member_id="m1", member_epoch=2, owned_partitions={"foo": []})
     assert g.heartbeat(a, 3) is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_an_upgraded_classic_member_keeps_its_generation_as_both_epochs_and_its_join_fields():
+    """`ConsumerGroup.fromClassicGroup`: each classic member becomes a member at the generation
+    (member and previous epoch), with its last JoinGroup's client id and session timeout."""
+    g = Group()
+    a, _ = g.stable_classic()
+    g.cg_join("m1")
+    member = g.coord.consumer_groups.member("g", a)
+    assert (member.member_epoch, member.previous_member_epoch, member.state) == (1, 1, "STABLE")
+    assert (member.classic.client_id, member.classic.session_timeout_ms) == ("client", 10000)
+
+
+def test_a_dynamic_classic_member_rejoining_with_an_instance_id_keeps_its_epoch_and_partitions():
+    """`getOrMaybeSubscribeStaticConsumerGroupMember`: an instance id the group does not know is a
+    new static member, looked up by its member id (`getOrMaybeCreateMember`): a known member goes
+    on from where it is (epoch 2, foo-0,1), not from a fresh member at epoch 0."""
+    g = Group()
+    a, _ = g.stable_classic()
+    g.cg_join("m1")
+    assert g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1).generation_id == 2
+    joined = g.join(a, owned=[("foo", 0), ("foo", 1)], generation=2, instance_id="i-a")
+    assert (joined.error, joined.generation_id) == (Errors.NONE, 2)
+    assert g.coord.assigned_partitions("g", a) == {"foo": [0, 1]} and g.coord.group_epoch("g") == 2
+    assert g.coord.consumer_groups.member("g", a).instance_id == "i-a"
+
+
+def test_a_rejoin_restarts_the_sync_timer_and_a_refused_sync_keeps_the_join_timer():
+    """`scheduleConsumerGroupSyncTimeout` at each JoinGroup replaces the member's sync timer: a joins
+    at 0 and rejoins at 30 s without syncing, so it is fenced at 90 s (rebalance timeout 60 s), not
+    60 s. `throwIfRebalanceInProgress` arms the join timer only if none is armed: b told to rejoin
+    by its heartbeat at 0, then by its SyncGroup at 30 s (and heartbeats meanwhile), is fenced at 60 s."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    for t in range(2500, 100000, 2500):
+        g.sim.advance(2500)
+        if t == 30000:
+            g.join(a)
+        g.heartbeat(a, 2)
+        g.cg_heartbeat("m1", g.coord.member_epoch("g", "m1"), g.coord.assigned_partitions("g", "m1").get("foo", []))
+    assert [e[:3] for e in g.events("MemberFenced")] == [(90000, a, "MemberFenced")]
+
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert g.heartbeat(b, 1) is Errors.REBALANCE_IN_PROGRESS   # t=0: b's join timer
+    g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)
+    g.sync(a, 2)
+    for t in range(2500, 60000, 2500):
+        g.sim.advance(2500)
+        if t == 30000:
+            assert g.sync(b, 1).error is Errors.REBALANCE_IN_PROGRESS
+        assert g.heartbeat(b, 1) is Errors.REBALANCE_IN_PROGRESS  # its session goes on, its join timer too
+        g.heartbeat(a, 2)
+        g.cg_heartbeat("m1", 2, [])
+    g.sim.advance(2500)
+    assert [e[:3] for e in g.events("MemberFenced")] == [(60000, b, "MemberFenced")]

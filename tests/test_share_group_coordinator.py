@@ -686,7 +686,8 @@ def test_replay_restores_a_share_members_fields_and_refuses_what_a_record_cannot
         (5, 4, "STABLE", "rack-a", frozenset({"foo"}), {"foo": frozenset({0, 2})})
     with pytest.raises(ConfigError) as e:
         coord.load_share_group("h", group_epoch=5, members={M2: {"state": "UNREVOKED_PARTITIONS"}})
-    assert str(e.value) == f"Invalid member state 'UNREVOKED_PARTITIONS' for '{M2}'; a share group member is always STABLE"
+    assert str(e.value) == (f"Invalid member state 'UNREVOKED_PARTITIONS' for '{M2}'; a share group member is "
+                            "always STABLE")
     with pytest.raises(ConfigError) as e:
         coord.load_share_group("h", group_epoch=5, members={M2: {"subscribed_topic_names": "foo"}})
     assert str(e.value) == f"subscribed_topic_names of '{M2}' must be a list of topic names, got 'foo'"
