@@ -675,6 +675,9 @@ def test_an_upgraded_classic_member_keeps_its_generation_as_both_epochs_and_its_
     g.cg_join("m1")
     member = g.coord.consumer_groups.member("g", a)
     assert (member.member_epoch, member.previous_member_epoch, member.state) == (1, 1, "STABLE")
+    # the converted group starts Stable: m1's join moves it on, one StateChanged row from Stable
+    assert [(r[9], r[11]) for r in g.sim.events.rows if r[4] == "StateChanged" and r[1] == "coordinator"][-1:] == \
+        [("Stable", "Reconciling")]
     assert (member.classic.client_id, member.classic.session_timeout_ms) == ("client", 10000)
 
 
@@ -724,3 +727,38 @@ def test_a_rejoin_restarts_the_sync_timer_and_a_refused_sync_keeps_the_join_time
         g.cg_heartbeat("m1", 2, [])
     g.sim.advance(2500)
     assert [e[:3] for e in g.events("MemberFenced")] == [(60000, b, "MemberFenced")]
+
+
+def test_the_managers_classic_join_defaults_are_the_coordinators():
+    """`ConsumerGroupManager.classic_join` called without a client id gets "consumer", the default
+    of the coordinator's `join_group`, and requires a known member id as JoinGroup v4+ does."""
+    g = Group()
+    g.cg_join("m1")
+    groups = g.coord.consumer_groups
+    protocols = [("range", subscription())]
+    assert groups.classic_join("g", "", None, 10000, 60000, "consumer", protocols, "new-1").error \
+        is Errors.MEMBER_ID_REQUIRED
+    assert groups.classic_join("g", "new-1", None, 10000, 60000, "consumer", protocols, "unused").error is Errors.NONE
+    assert groups.member("g", "new-1").classic.client_id == "consumer"
+
+
+def test_a_refused_sync_is_recorded_under_the_member_that_sent_it():
+    """A failed SyncGroup's row names the requesting member (the answer carries no other id)."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    assert g.sync(a, 7).error is Errors.ILLEGAL_GENERATION
+    assert [(r[3], r[4], r[8]) for r in g.sim.events.rows if r[4] == "SyncGroupResponse"] == \
+        [(a, "SyncGroupResponse", "ILLEGAL_GENERATION")]
+
+
+def test_each_classic_heartbeat_to_a_consumer_group_is_one_request_of_its_manager():
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    before = g.coord.consumer_groups.stats["requests"]
+    for _ in range(3):
+        g.heartbeat(a, 2)
+    assert g.coord.consumer_groups.stats["requests"] - before == 3

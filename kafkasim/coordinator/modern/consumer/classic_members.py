@@ -90,7 +90,7 @@ class ClassicMembers:
             message = (f"Cannot join the consumer group {group.group_id} with the classic protocol because the "
                        "group migration is disabled.")
             self._emit_log("classic_join_refused", group.group_id, None, message=message)
-            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL, message)
+            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)  # JoinGroup's response has no message
 
     def _classic_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None, session_timeout_ms: int,
                       rebalance_timeout_ms: int, protocols: tuple, client_id: str) -> ClassicAnswer:
@@ -119,8 +119,8 @@ class ClassicMembers:
         static member is replaced by a copy at epoch 0, even by itself."""
         if instance_id is None:
             member = group.members.get(member_id)
-            if member is not None and member.classic is None:
-                raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} does not use the classic protocol.")
+            if member is not None and member.classic is None:  # "Member {id} does not use the classic protocol."
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID)  # (JoinGroup's response has no message)
             self._emit_log("member_joined", group.group_id, member_id, protocol="classic")
             return member or ConsumerGroupMember(member_id), None
         current_id = group.static_members.get(instance_id)
@@ -149,7 +149,7 @@ class ClassicMembers:
                 raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
             self._throw_if_rebalance_in_progress(group, member)
         except ApiError as e:
-            return ClassicAnswer(e.error, member_id=member_id)
+            return ClassicAnswer(e.error)  # its row names the requester
         self._cancel_timer(group.classic_timer, ("sync", member_id))
         return ClassicAnswer(member_id=member_id, generation_id=member.member_epoch,
                              protocol_name=protocol_name or member.classic.protocol_names[0],
