@@ -327,3 +327,17 @@ def test_consumer_protocol_discovered_coordinator_is_logged_by_the_coordinator_r
     assert lines == [f"[2026-01-01 00:00:00,000] INFO [Consumer clientId=consumer-g-1, groupId=g] Discovered group "
                      f"coordinator localhost:9092 (id: 2147483647 rack: null isFenced: false) "
                      f"({C}CoordinatorRequestManager)"]
+
+
+def test_classic_poll_timeout_wording_changes_at_3_0():
+    """`AbstractCoordinator.HeartbeatThread` from 3.0.0: a WARN with the whole text, the LeaveGroup
+    "due to consumer poll timeout has expired." and the reset (its two lines); before 3.0 the
+    LeaveGroup line alone carries the whole text as its reason."""
+    from kafkasim.client.client_log import POLL_TIMEOUT_TEXT, client_log
+    for version, expected in (("2.8", [f"due to {POLL_TIMEOUT_TEXT}"]),
+                              ("3.0", [POLL_TIMEOUT_TEXT, "due to consumer poll timeout has expired.",
+                                       "due to: consumer pro-actively leaving the group",
+                                       "Request joining group due to: consumer pro-actively leaving the group"])):
+        lines: list[str] = []
+        client_log("java", lines, version, "consumer-g-1", "g").poll_timeout(1000, "m1", True, 5000, 300000)
+        assert len(lines) == len(expected) and all(text in line for text, line in zip(expected, lines)), lines
