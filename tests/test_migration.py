@@ -762,3 +762,18 @@ def test_each_classic_heartbeat_to_a_consumer_group_is_one_request_of_its_manage
     for _ in range(3):
         g.heartbeat(a, 2)
     assert g.coord.consumer_groups.stats["requests"] - before == 3
+
+
+def test_an_upgraded_group_has_its_members_subscription_metadata_so_a_regex_matching_nothing_bumps_nothing():
+    """`ConsumerGroup.fromClassicGroup` (given the topics image) stores the subscription metadata of
+    the classic members' topics ({foo: 4}). m1 joins with a regex that matches no topic: a member
+    with no topic names is no subscription change, and the refresh finds the same metadata and an
+    empty resolution, so the group stays at epoch 1 (the generation)."""
+    g = Group()
+    g.stable_classic()
+    r = g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=60000,
+                                         subscribed_topic_regex="nothing.*", owned_partitions={})
+    assert (r.error, r.member_epoch) == (Errors.NONE, 1)
+    g.sim.advance(0)  # the regex refresh
+    assert g.coord.group_epoch("g") == 1
+    assert g.log()[-1] == "[GroupId g] Scanned 1 topics to refresh regular expressions [nothing.*] in 0ms."
