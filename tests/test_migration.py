@@ -777,3 +777,28 @@ def test_an_upgraded_group_has_its_members_subscription_metadata_so_a_regex_matc
     g.sim.advance(0)  # the regex refresh
     assert g.coord.group_epoch("g") == 1
     assert g.log()[-1] == "[GroupId g] Scanned 1 topics to refresh regular expressions [nothing.*] in 0ms."
+
+
+def _classic_round_trip(g: Group, deleted_before: bool) -> str | None:
+    """Optionally a consumer group g deleted first; then a classic group g upgraded (m1 joins),
+    downgraded (m1 leaves), emptied and deleted: the state the coordinator reports at the end."""
+    c = g.coord
+    if deleted_before:
+        g.cg_join("m0")
+        c.consumer_group_heartbeat("g", member_id="m0", member_epoch=-1)
+        assert c.delete_groups(["g"]) == {"g": Errors.NONE} and c.group_state("g") == "Dead"
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert c.group_type("g") == "consumer"
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert c.group_type("g") == "classic"
+    c.leave_group("g", [a, b])
+    assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    return c.group_state("g")
+
+
+def test_a_group_id_made_a_consumer_group_again_forgets_its_earlier_deletion():
+    """The consumer-group side's "deleted" mark of an id goes when a group of that id is converted
+    into a consumer group again: after the round trip the id reads as it does for a group never
+    deleted before (the classic coordinator's answer for a deleted classic group)."""
+    assert _classic_round_trip(Group(), True) == _classic_round_trip(Group(), False)
