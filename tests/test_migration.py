@@ -802,3 +802,31 @@ def test_a_group_id_made_a_consumer_group_again_forgets_its_earlier_deletion():
     into a consumer group again: after the round trip the id reads as it does for a group never
     deleted before (the classic coordinator's answer for a deleted classic group)."""
     assert _classic_round_trip(Group(), True) == _classic_round_trip(Group(), False)
+
+
+def _loaded_round_trip(deleted_before: bool) -> str | None:
+    """Optionally a consumer group g deleted first; then g loaded (m1, and a classic member a),
+    downgraded when m1 leaves, emptied and deleted: the state the coordinator reports at the end."""
+    g = Group()
+    c = g.coord
+    if deleted_before:
+        g.cg_join("m0")
+        c.consumer_group_heartbeat("g", member_id="m0", member_epoch=-1)
+        assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    c.load_consumer_group("g", group_epoch=3, members={
+        "m1": {"member_epoch": 3, "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1]}},
+        "a": {"member_epoch": 3, "subscribed_topic_names": ["foo"], "assigned": {"foo": [2, 3]},
+              "rebalance_timeout_ms": 60000,
+              "classic": {"session_timeout_ms": 10000, "protocols": [("range", subscription())]}}},
+        target_assignment={"m1": {"foo": [0, 1]}, "a": {"foo": [2, 3]}})
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert c.group_type("g") == "classic"
+    c.leave_group("g", ["a"])
+    assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    return c.group_state("g")
+
+
+def test_a_loaded_group_forgets_an_earlier_deletion_of_its_id():
+    """A load (the coordinator reading the group's records) clears the id's "deleted" mark: the same
+    downgrade and deletion then end as they do for an id never deleted before."""
+    assert _loaded_round_trip(True) == _loaded_round_trip(False)
