@@ -725,8 +725,9 @@ def test_replay_restores_every_member_field_as_the_records_hold_it():
               "subscribed_topic_regex": "b.*", "rebalance_timeout_ms": 4321, "instance_id": "i-a",
               "rack_id": "rack-1", "server_assignor": "range",
               "classic": {"session_timeout_ms": 12000, "protocols": [("range", b"\x00")], "client_id": "app-a"}},
-        "b": {"classic": {"session_timeout_ms": 9000, "protocols": [("range", b"\x01")]}}})
+        "b": {"rebalance_timeout_ms": 0, "classic": {"session_timeout_ms": 9000, "protocols": [("range", b"\x01")]}}})
     a, b = groups.member("g", "a"), groups.member("g", "b")
+    b_classic = {"session_timeout_ms": 9000, "protocols": [("range", b"\x01")]}
     assert (a.member_epoch, a.previous_member_epoch, a.state, a.instance_id, a.rack_id, a.rebalance_timeout_ms,
             a.server_assignor, a.subscribed_topic_regex) == (6, 5, "UNREVOKED_PARTITIONS", "i-a", "rack-1", 4321,
                                                              "range", "b.*")
@@ -735,7 +736,10 @@ def test_replay_restores_every_member_field_as_the_records_hold_it():
     assert (a.classic.session_timeout_ms, a.classic.protocols, a.classic.client_id) == \
         (12000, (("range", b"\x00"),), "app-a")
     assert (b.classic.session_timeout_ms, b.classic.client_id, b.member_epoch, b.previous_member_epoch,
-            b.rebalance_timeout_ms, b.rack_id, b.state) == (9000, "", 0, -1, -1, None, "STABLE")
+            b.rebalance_timeout_ms, b.rack_id, b.state) == (9000, "", 0, -1, 0, None, "STABLE")
+    with pytest.raises(ConfigError) as e:  # a classic member's timeout comes from its JoinGroup: never absent
+        groups.load_consumer_group("h", group_epoch=1, members={"c": {"classic": b_classic}})
+    assert str(e.value) == "classic member 'c' needs its rebalance_timeout_ms (>= 0)"
 
 
 def test_load_names_group_epoch_and_its_int32_range_and_the_member_states():
