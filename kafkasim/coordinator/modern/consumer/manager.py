@@ -835,8 +835,8 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         `rebalance_timeout_ms`, `instance_id`, `rack_id`, `server_assignor`, `assignment_epochs`
         (`{topic: {partition: epoch}}`, 4.3's KIP-1251; absent: the member epoch, as Kafka reads a
         record without them) and `classic` (a classic member: `session_timeout_ms`, `protocols` as
-        `[(name, embedded-protocol bytes)]`, `client_id`, default ""); Kafka's `ConsumerGroupMember.Builder`
-        defaults for the rest. `subscription_metadata` (the stored
+        `[(name, embedded-protocol bytes)]`, `client_id`, default ""; it needs `rebalance_timeout_ms`);
+        Kafka's `ConsumerGroupMember.Builder` defaults for the rest. `subscription_metadata` (the stored
         `{topic: partitions}`) defaults to the cluster's current topics, and regexes are resolved
         against them unless `resolved_regexes` is given. The first heartbeat re-reads the
         metadata, as after a real load. Restored members get no session timer until their first
