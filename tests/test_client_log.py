@@ -263,3 +263,81 @@ def test_topic_partition_hash_set_order():
 def test_bad_client_log_is_refused(kwargs, words):
     with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         Scenario(**kwargs)
+
+
+def consumer_protocol_log(version, instance_id=None):
+    from kafkasim.client.client_log import client_log
+    lines: list[str] = []
+    return lines, client_log("java", lines, version, "consumer-g-1", "g", instance_id=instance_id,
+                             group_protocol="consumer")
+
+
+def test_consumer_protocol_reconciling_names_the_member_then_revokes_as_a_joined_list_in_4_0_a_set_in_4_1():
+    """`ConsumerMembershipManager.reconcile` (v8.0.0): the table with the member id as its second row,
+    added = assigned - owned, revoked = owned - assigned; `revokePartitions` then logs the revoked
+    partitions with `Utils.join(…, ", ")` in 4.0 and a Set's `toString` from 4.1; nothing revoked: no line."""
+    a0, a1, a2 = (("a", p) for p in range(3))
+    prefix = "[2026-01-01 00:00:02,000] INFO [Consumer clientId=consumer-g-1, groupId=g] "
+    for version, shown in (("4.0", "a-0"), ("4.1", "[a-0]")):
+        lines, log = consumer_protocol_log(version)
+        log.reconciling(2000, 3, "m1", [a2, a1], [a1, a0])
+        assert lines == [
+            f"{prefix}Reconciling assignment with local epoch 3",
+            "\tMember:                                    m1",
+            "\tAssigned partitions:                       [a-1, a-2]",
+            "\tCurrent owned partitions:                  [a-0, a-1]",
+            "\tAdded partitions (assigned - owned):       [a-2]",
+            "\tRevoked partitions (owned - assigned):     [a-0]",
+            f" ({C}ConsumerMembershipManager)",  # the message ends with a line break, as Kafka's
+            f"{prefix}Revoking previously assigned partitions {shown} ({C}ConsumerMembershipManager)"]
+    lines, log = consumer_protocol_log("4.1")
+    log.reconciling(2000, 4, "m1", [a0], [])
+    assert len(lines) == 7 and lines[-2] == "\tRevoked partitions (owned - assigned):     []"
+    lines, log = consumer_protocol_log("4.0")
+    log.reconciling(2000, 5, "m1", [a0], [a0, a1, a2])
+    assert lines[-1] == f"{prefix}Revoking previously assigned partitions a-1, a-2 ({C}ConsumerMembershipManager)"
+
+
+@pytest.mark.parametrize("error, text", [
+    ("UNRELEASED_INSTANCE_ID", "failed due to unreleased instance id i-1: the message"),
+    ("FENCED_INSTANCE_ID", "failed due to fenced instance id i-1: the message. This is expected in the case that "
+                           "the member was removed from the group by an admin client, and another member joined "
+                           "using the same group instance id."),
+    ("INVALID_REQUEST", "failed due to INVALID_REQUEST: the message"),
+    ("GROUP_MAX_SIZE_REACHED", "failed due to GROUP_MAX_SIZE_REACHED: the message"),
+    ("UNSUPPORTED_ASSIGNOR", "failed due to UNSUPPORTED_ASSIGNOR: the message"),
+    ("UNSUPPORTED_VERSION", "failed due to UNSUPPORTED_VERSION: the message"),
+    ("GROUP_AUTHORIZATION_FAILED", "failed due to unexpected error GROUP_AUTHORIZATION_FAILED: the message"),
+])
+def test_consumer_protocol_fatal_heartbeat_error_wording_per_error(error, text):
+    """`ConsumerHeartbeatRequestManager.handleSpecificError` words the two instance-id errors (naming
+    the group.instance.id); `AbstractHeartbeatRequestManager.onErrorResponse` says "failed due to
+    {error}" for the errors it names and "unexpected error {error}" for the rest; all at ERROR."""
+    lines, log = consumer_protocol_log("4.0", instance_id="i-1")
+    log.heartbeat_fatal(1000, error, "the message")
+    assert lines == [f"[2026-01-01 00:00:01,000] ERROR [Consumer instanceId=i-1, clientId=consumer-g-1, groupId=g] "
+                     f"ConsumerGroupHeartbeatRequest {text} ({C}ConsumerHeartbeatRequestManager)"]
+
+
+def test_consumer_protocol_discovered_coordinator_is_logged_by_the_coordinator_request_manager():
+    """`CoordinatorRequestManager.onResponse` (3.7+): "Discovered group coordinator {}" at INFO, as its
+    own logger (the classic consumer's is AbstractCoordinator's); 4.0's `Node.toString` adds isFenced."""
+    lines, log = consumer_protocol_log("4.0")
+    log.discovered(0)
+    assert lines == [f"[2026-01-01 00:00:00,000] INFO [Consumer clientId=consumer-g-1, groupId=g] Discovered group "
+                     f"coordinator localhost:9092 (id: 2147483647 rack: null isFenced: false) "
+                     f"({C}CoordinatorRequestManager)"]
+
+
+def test_classic_poll_timeout_wording_changes_at_3_0():
+    """`AbstractCoordinator.HeartbeatThread` from 3.0.0: a WARN with the whole text, the LeaveGroup
+    "due to consumer poll timeout has expired." and the reset (its two lines); before 3.0 the
+    LeaveGroup line alone carries the whole text as its reason."""
+    from kafkasim.client.client_log import POLL_TIMEOUT_TEXT, client_log
+    for version, expected in (("2.8", [f"due to {POLL_TIMEOUT_TEXT}"]),
+                              ("3.0", [POLL_TIMEOUT_TEXT, "due to consumer poll timeout has expired.",
+                                       "due to: consumer pro-actively leaving the group",
+                                       "Request joining group due to: consumer pro-actively leaving the group"])):
+        lines: list[str] = []
+        client_log("java", lines, version, "consumer-g-1", "g").poll_timeout(1000, "m1", True, 5000, 300000)
+        assert len(lines) == len(expected) and all(text in line for text, line in zip(expected, lines)), lines

@@ -468,6 +468,11 @@ def test_regex_is_resolved_after_the_response_then_assigned_at_the_next_heartbea
     sim.advance(0)
     assert groups.group_epoch("g") == 3
     assert hb(groups, "m1", 2).assignment == {"foo": [0, 1], "food": [0], "football": [0]}
+    groups.create_partitions("foosball", 1)  # each topic created asks for a refresh again
+    sim.advance(10001)
+    hb(groups, "m1", 3)
+    sim.advance(0)
+    assert groups.group_epoch("g") == 4
 
 
 def test_second_member_with_an_already_resolved_regex_bumps_at_once():
@@ -662,6 +667,17 @@ def test_loaded_group_has_no_session_timers_until_members_heartbeat():
     assert groups.member_ids("g") == ["m2"]
 
 
+def test_a_loaded_group_records_its_state_so_an_unchanged_state_writes_no_row():
+    """A load stores the group's state (`ConsumerGroup.state`, replayed): a first heartbeat that keeps
+    the group Stable changes no state, so no StateChanged row; a leave then makes it Assigning (epoch
+    11, target 10): one row, from Stable."""
+    sim, groups = loaded()
+    hb(groups, "m1", 10)
+    assert kinds(sim, "StateChanged") == []
+    hb(groups, "m2", -1)
+    assert [(r[3], r[4], r[6]) for r in kinds(sim, "StateChanged")] == [(11, "Stable", "Assigning")]
+
+
 def test_arm_loaded_timers_does_what_kafkas_on_loaded_does():
     sim, groups = loaded()
     groups.arm_loaded_timers("g")
@@ -697,6 +713,90 @@ def test_load_rejects_two_holders_of_one_partition_and_unknown_fields():
                                                                 "b": {"assigned": {"foo": [0]}}})
     with pytest.raises(ConfigError, match="Unknown consumer group member fields"):
         groups.load_consumer_group("g", group_epoch=1, members={"a": {"epoch": 1}})
+
+
+def test_replay_restores_every_member_field_as_the_records_hold_it():
+    """`ConsumerGroupMember.Builder.updateWith` (both records): every stored field comes back as
+    written; a classic member's record without a client id reads the Builder's default, ""."""
+    sim, groups = manager()
+    groups.load_consumer_group("g", group_epoch=7, target_assignment_epoch=6, members={
+        "a": {"member_epoch": 6, "previous_member_epoch": 5, "state": "UNREVOKED_PARTITIONS",
+              "assigned": {"foo": [0, 1]}, "pending_revocation": {"foo": [2]}, "subscribed_topic_names": ["foo"],
+              "subscribed_topic_regex": "b.*", "rebalance_timeout_ms": 4321, "instance_id": "i-a",
+              "rack_id": "rack-1", "server_assignor": "range",
+              "classic": {"session_timeout_ms": 12000, "protocols": [("range", b"\x00")], "client_id": "app-a"}},
+        "b": {"rebalance_timeout_ms": 0, "classic": {"session_timeout_ms": 9000, "protocols": [("range", b"\x01")]}}})
+    a, b = groups.member("g", "a"), groups.member("g", "b")
+    b_classic = {"session_timeout_ms": 9000, "protocols": [("range", b"\x01")]}
+    assert (a.member_epoch, a.previous_member_epoch, a.state, a.instance_id, a.rack_id, a.rebalance_timeout_ms,
+            a.server_assignor, a.subscribed_topic_regex) == (6, 5, "UNREVOKED_PARTITIONS", "i-a", "rack-1", 4321,
+                                                             "range", "b.*")
+    assert (sorted(a.subscribed_topic_names), a.assigned, a.pending_revocation) == \
+        (["foo"], {"foo": frozenset({0, 1})}, {"foo": frozenset({2})})
+    assert (a.classic.session_timeout_ms, a.classic.protocols, a.classic.client_id) == \
+        (12000, (("range", b"\x00"),), "app-a")
+    assert (b.classic.session_timeout_ms, b.classic.client_id, b.member_epoch, b.previous_member_epoch,
+            b.rebalance_timeout_ms, b.rack_id, b.state) == (9000, "", 0, -1, 0, None, "STABLE")
+    with pytest.raises(ConfigError) as e:  # a classic member's timeout comes from its JoinGroup: never absent
+        groups.load_consumer_group("h", group_epoch=1, members={"c": {"classic": b_classic}})
+    assert str(e.value) == "classic member 'c' needs its rebalance_timeout_ms (>= 0)"
+
+
+def test_load_names_group_epoch_and_its_int32_range_and_the_member_states():
+    """The group epoch is a non-negative int32 (0 is a new group's); an unknown member state names
+    the four of `MemberState`."""
+    sim, groups = manager()
+    groups.load_consumer_group("g", group_epoch=0)
+    assert groups.group_epoch("g") == 0
+    groups.load_consumer_group("g", group_epoch=2**31 - 1)
+    assert groups.group_epoch("g") == 2**31 - 1
+    with pytest.raises(ConfigError) as e:
+        groups.load_consumer_group("g", group_epoch=-1)
+    assert str(e.value) == ("Invalid value -1 for configuration group_epoch: Value must be at least 0 "
+                            "(valid range: [0, 2147483647])")
+    with pytest.raises(ConfigError, match=r"^Invalid value 2147483648 for configuration group_epoch: "
+                                          r"Value must be no more than 2147483647"):
+        groups.load_consumer_group("g", group_epoch=2**31)
+    with pytest.raises(ConfigError) as e:
+        groups.load_consumer_group("g", group_epoch=3, target_assignment_epoch=4)
+    assert str(e.value) == "target_assignment_epoch (4) must not exceed group_epoch (3)"
+    with pytest.raises(ConfigError) as e:
+        groups.load_consumer_group("g", group_epoch=3, members={"a": {"state": "ASSIGNING"}})
+    assert str(e.value) == ("Invalid member state 'ASSIGNING' for 'a'; valid: STABLE, UNREVOKED_PARTITIONS, "
+                            "UNRELEASED_PARTITIONS, UNKNOWN")
+
+
+def test_reloading_a_group_drops_the_timers_of_the_copy_it_replaces():
+    """A second load (the coordinator moved back) replaces the group: the old copy's session timers
+    are cancelled, and the new one has none until `onLoaded` or a heartbeat."""
+    sim, groups = loaded()
+    groups.arm_loaded_timers("g")
+    sim.advance(40000)
+    groups.load_consumer_group("g", group_epoch=10, members={"m1": {"member_epoch": 10, "assigned": {"foo": [0]},
+                                                                  "subscribed_topic_names": ["foo"]}},
+                               target_assignment={"m1": {"foo": [0]}})
+    assert sim.peek() is None  # nothing left of the old copy's session timers
+    sim.advance(10**6)
+    assert groups.member_ids("g") == ["m1"] and groups.group_epoch("g") == 10
+
+
+def test_a_loaded_group_rereads_its_stored_metadata_and_regexes_at_the_first_heartbeat():
+    """The stored `{topic: partitions}` and regex resolution are what a load restores; the refresh
+    deadline is 0, so the first heartbeat compares them with the cluster and bumps on a change."""
+    sim, groups = manager()
+    groups.load_consumer_group("g", group_epoch=4, members={
+        "a": {"member_epoch": 4, "assigned": {"foo": [0, 1, 2, 3]}, "subscribed_topic_names": ["foo"],
+              "rebalance_timeout_ms": 5000}}, target_assignment={"a": {"foo": [0, 1, 2, 3]}},
+        subscription_metadata={"foo": 4})
+    assert groups.groups["g"].subscription_metadata == {"foo": 4}
+    r = hb(groups, "a", 4)
+    assert (r.member_epoch, r.assignment, groups.group_epoch("g")) == (5, {"foo": [0, 1, 2, 3, 4, 5]}, 5)
+    sim, groups = manager(topics={"foo": 2, "fab": 1})
+    groups.load_consumer_group("g", group_epoch=4, members={
+        "a": {"member_epoch": 4, "assigned": {"foo": [0, 1]}, "subscribed_topic_regex": "f.*",
+              "rebalance_timeout_ms": 5000}}, target_assignment={"a": {"foo": [0, 1]}},
+        resolved_regexes={"f.*": ["foo"]}, subscription_metadata={"foo": 2})
+    assert groups.groups["g"].resolved_regexes == {"f.*": frozenset({"foo"})}
 
 
 # -- Kafka 4.2 reconciliation changes ----------------------------------------------------------------
@@ -838,6 +938,7 @@ def test_arm_loaded_timers_also_arms_rebalance_timers_of_revoking_members():
     assert groups.member_ids("g") == ["m1"]
     sim.advance(1)
     assert groups.member_ids("g") == [] and groups.removal_reason["m1"] == "rebalance_timeout"
+    assert groups.stats["timer_events"] == 1  # the rebalance timer; no session timer has fired yet
 
 
 # -- invariants under random traffic, and scale ----------------------------------------------------

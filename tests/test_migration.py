@@ -560,3 +560,273 @@ def test_a_consumer_group_commit_answers_every_partition_with_the_requests_error
     assert stale.partition_errors == {("foo", 0): Errors.STALE_MEMBER_EPOCH, ("foo", 1): Errors.STALE_MEMBER_EPOCH}
     ok = g.coord.commit_offsets("g", "m1", 1, {("foo", 0): 1})
     assert ok.partition_errors == {("foo", 0): Errors.NONE}
+
+
+# -- pinned by mutation testing (issue 29) ------------------------------------------------------------
+def test_a_classic_static_member_replacing_a_consumer_member_keeps_its_server_assignor():
+    """`classicGroupJoinToConsumerGroup` (v8.0.0): the updated member is built from the one it
+    replaces with `maybeUpdateServerAssignorName(Optional.empty())`, a no-op: the replaced static
+    member's "range" stays, so the group's next target is still computed with range, not the
+    default uniform (the preferred assignor is the one most members name)."""
+    g = Group()
+    g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, instance_id="i-1", rebalance_timeout_ms=60000,
+                                     subscribed_topic_names=["foo"], server_assignor="range", owned_partitions={})
+    g.cg_join("m2")
+    assert g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=-2, instance_id="i-1").member_epoch == -2
+    joined = g.coord.join_group("g", "", "i-1", protocols=[("range", subscription())], client_id="c9")
+    assert (joined.error, joined.generation_id) == (Errors.NONE, 2)
+    assert g.coord.consumer_groups.member("g", joined.member_id).server_assignor == "range"
+    g.cg_join("m3")
+    assert g.log()[-1] == "[GroupId g] Computed a new target assignment for epoch 3 with 'range' assignor in 0ms."
+
+
+def test_a_classic_join_with_a_malformed_subscription_is_an_unexpected_server_error():
+    """`deserializeSubscription` throws IllegalStateException ("Malformed embedded consumer protocol
+    in subscription deserialization."), which the coordinator answers UNKNOWN_SERVER_ERROR (-1)."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    r = g.coord.join_group("g", a, None, protocols=[("cooperative-sticky", b"\x00")], client_id="a")
+    assert (r.error, r.error.code, r.member_id) == (Errors.UNKNOWN_SERVER_ERROR, -1, a)
+    assert g.coord.member_ids("g") == ["m1"]
+
+
+def test_a_static_classic_member_is_checked_by_instance_id_in_heartbeat_and_leave():
+    """`validateConsumerGroupMember` / `classicGroupLeaveToConsumerGroup` (KIP-345): an instance id
+    held by another member id is FENCED_INSTANCE_ID, an unknown one or an unknown member id
+    UNKNOWN_MEMBER_ID; a batch leave answers each member and still removes the valid ones."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(instance_id="i-a", client="a").member_id
+    b = g.join(instance_id="i-b", client="b").member_id
+    epoch = g.coord.member_epoch("g", a)  # 2; b's join moved the group to 3: a must rejoin
+    assert (epoch, g.coord.heartbeat("g", a, epoch, "i-a").error) == (2, Errors.REBALANCE_IN_PROGRESS)
+    assert g.coord.heartbeat("g", a, epoch, "i-b").error is Errors.FENCED_INSTANCE_ID
+    assert g.coord.heartbeat("g", a, epoch, "i-z").error is Errors.UNKNOWN_MEMBER_ID
+    r = g.coord.leave_group("g", [(a, "i-b"), ("nobody", None), (b, "i-b")])
+    assert r.member_errors == [Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.NONE]
+    assert sorted(g.coord.member_ids("g")) == sorted(["m1", a])
+
+
+def test_a_classic_member_that_rejoins_in_time_is_not_fenced_by_its_join_timer():
+    """The JoinGroup cancels the join timer armed when the heartbeat answered REBALANCE_IN_PROGRESS
+    (`cancelConsumerGroupJoinTimeout`): a rejoins at 1000, syncs, and heartbeats on past 60 s."""
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert g.heartbeat(a, 1) is Errors.REBALANCE_IN_PROGRESS  # t=0: a's join timer, 60 s
+    g.sim.advance(1000)
+    assert g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1).generation_id == 2
+    assert g.sync(a, 2).error is Errors.NONE
+    for _ in range(30):
+        g.sim.advance(2500)
+        g.heartbeat(a, 2)
+        g.heartbeat(b, 1)
+        g.cg_heartbeat("m1", 2, [])
+    assert a in g.coord.member_ids("g") and [e for e in g.events("MemberFenced") if e[1] == a] == []
+
+
+def test_a_classic_member_waiting_for_partitions_is_told_to_rejoin_once_they_are_free():
+    """`classicGroupHeartbeatToConsumerGroup`: a member in UNRELEASED_PARTITIONS gets
+    REBALANCE_IN_PROGRESS only when every partition it waits for is released (its rejoin would
+    then complete the assignment); while m1 still holds them, NONE."""
+    g = Group()
+    assert g.cg_join("m1").assignment == {"foo": [0, 1, 2, 3]}
+    a = g.join(client="a").member_id
+    ja = g.join(a)
+    assert (ja.generation_id, g.coord.member_state("g", a)) == (2, "UNRELEASED_PARTITIONS")
+    assert g.heartbeat(a, 2) is Errors.NONE
+    g.cg_heartbeat("m1", 1, [0, 1, 2, 3])
+    assert g.heartbeat(a, 2) is Errors.NONE                    # m1 revokes foo-2,3 but still holds them
+    g.cg_heartbeat("m1", 1, [0, 1])
+    assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS
+    assert decode_assignment(g.sync(a, g.join(a).generation_id).assignment) == {"foo": [2, 3]}
+
+
+def test_a_classic_member_holding_part_of_its_target_waits_only_for_the_rest():
+    """The same rule for a member that already holds some of its target: a holds foo-2,3; m1
+    unsubscribes (epoch 3), so a's target is all four. a rejoins holding 2,3 (UNRELEASED_PARTITIONS);
+    its heartbeat is NONE while m1 still owns 0,1 and REBALANCE_IN_PROGRESS once m1 released them."""
+    g = Group()
+    c = g.coord
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    g.cg_heartbeat("m1", 1, [0, 1, 2, 3])
+    g.cg_heartbeat("m1", 1, [0, 1])
+    assert g.join(a).generation_id == 2 and c.assigned_partitions("g", a) == {"foo": [2, 3]}
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=2, subscribed_topic_names=[],
+                               owned_partitions={"foo": [0, 1]})
+    assert c.target_assignment("g")[a] == {"foo": [0, 1, 2, 3]}
+    assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS
+    j = g.join(a, owned=[("foo", 2), ("foo", 3)], generation=2)
+    assert (j.generation_id, c.member_state("g", a), c.assigned_partitions("g", a)) == \
+        (3, "UNRELEASED_PARTITIONS", {"foo": [2, 3]})
+    assert g.heartbeat(a, 3) is Errors.NONE
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=2, owned_partitions={"foo": []})
+    assert g.heartbeat(a, 3) is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_an_upgraded_classic_member_keeps_its_generation_as_both_epochs_and_its_join_fields():
+    """`ConsumerGroup.fromClassicGroup`: each classic member becomes a member at the generation
+    (member and previous epoch), with its last JoinGroup's client id and session timeout."""
+    g = Group()
+    a, _ = g.stable_classic()
+    g.cg_join("m1")
+    member = g.coord.consumer_groups.member("g", a)
+    assert (member.member_epoch, member.previous_member_epoch, member.state) == (1, 1, "STABLE")
+    # the converted group starts Stable: m1's join moves it on, one StateChanged row from Stable
+    assert [(r[9], r[11]) for r in g.sim.events.rows if r[4] == "StateChanged" and r[1] == "coordinator"][-1:] == \
+        [("Stable", "Reconciling")]
+    assert (member.classic.client_id, member.classic.session_timeout_ms) == ("client", 10000)
+
+
+def test_a_dynamic_classic_member_rejoining_with_an_instance_id_keeps_its_epoch_and_partitions():
+    """`getOrMaybeSubscribeStaticConsumerGroupMember`: an instance id the group does not know is a
+    new static member, looked up by its member id (`getOrMaybeCreateMember`): a known member goes
+    on from where it is (epoch 2, foo-0,1), not from a fresh member at epoch 0."""
+    g = Group()
+    a, _ = g.stable_classic()
+    g.cg_join("m1")
+    assert g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1).generation_id == 2
+    joined = g.join(a, owned=[("foo", 0), ("foo", 1)], generation=2, instance_id="i-a")
+    assert (joined.error, joined.generation_id) == (Errors.NONE, 2)
+    assert g.coord.assigned_partitions("g", a) == {"foo": [0, 1]} and g.coord.group_epoch("g") == 2
+    assert g.coord.consumer_groups.member("g", a).instance_id == "i-a"
+
+
+def test_a_rejoin_restarts_the_sync_timer_and_a_refused_sync_keeps_the_join_timer():
+    """`scheduleConsumerGroupSyncTimeout` at each JoinGroup replaces the member's sync timer: a joins
+    at 0 and rejoins at 30 s without syncing, so it is fenced at 90 s (rebalance timeout 60 s), not
+    60 s. `throwIfRebalanceInProgress` arms the join timer only if none is armed: b told to rejoin
+    by its heartbeat at 0, then by its SyncGroup at 30 s (and heartbeats meanwhile), is fenced at 60 s."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    for t in range(2500, 100000, 2500):
+        g.sim.advance(2500)
+        if t == 30000:
+            g.join(a)
+        g.heartbeat(a, 2)
+        g.cg_heartbeat("m1", g.coord.member_epoch("g", "m1"), g.coord.assigned_partitions("g", "m1").get("foo", []))
+    assert [e[:3] for e in g.events("MemberFenced")] == [(90000, a, "MemberFenced")]
+
+    g = Group()
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert g.heartbeat(b, 1) is Errors.REBALANCE_IN_PROGRESS   # t=0: b's join timer
+    g.join(a, owned=[("foo", 0), ("foo", 1)], generation=1)
+    g.sync(a, 2)
+    for t in range(2500, 60000, 2500):
+        g.sim.advance(2500)
+        if t == 30000:
+            assert g.sync(b, 1).error is Errors.REBALANCE_IN_PROGRESS
+        assert g.heartbeat(b, 1) is Errors.REBALANCE_IN_PROGRESS  # its session goes on, its join timer too
+        g.heartbeat(a, 2)
+        g.cg_heartbeat("m1", 2, [])
+    g.sim.advance(2500)
+    assert [e[:3] for e in g.events("MemberFenced")] == [(60000, b, "MemberFenced")]
+
+
+def test_the_managers_classic_join_defaults_are_the_coordinators():
+    """`ConsumerGroupManager.classic_join` called without a client id gets "consumer", the default
+    of the coordinator's `join_group`, and requires a known member id as JoinGroup v4+ does."""
+    g = Group()
+    g.cg_join("m1")
+    groups = g.coord.consumer_groups
+    protocols = [("range", subscription())]
+    assert groups.classic_join("g", "", None, 10000, 60000, "consumer", protocols, "new-1").error \
+        is Errors.MEMBER_ID_REQUIRED
+    assert groups.classic_join("g", "new-1", None, 10000, 60000, "consumer", protocols, "unused").error is Errors.NONE
+    assert groups.member("g", "new-1").classic.client_id == "consumer"
+
+
+def test_a_refused_sync_is_recorded_under_the_member_that_sent_it():
+    """A failed SyncGroup's row names the requesting member (the answer carries no other id)."""
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    assert g.sync(a, 7).error is Errors.ILLEGAL_GENERATION
+    assert [(r[3], r[4], r[8]) for r in g.sim.events.rows if r[4] == "SyncGroupResponse"] == \
+        [(a, "SyncGroupResponse", "ILLEGAL_GENERATION")]
+
+
+def test_each_classic_heartbeat_to_a_consumer_group_is_one_request_of_its_manager():
+    g = Group()
+    g.cg_join("m1")
+    a = g.join(client="a").member_id
+    g.join(a)
+    before = g.coord.consumer_groups.stats["requests"]
+    for _ in range(3):
+        g.heartbeat(a, 2)
+    assert g.coord.consumer_groups.stats["requests"] - before == 3
+
+
+def test_an_upgraded_group_has_its_members_subscription_metadata_so_a_regex_matching_nothing_bumps_nothing():
+    """`ConsumerGroup.fromClassicGroup` (given the topics image) stores the subscription metadata of
+    the classic members' topics ({foo: 4}). m1 joins with a regex that matches no topic: a member
+    with no topic names is no subscription change, and the refresh finds the same metadata and an
+    empty resolution, so the group stays at epoch 1 (the generation)."""
+    g = Group()
+    g.stable_classic()
+    r = g.coord.consumer_group_heartbeat("g", member_id="m1", member_epoch=0, rebalance_timeout_ms=60000,
+                                         subscribed_topic_regex="nothing.*", owned_partitions={})
+    assert (r.error, r.member_epoch) == (Errors.NONE, 1)
+    g.sim.advance(0)  # the regex refresh
+    assert g.coord.group_epoch("g") == 1
+    assert g.log()[-1] == "[GroupId g] Scanned 1 topics to refresh regular expressions [nothing.*] in 0ms."
+
+
+def _classic_round_trip(g: Group, deleted_before: bool) -> str | None:
+    """Optionally a consumer group g deleted first; then a classic group g upgraded (m1 joins),
+    downgraded (m1 leaves), emptied and deleted: the state the coordinator reports at the end."""
+    c = g.coord
+    if deleted_before:
+        g.cg_join("m0")
+        c.consumer_group_heartbeat("g", member_id="m0", member_epoch=-1)
+        assert c.delete_groups(["g"]) == {"g": Errors.NONE} and c.group_state("g") == "Dead"
+    a, b = g.stable_classic()
+    g.cg_join("m1")
+    assert c.group_type("g") == "consumer"
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert c.group_type("g") == "classic"
+    c.leave_group("g", [a, b])
+    assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    return c.group_state("g")
+
+
+def test_a_group_id_made_a_consumer_group_again_forgets_its_earlier_deletion():
+    """The consumer-group side's "deleted" mark of an id goes when a group of that id is converted
+    into a consumer group again: after the round trip the id reads as it does for a group never
+    deleted before (the classic coordinator's answer for a deleted classic group)."""
+    assert _classic_round_trip(Group(), True) == _classic_round_trip(Group(), False)
+
+
+def _loaded_round_trip(deleted_before: bool) -> str | None:
+    """Optionally a consumer group g deleted first; then g loaded (m1, and a classic member a),
+    downgraded when m1 leaves, emptied and deleted: the state the coordinator reports at the end."""
+    g = Group()
+    c = g.coord
+    if deleted_before:
+        g.cg_join("m0")
+        c.consumer_group_heartbeat("g", member_id="m0", member_epoch=-1)
+        assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    c.load_consumer_group("g", group_epoch=3, members={
+        "m1": {"member_epoch": 3, "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 1]}},
+        "a": {"member_epoch": 3, "subscribed_topic_names": ["foo"], "assigned": {"foo": [2, 3]},
+              "rebalance_timeout_ms": 60000,
+              "classic": {"session_timeout_ms": 10000, "protocols": [("range", subscription())]}}},
+        target_assignment={"m1": {"foo": [0, 1]}, "a": {"foo": [2, 3]}})
+    c.consumer_group_heartbeat("g", member_id="m1", member_epoch=-1)
+    assert c.group_type("g") == "classic"
+    c.leave_group("g", ["a"])
+    assert c.delete_groups(["g"]) == {"g": Errors.NONE}
+    return c.group_state("g")
+
+
+def test_a_loaded_group_forgets_an_earlier_deletion_of_its_id():
+    """A load (the coordinator reading the group's records) clears the id's "deleted" mark: the same
+    downgrade and deletion then end as they do for an id never deleted before."""
+    assert _loaded_round_trip(True) == _loaded_round_trip(False)

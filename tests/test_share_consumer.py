@@ -305,11 +305,14 @@ def test_close_at_the_end_of_a_network_cut_reaches_the_coordinator():
     at once, without waiting for share.session.timeout.ms."""
     world = _world(3)
     c = _consumer(world)
+    assert _offsets(c.poll()) == [(0, 1), (1, 1), (2, 1)]
     c.cut_network(1000)
     world.sim.advance(1000)
     assert c.cut_until == world.sim.now
     c.close()
     assert world.coord.member_ids(world.group_id) == []
+    # the share session's close reaches the leader too: implicit mode releases the last poll's records
+    assert [world.share_partition(0).state(o) for o in range(3)] == ["AVAILABLE"] * 3
 
 
 # -- pinned by mutation testing (issue 29) ------------------------------------------------------------
@@ -495,3 +498,55 @@ def test_acknowledgements_sent_as_a_network_cut_ends_arrive():
     c.cut_network(1000)
     world.sim.advance(1000)
     assert c.commit_sync() == {("t", 0): Errors.NONE}
+
+
+# -- pinned by mutation testing (issue 29) ----------------------------------------------------------
+def test_an_unknown_acknowledge_type_names_the_four_of_4_2():
+    """`AcknowledgeType` (4.2, KIP-1222): ACCEPT, RELEASE, REJECT and RENEW; 4.1 has the first three."""
+    c = _consumer(_world(1, **{"share.acknowledgement.mode": "explicit"}))
+    record = c.poll()[0]
+    with pytest.raises(ValueError) as e:
+        c.acknowledge(record, "DROP")
+    assert str(e.value) == "Invalid AcknowledgeType 'DROP': one of ACCEPT, RELEASE, REJECT, RENEW in Kafka 4.2"
+
+
+def test_only_a_record_of_the_last_poll_can_be_acknowledged():
+    """`ShareInFlightBatch.acknowledge`: the record's partition and offset must be in the batch
+    the last poll() returned; another offset of the same partition is refused."""
+    c = _consumer(_world(3, **{"share.acknowledgement.mode": "explicit"}))
+    assert _offsets(c.poll()) == [(0, 1), (1, 1), (2, 1)]
+    for record in (ShareRecord("t", 0, 3, 1), ShareRecord("u", 0, 1, 1)):
+        with pytest.raises(IllegalStateException, match="^The record cannot be acknowledged.$"):
+            c.acknowledge(record)
+    c.acknowledge(ShareRecord("t", 0, 2, 1))
+
+
+def test_a_renewed_record_must_still_be_acknowledged_before_the_next_poll():
+    """KIP-1222: RENEW extends the lock but is not a final acknowledgement, so explicit mode's
+    next poll() still refuses while the record has no ACCEPT, RELEASE or REJECT."""
+    world = _world(1, **{"share.acknowledgement.mode": "explicit"})
+    c = _consumer(world)
+    record = c.poll()[0]
+    c.acknowledge(record, "RENEW")
+    with pytest.raises(IllegalStateException, match="^All records must be acknowledged in explicit"):
+        c.poll()
+    c.acknowledge(record, "ACCEPT")
+    assert c.poll() == [] and world.share_partition(0).start_offset == 1
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1"])
+def test_a_fenced_share_member_loses_its_partitions_as_fenced_and_rejoins_with_its_id_from_4_1(version):
+    """`transitionToFenced`: the partitions are lost because of the fence, the member rejoins with
+    epoch 0; 4.0 asks the coordinator for a new member id, 4.1+ keeps its own Uuid (KIP-1082).
+    Here the coordinator forgets the member (its leave, sent behind its back at 5001); its next
+    heartbeat, at 10000, is answered UNKNOWN_MEMBER_ID."""
+    world = _world(1, version=version, broker={"group.share.enable": True})
+    c = _consumer(world)
+    old = c.member_id
+    world.coord.share_group_heartbeat(world.group_id, old, -1)
+    world.sim.advance(5000)
+    assert c.loss_cause() == "fenced" and c.assigned == [0]
+    assert [(r[0], r[4]) for r in world.sim.events.rows if r[1] == "consumer" and r[0] == 10000] == \
+        [(10000, "PartitionsLost"), (10000, "PartitionsAssigned")]
+    assert (c.member_id == old) is (version == "4.1") and len(c.member_id) == 22
+    assert world.coord.share_group_heartbeat(world.group_id, c.member_id, c.epoch).error is Errors.NONE

@@ -670,3 +670,57 @@ def test_a_new_groups_metadata_hash_starts_at_zero():
     assert _messages(coord)[:2] == [
         "[GroupId g] Member m1 joins the share group using the share protocol.",
         "[GroupId g] Bumped group epoch to 1 with metadata hash 0."]
+
+
+# == pinned by mutation testing (issue 29) =======================================================
+def test_replay_restores_a_share_members_fields_and_refuses_what_a_record_cannot_hold():
+    """`ShareGroupMember.Builder.updateWith` (v8.2.0): epochs, rack, subscription and assignment come
+    back as stored; a share member's state is always STABLE (`MemberState`: no revocation in a
+    share group), and the subscribed topics are a list."""
+    coord = coordinator("4.2", {"foo": 3})
+    coord.load_share_group("g", group_epoch=5, members={
+        M1: {"member_epoch": 5, "previous_member_epoch": 4, "state": "STABLE", "rack_id": "rack-a",
+             "subscribed_topic_names": ["foo"], "assigned": {"foo": [0, 2]}}})
+    m = coord.share_groups.groups["g"].members[M1]
+    assert (m.member_epoch, m.previous_member_epoch, m.state, m.rack_id, m.subscribed_topic_names, m.assigned) == \
+        (5, 4, "STABLE", "rack-a", frozenset({"foo"}), {"foo": frozenset({0, 2})})
+    with pytest.raises(ConfigError) as e:
+        coord.load_share_group("h", group_epoch=5, members={M2: {"state": "UNREVOKED_PARTITIONS"}})
+    assert str(e.value) == (f"Invalid member state 'UNREVOKED_PARTITIONS' for '{M2}'; a share group member is "
+                            "always STABLE")
+    with pytest.raises(ConfigError) as e:
+        coord.load_share_group("h", group_epoch=5, members={M2: {"subscribed_topic_names": "foo"}})
+    assert str(e.value) == f"subscribed_topic_names of '{M2}' must be a list of topic names, got 'foo'"
+
+
+def test_load_share_group_names_each_epoch_it_refuses_and_needs_4_0():
+    coord = coordinator("4.2", {"foo": 1})
+    with pytest.raises(ConfigError) as e:
+        coord.load_share_group("g", group_epoch=-1)
+    assert str(e.value) == "group_epoch must be an integer >= 0, got -1"
+    with pytest.raises(ConfigError) as e:
+        coord.load_share_group("g", group_epoch=3, target_assignment_epoch=-1)
+    assert str(e.value) == "target_assignment_epoch must be an integer >= 0, got -1"
+    with pytest.raises(ConfigError) as e:
+        coordinator("3.9", {"foo": 1}).load_share_group("g", group_epoch=1)
+    assert str(e.value) == "share groups (KIP-932) need kafka_version 4.0 or later, got '3.9'"
+
+
+def test_a_leave_on_a_consumer_group_is_group_id_not_found_and_changes_nothing():
+    """`shareGroupLeave` looks the group up with `shareGroup(groupId)`: a consumer group of that id
+    is GroupIdNotFoundException "Group G is not a share group." (69), its member untouched."""
+    coord = coordinator("4.2", {"foo": 3})
+    coord.load_consumer_group("c", group_epoch=10, members={
+        M1: {"member_epoch": 10, "subscribed_topic_names": ["foo"], "assigned": {"foo": [0]}}},
+        target_assignment={M1: {"foo": [0]}})
+    r = hb(coord, group="c", member=M1, epoch=-1)
+    assert (r.error, r.error.code, r.error_message) == (Errors.GROUP_ID_NOT_FOUND, 69, "Group c is not a share group.")
+    assert (coord.member_ids("c"), coord.group_epoch("c")) == ([M1], 10)
+
+
+def test_a_session_expiry_is_one_timer_event_of_the_coordinator():
+    """`stats` counts the coordinator's work: a member's session timer firing once is one timer event."""
+    coord = coordinator("4.2", {"foo": 1})
+    hb(coord, group="g", topics=["foo"])
+    coord.sim.advance(45_000)
+    assert coord.member_ids("g") == [] and coord.share_groups.stats["timer_events"] == 1

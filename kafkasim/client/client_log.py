@@ -84,12 +84,12 @@ def topic_partition_hash(tp: TopicPartition) -> int:
     return int32(31 * (31 + tp[1]) + java_string_hash(tp[0]))
 
 
-def hash_set_order(tps: Iterable[TopicPartition], size: int | None = None) -> list[TopicPartition]:
-    """The iteration order of `new HashSet<>(collection)` of `size` partitions (default: all of
-    them): the table has `tableSizeFor(max(size / .75 + 1, 16))` buckets, and a partition's bucket
-    is `(h ^ h >>> 16) & (buckets - 1)`. Ties keep topic-partition order (see the module doc)."""
+def hash_set_order(tps: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """The iteration order of `new HashSet<>(collection)`: the table has `tableSizeFor(max(size / .75
+    + 1, 16))` buckets, and a partition's bucket is `(h ^ h >>> 16) & (buckets - 1)`. Ties keep
+    topic-partition order (see the module doc)."""
     tps = sorted(tps)
-    n = len(tps) if size is None else size
+    n = len(tps)
     buckets = 16
     while buckets < int(n / 0.75) + 1:
         buckets *= 2
@@ -202,9 +202,9 @@ class JavaLog(ClientLog):
 class JavaClassicLog(JavaLog):
     """AbstractCoordinator / ConsumerCoordinator, 2.7 to 4.x."""
 
-    def _set(self, tps: Iterable[TopicPartition], size: int | None = None) -> list[TopicPartition]:
+    def _set(self, tps: Iterable[TopicPartition]) -> list[TopicPartition]:
         """A partition set as Kafka iterates it: a TreeSet from 3.2 (MINOR #11584), a HashSet before."""
-        return sorted(tps) if self.version >= (3, 2) else hash_set_order(tps, size)
+        return sorted(tps) if self.version >= (3, 2) else hash_set_order(tps)
 
     def _invoker(self) -> str:
         """The rebalance callbacks' logger: ConsumerRebalanceListenerInvoker from 3.7 (KAFKA-15628, #14638)."""
@@ -442,7 +442,7 @@ class LibrdkafkaLog(ClientLog):
         """`rd_kafka_cgrp_session_timeout_check` (a warning)."""
         self.write(ms, "SESSTMOUT", f"Consumer group session timed out (in join-state {self.join_state}) after "
                                     f"{elapsed_ms} ms without a successful response from the group coordinator (broker "
-                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS.get(last_error, last_error)}): "
+                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS[last_error]}): "
                                     f"revoking assignment and rejoining group", 4)
 
 

@@ -327,8 +327,8 @@ class ShareConsumer(Consumer):
 
     # -- acknowledgements --------------------------------------------------------------------
     def acknowledge(self, record: ShareRecord, type: str = "ACCEPT") -> None:
-        """`KafkaShareConsumer.acknowledge(record, type)`: explicit mode only, a record of the
-        batch being processed; sent with the next poll() or commit."""
+        """`KafkaShareConsumer.acknowledge(record, type)`, called by hand (`manual` consumers):
+        explicit mode only, a record of the last poll(); sent with the next poll() or commit."""
         if not self.explicit:
             raise IllegalStateException("Implicit acknowledgement of delivery is being used.")
         if type not in ACKNOWLEDGE_TYPES or (type == "RENEW" and not self.renew):
@@ -336,19 +336,12 @@ class ShareConsumer(Consumer):
             raise ValueError(f"Invalid AcknowledgeType {type!r}: one of {', '.join(valid)} in Kafka "
                              f"{'.'.join(map(str, self.world.version))}")
         i = self.parts.index.get((record.topic, record.partition))
-        batch = self.batch[0] if self.batch is not None else self.delivered
-        if i is None or not any(j == i and a <= record.offset <= b for j, a, b, _ in batch):
+        if i is None or not any(j == i and a <= record.offset <= b for j, a, b, _ in self.delivered):
             raise IllegalStateException("The record cannot be acknowledged.")
         # A second acknowledgement of a record not sent yet replaces the first (ShareInFlightBatch).
-        offset, kept = record.offset, []
-        for a, b, kind in self.acks.get(i, []):
-            if not a <= offset <= b:
-                kept.append((a, b, kind))
-                continue
-            if a < offset:
-                kept.append((a, offset - 1, kind))
-            if offset < b:
-                kept.append((offset + 1, b, kind))
+        # Only this method adds to a manual consumer's pending acknowledgements: one offset each.
+        offset = record.offset
+        kept = [(a, b, kind) for a, b, kind in self.acks.get(i, []) if a != offset]
         self.acks[i] = sorted(kept + [(offset, offset, type)])
         if type != "RENEW":  # a renewed record must still be acknowledged (KIP-1222)
             self.batch_acked.add((i, offset))

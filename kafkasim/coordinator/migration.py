@@ -34,7 +34,7 @@ from kafkasim.coordinator.classic.coordinator import ClassicGroupCoordinator
 from kafkasim.coordinator.classic.group import EMPTY, Group, Member
 from kafkasim.coordinator.modern.consumer import ApiError, ConsumerGroupManager
 from kafkasim.coordinator.modern.consumer.classic_members import PROTOCOL_TYPE
-from kafkasim.coordinator.modern.consumer.group import STABLE, ClassicMember, ConsumerGroup, ConsumerGroupMember
+from kafkasim.coordinator.modern.consumer.group import ClassicMember, ConsumerGroup, ConsumerGroupMember
 from kafkasim.core.embedded_protocol import decode_assignment, decode_subscription, encode_assignment
 from kafkasim.core.errors import ConfigError, Errors
 
@@ -143,14 +143,14 @@ class Migration:
 
 
 def _consumer_member(group: Group, member: Member) -> ConsumerGroupMember:
-    """A classic member as a member of the new consumer group: STABLE at the generation, its last
+    """A classic member as a member of the new consumer group: STABLE (the default) at the generation, its last
     classic assignment both assigned and target, its subscription read from its JoinGroup."""
     topics, _ = decode_subscription(member.metadata(group.protocol_name))
     assigned = {t: frozenset(ps) for t, ps in decode_assignment(member.assignment).items() if ps}
     gen = group.generation_id
     return ConsumerGroupMember(
         member.member_id, instance_id=member.instance_id, rebalance_timeout_ms=member.rebalance_timeout_ms,
-        subscribed_topic_names=frozenset(topics), member_epoch=gen, previous_member_epoch=gen, state=STABLE,
+        subscribed_topic_names=frozenset(topics), member_epoch=gen, previous_member_epoch=gen,
         assigned=assigned, classic=ClassicMember(member.session_timeout_ms, tuple(member.protocols), member.client_id))
 
 

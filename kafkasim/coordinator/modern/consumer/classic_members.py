@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from kafkasim.coordinator.assignor.spec import EMPTY
 from kafkasim.coordinator.modern.consumer.group import (
     UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS, ClassicMember, ConsumerGroup, ConsumerGroupMember)
 from kafkasim.coordinator.modern.consumer.responses import ApiError
@@ -91,20 +90,20 @@ class ClassicMembers:
             message = (f"Cannot join the consumer group {group.group_id} with the classic protocol because the "
                        "group migration is disabled.")
             self._emit_log("classic_join_refused", group.group_id, None, message=message)
-            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL, message)
+            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)  # JoinGroup's response has no message
 
     def _classic_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None, session_timeout_ms: int,
                       rebalance_timeout_ms: int, protocols: tuple, client_id: str) -> ClassicAnswer:
         try:
             topics, owned = decode_subscription(protocols[0][1])
-        except (ValueError, IndexError):
-            raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL) from None
+        except (ValueError, IndexError):  # `deserializeSubscription` throws IllegalStateException ("Malformed
+            raise ApiError(Errors.UNKNOWN_SERVER_ERROR) from None  # embedded consumer protocol ..."): unexpected
         member, replaced = self._classic_member_for_join(group, member_id, instance_id)
         updated = member.evolve(
-            instance_id=instance_id, subscribed_topic_names=frozenset(topics), server_assignor=None,
+            instance_id=instance_id, subscribed_topic_names=frozenset(topics),  # the server assignor is kept
             rebalance_timeout_ms=rebalance_timeout_ms if rebalance_timeout_ms != -1 else member.rebalance_timeout_ms,
             classic=ClassicMember(session_timeout_ms, protocols, client_id))
-        reconciled = self._update_member(group, False, member, updated, replaced,
+        reconciled = self._update_member(group, member, updated, replaced,
                                          {t: frozenset(ps) for t, ps in owned.items()})
         self._cancel_timer(group.classic_timer, ("join", member_id))
         self._touch_session(group, member_id, session_timeout_ms)
@@ -120,8 +119,8 @@ class ClassicMembers:
         static member is replaced by a copy at epoch 0, even by itself."""
         if instance_id is None:
             member = group.members.get(member_id)
-            if member is not None and member.classic is None:
-                raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} does not use the classic protocol.")
+            if member is not None and member.classic is None:  # "Member {id} does not use the classic protocol."
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID)  # (JoinGroup's response has no message)
             self._emit_log("member_joined", group.group_id, member_id, protocol="classic")
             return member or ConsumerGroupMember(member_id), None
         current_id = group.static_members.get(instance_id)
@@ -150,7 +149,7 @@ class ClassicMembers:
                 raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
             self._throw_if_rebalance_in_progress(group, member)
         except ApiError as e:
-            return ClassicAnswer(e.error, member_id=member_id)
+            return ClassicAnswer(e.error)  # its row names the requester
         self._cancel_timer(group.classic_timer, ("sync", member_id))
         return ClassicAnswer(member_id=member_id, generation_id=member.member_epoch,
                              protocol_name=protocol_name or member.classic.protocol_names[0],
@@ -189,8 +188,7 @@ class ClassicMembers:
     def _missing_partitions_free(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
         """`hasUnreleasedPartitions` read the other way: every partition of the member's target
         that it does not hold yet is now free, so a rejoin would complete its assignment."""
-        target = group.target.get(member.member_id, EMPTY)
-        for topic, parts in target.items():
+        for topic, parts in group.target[member.member_id].items():  # UNRELEASED: it has a target
             held = member.assigned.get(topic, frozenset())
             for p in parts - held:
                 if group.owner(topic, p) is not None:

@@ -305,8 +305,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if group is None and epoch == 0 and self.upgrade is not None:
             self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
             group = self.groups.get(group_id)
-        created = group is None
-        if created:
+        if group is None:
             if epoch != 0:
                 raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
             group = ConsumerGroup(group_id, self.rules.initial_group_epoch)
@@ -316,7 +315,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
             self._log_join(group, member_id, instance_id, replaced)
         updated = _with_fields(member, instance_id, rack_id, rebalance_timeout_ms, names, regex, assignor)
         regex_changed, regex_bump, regex_refresh = self._regex_update(group, member, updated)
-        reconciled = self._update_member(group, created, member, updated, replaced, owned, regex_changed, regex_bump)
+        reconciled = self._update_member(group, member, updated, replaced, owned, regex_changed, regex_bump)
         self._touch_session(group, updated.member_id)
         self._maybe_refresh_regexes(group, regex_refresh)
         self._sync_state(group)
@@ -326,9 +325,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                                               heartbeat_interval_ms=self._heartbeat_interval(group_id),
                                               assignment=as_lists(reconciled.assigned) if send else None)
 
-    def _update_member(self, group: ConsumerGroup, created: bool, member: ConsumerGroupMember,
-                       updated: ConsumerGroupMember, replaced: ConsumerGroupMember | None, owned: dict | None,
-                       regex_changed: bool = False, regex_bump: bool = False) -> ConsumerGroupMember:
+    def _update_member(self, group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember,
+                       replaced: ConsumerGroupMember | None, owned: dict | None, regex_changed: bool = False,
+                       regex_bump: bool = False) -> ConsumerGroupMember:
         """Steps 1-4 of a heartbeat or of a classic member's JoinGroup: epoch, target, store,
         reconcile. Raises (an assignor failure) before anything is stored."""
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
@@ -339,7 +338,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         assignor_changed = self.rules.bump_on_assignor_change and self._assignor_changed(plan)  # KAFKA-20434
         self._plan_epoch(plan, new_group or names_changed or regex_bump, is_new, assignor_changed)
         self._plan_target(plan)                       # may raise: nothing is stored yet
-        self._commit(plan, created, is_new)
+        self._commit(plan, is_new)
         return self._reconcile(plan, owned, names_changed or regex_changed)
 
     def _log_join(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
@@ -528,12 +527,12 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
                          lambda mid: record(mid).rack_id, group.inverted)
 
     # -- commit ----------------------------------------------------------------------------------
-    def _commit(self, plan: "_Plan", created: bool, is_new: bool) -> None:
-        """Apply the plan: the records of Kafka's heartbeat, replayed in order."""
+    def _commit(self, plan: "_Plan", is_new: bool) -> None:
+        """Apply the plan: the records of Kafka's heartbeat, replayed in order (a new group is stored
+        now; a stored one is stored again, a no-op)."""
         group, updated, replaced = plan.group, plan.updated, plan.replaced
-        if created:
-            self.groups[group.group_id] = group
-            self._deleted.discard(group.group_id)
+        self.groups[group.group_id] = group
+        self._deleted.discard(group.group_id)
         if replaced is not None:
             inherited = group.target.get(replaced.member_id, EMPTY)
             group.remove_member(replaced.member_id)  # its timers run on and find nobody (replaceMember)
@@ -743,8 +742,7 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if self.groups.get(group.group_id) is not group:
             return
         self.stats["timer_events"] += 1
-        group.rebalance_timer.pop(member_id, None)
-        member = group.members.get(member_id)
+        member = group.members.get(member_id)  # its fence pops the timer (`_cancel_member_timers`)
         if member is None or member.member_epoch != epoch:
             return  # "Ignoring rebalance timeout ... because the member left the epoch"
         self._emit_log("member_fenced", group.group_id, member_id,
@@ -837,8 +835,8 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         `rebalance_timeout_ms`, `instance_id`, `rack_id`, `server_assignor`, `assignment_epochs`
         (`{topic: {partition: epoch}}`, 4.3's KIP-1251; absent: the member epoch, as Kafka reads a
         record without them) and `classic` (a classic member: `session_timeout_ms`, `protocols` as
-        `[(name, embedded-protocol bytes)]`, `client_id`); Kafka's `ConsumerGroupMember.Builder`
-        defaults for the rest. `subscription_metadata` (the stored
+        `[(name, embedded-protocol bytes)]`, `client_id`, default ""; it needs `rebalance_timeout_ms`);
+        Kafka's `ConsumerGroupMember.Builder` defaults for the rest. `subscription_metadata` (the stored
         `{topic: partitions}`) defaults to the cluster's current topics, and regexes are resolved
         against them unless `resolved_regexes` is given. The first heartbeat re-reads the
         metadata, as after a real load. Restored members get no session timer until their first
@@ -1076,8 +1074,10 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroup
         epochs = {(t, int(p)): e for t, parts in epochs.items() for p, e in parts.items()}
     classic = fields.get("classic")
     if classic is not None:
+        if fields.get("rebalance_timeout_ms", -1) < 0:  # a JoinGroup always gives one; a downgrade arms it
+            raise ConfigError(f"classic member {member_id!r} needs its rebalance_timeout_ms (>= 0)")
         classic = ClassicMember(classic["session_timeout_ms"], tuple(classic["protocols"]),
-                                classic.get("client_id", "consumer"))
+                                classic.get("client_id", ""))
     return ConsumerGroupMember(
         member_id, instance_id=fields.get("instance_id"), rack_id=fields.get("rack_id"),
         rebalance_timeout_ms=fields.get("rebalance_timeout_ms", -1), server_assignor=fields.get("server_assignor"),

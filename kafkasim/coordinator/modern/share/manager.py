@@ -402,11 +402,11 @@ class ShareGroupManager(ModernGroupQueries):
     def complete_share_init(self, group_id: str) -> None:
         """The share coordinator answered InitializeShareGroupState: every initializing partition of
         the group becomes initialized. No epoch bump: the next heartbeat of any member makes it and
-        assigns them. A no-op in 4.0, for an unknown group, or when nothing is pending."""
+        assigns them. A no-op for an unknown group or when nothing is pending (always in 4.0, which
+        initializes nothing)."""
         group = self.groups.get(group_id)
-        if group is None or not self.rules.init_gate or not group.initializing:
-            return
-        self._initialized(group, {t: ps for t, (ps, _) in group.initializing.items()})
+        if group is not None:
+            self._initialized(group, {t: ps for t, (ps, _) in group.initializing.items()})
 
     # == leaving and fencing ====================================================================
     def _leave(self, group_id: str, member_id: str) -> ShareGroupHeartbeatResponse:
@@ -483,8 +483,7 @@ class ShareGroupManager(ModernGroupQueries):
         if self.groups.get(group.group_id) is not group:
             return
         self.stats["timer_events"] += 1
-        group.session_timer.pop(member_id, None)
-        member = group.members.get(member_id)
+        member = group.members.get(member_id)  # its fence pops the timer
         if member is None:
             return
         self._session_expired(group, member)
@@ -638,7 +637,7 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ShareGroupMem
     if isinstance(names, str):
         raise ConfigError(f"subscribed_topic_names of {member_id!r} must be a list of topic names, got {names!r}")
     return ShareGroupMember(member_id, member_epoch=fields.get("member_epoch", 0),
-                            previous_member_epoch=fields.get("previous_member_epoch", -1), state=state,
+                            previous_member_epoch=fields.get("previous_member_epoch", -1),
                             rack_id=fields.get("rack_id"), subscribed_topic_names=frozenset(names),
                             assigned={t: frozenset(ps) for t, ps in (fields.get("assigned") or {}).items() if ps})
 
