@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterator
@@ -737,12 +738,11 @@ def _probe(scenario: PauseScenario, name: str) -> dict:
 
     # records by reason; each reason is the era's and only a pause or a rebalance causes it, so no time window:
     # NOT_FETCHABLE (<= 2.3: data of a paused partition), NOT_ASSIGNED, STALE, unexpected_from_buffer
-    n: dict[str, int] = {}
+    n: Counter = Counter()
     for r in run.rows:
         if r[3] == name and r[4] in ("RecordsDiscarded", "RecordsReturned"):
-            n[r[9]] = n.get(r[9], 0) + r[10]
-    n_while, from_buffer = n.get(NOT_FETCHABLE, 0), n.get("unexpected_from_buffer", 0)
-    drained, stale = n.get(NOT_ASSIGNED, 0), n.get(STALE, 0)
+            n[r[9]] += r[10]
+    n_while, from_buffer, drained, stale = n[NOT_FETCHABLE], n["unexpected_from_buffer"], n[NOT_ASSIGNED], n[STALE]
     kept = sum(n for tp, n in me.fetcher.buffered().items() if tp in retained)
     at_rebalance = [text for n, text in ((from_buffer, "returned after the reassignment"),
                                          (drained, "drained (no longer assigned)"),
