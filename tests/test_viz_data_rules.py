@@ -624,12 +624,15 @@ def test_an_owned_interval_ends_at_on_partitions_lost_or_the_members_leave_group
 
 def test_before_2_4_a_revoked_partition_stays_owned_until_that_members_next_on_partitions_assigned():
     """<= 2.3 onJoinComplete replaces the assignment: c-1's orders-0, revoked at 1 s, ends at c-1's own
-    onPartitionsAssigned at 2 s (not at c-2's at 1.5 s); c-2's orders-1 at c-2's at 1.5 s."""
+    onPartitionsAssigned at 2 s (not at c-2's at 1.5 s); c-2's orders-1 at c-2's at 1.5 s. Once ended, it is
+    not ended again by c-1's next onPartitionsAssigned (3 s)."""
     rows = [pause_row(0, "PartitionsAssigned", "c-1", 0), pause_row(0, "PartitionsAssigned", "c-2", 1),
             pause_row(1_000, "PartitionsRevoked", "c-1", 0), pause_row(1_000, "PartitionsRevoked", "c-2", 1),
-            pause_row(1_500, "PartitionsAssigned", "c-2", 2), pause_row(2_000, "PartitionsAssigned", "c-1", 0)]
+            pause_row(1_500, "PartitionsAssigned", "c-2", 2), pause_row(2_000, "PartitionsAssigned", "c-1", 0),
+            pause_row(3_000, "PartitionsAssigned", "c-1", 3)]
     assert owned_intervals(pause_run(rows, "2.3")).values.tolist() == [
-        ["c-2", 1, 0, 1_500], ["c-1", 0, 0, 2_000], ["c-2", 2, 1_500, 10_000], ["c-1", 0, 2_000, 10_000]]
+        ["c-2", 1, 0, 1_500], ["c-1", 0, 0, 2_000], ["c-2", 2, 1_500, 10_000], ["c-1", 0, 2_000, 10_000],
+        ["c-1", 3, 3_000, 10_000]]
 
 
 def test_a_pause_flag_ends_at_resume_at_its_clearing_or_when_its_partition_leaves_the_member():
@@ -652,12 +655,13 @@ def test_a_consumer_level_pause_is_drawn_on_each_partition_owned_while_it_was_se
     """KAFKA-13463 suggestion 5 (proposal): c-1 pauses at 1 s and resumes at 2.5 s, owning orders-0 until 2 s
     and orders-1 until it leaves at 3 s; c-2 pauses at 8 s and never resumes: orders-2 and orders-0 to 10 s.
     A partition's own Resumed row (orders-2 of c-2) does not end the consumer-level pause."""
-    rows = [*OWNED_37, pause_row(1_000, "Paused", "c-1", reason="proposal: consumer-level pause()"),
+    rows = [*OWNED_37, pause_row(500, "Paused", "c-2", 2, "application"), pause_row(600, "Resumed", "c-2", 2),
+            pause_row(1_000, "Paused", "c-1", reason="proposal: consumer-level pause()"),
             pause_row(2_500, "Resumed", "c-1", reason="proposal: consumer-level resume()"),
             pause_row(8_000, "Paused", "c-2", reason="proposal: consumer-level pause()"),
             pause_row(9_000, "Resumed", "c-2", 2)]
     assert paused_intervals(pause_run(rows)).values.tolist() == [
-        ["c-1", 0, 1_000, 2_000, "consumer-level pause"], ["c-1", 1, 1_000, 2_500, "consumer-level pause"],
+        ["c-2", 2, 500, 600, "application"], ["c-1", 0, 1_000, 2_000, "consumer-level pause"], ["c-1", 1, 1_000, 2_500, "consumer-level pause"],
         ["c-2", 2, 8_000, 10_000, "consumer-level pause"], ["c-2", 0, 8_000, 10_000, "consumer-level pause"]]
 
 
@@ -678,6 +682,7 @@ def test_a_rebalance_band_runs_from_rebalance_started_to_generation_stabilized_o
     assert rebalance_intervals(pause_run(ended)).values.tolist() == [
         ["PreparingRebalance", 1_000, 3_000, 1, "member c-1 joined"],
         ["PreparingRebalance", 8_000, 9_000, 2, "removing member c-1: session_timeout"]]
+    assert list(rebalance_intervals(pause_run(rows)).columns) == ["phase", "start", "end", "generation", "reason"]
     assert rebalance_intervals(pause_run(rows)).values.tolist() == [
         ["PreparingRebalance", 1_000, 3_000, 1, "member c-1 joined"],
         ["PreparingRebalance", 8_000, 10_000, 1, "removing member c-1: session_timeout"]]
