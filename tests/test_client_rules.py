@@ -289,3 +289,123 @@ def test_a_join_lost_to_a_network_cut_is_sent_again_when_the_network_is_back(fau
                                faults=fault_list)).events
     joins = events[(events["kind"] == "JoinGroup") & (events["time"] > 0)]
     assert joins["time"].tolist() == join_times
+
+
+# -- kafkasim.client.pause_resume: close(), expulsion and the behaviour matrix (KAFKA-13463) -----------------
+def _member_rows(run, member: str, since: int) -> list[tuple]:
+    """(time, kind, partition, reason, value) of `member`'s and the coordinator's events from `since`."""
+    return [(r[0], r[4], r[7], r[9], r[10]) for r in run.rows
+            if r[0] >= since and (r[1] == "coordinator" or r[3] == member)]
+
+
+@pytest.mark.parametrize("version, auto_commit, rows", [
+    # enable.auto.commit=false: close() commits nothing (the application commitSync()s each batch itself);
+    # 2.4+ (KIP-429) onLeavePrepare -> onPartitionsRevoked(all 3), then the LeaveGroup
+    ("3.7", False, [(12_000, "PartitionsRevoked", p, None, 3) for p in range(3)]
+     + [(12_000, "LeaveGroup", None, None, None), (12_000, "MemberRemoved", None, "leave_group", None),
+        (12_000, "RebalanceStarted", None, "removing member consumer-1: leave_group", None)]),
+    # before 2.4 there is no onLeavePrepare: close() calls no rebalance callback
+    ("2.3", False, [(12_000, "LeaveGroup", None, None, None), (12_000, "MemberRemoved", None, "leave_group", None),
+                    (12_000, "RebalanceStarted", None, "removing member consumer-1: leave_group", None)]),
+    ("2.3", True, [(12_000, "LeaveGroup", None, None, None)]),   # paused since 6010: positions already committed
+])
+def test_a_closing_pause_member_revokes_from_2_4_then_leaves(version, auto_commit, rows):
+    from kafkasim.client.pause_resume import simulate_pause
+
+    run = simulate_pause(kafka_version=version, changes=((12_000, "leave", "consumer-1"),), app_loop="pause_once",
+                         consumer={"enable.auto.commit": auto_commit})
+    assert _member_rows(run, "consumer-1", 12_000)[:len(rows)] == rows
+    assert not [r for r in run.rows if r[3] == "consumer-1" and r[0] > 12_000]   # closed: it never polls again
+
+
+@pytest.mark.parametrize("version", ["2.3", "3.7"])
+def test_a_closing_pause_member_with_auto_commit_commits_its_positions_first(version):
+    """ConsumerCoordinator.close: maybeAutoCommitOffsetsSync before onLeavePrepare and the LeaveGroup. consumer-1
+    consumes (no pause) until it leaves at 12.1 s; its last auto-commit was at 8010 (the next is due 5000 ms later):
+    close() commits each partition's position, the offset after the records poll() returned."""
+    from kafkasim.client.pause_resume import simulate_pause
+
+    run = simulate_pause(kafka_version=version, pause_at_ms=30_000, resume_at_ms=None, records_per_partition=50_000,
+                         changes=((12_100, "leave", "consumer-1"),))
+    returned = {p: sum(r[10] for r in run.rows if r[3] == "consumer-1" and r[4] == "RecordsReturned" and r[7] == p)
+                for p in range(3)}
+    commits = [(p, v) for t, kind, p, _, v in _member_rows(run, "consumer-1", 12_100) if kind == "Commit"]
+    assert commits == [(p, returned[p]) for p in range(3)]
+    kinds = [kind for _, kind, *_ in _member_rows(run, "consumer-1", 12_100)]
+    revoked = ["PartitionsRevoked"] * 3 if version == "3.7" else []
+    assert kinds[:len(commits) + len(revoked) + 1] == ["Commit"] * len(commits) + revoked + ["LeaveGroup"]
+
+
+@pytest.mark.parametrize("version, callback", [("2.3", []), ("2.4", [(15_005, "PartitionsLost", p, None, 3.0)
+                                                                       for p in range(3)])])
+def test_a_member_closed_after_learning_it_was_expelled_calls_on_partitions_lost_and_commits_nothing(version, callback):
+    """onLeavePrepare (2.4+): `generation == Generation.NO_GENERATION` -> invokePartitionsLost, not Revoked; an
+    expelled member's auto-commit is not sent. consumer-1, expelled at 12 s (MemberRemoved: session_timeout),
+    learns it from the heartbeat at 15 s (UNKNOWN_MEMBER_ID) while it processes a batch until 15010, and
+    closes at 15005 still owning orders-0..2."""
+    from kafkasim.client.pause_resume import simulate_pause
+
+    run = simulate_pause(kafka_version=version, pause_at_ms=30_000, resume_at_ms=None, records_per_partition=50_000,
+                         changes=((12_000, "lost", "consumer-1"), (15_005, "leave", "consumer-1")))
+    ev = run.events
+    removed = ev[(ev.kind == "MemberRemoved")]
+    assert removed[["time", "member", "reason"]].values.tolist() == [
+        [12_000, "consumer-1", "session_timeout"], [15_005, "consumer-1", "leave_group"]]
+    assert _member_rows(run, "consumer-1", 15_000)[:len(callback) + 3] == [
+        (15_000, "HeartbeatFailed", None, None, None), *callback, (15_005, "LeaveGroup", None, None, None),
+        (15_005, "MemberRemoved", None, "leave_group", None)]
+
+
+#: consumer-1 (orders-0..2 under range) had returned 3072, 2380 and 2048 records when it paused at 6010; each
+#: fetch brings 1024 (max.partition.fetch.bytes 1 MiB / 1 KiB records), so it buffered 1024 + 692 + 1024 = 2740
+#: (0 + 692 + 1024 returned and the reply to the fetch for orders-0 sent at 5810). A third member takes
+#: orders-2 (range: 2 each; cooperative-sticky moves the one partition over its quota of 2).
+BUFFERED, MOVED, RETAINED = 2740, 1024, 1024 + 692
+COLUMNS = ("flag_of_retained", "flag_of_moved", "buffer_while_paused", "buffer_at_rebalance",
+           "records_returned_from_buffer", "records_drained", "records_discarded_while_paused")
+MATRIX = {
+    # <= 2.3: Fetcher drains the paused partitions' data at the next poll; onJoinComplete's fresh state clears flags
+    ("2.3", "eager", "join"): ("lost", "lost", "discarded at the next poll()", "-", 0, 0, BUFFERED),
+    ("2.3", "eager", "lost"): ("lost", "-", "discarded at the next poll()", "-", 0, 0, BUFFERED),
+    # 2.4 eager: the join blocks poll(); the retained partitions' data matches the committed offsets and is returned
+    ("2.4", "eager", "join"): ("lost", "lost", "kept in the buffer",
+                               "returned after the reassignment; drained (no longer assigned)", RETAINED, MOVED, 0),
+    # expelled: consumer-2 owned and consumed orders-0..2 meanwhile, so consumer-1's buffer is behind the commits
+    ("2.4", "eager", "lost"): ("lost", "-", "kept in the buffer", "discarded (stale offset)", 0, 0, 0),
+    # cooperative: the retained partitions keep flag and buffer; the revoked one is drained
+    ("2.4", "cooperative", "join"): ("kept", "lost", "kept in the buffer",
+                                     "drained (no longer assigned); kept for retained partitions", 0, MOVED, 0),
+    # onPartitionsLost clears everything; the first (two-phase) rebalance gives consumer-1 nothing: all drained
+    ("2.4", "cooperative", "lost"): ("lost", "lost", "kept in the buffer", "drained (no longer assigned)", 0,
+                                     BUFFERED, 0),
+}
+for _v in ("2.5", "3.7"):   # KAFKA-8421: poll() drains between onJoinPrepare and onJoinComplete
+    MATRIX[(_v, "eager", "join")] = ("lost", "lost", "kept in the buffer", "drained (no longer assigned)", 0,
+                                     BUFFERED, 0)
+    MATRIX[(_v, "eager", "lost")] = ("lost", "-", "kept in the buffer", "drained (no longer assigned)", 0,
+                                     BUFFERED, 0)
+    MATRIX[(_v, "cooperative", "join")] = MATRIX[("2.4", "cooperative", "join")]
+    MATRIX[(_v, "cooperative", "lost")] = MATRIX[("2.4", "cooperative", "lost")]
+
+
+def test_the_behaviour_matrix_measures_each_eras_flags_and_buffered_records_exactly():
+    """The C.5 matrix of consumer-1 (pause once at 6 s, never resume; at 12 s a third member joins, or
+    consumer-1 itself is expelled): one row per era, protocol (cooperative from 2.4) and change, every column."""
+    from kafkasim.client.pause_resume import behaviour_matrix
+
+    df = behaviour_matrix(versions=("2.3", "2.4", "2.5", "3.7"))
+    got = {(r.kafka_version, r.protocol, r.change): tuple(getattr(r, c) for c in COLUMNS) for r in df.itertuples()}
+    assert list(got) == list(MATRIX)
+    assert got == MATRIX
+
+
+@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
+def test_the_matrix_probe_reads_a_moved_partitions_flag_at_its_new_owner(protocol):
+    """_probe asks the partition's owner at the end: with the remedy that pauses in onPartitionsAssigned
+    (REMEDIES), the new owner pauses orders-2 as it gets it, so the moved flag reads "kept"; so does the
+    retained one (eager: re-assigned and re-paused; cooperative: never revoked)."""
+    from kafkasim.client.pause_resume import PauseScenario, _probe
+
+    row = _probe(PauseScenario(protocol=protocol, remedy="repause_on_assigned", app_loop="pause_once",
+                               resume_at_ms=None), "consumer-1")
+    assert (row["flag_of_retained"], row["flag_of_moved"]) == ("kept", "kept")

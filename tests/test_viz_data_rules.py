@@ -25,7 +25,11 @@ from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
-from kafkasim.viz.pause_resume import _clip, _in_window, key_numbers, scenario_marks
+from kafkasim.client.pause_resume import PauseScenario
+from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settings, key_numbers, owned_intervals,
+                                      pause_current, paused_intervals, rebalance_intervals, scenario_marks,
+                                      timeline_frames, unexpected_points)
+from kafkasim.viz.pause_resume import scenario_with as pause_scenario_with
 from kafkasim.viz.protocol import COLUMNS
 from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
 from kafkasim.viz.share import ShareTrace, share_messages
@@ -593,3 +597,168 @@ def test_a_consumer_level_pause_covers_the_partitions_owned_while_it_was_set_non
                           "start": [0, 0, 3_000, 5_000, 0], "end": [1_000, 9_000, 4_000, 9_000, 9_000]})
     assert _clip(owned, "c-1", 1_000, 5_000) == [("c-1", 1, 1_000, 5_000, "consumer-level pause"),
                                                  ("c-1", 2, 3_000, 4_000, "consumer-level pause")]
+
+
+# -- the pause/resume timeline's tables, from hand-written event rows (kafkasim.core.events order) --------------
+def pause_row(t, kind, member=None, p=None, reason=None, value=None, source="consumer", generation=None):
+    return (t, source, "g", member, kind, generation, None if p is None else "orders", p, None, reason, value, None)
+
+
+def pause_run(rows, version="3.7", duration_ms=10_000):
+    return SimpleNamespace(rows=rows, scenario=SimpleNamespace(
+        kafka_version=version, duration_ms=duration_ms, topic="orders", remedy="none", app_loop="pause_once",
+        pause_at_ms=1_000, resume_at_ms=None, changes=[]))
+
+
+#: 3.7: c-1 owns orders-0 and -1 from 0, loses orders-0 at 2 s (onPartitionsLost), leaves at 3 s; c-2 owns
+#: orders-2 from 0 and gets orders-0 at 7 s, to the end (10 s).
+OWNED_37 = [pause_row(0, "PartitionsAssigned", "c-1", 0, value=2), pause_row(0, "PartitionsAssigned", "c-1", 1, value=2),
+            pause_row(0, "PartitionsAssigned", "c-2", 2, value=1), pause_row(2_000, "PartitionsLost", "c-1", 0, value=1),
+            pause_row(3_000, "LeaveGroup", "c-1"), pause_row(7_000, "PartitionsAssigned", "c-2", 0, value=1)]
+
+
+def test_an_owned_interval_ends_at_on_partitions_lost_or_the_members_leave_group_from_2_4():
+    assert owned_intervals(pause_run(OWNED_37)).values.tolist() == [
+        ["c-1", 0, 0, 2_000], ["c-1", 1, 0, 3_000], ["c-2", 2, 0, 10_000], ["c-2", 0, 7_000, 10_000]]
+
+
+def test_before_2_4_a_revoked_partition_stays_owned_until_that_members_next_on_partitions_assigned():
+    """<= 2.3 onJoinComplete replaces the assignment: c-1's orders-0, revoked at 1 s, ends at c-1's own
+    onPartitionsAssigned at 2 s (not at c-2's at 1.5 s); c-2's orders-1 at c-2's at 1.5 s. Once ended, it is
+    not ended again by c-1's next onPartitionsAssigned (3 s)."""
+    rows = [pause_row(0, "PartitionsAssigned", "c-1", 0), pause_row(0, "PartitionsAssigned", "c-2", 1),
+            pause_row(1_000, "PartitionsRevoked", "c-1", 0), pause_row(1_000, "PartitionsRevoked", "c-2", 1),
+            pause_row(1_500, "PartitionsAssigned", "c-2", 2), pause_row(2_000, "PartitionsAssigned", "c-1", 0),
+            pause_row(3_000, "PartitionsAssigned", "c-1", 3)]
+    assert owned_intervals(pause_run(rows, "2.3")).values.tolist() == [
+        ["c-2", 1, 0, 1_500], ["c-1", 0, 0, 2_000], ["c-2", 2, 1_500, 10_000], ["c-1", 0, 2_000, 10_000],
+        ["c-1", 3, 3_000, 10_000]]
+
+
+def test_a_pause_flag_ends_at_resume_at_its_clearing_or_when_its_partition_leaves_the_member():
+    """Each flag's `by` is who paused it. c-1: orders-0 paused at 1 s, resumed at 1.5 s; orders-1 paused in
+    onPartitionsAssigned at 1 s, cleared by a revocation at 2.5 s; orders-0 paused again at 1.8 s and never resumed:
+    it ends when orders-0 is lost (2 s). c-2 pauses orders-0 as it gets it at 7 s, until it leaves at 9 s. A flag
+    with no ownership on record (orders-5 of c-3) runs to the end of the run."""
+    rows = [*OWNED_37[:3], pause_row(1_000, "Paused", "c-1", 0, "application"),
+            pause_row(1_000, "Paused", "c-1", 1, "onPartitionsAssigned"), pause_row(1_500, "Resumed", "c-1", 0),
+            pause_row(1_800, "Paused", "c-1", 0, "application"), pause_row(2_500, "PauseFlagCleared", "c-1", 1),
+            *OWNED_37[3:], pause_row(7_000, "Paused", "c-2", 0, "onPartitionsAssigned"),
+            pause_row(8_000, "Paused", "c-3", 5, "application"), pause_row(9_000, "LeaveGroup", "c-2")]
+    assert paused_intervals(pause_run(rows)).values.tolist() == [
+        ["c-1", 0, 1_000, 1_500, "application"], ["c-1", 1, 1_000, 2_500, "onPartitionsAssigned"],
+        ["c-1", 0, 1_800, 2_000, "application"], ["c-2", 0, 7_000, 9_000, "onPartitionsAssigned"],
+        ["c-3", 5, 8_000, 10_000, "application"]]
+
+
+def test_a_consumer_level_pause_is_drawn_on_each_partition_owned_while_it_was_set_until_resume_or_the_end():
+    """KAFKA-13463 suggestion 5 (proposal): c-1 pauses at 1 s and resumes at 2.5 s, owning orders-0 until 2 s
+    and orders-1 until it leaves at 3 s; c-2 pauses at 8 s and never resumes: orders-2 and orders-0 to 10 s.
+    A partition's own Resumed row (orders-2 of c-2) does not end the consumer-level pause."""
+    rows = [*OWNED_37, pause_row(500, "Paused", "c-2", 2, "application"), pause_row(600, "Resumed", "c-2", 2),
+            pause_row(1_000, "Paused", "c-1", reason="proposal: consumer-level pause()"),
+            pause_row(2_500, "Resumed", "c-1", reason="proposal: consumer-level resume()"),
+            pause_row(8_000, "Paused", "c-2", reason="proposal: consumer-level pause()"),
+            pause_row(9_000, "Resumed", "c-2", 2)]
+    assert paused_intervals(pause_run(rows)).values.tolist() == [
+        ["c-2", 2, 500, 600, "application"], ["c-1", 0, 1_000, 2_000, "consumer-level pause"], ["c-1", 1, 1_000, 2_500, "consumer-level pause"],
+        ["c-2", 2, 8_000, 10_000, "consumer-level pause"], ["c-2", 0, 8_000, 10_000, "consumer-level pause"]]
+
+
+def test_a_rebalance_band_runs_from_rebalance_started_to_generation_stabilized_or_the_end():
+    """Only coordinator rows count; a MemberRemoved inside a rebalance (a member leaving while it runs) neither
+    ends nor starts one, nor does the one that empties the group (9.5 s); a rebalance still open at the end
+    (10 s) keeps the generation it started in."""
+    c = dict(source="coordinator")
+    rows = [pause_row(500, "GenerationStabilized", "c-9", generation=7),   # a consumer's row of that name
+            pause_row(1_000, "RebalanceStarted", reason="member c-1 joined", generation=0, **c),
+            pause_row(2_000, "MemberRemoved", "c-2", reason="leave_group", generation=0, **c),
+            pause_row(3_000, "GenerationStabilized", value=1, generation=1, **c),
+            pause_row(8_000, "MemberRemoved", "c-1", reason="session_timeout", generation=1, **c),
+            pause_row(8_000, "RebalanceStarted", reason="removing member c-1: session_timeout", generation=1, **c)]
+    rows[0] = (*rows[0][:1], "consumer", *rows[0][2:])
+    ended = [*rows, pause_row(9_000, "GenerationStabilized", value=1, generation=2, **c),
+             pause_row(9_500, "MemberRemoved", "c-2", reason="leave_group", generation=2, **c)]
+    assert rebalance_intervals(pause_run(ended)).values.tolist() == [
+        ["PreparingRebalance", 1_000, 3_000, 1, "member c-1 joined"],
+        ["PreparingRebalance", 8_000, 9_000, 2, "removing member c-1: session_timeout"]]
+    assert list(rebalance_intervals(pause_run(rows)).columns) == ["phase", "start", "end", "generation", "reason"]
+    assert rebalance_intervals(pause_run(rows)).values.tolist() == [
+        ["PreparingRebalance", 1_000, 3_000, 1, "member c-1 joined"],
+        ["PreparingRebalance", 8_000, 10_000, 1, "removing member c-1: session_timeout"]]
+
+
+def test_only_records_returned_to_an_application_that_paused_everything_are_unexpected_points():
+    rows = [pause_row(1_000, "RecordsReturned", "c-1", 0, None, 500),
+            pause_row(2_000, "RecordsReturned", "c-1", 0, "unexpected_from_buffer", 300),
+            pause_row(2_000, "RecordsReturned", "c-1", 1, "unexpected_new_fetch", 200),
+            pause_row(2_000, "RecordsDiscarded", "c-1", 2, "not_assigned", 100)]
+    assert unexpected_points(pause_run(rows)).values.tolist() == [
+        [2_000, "c-1", 0, 300, "buffered"], [2_000, "c-1", 1, 200, "new fetch"]]
+
+
+def test_the_timeline_tables_are_windowed_in_seconds_with_partitions_named_topic_dash_number():
+    """The whole run is [0, 10 s]; a window (0, 2500) cuts at 2.5 s; the owned rows are coloured by member,
+    the flags by FLAG; rows are numbered from 0 after the cut."""
+    run = pause_run([*OWNED_37[:3], pause_row(1_000, "Paused", "c-1", 1, "application"), *OWNED_37[3:]])
+    whole = timeline_frames(run)
+    assert whole["owned"].values.tolist() == [
+        ["c-1", "orders-0", 0.0, 2.0, "c-1"], ["c-1", "orders-1", 0.0, 3.0, "c-1"],
+        ["c-2", "orders-2", 0.0, 10.0, "c-2"], ["c-2", "orders-0", 7.0, 10.0, "c-2"]]
+    assert list(whole["owned"].columns) == ["member", "partition", "start_s", "end_s", "color"]
+    cut = timeline_frames(run, (0, 2_500))
+    assert cut["owned"][["partition", "start_s", "end_s"]].values.tolist() == [
+        ["orders-0", 0.0, 2.0], ["orders-1", 0.0, 2.5], ["orders-2", 0.0, 2.5]]
+    assert cut["paused"].to_dict("list") == {"member": ["c-1"], "partition": ["orders-1"], "by": ["application"],
+                                            "start_s": [1.0], "end_s": [2.5], "color": ["pause flag set"]}
+    later = timeline_frames(run, (6_000, 20_000))
+    assert list(later["owned"].index) == [0, 1] and later["owned"].start_s.tolist() == [6.0, 7.0]
+    with pytest.raises(ValueError, match="start < end inside 0..10000 ms"):
+        timeline_frames(run, (5_000, 5_000))
+
+
+def test_the_timeline_lists_members_by_number_so_consumer_10_comes_after_consumer_9():
+    owned = pd.DataFrame({"member": ["consumer-10", "consumer-9", "consumer-10", "consumer-1"]})
+    assert _members({"owned": owned}) == ["consumer-1", "consumer-9", "consumer-10"]
+
+
+def test_the_marks_label_the_applications_pause_its_resume_and_each_change():
+    """The mark of the pause says which loop (or the proposal's consumer-level pause); resume is marked only
+    when it happens before the end; an unnamed leave is the last member started."""
+    def marks(**kw):
+        base = dict(remedy="none", app_loop="pause_every_poll", pause_at_ms=1_000, resume_at_ms=9_000,
+                    duration_ms=10_000, changes=[(4_000, "join", None), (5_000, "leave", None)])
+        return scenario_marks(SimpleNamespace(scenario=SimpleNamespace(**{**base, **kw}))).values.tolist()
+
+    assert marks() == [[1_000, "pause(assignment()) before every poll()", "pause loop"],
+                       [9_000, "resume(assignment())", "resume"], [4_000, "a new member joins", "join"],
+                       [5_000, "the last member started leaves (LeaveGroup)", "leave"]]
+    assert marks(app_loop="pause_once", resume_at_ms=10_000, changes=[])[0] == [1_000, "pause(assignment()) once",
+                                                                              "pause once"]
+    assert len(marks(resume_at_ms=10_000, changes=[])) == 1
+    assert marks(remedy="proposal_consumer_pause", changes=[]) == [
+        [1_000, "consumer-level pause() (proposal)", "pause()"], [9_000, "resume(assignment())", "resume"]]
+
+
+def test_an_explorer_setting_replaces_its_scenario_field_and_a_change_keeps_the_bases_time():
+    """scenario_with: the four PauseScenario fields as given; a protocol resets the assignor (cooperative
+    needs cooperative-sticky); a change happens at the base's first change time, else 6 s after the pause;
+    only "lost" names a member (consumer-1), a join or leave takes the default; max.poll.records is a consumer
+    config."""
+    base = PauseScenario(assignor="roundrobin", changes=((9_000, "join"),), consumer={"fetch.min.bytes": 2})
+    s = pause_scenario_with(base, {"kafka_version": "2.4", "protocol": "cooperative", "remedy": "proposal_keep_pause",
+                             "app_loop": "pause_once", "change": "leave", "max.poll.records": 100})
+    assert (s.kafka_version, s.protocol, s.assignor, s.remedy, s.app_loop) == (
+        "2.4", "cooperative", None, "proposal_keep_pause", "pause_once")
+    assert s.changes == ((9_000, "leave", None),)
+    assert s.consumer == {"fetch.min.bytes": 2, "max.poll.records": 100}
+    assert pause_scenario_with(base, {"change": "lost"}).changes == ((9_000, "lost", "consumer-1"),)
+    assert pause_scenario_with(base, {"remedy": "none"}).assignor == "roundrobin"
+    assert pause_scenario_with(base.replace(changes=(), pause_at_ms=5_000), {"change": "join"}).changes == (
+        (11_000, "join", None),)
+    assert pause_current("change", base.replace(changes=())) is None
+    assert pause_current("change", base.replace(changes=((9_000, "lost", "consumer-2"),))) == "lost"
+    with pytest.raises(ConfigError) as e:
+        check_settings(["kafka_version", "colour"])
+    assert str(e.value) == ("unknown explorer setting(s) ['colour']; choose from kafka_version, protocol, remedy, "
+                            "app_loop, change, max.poll.records")

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterator
@@ -72,10 +73,11 @@ from kafkasim.core.provenance import provenance
 from kafkasim.core.errors import ConfigError, check_int
 from kafkasim.core.java import INT_MAX
 from kafkasim.core.events import to_frame
-from kafkasim.client.fetch_buffer import NOT_ASSIGNED, STALE, CompletedFetch, Fetcher, Returned
+from kafkasim.client.fetch_buffer import NOT_ASSIGNED, NOT_FETCHABLE, STALE, CompletedFetch, Fetcher, Returned
 from kafkasim.client.subscription_state import SubscriptionState, TopicPartition, at_least, tp_str
 
 EAGER, COOPERATIVE = "eager", "cooperative"
+NO_GENERATION = -1   # AbstractCoordinator.Generation.NO_GENERATION.generationId
 EAGER_ASSIGNORS = ("range", "roundrobin", "sticky")
 
 #: Remedy -> what it does. Names starting with "proposal_" do not exist in any Kafka release.
@@ -275,7 +277,7 @@ class _Member:
         self.auto_commit_ms = cfg["auto.commit.interval.ms"]
         self.subs = SubscriptionState(v)
         self.fetcher = Fetcher(self.subs, cfg.get("max.poll.records") or INT_MAX)
-        self.generation = -1
+        self.generation = NO_GENERATION
         self.rejoin_needed = True
         self.join_pending = False
         self.pending_sync: tuple | None = None
@@ -460,10 +462,10 @@ class _Member:
         if not owned:
             return
         if lost and self.v24:
-            self._revoke(owned, "lost")
+            self._revoke(owned, lost=True)
             self._clear(self.subs.assign_from_subscribed([]), "lost")
         elif not self.cooperative or lost:
-            self._revoke(owned, "revocation")
+            self._revoke(owned)
             if self.v24:
                 self._clear(self.subs.assign_from_subscribed([]), "revocation")
             # <= 2.3: the old assignment stays until onJoinComplete replaces it
@@ -477,7 +479,7 @@ class _Member:
         if self.cooperative:
             revoked = [tp for tp in self.subs.assigned_partitions() if tp not in keep]
             if revoked:
-                self._revoke(revoked, "revocation")
+                self._revoke(revoked)
                 self.rejoin_needed = True   # requestRejoin(): the second rebalance
         self._clear(self.subs.assign_from_subscribed(assigned), "revocation" if self.v24 else "fresh_state")
         for tp in self.saved_paused:        # proposal_keep_pause (PR #11911)
@@ -489,19 +491,19 @@ class _Member:
             for tp in (added if self.v24 else assigned):
                 self._pause(tp, "onPartitionsAssigned")
 
-    def _revoke(self, tps: list[TopicPartition], why: str) -> None:
+    def _revoke(self, tps: list[TopicPartition], lost: bool = False) -> None:
         """invokePartitionsRevoked / invokePartitionsLost (with their 3.2+ log line, KAFKA-13425)."""
         paused = sorted(tp for tp in tps if self.subs.is_paused(tp))
         if paused and self.logs_pause_flags:
             self.run.client_log.append((self.sim.now, self.name, f"The pause flag in partitions "
                                         f"[{', '.join(map(tp_str, paused))}] will be removed due to "
-                                        f"{'partition lost' if why == 'lost' else 'revocation'}."))
+                                        f"{'partition lost' if lost else 'revocation'}."))
         if paused and self.run.scenario.remedy == "proposal_clear_buffer_on_revoke":
             for d in self.fetcher.clear_buffered_data(set(self.fetcher.buffered()) - set(paused),
                                                       "proposal: cleared on revocation"):
                 self.row("RecordsDiscarded", d.tp, value=d.count, reason=d.reason)
                 self.run.discarded(d)
-        self._callback("PartitionsLost" if why == "lost" else "PartitionsRevoked", tps)
+        self._callback("PartitionsLost" if lost else "PartitionsRevoked", tps)
 
     def _callback(self, kind: str, tps: list[TopicPartition]) -> None:
         for tp in tps:
@@ -536,13 +538,12 @@ class _Member:
 
     def close(self) -> None:
         """KafkaConsumer.close(): commit, (2.4+) onLeavePrepare revokes everything, LeaveGroup."""
-        if self.auto_commit and self.generation >= 0:
+        expelled = self.generation == NO_GENERATION
+        if self.auto_commit and not expelled:
             self._commit()
-        if self.v24 and self.subs.assigned_partitions():
-            self._revoke(self.subs.assigned_partitions(), "revocation" if self.generation >= 0 else "lost")
-        self.alive = False
-        if self._timer is not None:
-            self._timer.cancel()
+        if self.v24 and self.subs.assigned_partitions():   # onLeavePrepare
+            self._revoke(self.subs.assigned_partitions(), lost=expelled)
+        self.alive = False   # a pending _step finds it so and does nothing
         self.row("LeaveGroup")
         self.group.remove(self, "leave_group")
 
@@ -735,11 +736,13 @@ def _probe(scenario: PauseScenario, name: str) -> dict:
     def flag(tps, paused):
         return "-" if not tps else "kept" if all(paused(tp) for tp in tps) else "lost"
 
-    mine = [r for r in run.rows if r[3] == name]
-    n_while = sum(r[10] for r in mine if scenario.pause_at_ms <= r[0] < change_ms and r[4] == "RecordsDiscarded")
-    from_buffer = sum(r[10] for r in mine if r[0] >= change_ms and r[9] == "unexpected_from_buffer")
-    drained = sum(r[10] for r in mine if r[0] >= change_ms and r[9] == NOT_ASSIGNED)
-    stale = sum(r[10] for r in mine if r[0] >= change_ms and r[9] == STALE)
+    # records by reason; each reason is the era's and only a pause or a rebalance causes it, so no time window:
+    # NOT_FETCHABLE (<= 2.3: data of a paused partition), NOT_ASSIGNED, STALE, unexpected_from_buffer
+    n: Counter = Counter()
+    for r in run.rows:
+        if r[3] == name and r[4] in ("RecordsDiscarded", "RecordsReturned"):
+            n[r[9]] += r[10]
+    n_while, from_buffer, drained, stale = n[NOT_FETCHABLE], n["unexpected_from_buffer"], n[NOT_ASSIGNED], n[STALE]
     kept = sum(n for tp, n in me.fetcher.buffered().items() if tp in retained)
     at_rebalance = [text for n, text in ((from_buffer, "returned after the reassignment"),
                                          (drained, "drained (no longer assigned)"),

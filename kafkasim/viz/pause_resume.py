@@ -42,6 +42,8 @@ FLAG_COLOR = style.STATE_COLORS["paused"]
 CLEARED_COLOR = "#111111"
 UNEXPECTED_COLOR = style.ERROR_COLOR
 MAX_POINTS = 160
+#: RecordsReturned reasons of records poll() returned although the application had paused everything.
+UNEXPECTED = ("unexpected_from_buffer", "unexpected_new_fetch")
 #: The grid explorer's settings: PauseScenario fields, and `max.poll.records` (a consumer config).
 GRID_SETTINGS = ("kafka_version", "protocol", "remedy", "app_loop", "change", "max.poll.records")
 
@@ -130,7 +132,7 @@ def paused_intervals(run) -> pd.DataFrame:
         elif kind == "Resumed" and p is None and member in consumer_level:
             out += _clip(owned, member, consumer_level.pop(member), row[T])
         elif kind == "Paused":
-            open_.setdefault((member, p), (row[T], row[REASON] or "application"))
+            open_.setdefault((member, p), (row[T], row[REASON]))   # who paused: always named
         elif kind in ("Resumed", "PauseFlagCleared") and (member, p) in open_:
             start, by = open_.pop((member, p))
             out.append((member, p, start, row[T], by))
@@ -161,7 +163,7 @@ def unexpected_points(run) -> pd.DataFrame:
     paused everything; path "buffered" (fetched before the rebalance) or "new fetch"."""
     rows = [(r[T], r[MEMBER], r[PARTITION], int(r[VALUE]),
              "buffered" if r[REASON] == "unexpected_from_buffer" else "new fetch")
-            for r in run.rows if r[KIND] == "RecordsReturned" and (r[REASON] or "").startswith("unexpected")]
+            for r in run.rows if r[KIND] == "RecordsReturned" and r[REASON] in UNEXPECTED]
     return pd.DataFrame(rows, columns=["time", "member", "partition", "records", "path"])
 
 
@@ -174,10 +176,10 @@ def rebalance_intervals(run) -> pd.DataFrame:
         if r[KIND] == "RebalanceStarted" and start is None:
             start = r
         elif r[KIND] == "GenerationStabilized" and start is not None:
-            out.append(("PreparingRebalance", start[T], r[T], r[GENERATION], start[REASON] or ""))
+            out.append(("PreparingRebalance", start[T], r[T], r[GENERATION], start[REASON]))
             start = None
     if start is not None:
-        out.append(("PreparingRebalance", start[T], _end_ms(run), start[GENERATION], start[REASON] or ""))
+        out.append(("PreparingRebalance", start[T], _end_ms(run), start[GENERATION], start[REASON]))
     return pd.DataFrame(out, columns=["phase", "start", "end", "generation", "reason"])
 
 
@@ -214,11 +216,10 @@ def _in_window(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     """Rows of an interval table (start, end) or a point table (time) inside [lo, hi], clipped, in seconds."""
     if "time" in frame:
         frame = frame[(frame.time >= lo) & (frame.time <= hi)]
-        return frame.drop(columns=["time"]).assign(time_s=frame.time.to_numpy(dtype=float) / 1000)
+        return frame.drop(columns=["time"]).assign(time_s=frame.time / 1000)
     frame = frame[(frame.end >= lo) & (frame.start <= hi)]
     return frame.drop(columns=["start", "end"]).assign(
-        start_s=frame.start.clip(lower=lo).to_numpy(dtype=float) / 1000,
-        end_s=frame.end.clip(upper=hi).to_numpy(dtype=float) / 1000)
+        start_s=frame.start.clip(lower=lo) / 1000, end_s=frame.end.clip(upper=hi) / 1000)
 
 
 def timeline_frames(run, window=None) -> dict[str, pd.DataFrame]:
