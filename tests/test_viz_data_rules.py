@@ -619,7 +619,7 @@ def test_the_size_bars_show_the_wire_size_up_to_0_10_0_and_the_bounded_data_from
     wire = 19 + 360 * (18 + 300 * MiB)
     assert frame["bytes"].tolist() == [wire, wire, 300 * MiB, 300 * MiB]
     assert frame.dtypes.astype(str).to_dict() == {
-        "version": "object", "client": "object", "bytes": "float64", "text": "object", "overflow": "bool",
+        "version": "object", "client": "object", "bytes": "int64", "text": "object", "overflow": "bool",
         "verdict": "object", "per_request": "int64", "heap_bytes": "int64", "message": "object"}
     assert frame["per_request"].tolist() == [360] * 4 and frame["overflow"].tolist() == [True, True, False, False]
     assert frame["verdict"].tolist()[1] == f"OVERFLOW: the 32-bit size wraps to {wire - 26 * 2**32:,}"

@@ -40,7 +40,7 @@ def verdict(row) -> str:
 def size_frame(sizing: pd.DataFrame) -> pd.DataFrame:
     """version, client, bytes (the worst-case response on the wire, else the bounded data), text,
     overflow, verdict, per_request, heap_bytes, message: one row per row of a `fetch_sizing` table."""
-    size = sizing["wire_size_bytes"].fillna(sizing["response_bytes"]).astype(float)
+    size = sizing["wire_size_bytes"].fillna(sizing["response_bytes"]).astype(int)   # exact bytes
     return pd.DataFrame({
         "version": sizing["kafka_version"].astype(str), "client": sizing["consumer_type"].astype(str),
         "bytes": size, "text": [human(b) for b in size],
