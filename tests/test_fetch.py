@@ -399,7 +399,8 @@ def test_sizing_for_a_message_configures_every_version_to_carry_it(message):
     assert rows["partition_limit_bytes"].tolist() == [max(message, MiB)] * 2 + [MiB] * 2
 
 
-def test_sizing_for_a_message_names_message_bytes_and_its_range():
+@pytest.mark.parametrize("message, versions", [(0, ("0.8.2", "3.7")), (-1, ("3.7",))])
+def test_sizing_for_a_message_names_message_bytes_and_its_range_not_the_broker_config_set_from_it(message, versions):
     with pytest.raises(ConfigError) as err:
-        sizing_for_message(0, partitions=1)
-    assert str(err.value) == range_error("message_bytes", 0, 1, INT_MAX)
+        sizing_for_message(message, versions=versions, partitions=1)
+    assert str(err.value) == range_error("message_bytes", message, 1, INT_MAX)
