@@ -151,7 +151,7 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
     b = broker_config("0.9", broker)
     message = fetch if message_bytes is None else message_bytes
     size = wire_size(per_request, fetch, topic)
-    fits = (INT_MAX - wire_size(0, 0, topic)) // (PARTITION_HEADER_BYTES + fetch)
+    fits = (INT_MAX - RESPONSE_HEADER_BYTES - topic_header_bytes(topic)) // (PARTITION_HEADER_BYTES + fetch)
     problems = []
     if size > INT_MAX and fits == 0:  # one partition alone overflows: more consumers cannot help
         problems.append(_overflow("fetch.message.max.bytes", fetch, per_request, size) + ". Not even one such "
