@@ -153,16 +153,14 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
     size = wire_size(per_request, fetch, topic)
     fits = (INT_MAX - RESPONSE_HEADER_BYTES - topic_header_bytes(topic)) // (PARTITION_HEADER_BYTES + fetch)
     problems = []
-    if size > INT_MAX and fits == 0:  # one partition alone overflows: more consumers cannot help
-        problems.append(_overflow("fetch.message.max.bytes", fetch, per_request, size) + ". Not even one such "
-                        "partition fits in one request: lower fetch.message.max.bytes (e.g. by compressing the "
-                        "messages)")
-    elif size > INT_MAX:
-        problems.append(
-            _overflow("fetch.message.max.bytes", fetch, per_request, size) + f". At most {fits} such partitions fit "
-            f"in one request: use at least {math.ceil(partitions / (fits * leader_brokers * fetchers))} "
-            "consumers (or spread the partitions over more leader brokers, or lower fetch.message.max.bytes, e.g. "
-            "by compressing the messages)")
+    if size > INT_MAX:
+        problems.append(_overflow("fetch.message.max.bytes", fetch, per_request, size) + (
+            # one partition alone overflows: more consumers cannot help
+            ". Not even one such partition fits in one request: lower fetch.message.max.bytes (e.g. by compressing "
+            "the messages)" if fits == 0 else
+            f". At most {fits} such partitions fit in one request: use at least "
+            f"{math.ceil(partitions / (fits * leader_brokers * fetchers))} consumers (or spread the partitions over "
+            "more leader brokers, or lower fetch.message.max.bytes, e.g. by compressing the messages)"))
     if message > fetch:
         problems.append(f"fetch.message.max.bytes ({fetch}) is below the message size ({message}): "
                         "MessageSizeTooLargeException (\"Found a message larger than the maximum fetch size of this "
