@@ -286,17 +286,33 @@ def test_a_message_of_exactly_the_fetch_size_is_fetched_and_one_byte_more_is_stu
     assert java_consumer_fetch("0.10.1", partitions=1, message_bytes=MiB + 1, broker=CARRIES)["ok"]
 
 
-def test_the_broker_refuses_a_message_one_byte_over_message_max_bytes_for_either_consumer():
-    """Log.append: a message over message.max.bytes is refused with MESSAGE_TOO_LARGE (10); 3.7's
-    default is 1048588, 0.9's 1000012."""
-    refused = ("message.max.bytes (1048588) is below the message size (1048589): the broker rejects the message "
-               "(\"Message size is ... bytes which exceeds the maximum configured message size\", MESSAGE_TOO_LARGE = "
-               "10)")
-    assert java_consumer_fetch("3.7", partitions=1, message_bytes=1048588)["ok"]
-    assert java_consumer_fetch("3.7", partitions=1, message_bytes=1048589)["problems"] == [refused]
-    assert zookeeper_consumer_fetch(partitions=1, message_bytes=1000012)["ok"]
-    assert zookeeper_consumer_fetch(partitions=1, message_bytes=1000013)["problems"] == [
-        refused.replace("1048588", "1000012").replace("1048589", "1000013")]
+def refused(limit, quote):
+    return (f"message.max.bytes ({limit}) is below the message size ({limit + 1}): the broker rejects the message "
+            f"(\"{quote}\", MESSAGE_TOO_LARGE = 10)")
+
+
+@pytest.mark.parametrize("version, limit, quote", [
+    # Log.scala 0.8.2-0.10.x (MessageSizeTooLargeException, then RecordTooLargeException)
+    ("0.8.2", 1000012, "Message size is ... bytes which exceeds the maximum configured message size of ..."),
+    ("0.10.1", 1000012, "Message size is ... bytes which exceeds the maximum configured message size of ..."),
+    # Log.analyzeAndValidateRecords 0.11-1.1, then with the partition from 2.0 (UnifiedLog in 3.x); 1048588 from 2.5
+    ("0.11", 1000012, "The record batch size is ... bytes which exceeds the maximum configured value of ..."),
+    ("1.1", 1000012, "The record batch size is ... bytes which exceeds the maximum configured value of ..."),
+    ("2.0", 1000012, "The record batch size in the append to ... is ... bytes which exceeds the maximum configured "
+                     "value of ..."),
+    ("3.7", 1048588, "The record batch size in the append to ... is ... bytes which exceeds the maximum configured "
+                     "value of ..."),
+])
+def test_the_broker_refuses_a_message_one_byte_over_message_max_bytes_in_its_versions_words(version, limit, quote):
+    """Log.append: a message over message.max.bytes is refused with MESSAGE_TOO_LARGE (10), one of
+    exactly message.max.bytes is taken."""
+    def calc(message):
+        if version == "0.8.2":
+            return zookeeper_consumer_fetch(partitions=1, message_bytes=message,
+                                            consumer={"fetch.message.max.bytes": 2 * MiB})
+        return java_consumer_fetch(version, partitions=1, message_bytes=message)
+    assert calc(limit)["ok"]
+    assert calc(limit + 1)["problems"] == [refused(limit, quote)]
 
 
 def test_two_problems_are_said_in_one_message_joined_by_a_bar():

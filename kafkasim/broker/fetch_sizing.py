@@ -61,6 +61,8 @@ GiB = 1 << 30
 #: short string + partition count; per partition id + error code + high watermark + set size.
 RESPONSE_HEADER_BYTES = 4 + 4
 PARTITION_HEADER_BYTES = 4 + 2 + 8 + 4
+#: The broker the 0.8.2 calculator configures: 0.9's configs and rules, which 0.8.2 shares.
+BROKER_VERSION = "0.9"
 #: The topic the calculators name when none is given: only its length counts (a short string).
 TOPIC = "topic"
 
@@ -105,13 +107,18 @@ def _workload(partitions, consumers, leader_brokers, consumers_per_jvm, message_
     return per_consumer, per_request
 
 
-def _broker_problems(message_bytes: int | None, broker: dict) -> list[str]:
+def _broker_problems(message_bytes: int | None, broker: dict, version: str) -> list[str]:
+    """The broker's own limit, quoted as its log append words the refusal in `version` (Log.scala,
+    UnifiedLog.scala: a message of exactly message.max.bytes is accepted)."""
     limit = broker["message.max.bytes"]
-    if message_bytes is not None and message_bytes > limit:
-        return [f"message.max.bytes ({limit}) is below the message size ({message_bytes}): the broker rejects the "
-                "message (\"Message size is ... bytes which exceeds the maximum configured message size\", "
-                f"{Errors.MESSAGE_TOO_LARGE.name} = {Errors.MESSAGE_TOO_LARGE.code})"]
-    return []
+    if message_bytes is None or message_bytes <= limit:
+        return []
+    vt = version_tuple(version)
+    text = ("Message size is ... bytes which exceeds the maximum configured message size of ..." if vt < (0, 11) else
+            "The record batch size is ... bytes which exceeds the maximum configured value of ..." if vt < (2,) else
+            "The record batch size in the append to ... is ... bytes which exceeds the maximum configured value of ...")
+    return [f"message.max.bytes ({limit}) is below the message size ({message_bytes}): the broker rejects the "
+            f"message (\"{text}\", {Errors.MESSAGE_TOO_LARGE.name} = {Errors.MESSAGE_TOO_LARGE.code})"]
 
 
 def _overflow(config: str, limit: int, per_request: int, size: int) -> str:
@@ -148,7 +155,7 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
     check_range("streams_per_consumer", streams_per_consumer, 1)
     per_consumer, per_request = _workload(partitions, consumers, leader_brokers, consumers_per_jvm, message_bytes,
                                           fetchers)
-    b = broker_config("0.9", broker)
+    b = broker_config(BROKER_VERSION, broker)
     message = fetch if message_bytes is None else message_bytes
     size = wire_size(per_request, fetch, topic)
     fits = (INT_MAX - RESPONSE_HEADER_BYTES - topic_header_bytes(topic)) // (PARTITION_HEADER_BYTES + fetch)
@@ -165,7 +172,7 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
         problems.append(f"fetch.message.max.bytes ({fetch}) is below the message size ({message}): "
                         "MessageSizeTooLargeException (\"Found a message larger than the maximum fetch size of this "
                         "consumer ...\"); the consumer is stuck at that offset")
-    problems += _broker_problems(message_bytes, b)
+    problems += _broker_problems(message_bytes, b, BROKER_VERSION)
     return _result(
         ZOOKEEPER_CONSUMER_VERSION, "ZooKeeper consumer", per_consumer, per_request, fetch, None, per_request * fetch,
         size, problems, "ok: the worst-case response fits in Int.MaxValue",
@@ -206,7 +213,7 @@ def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int =
         problems.append(f"max.partition.fetch.bytes ({part_limit}) is below the message size ({message}): "
                         "RecordTooLargeException (\"There are some messages at [Partition=Offset]: ... whose size is "
                         "larger than the fetch size ... and hence cannot be ever returned\")")
-    problems += _broker_problems(message_bytes, b)
+    problems += _broker_problems(message_bytes, b, kafka_version)
     return _result(
         kafka_version, "Java consumer", per_consumer, per_request, part_limit, response_limit, data, size, problems,
         "ok: the response is bounded" if kip74 else "ok: the worst-case response fits in Int.MaxValue",
