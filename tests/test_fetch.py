@@ -8,8 +8,8 @@ import pytest
 
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.java import INT_MAX, int32
-from kafkasim.broker.fetch_sizing import (MiB, fetch_sizing, java_consumer_fetch, seed_large_messages, sizing_for_message,
-                            size_field_outcome, wire_size, zookeeper_consumer_fetch)
+from kafkasim.broker.fetch_sizing import (MiB, fetch_sizing, java_consumer_fetch, seed_large_messages,
+                                          size_field_outcome, sizing_for_message, wire_size, zookeeper_consumer_fetch)
 
 
 def by_hand(partitions, per_partition, topic="topic"):

@@ -295,10 +295,10 @@ def sizing_for_message(message_bytes: int, *, versions=("0.8.2", "0.9", "0.10.1"
                        **workload):
     """`fetch_sizing` for a workload whose largest message is `message_bytes`, each version
     configured just enough to carry it, as an operator would: the broker's message.max.bytes set to
-    it (replica.fetch.max.bytes too, from its 1 MiB default up), and the per-partition fetch size raised to it where a
-    larger message would be stuck (fetch.message.max.bytes in 0.8.2, max.partition.fetch.bytes in
-    0.9 and 0.10.0). From 0.10.1 the defaults stay: KIP-74 returns an oversized first batch whole.
-    `chunks` sets 0.8.2's queued.max.message.chunks."""
+    it (replica.fetch.max.bytes too, from its 1 MiB default up), and the per-partition fetch size
+    raised to it where a larger message would be stuck (fetch.message.max.bytes in 0.8.2,
+    max.partition.fetch.bytes in 0.9 and 0.10.0). From 0.10.1 the defaults stay: KIP-74 returns an
+    oversized first batch whole. `chunks` sets 0.8.2's queued.max.message.chunks."""
     check_range("message_bytes", message_bytes, 1, INT_MAX)
     part = max(message_bytes, MiB)
     broker = _carries(message_bytes)
