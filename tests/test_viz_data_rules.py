@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
-from kafkasim.broker.fetch_sizing import MiB, wire_size
+from kafkasim.broker.fetch_sizing import GiB, MiB, sizing_for_message, wire_size
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import to_frame
 from kafkasim.core.java import INT_MAX
@@ -22,7 +22,7 @@ from kafkasim.viz.claims import over_seeds, spread
 from kafkasim.viz.compare import compare
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
-from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames
+from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames, human, size_frame, verdict
 from kafkasim.viz.group_size import _storm_frame
 from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
 from kafkasim.client.pause_resume import PauseScenario
@@ -762,3 +762,52 @@ def test_an_explorer_setting_replaces_its_scenario_field_and_a_change_keeps_the_
         check_settings(["kafka_version", "colour"])
     assert str(e.value) == ("unknown explorer setting(s) ['colour']; choose from kafka_version, protocol, remedy, "
                             "app_loop, change, max.poll.records")
+
+
+# -- fetch sizing (KAFKA-1196): what the bars, tooltips and calculator lines say ---------------------
+def test_fetch_bytes_read_as_mib_below_one_gib_and_gib_from_it_and_n_a_when_unknown():
+    assert (human(GiB - 1), human(GiB), human(None), human(float("nan"))) == (
+        "1,024.0 MiB", "1.00 GiB", "n/a", "n/a")
+
+
+def test_a_blocked_row_says_the_config_before_the_first_colon_and_an_overflow_the_wrapped_size():
+    """verdict: overflow first (with the signed 32-bit size field), else the first problem's cause."""
+    stuck = {"overflow": False, "ok": False, "size_field": None,
+             "message": "fetch.message.max.bytes (1048576) is below the message size (1048577): "
+                        "MessageSizeTooLargeException (...)"}
+    assert verdict(stuck) == "blocked: fetch.message.max.bytes (1048576) is below the message size (1048577)"
+    assert verdict({**stuck, "overflow": True, "size_field": -2**31}) == "OVERFLOW: the 32-bit size wraps to -2,147,483,648"
+    assert verdict({**stuck, "ok": True}) == "ok"
+
+
+def test_the_size_bars_show_the_wire_size_up_to_0_10_0_and_the_bounded_data_from_0_10_1():
+    # 360 partitions of 300 MiB, one consumer: 0.8.2 and 0.9 put 360 x (300 MiB + 18) + 19 bytes on the wire
+    # (the size wraps); 0.10.1 returns one 300 MiB batch (KIP-74); the tooltip keeps a message's first 300 chars
+    rows = sizing_for_message(300 * MiB, partitions=360)
+    frame = size_frame(rows)
+    wire = 19 + 360 * (18 + 300 * MiB)
+    assert frame["bytes"].tolist() == [wire, wire, 300 * MiB, 300 * MiB]
+    assert frame.dtypes.astype(str).to_dict() == {
+        "version": "object", "client": "object", "bytes": "int64", "text": "object", "overflow": "bool",
+        "verdict": "object", "per_request": "int64", "heap_bytes": "int64", "message": "object"}
+    assert frame["per_request"].tolist() == [360] * 4 and frame["overflow"].tolist() == [True, True, False, False]
+    assert frame["verdict"].tolist()[1] == f"OVERFLOW: the 32-bit size wraps to {wire - 26 * 2**32:,}"
+    assert [len(m) for m in frame["message"]] == [300, 300, 27, 27]      # "ok: the response is bounded"
+    assert frame["message"][0] == rows["message"][0][:300]
+
+
+def test_the_calculator_checks_its_grid_and_passes_each_setting_and_version_on():
+    grid = {"partitions": [8], "consumers": [2], "message_mib": [1], "leader_brokers": [1, 2]}
+    with pytest.raises(ValueError) as err:
+        calculator_frames({**grid, "topics": [1]})
+    assert str(err.value) == ("the grid needs exactly ['partitions', 'consumers', 'message_mib', 'leader_brokers']; "
+                              "unknown ['topics'], missing []")
+    sizes, verdicts = calculator_frames(grid, versions=("0.9",), consumers_per_jvm="one")
+    assert list(sizes.index) == [0, 1] and list(verdicts["version"]) == ["0.9", "0.9"]
+    # 4 partitions per consumer of 1 MiB: one leader, 4 per request; two leaders, 2 per request
+    assert sizes["per_request"].tolist() == [4, 2] and sizes["p_leader_brokers"].tolist() == [1, 2]
+    # one consumer per JVM: one response per leader, 4 MiB either way; both consumers in one JVM: 8 MiB
+    assert verdicts["line"].tolist() == ["0.9: 4.0 MiB per response, ok; fetch memory 4.0 MiB",
+                                         "0.9: 2.0 MiB per response, ok; fetch memory 4.0 MiB"]
+    _, together = calculator_frames(grid, versions=("0.9",))
+    assert together["line"].tolist()[0].endswith("fetch memory 8.0 MiB")

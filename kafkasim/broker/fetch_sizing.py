@@ -13,11 +13,15 @@ Read from Kafka's source at the release tags:
   same fold over `Int` through 0.10.x) and writes it as the 4-byte size prefix
   (`FetchResponseSend`: `buffer.putInt(size)`). Past 2147483647 bytes the sum wraps:
 
-  - wrapped to zero or below: `FetchResponseSend.complete` (sent >= 4 + size) is true before a
+  - wrapped to -4 or below: `FetchResponseSend.complete` (sent >= 4 + size) is true before a
     byte is sent, so `writeTo` throws `KafkaException("This operation cannot be completed on a
     complete request.")`; the broker's network Processor logs "Closing socket for ... because of
     error" and closes the connection. The fetcher sees the connection drop, logs "Error in fetch",
     and sends the same request again, forever: the consumer gets no data while lag grows;
+  - wrapped to -3 .. 0: the broker sends the size and the header, which makes 4 + size bytes or
+    more, and counts the response as sent; the consumer's `BoundedByteBufferReceive` refuses the
+    size (`InvalidRequestException("0 is not a valid request size.")`), the fetcher logs "Error in
+    fetch" and gets no data on any retry;
   - wrapped to a smaller positive size: the consumer allocates a buffer of that size (an
     `OutOfMemoryError` if the heap cannot hold it), and parsing fails in
     `FetchResponsePartitionData.readFrom` at `messageSetBuffer.limit(messageSetSize)`
@@ -57,13 +61,17 @@ GiB = 1 << 30
 #: short string + partition count; per partition id + error code + high watermark + set size.
 RESPONSE_HEADER_BYTES = 4 + 4
 PARTITION_HEADER_BYTES = 4 + 2 + 8 + 4
+#: The broker the 0.8.2 calculator configures: 0.9's configs and rules, which 0.8.2 shares.
+BROKER_VERSION = "0.9"
+#: The topic the calculators name when none is given: only its length counts (a short string).
+TOPIC = "topic"
 
 
 def topic_header_bytes(topic: str) -> int:
     return 2 + len(topic.encode()) + 4
 
 
-def wire_size(partitions: int, bytes_per_partition: int, topic: str = "topic") -> int:
+def wire_size(partitions: int, bytes_per_partition: int, topic: str = TOPIC) -> int:
     """Exact 0.8.2 fetch response size (without the 4-byte size prefix) for `partitions` partitions
     of one topic, each carrying `bytes_per_partition` bytes of messages."""
     per_partition = PARTITION_HEADER_BYTES + bytes_per_partition
@@ -75,9 +83,13 @@ def size_field_outcome(size: int) -> str:
     field = int32(size)
     if size <= INT_MAX:
         return "ok"
-    if field <= 0:
+    if 4 + field <= 0:  # FetchResponseSend.complete: sent (0) >= 4 + size before the first write
         return (f"the size wraps to {field}: the broker throws KafkaException (\"This operation cannot be completed "
                 "on a complete request.\") and closes the connection; the fetcher retries forever, no data")
+    if field <= 0:      # BoundedByteBufferReceive.readFrom: size <= 0 is not a valid request size
+        return (f"the size wraps to {field}: the broker sends the size and header and counts the response as sent; "
+                f"the consumer throws InvalidRequestException (\"{field} is not a valid request size.\"); the fetcher "
+                "retries, no data")
     return (f"the size wraps to {field}: the consumer allocates {field} bytes (OutOfMemoryError if the heap is "
             "smaller), then FetchResponsePartitionData.readFrom fails with IllegalArgumentException in "
             "Buffer.limit; the fetcher retries forever, no data")
@@ -95,13 +107,18 @@ def _workload(partitions, consumers, leader_brokers, consumers_per_jvm, message_
     return per_consumer, per_request
 
 
-def _broker_problems(message_bytes: int | None, broker: dict) -> list[str]:
+def _broker_problems(message_bytes: int | None, broker: dict, version: str) -> list[str]:
+    """The broker's own limit, quoted as its log append words the refusal in `version` (Log.scala,
+    UnifiedLog.scala: a message of exactly message.max.bytes is accepted)."""
     limit = broker["message.max.bytes"]
-    if message_bytes is not None and message_bytes > limit:
-        return [f"message.max.bytes ({limit}) is below the message size ({message_bytes}): the broker rejects the "
-                "message (\"Message size is ... bytes which exceeds the maximum configured message size\", "
-                f"{Errors.MESSAGE_TOO_LARGE.name} = {Errors.MESSAGE_TOO_LARGE.code})"]
-    return []
+    if message_bytes is None or message_bytes <= limit:
+        return []
+    vt = version_tuple(version)
+    text = ("Message size is ... bytes which exceeds the maximum configured message size of ..." if vt < (0, 11) else
+            "The record batch size is ... bytes which exceeds the maximum configured value of ..." if vt < (2,) else
+            "The record batch size in the append to ... is ... bytes which exceeds the maximum configured value of ...")
+    return [f"message.max.bytes ({limit}) is below the message size ({message_bytes}): the broker rejects the "
+            f"message (\"{text}\", {Errors.MESSAGE_TOO_LARGE.name} = {Errors.MESSAGE_TOO_LARGE.code})"]
 
 
 def _overflow(config: str, limit: int, per_request: int, size: int) -> str:
@@ -122,7 +139,7 @@ def _result(version: str, kind: str, per_consumer: int, per_request: int, part_l
 def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_bytes: int | None = None,
                              leader_brokers: int = 1, consumers_per_jvm: int = 1, streams_per_consumer: int = 1,
                              consumer: Mapping[str, Any] | None = None, broker: Mapping[str, Any] | None = None,
-                             topic: str = "topic") -> dict:
+                             topic: str = TOPIC) -> dict:
     """Fetch sizing of the 0.8.2 ZooKeeper consumer for one topic of `partitions` partitions read by
     `consumers` connectors (`consumers_per_jvm` of them in one JVM), the largest message being
     `message_bytes` (default: fetch.message.max.bytes). `consumer` holds 0.8.2 consumer overrides
@@ -138,22 +155,24 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
     check_range("streams_per_consumer", streams_per_consumer, 1)
     per_consumer, per_request = _workload(partitions, consumers, leader_brokers, consumers_per_jvm, message_bytes,
                                           fetchers)
-    b = broker_config("0.9", broker)
+    b = broker_config(BROKER_VERSION, broker)
     message = fetch if message_bytes is None else message_bytes
     size = wire_size(per_request, fetch, topic)
-    fits = max(0, (INT_MAX - wire_size(0, 0, topic)) // (PARTITION_HEADER_BYTES + fetch))
+    fits = (INT_MAX - RESPONSE_HEADER_BYTES - topic_header_bytes(topic)) // (PARTITION_HEADER_BYTES + fetch)
     problems = []
     if size > INT_MAX:
-        problems.append(
-            _overflow("fetch.message.max.bytes", fetch, per_request, size) + f". At most {fits} such partitions fit "
-            f"in one request: use at least {math.ceil(partitions / max(fits * leader_brokers * fetchers, 1))} "
-            "consumers (or spread the partitions over more leader brokers, or lower fetch.message.max.bytes, e.g. "
-            "by compressing the messages)")
+        problems.append(_overflow("fetch.message.max.bytes", fetch, per_request, size) + (
+            # one partition alone overflows: more consumers cannot help
+            ". Not even one such partition fits in one request: lower fetch.message.max.bytes (e.g. by compressing "
+            "the messages)" if fits == 0 else
+            f". At most {fits} such partitions fit in one request: use at least "
+            f"{math.ceil(partitions / (fits * leader_brokers * fetchers))} consumers (or spread the partitions over "
+            "more leader brokers, or lower fetch.message.max.bytes, e.g. by compressing the messages)"))
     if message > fetch:
         problems.append(f"fetch.message.max.bytes ({fetch}) is below the message size ({message}): "
                         "MessageSizeTooLargeException (\"Found a message larger than the maximum fetch size of this "
                         "consumer ...\"); the consumer is stuck at that offset")
-    problems += _broker_problems(message_bytes, b)
+    problems += _broker_problems(message_bytes, b, BROKER_VERSION)
     return _result(
         ZOOKEEPER_CONSUMER_VERSION, "ZooKeeper consumer", per_consumer, per_request, fetch, None, per_request * fetch,
         size, problems, "ok: the worst-case response fits in Int.MaxValue",
@@ -167,7 +186,7 @@ def zookeeper_consumer_fetch(*, partitions: int, consumers: int = 1, message_byt
 
 def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int = 1, message_bytes: int | None = None,
                         leader_brokers: int = 1, consumers_per_jvm: int = 1, consumer: Mapping[str, Any] | None = None,
-                        broker: Mapping[str, Any] | None = None, topic: str = "topic") -> dict:
+                        broker: Mapping[str, Any] | None = None, topic: str = TOPIC) -> dict:
     """The same workload for the Java consumer of `kafka_version` (0.9+), at that version's
     defaults with `consumer`/`broker` overrides: max.partition.fetch.bytes per partition, and from
     0.10.1 fetch.max.bytes per response (KIP-74), capped by the broker's fetch.max.bytes from 2.5
@@ -194,7 +213,7 @@ def java_consumer_fetch(kafka_version: str, *, partitions: int, consumers: int =
         problems.append(f"max.partition.fetch.bytes ({part_limit}) is below the message size ({message}): "
                         "RecordTooLargeException (\"There are some messages at [Partition=Offset]: ... whose size is "
                         "larger than the fetch size ... and hence cannot be ever returned\")")
-    problems += _broker_problems(message_bytes, b)
+    problems += _broker_problems(message_bytes, b, kafka_version)
     return _result(
         kafka_version, "Java consumer", per_consumer, per_request, part_limit, response_limit, data, size, problems,
         "ok: the response is bounded" if kip74 else "ok: the worst-case response fits in Int.MaxValue",
@@ -229,8 +248,9 @@ def fetch_sizing(versions=("0.8.2", "0.9", "0.10.1", "2.5", "3.7"), *, consumer_
 
 # -- the seed's large-message incident ---------------------------------------------------------
 def _carries(message_bytes: int) -> dict:
-    """Broker overrides that accept and replicate a message of `message_bytes`."""
-    return {"message.max.bytes": message_bytes, "replica.fetch.max.bytes": message_bytes}
+    """Broker overrides that accept and replicate a message of `message_bytes` (replica.fetch.max.bytes
+    kept at its 1 MiB default or more)."""
+    return {"message.max.bytes": message_bytes, "replica.fetch.max.bytes": max(message_bytes, MiB)}
 
 
 def seed_large_messages() -> dict:
@@ -274,15 +294,14 @@ def seed_large_messages() -> dict:
 def sizing_for_message(message_bytes: int, *, versions=("0.8.2", "0.9", "0.10.1", "3.7"), chunks: int | None = None,
                        **workload):
     """`fetch_sizing` for a workload whose largest message is `message_bytes`, each version
-    configured just enough to carry it, as an operator would: the broker's message.max.bytes and
-    replica.fetch.max.bytes raised to it, and the per-partition fetch size raised to it where a
-    larger message would be stuck (fetch.message.max.bytes in 0.8.2, max.partition.fetch.bytes in
-    0.9 and 0.10.0). From 0.10.1 the defaults stay: KIP-74 returns an oversized first batch whole.
-    `chunks` sets 0.8.2's queued.max.message.chunks."""
+    configured just enough to carry it, as an operator would: the broker's message.max.bytes set to
+    it (replica.fetch.max.bytes too, from its 1 MiB default up), and the per-partition fetch size
+    raised to it where a larger message would be stuck (fetch.message.max.bytes in 0.8.2,
+    max.partition.fetch.bytes in 0.9 and 0.10.0). From 0.10.1 the defaults stay: KIP-74 returns an
+    oversized first batch whole. `chunks` sets 0.8.2's queued.max.message.chunks."""
     check_range("message_bytes", message_bytes, 1, INT_MAX)
     part = max(message_bytes, MiB)
-    broker = {"message.max.bytes": message_bytes, "replica.fetch.max.bytes": max(message_bytes, MiB)} \
-        if message_bytes > 1000012 else None
+    broker = _carries(message_bytes)
     zk = {"fetch.message.max.bytes": part, **({"queued.max.message.chunks": chunks} if chunks is not None else {})}
     by_version = {v: (zk if v == ZOOKEEPER_CONSUMER_VERSION else
                       None if version_tuple(v) >= (0, 10, 1) else {"max.partition.fetch.bytes": part})

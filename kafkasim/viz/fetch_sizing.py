@@ -40,16 +40,13 @@ def verdict(row) -> str:
 def size_frame(sizing: pd.DataFrame) -> pd.DataFrame:
     """version, client, bytes (the worst-case response on the wire, else the bounded data), text,
     overflow, verdict, per_request, heap_bytes, message: one row per row of a `fetch_sizing` table."""
-    wire = sizing["wire_size_bytes"].astype("Float64")
-    size = wire.fillna(sizing["response_bytes"].astype("Float64")).astype(float)
+    size = sizing["wire_size_bytes"].fillna(sizing["response_bytes"]).astype(int)   # exact bytes
     return pd.DataFrame({
         "version": sizing["kafka_version"].astype(str), "client": sizing["consumer_type"].astype(str),
         "bytes": size, "text": [human(b) for b in size],
-        "overflow": sizing["overflow"].astype(bool),
-        "verdict": [verdict(r) for r in sizing.to_dict("records")],
-        "per_request": sizing["partitions_per_request"].astype(int),
-        "heap_bytes": sizing["heap_bytes"],
-        "message": sizing["message"].astype(str).str.slice(0, 300)})
+        "overflow": sizing["overflow"], "verdict": [verdict(r) for _, r in sizing.iterrows()],
+        "per_request": sizing["partitions_per_request"], "heap_bytes": sizing["heap_bytes"],
+        "message": sizing["message"].str[:300]})
 
 
 def _size_layers(frame: pd.DataFrame, where=None, height: int = 240) -> list[dict]:
