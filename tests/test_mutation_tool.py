@@ -162,6 +162,8 @@ def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_
         "def collect_source_file_mutation_data(*, mutant_names):\n"
         "    assert mutant_names == ()\n"
         "    return [(None, f'k.x_f__mutmut_{i}', None) for i in range(60_000)], {}\n"
+        "def collect_or_load_stats(*args, **kwargs):\n"
+        "    pass\n"
         "def cli():\n"
         "    picked = [m[1] for m in collect_source_file_mutation_data(mutant_names=sys.argv[4:])[0]]\n"
         "    pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv[:4] + picked))\n")
@@ -201,6 +203,33 @@ def test_mutmuts_children_run_the_fastest_tests_first_and_skip_the_exit_collecti
     monkeypatch.setattr(trampoline, "_mutant_under_test", None)
     monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
     assert trampoline.get_mutant_under_test() == "stats"
+
+
+def test_a_function_run_by_a_fixture_shared_by_many_tests_is_judged_by_all_of_them():
+    """mutmut maps what a module-scoped fixture calls to the first test that set it up; `widen` maps
+    it to every test reading that fixture, directly or through a function-scoped one, and to no other."""
+    import mutmut_names
+
+    source = (
+        "import pytest\n\n"
+        "@pytest.fixture(scope='module')\ndef matrix():\n    return 1\n\n"
+        "@pytest.fixture\ndef row(matrix):\n    return matrix\n\n"
+        "@pytest.fixture(scope='session')\ndef other():\n    return 2\n\n"
+        "def test_first(matrix):\n    pass\n\n"
+        "def test_through_a_fixture(row):\n    pass\n\n"
+        "def test_other(other):\n    pass\n\n"
+        "def test_alone(tmp_path):\n    pass\n")
+    assert mutmut_names.shared_fixtures(source) == {"test_first": {"matrix"}, "test_through_a_fixture": {"matrix"},
+                                                    "test_other": {"other"}}
+    tests = ["t/a.py::test_first[0.9]", "t/a.py::test_first[2.4]", "t/a.py::test_through_a_fixture",
+             "t/a.py::test_other", "t/a.py::test_alone", "t/b.py::test_first"]
+    mapping = {"m.x_built": {"t/a.py::test_first[0.9]"}, "m.x_alone": {"t/a.py::test_alone"},
+               "m.x_other": {"t/a.py::test_other", "t/b.py::test_first"}}
+    mutmut_names.widen(mapping, tests, {"t/a.py": source})
+    assert mapping == {"m.x_built": {"t/a.py::test_first[0.9]", "t/a.py::test_first[2.4]",
+                                     "t/a.py::test_through_a_fixture"},
+                       "m.x_alone": {"t/a.py::test_alone"},
+                       "m.x_other": {"t/a.py::test_other", "t/b.py::test_first"}}
 
 
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):

@@ -6,13 +6,16 @@ A full run names 47,000 mutants: more than a command line holds, and mutmut 3.8 
 mutant against every name given with `fnmatch` (53,938 x 47,000 patterns: hours before the first
 mutant runs). Here the names are read from a file and matched by set membership; mutmut then runs
 as `mutmut run --max-children CHILDREN NAMES...` would, with three changes that alter no verdict
-and only its cost (`faster`).
+and only its cost (`faster`), and one that lets more tests judge a mutant (`widen`).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
+from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import mutmut.__main__ as mutmut
@@ -49,6 +52,59 @@ def faster() -> None:
     trampoline.get_mutant_under_test = active_mutant
 
 
+def shared_fixtures(source: str) -> dict[str, set[str]]:
+    """{test function: the fixtures it uses (directly or through the file's other fixtures) that are
+    set up once for many tests (any scope but "function")}, for a test file's source."""
+    params: dict[str, set[str]] = {}
+    shared, tests = set(), set()
+    for node in ast.parse(source).body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params[node.name] = {a.arg for a in node.args.args}
+        scope = _fixture_scope(node)
+        if scope not in (None, "function"):
+            shared.add(node.name)
+        elif scope is None and node.name.startswith("test"):
+            tests.add(node.name)
+
+    def reach(names: set[str], seen: set[str]) -> set[str]:
+        for name in names - seen:
+            seen.add(name)
+            if name in params and name not in tests:
+                reach(params[name], seen)
+        return seen
+
+    return {t: used for t in tests if (used := reach(params[t], set()) & shared)}
+
+
+def _fixture_scope(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """"function" for `@pytest.fixture`, its `scope=` for `@pytest.fixture(scope=...)`, None for no fixture."""
+    for deco in node.decorator_list:
+        call = deco if isinstance(deco, ast.Call) else None
+        target = call.func if call else deco
+        if isinstance(target, (ast.Attribute, ast.Name)) and getattr(target, "attr", getattr(target, "id", "")) == "fixture":
+            scope = next((k.value for k in (call.keywords if call else ()) if k.arg == "scope"), None)
+            return scope.value if isinstance(scope, ast.Constant) else "function"
+    return None
+
+
+def widen(tests_by_function: dict[str, set[str]], tests: Iterable[str], sources: dict[str, str]) -> None:
+    """Map a function to every test sharing a fixture set up once with a test it is mapped to.
+    mutmut maps what a module-scoped fixture calls to the first test that set it up only; in a
+    child the fixture is built again with the mutant on, but the other tests reading it never run
+    (chapter 09's behaviour matrix: its 0.9 row alone judged the whole matrix)."""
+    uses = {path: shared_fixtures(text) for path, text in sources.items()}
+    group: dict[tuple[str, str], set[str]] = defaultdict(set)
+    groups_of: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for test in tests:
+        path, _, rest = test.partition("::")
+        for fixture in uses.get(path, {}).get(rest.split("[")[0], ()):
+            group[path, fixture].add(test)
+            groups_of[test].append((path, fixture))
+    for mapped in tests_by_function.values():
+        mapped |= {other for test in list(mapped) for key in groups_of.get(test, ()) for other in group[key]}
+
+
 def main(children: str, listed: str) -> None:
     names = Path(listed).read_text().split()
     wanted = set(names)
@@ -59,6 +115,16 @@ def main(children: str, listed: str) -> None:
         return [m for m in mutants if m[1] in wanted], by_path
 
     mutmut.collect_source_file_mutation_data = chosen
+    load = mutmut.collect_or_load_stats
+
+    def collect_or_load_stats(*args, **kwargs):
+        done = load(*args, **kwargs)
+        tests = list(state().duration_by_test)
+        files = {test.partition("::")[0] for test in tests}
+        widen(state().tests_by_mangled_function_name, tests, {f: Path(f).read_text() for f in files if Path(f).exists()})
+        return done
+
+    mutmut.collect_or_load_stats = collect_or_load_stats
     faster()
     sys.argv = ["mutmut", "run", "--max-children", children, *names]
     mutmut.cli()
