@@ -161,7 +161,7 @@ HEARTBEAT_REFUSED = "the consumer refuses a heartbeat interval that is not below
 
 
 def test_the_consumer_protocol_before_kafka_4_0_falls_back_to_classic():
-    # KIP-848's consumer protocol is generally available from Apache Kafka 4.0 (KAFKA-17338's release).
+    # KIP-848's consumer protocol is generally available from Apache Kafka 4.0.
     assert fit(BASE, {"kafka.version": "3.9", "group.protocol": "consumer"}) == (
         {"kafka.version": "3.9", "group.protocol": "classic"},
         ["Kafka 3.9 has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here."])
@@ -292,7 +292,8 @@ def test_a_knob_is_unavailable_before_its_kafka_release(name, version, reason):
     ("session.timeout.ms", "2.8", 10_000), ("session.timeout.ms", "3.0", 45_000),  # KIP-735
     ("max.poll.records", "0.10.0", INT_MAX), ("max.poll.records", "0.10.1", 500),  # KIP-41, KIP-62
     ("max.poll.interval.ms", "0.10.0", None), ("max.poll.interval.ms", "0.10.1", 300_000),
-    ("partition.assignment.strategy", "2.8", "range"), ("partition.assignment.strategy", "3.0", "range"),  # KIP-726
+    # 3.0+: [range, cooperative-sticky] (ConsumerConfigTest.testDefaultPartitionAssignor), the first one shown
+    ("partition.assignment.strategy", "2.8", "range"), ("partition.assignment.strategy", "3.0", "range"),
     ("rebalance.protocol", "3.0", "eager"),  # [range, cooperative-sticky]: range is eager only
     ("members", "3.7", None),
 ])
