@@ -214,7 +214,8 @@ def test_an_assignor_before_its_kafka_release_becomes_range(strategy, before, re
     # range is every version's first default assignor (ConsumerConfig).
     key = "partition.assignment.strategy"
     assert fit(BASE, {"kafka.version": before, key: strategy}) == (
-        {"kafka.version": before, key: "range"}, [f"{strategy} arrived in Kafka {release}: {before} uses range (eager) here."])
+        {"kafka.version": before, key: "range"},
+        [f"{strategy} arrived in Kafka {release}: {before} uses range (eager) here."])
     assert fit(BASE, {"kafka.version": release, key: strategy}) == ({"kafka.version": release, key: strategy}, [])
 
 
