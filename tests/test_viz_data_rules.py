@@ -6,6 +6,7 @@ Expectations are worked out by hand from each function's docstring, never read o
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -31,7 +32,8 @@ from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settin
                                       timeline_frames, unexpected_points)
 from kafkasim.viz.pause_resume import scenario_with as pause_scenario_with
 from kafkasim.viz.protocol import COLUMNS
-from kafkasim.viz.settings import _faults, fit, protocol_of, retarget_faults, scenario_with
+from kafkasim.viz.settings import (_faults, current, fit, protocol_of, retarget_faults, scenario_with, unavailable,
+                                   version_default)
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.timeline import state_counts
 from kafkasim.viz.zookeeper_storm import herd_frame, rebalancing_over_time, storm_chart, zookeeper_load
@@ -151,6 +153,202 @@ def test_a_heartbeat_not_below_the_session_timeout_goes_to_a_third_of_it():
     out, _ = fit(BASE, {"heartbeat.interval.ms": 45_000}, last="heartbeat.interval.ms")
     assert out["session.timeout.ms"] == 135_000
     assert fit(BASE, {"session.timeout.ms": 6_000}) == ({"session.timeout.ms": 6_000}, [])
+
+
+# -- fit: each rule at its Kafka version boundary, exact values and sentences (issue 29) -------------
+BASE_4_0_CONSUMER = Scenario(duration_ms=90_000, kafka_version="4.0", consumer={"group.protocol": "consumer"})
+HEARTBEAT_REFUSED = "the consumer refuses a heartbeat interval that is not below the session timeout."
+
+
+def test_the_consumer_protocol_before_kafka_4_0_falls_back_to_classic():
+    # KIP-848's consumer protocol is generally available from Apache Kafka 4.0.
+    assert fit(BASE, {"kafka.version": "3.9", "group.protocol": "consumer"}) == (
+        {"kafka.version": "3.9", "group.protocol": "classic"},
+        ["Kafka 3.9 has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here."])
+    assert fit(BASE, {"kafka.version": "4.0", "group.protocol": "consumer"}) == (
+        {"kafka.version": "4.0", "group.protocol": "consumer"}, [])
+
+
+def test_a_base_on_the_consumer_protocol_moved_before_4_0_falls_back_and_is_a_valid_scenario():
+    # The base's protocol counts when the reader moved only the version; group.protocol itself (3.7+)
+    # is not then also "left out": classic is left unset, which every version runs.
+    out, notes = fit(BASE_4_0_CONSUMER, {"kafka.version": "3.9"})
+    assert (out, notes) == ({"kafka.version": "3.9", "group.protocol": "classic"},
+                            ["Kafka 3.9 has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here."])
+    out, notes = fit(BASE_4_0_CONSUMER, {"kafka.version": "3.6"})
+    assert (out, notes) == ({"kafka.version": "3.6", "group.protocol": "classic"},
+                            ["Kafka 3.6 has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here."])
+    assert scenario_with(BASE_4_0_CONSUMER, out).consumer == {}
+
+
+def test_the_heartbeat_rule_holds_under_the_classic_protocol_only():
+    # Back to classic from a consumer-protocol base: the heartbeat must be below the session timeout again
+    # (4.0's default heartbeat 3 s against 3 s); under the consumer protocol the broker's configs rule.
+    assert fit(BASE_4_0_CONSUMER, {"group.protocol": "classic", "session.timeout.ms": 3_000}) == (
+        {"group.protocol": "classic", "session.timeout.ms": 3_000, "heartbeat.interval.ms": 1_000},
+        [f"heartbeat.interval.ms goes to 1,000 ms, a third of session.timeout.ms: {HEARTBEAT_REFUSED}"])
+    assert fit(BASE_4_0_CONSUMER, {"session.timeout.ms": 3_000}) == ({"session.timeout.ms": 3_000}, [])
+
+
+@pytest.mark.parametrize("name, before, release", [
+    ("max.poll.interval.ms", "0.10.0", "0.10.1"),  # KIP-62
+    ("max.poll.records", "0.9", "0.10.0"),  # KIP-41
+])
+def test_a_config_before_its_kafka_release_is_left_out_with_the_release_named(name, before, release):
+    value = 10 if name == "max.poll.records" else 60_000
+    assert fit(BASE, {"kafka.version": before, name: value}) == (
+        {"kafka.version": before}, [f"{name} arrived in Kafka {release}: not set in {before}."])
+    assert fit(BASE, {"kafka.version": release, name: value}) == ({"kafka.version": release, name: value}, [])
+    # set on the base scenario only, it is left out (and said) too; set by nobody, nothing is said
+    base = Scenario(duration_ms=90_000, consumer={name: value})
+    assert fit(base, {"kafka.version": before}) == (
+        {"kafka.version": before}, [f"{name} arrived in Kafka {release}: not set in {before}."])
+    assert fit(BASE, {"kafka.version": before}) == ({"kafka.version": before}, [])
+
+
+@pytest.mark.parametrize("strategy, before, release", [
+    ("cooperative-sticky", "2.3", "2.4"),  # KIP-429, KAFKA-8179
+    ("sticky", "0.10.2", "0.11"),  # KIP-54, KAFKA-2273
+])
+def test_an_assignor_before_its_kafka_release_becomes_range(strategy, before, release):
+    # range is every version's first default assignor (ConsumerConfig).
+    key = "partition.assignment.strategy"
+    assert fit(BASE, {"kafka.version": before, key: strategy}) == (
+        {"kafka.version": before, key: "range"},
+        [f"{strategy} arrived in Kafka {release}: {before} uses range (eager) here."])
+    assert fit(BASE, {"kafka.version": release, key: strategy}) == ({"kafka.version": release, key: strategy}, [])
+
+
+def test_each_late_assignor_is_named_with_its_own_release():
+    base = Scenario(duration_ms=90_000, consumer={"partition.assignment.strategy": ["sticky", "cooperative-sticky"]})
+    assert fit(base, {"kafka.version": "0.10.2"}) == (
+        {"kafka.version": "0.10.2", "partition.assignment.strategy": "range"},
+        ["sticky arrived in Kafka 0.11, cooperative-sticky arrived in Kafka 2.4: 0.10.2 uses range (eager) here."])
+
+
+def test_the_cooperative_protocol_before_2_4_is_dropped_for_eager_range():
+    # "cooperative" configures cooperative-sticky (KIP-429, 2.4): before 2.4 the knob goes, range stays.
+    assert fit(BASE, {"kafka.version": "2.3", "rebalance.protocol": "cooperative"}) == (
+        {"kafka.version": "2.3", "partition.assignment.strategy": "range"},
+        ["cooperative-sticky arrived in Kafka 2.4: 2.3 uses range (eager) here."])
+    assert fit(BASE, {"kafka.version": "2.4", "rebalance.protocol": "cooperative"}) == (
+        {"kafka.version": "2.4", "rebalance.protocol": "cooperative"}, [])
+    assert fit(BASE, {"kafka.version": "2.3"}) == ({"kafka.version": "2.3"}, [])  # range already: nothing said
+
+
+def test_static_membership_before_2_3_becomes_dynamic():
+    # KIP-345: group.instance.id arrived in Kafka 2.3.
+    note = "Static membership (group.instance.id, KIP-345) arrived in Kafka 2.3: dynamic members in 2.2."
+    assert fit(BASE, {"kafka.version": "2.2", "static.membership": True}) == (
+        {"kafka.version": "2.2", "static.membership": False}, [note])
+    assert fit(Scenario(duration_ms=90_000, static_membership=True), {"kafka.version": "2.2"}) == (
+        {"kafka.version": "2.2", "static.membership": False}, [note])
+    assert fit(BASE, {"kafka.version": "2.3", "static.membership": True}) == (
+        {"kafka.version": "2.3", "static.membership": True}, [])
+    assert fit(BASE, {"kafka.version": "2.2"}) == ({"kafka.version": "2.2"}, [])
+
+
+def test_the_median_follows_the_p99_down_when_the_p99_was_moved_last():
+    out, notes = fit(BASE, {"processing.median.ms": 50, "processing.p99.ms": 10}, last="processing.p99.ms")
+    assert (out, notes) == ({"processing.median.ms": 10, "processing.p99.ms": 10},
+                            ["The processing median follows the p99 down to 10 ms (a median cannot exceed the p99)."])
+    assert fit(BASE, {"processing.p99.ms": 1})[1] == [
+        "The processing median follows the p99 down to 1 ms (a median cannot exceed the p99)."]
+
+
+def test_the_session_timeout_goes_to_three_heartbeats_when_the_heartbeat_was_moved_last():
+    assert fit(BASE, {"heartbeat.interval.ms": 45_000}, last="heartbeat.interval.ms") == (
+        {"heartbeat.interval.ms": 45_000, "session.timeout.ms": 135_000},
+        [f"session.timeout.ms goes to 135,000 ms, three heartbeat intervals: {HEARTBEAT_REFUSED}"])
+
+
+def test_the_heartbeat_goes_to_a_whole_third_of_the_session_timeout_and_1_ms_at_least():
+    # heartbeat.interval.ms is an int config: a third rounds down; never 0 ms (the note says what is set).
+    values = {"session.timeout.ms": 10_000, "heartbeat.interval.ms": 10_000}
+    out, notes = fit(BASE, values, last="session.timeout.ms")
+    assert out["heartbeat.interval.ms"] == 3_333 and type(out["heartbeat.interval.ms"]) is int
+    assert notes == [f"heartbeat.interval.ms goes to 3,333 ms, a third of session.timeout.ms: {HEARTBEAT_REFUSED}"]
+    assert fit(BASE, {"session.timeout.ms": 2}) == (
+        {"session.timeout.ms": 2, "heartbeat.interval.ms": 1},
+        [f"heartbeat.interval.ms goes to 1 ms, a third of session.timeout.ms: {HEARTBEAT_REFUSED}"])
+    assert fit(BASE, {"session.timeout.ms": 5})[0]["heartbeat.interval.ms"] == 1
+
+
+# -- which knobs a Kafka version has, and what they show there ---------------------------------------
+@pytest.mark.parametrize("name, version, reason", [
+    ("max.poll.interval.ms", "0.10.0", "0.10.1+"), ("max.poll.interval.ms", "0.10.1", None),  # KIP-62
+    ("max.poll.records", "0.9", "0.10.0+"), ("max.poll.records", "0.10.0", None),  # KIP-41
+    ("rebalance.protocol", "2.3", "2.4+"), ("rebalance.protocol", "2.4", None),  # KIP-429
+    ("static.membership", "2.2", "2.3+"), ("static.membership", "2.3", None),  # KIP-345
+    ("group.protocol", "3.9", "4.0+"), ("group.protocol", "4.0", None),  # KIP-848 GA
+    ("group.share.record.lock.duration.ms", "3.9", "4.0+"), ("group.share.delivery.count.limit", "4.0", None),
+    ("members", "0.9", None), ("session.timeout.ms", "0.9", None), ("partition.assignment.strategy", "0.9", None),
+])
+def test_a_knob_is_unavailable_before_its_kafka_release(name, version, reason):
+    assert unavailable(name, version) == reason
+
+
+@pytest.mark.parametrize("name, version, shown", [
+    ("session.timeout.ms", "0.10.0", 30_000), ("session.timeout.ms", "0.10.1", 10_000),  # KIP-62
+    ("session.timeout.ms", "2.8", 10_000), ("session.timeout.ms", "3.0", 45_000),  # KIP-735
+    ("max.poll.records", "0.10.0", INT_MAX), ("max.poll.records", "0.10.1", 500),  # KIP-41, KIP-62
+    ("max.poll.interval.ms", "0.10.0", None), ("max.poll.interval.ms", "0.10.1", 300_000),
+    # 3.0+: [range, cooperative-sticky] (ConsumerConfigTest.testDefaultPartitionAssignor), the first one shown
+    ("partition.assignment.strategy", "2.8", "range"), ("partition.assignment.strategy", "3.0", "range"),
+    ("rebalance.protocol", "3.0", "eager"),  # [range, cooperative-sticky]: range is eager only
+    ("members", "3.7", None),
+])
+def test_a_knob_nobody_set_shows_the_versions_default(name, version, shown):
+    assert version_default(name, BASE, version) == shown
+
+
+def test_a_knob_the_base_set_shows_the_base_value_in_every_version():
+    base = Scenario(duration_ms=90_000, consumer={"session.timeout.ms": 20_000,
+                                                  "partition.assignment.strategy": "cooperative-sticky"})
+    assert version_default("session.timeout.ms", base, "0.10.0") == 20_000
+    assert version_default("partition.assignment.strategy", base, "3.0") == "cooperative-sticky"
+    assert version_default("rebalance.protocol", base, "2.4") == "cooperative"  # KIP-429: 2.4+
+    assert version_default("rebalance.protocol", base, "2.3") == "eager"
+
+
+def test_a_group_protocol_outside_its_values_names_them_and_classic_keeps_the_classic_configs():
+    with pytest.raises(ConfigError, match=r"^group.protocol must be one of classic, consumer, got 'kip848'$"):
+        scenario_with(BASE, {"group.protocol": "kip848"})
+    base = Scenario(duration_ms=90_000, kafka_version="4.0", consumer={"session.timeout.ms": 20_000})
+    assert scenario_with(base, {"group.protocol": "classic"}).consumer == {"session.timeout.ms": 20_000}
+    assert scenario_with(base, {"group.protocol": "consumer"}).consumer == {"group.protocol": "consumer"}
+
+
+@pytest.mark.parametrize("fault, shown", [
+    (faults.Restart("c-1", 1_000, delay_ms=7_000), 7_000), (faults.Pause("c-1", 1_000, duration_ms=4_000), 4_000),
+    (faults.Crash("c-1", 1_000), 20_000), (None, 20_000),
+])
+def test_the_fault_duration_knob_shows_the_pause_or_restart_time_else_20_s(fault, shown):
+    scenario = Scenario(duration_ms=90_000, faults=(fault,) if fault else ())
+    assert current("fault.duration.ms", scenario) == shown
+
+
+# -- faults on a member the group does not have --------------------------------------------------------
+@pytest.mark.parametrize("members, plural", [(1, "1 member"), (2, "2 members")])
+def test_a_fault_on_a_missing_member_hits_the_last_member_and_says_how_many_there_are(members, plural):
+    last = f"c-{members}"
+    moved, notes = retarget_faults(Scenario(duration_ms=90_000, members=members, faults=(faults.Crash("c-3", 10_000),)))
+    assert moved.faults == (faults.Crash(last, 10_000),)
+    assert notes == [f"The Crash of c-3 hits {last} here: the group has {plural} at 10 s."]
+    moved, notes = retarget_faults(Scenario(duration_ms=90_000, members=members,
+                                            faults=(faults.ScaleIn(at_ms=12_500, members=("c-3",)),)))
+    assert moved.faults == (faults.ScaleIn(at_ms=12_500, members=(last,)),)
+    assert notes == [f"ScaleIn c-3 becomes ScaleIn {last}: the group has {plural} at 12.5 s."]
+
+
+def test_a_scale_outs_consumers_count_from_its_own_millisecond():
+    # simulate() schedules a ScaleOut's consumers before the other faults: c-3 starts, then crashes, at 10 s.
+    scenario = Scenario(duration_ms=90_000, members=2,
+                        faults=(faults.ScaleOut(at_ms=10_000), faults.Crash("c-3", 10_000)))
+    assert retarget_faults(scenario) == (scenario, [])
+    events = simulate(dataclasses.replace(scenario, duration_ms=11_000)).events
+    assert list(zip(*(events[events["member"] == "c-3"][c][:3] for c in ("time", "kind")))) == [
+        (10_000, "Started"), (10_000, "StateChanged"), (10_000, "Crashed")]
 
 
 # -- the explorer's fault acts on whom and when it names --------------------------------------------

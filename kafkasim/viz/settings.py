@@ -316,8 +316,8 @@ def fit(base, values: dict, last: str | None = None) -> tuple[dict, list[str]]:
     if out.get(GROUP_PROTOCOL, group_protocol(base)) == "consumer" and vt < (4,):
         out[GROUP_PROTOCOL] = "classic"
         notes.append(f"Kafka {version} has no consumer protocol (KIP-848 arrived in 4.0): the classic protocol here.")
-    for name in dict.fromkeys([*CONSUMER_KNOBS, *base.consumer]):
-        if (name in out or name in base.consumer) and name in CONSUMER_CONFIGS \
+    for name in dict.fromkeys([*CONSUMER_KNOBS, *base.consumer]):  # group.protocol: the rule above
+        if name != GROUP_PROTOCOL and (name in out or name in base.consumer) and name in CONSUMER_CONFIGS \
                 and not CONSUMER_CONFIGS[name].exists_in(version):
             out.pop(name, None)  # scenario_with leaves base's out too
             notes.append(f"{name} arrived in Kafka {CONSUMER_CONFIGS[name].added}: not set in {version}.")
@@ -330,8 +330,8 @@ def fit(base, values: dict, last: str | None = None) -> tuple[dict, list[str]]:
         if late:
             out.pop("rebalance.protocol", None)
             out[STRATEGY] = CONSUMER_CONFIGS[STRATEGY].default(version)[0]
-            notes.append(f"{', '.join(late)} arrived in Kafka {ASSIGNORS[late[0]][1]}: {version} uses "
-                         f"{out[STRATEGY]} (eager) here.")
+            arrived = ", ".join(f"{s} arrived in Kafka {ASSIGNORS[s][1]}" for s in late)
+            notes.append(f"{arrived}: {version} uses {out[STRATEGY]} (eager) here.")
     if out.get("static.membership", base.static_membership) and vt < (2, 3):
         out["static.membership"] = False
         notes.append(f"Static membership (group.instance.id, KIP-345) arrived in Kafka 2.3: dynamic members in {version}.")
@@ -352,19 +352,21 @@ def fit(base, values: dict, last: str | None = None) -> tuple[dict, list[str]]:
                 notes.append(f"session.timeout.ms goes to {heartbeat * 3:,} ms, three heartbeat intervals: the "
                              "consumer refuses a heartbeat interval that is not below the session timeout.")
             else:
-                out["heartbeat.interval.ms"] = max(1, session // 3)
-                notes.append(f"heartbeat.interval.ms goes to {session // 3:,} ms, a third of session.timeout.ms: the "
+                out["heartbeat.interval.ms"] = third = max(1, session // 3)  # 1 ms at least: a session under 3 ms
+                notes.append(f"heartbeat.interval.ms goes to {third:,} ms, a third of session.timeout.ms: the "
                              "consumer refuses a heartbeat interval that is not below the session timeout.")
     return out, notes
 
 
 def retarget_faults(scenario) -> tuple[Any, list[str]]:
     """Faults on a member the group does not have when they strike (fewer members than the chapter's
-    scenario) moved to the last member it has then, with a sentence for the reader per move."""
+    scenario) moved to the last member it has then, with a sentence for the reader per move. A
+    ScaleOut's consumers count from its own millisecond on: `simulate` schedules them before any other
+    fault, so a fault at that millisecond finds them started."""
     faults, notes = [], []
     for fault in scenario.faults:
         running = scenario.members + sum(f.count for f in scenario.faults
-                                         if isinstance(f, faults_module.ScaleOut) and f.at_ms < fault.at_ms)
+                                         if isinstance(f, faults_module.ScaleOut) and f.at_ms <= fault.at_ms)
         last = f"c-{running}"
         if isinstance(fault, faults_module.ScaleIn):
             moved = tuple(dict.fromkeys(last if _beyond(m, running) else m for m in fault.members))
@@ -377,7 +379,7 @@ def retarget_faults(scenario) -> tuple[Any, list[str]]:
                          f"member{'s' if running > 1 else ''} at {fault.at_ms / 1000:g} s.")
             fault = dataclasses.replace(fault, member=last)
         faults.append(fault)
-    return (dataclasses.replace(scenario, faults=tuple(faults)) if notes else scenario), notes
+    return dataclasses.replace(scenario, faults=tuple(faults)), notes
 
 
 def _beyond(member: str, running: int) -> bool:
