@@ -811,3 +811,39 @@ def test_the_calculator_checks_its_grid_and_passes_each_setting_and_version_on()
                                          "0.9: 2.0 MiB per response, ok; fetch memory 4.0 MiB"]
     _, together = calculator_frames(grid, versions=("0.9",))
     assert together["line"].tolist()[0].endswith("fetch memory 8.0 MiB")
+
+
+def test_aggregated_ownership_counts_the_partitions_not_consumed_per_bin_and_labels_them():
+    # Above max_partitions the chart is the mean number of partitions not consumed in each of 200
+    # bins over the span (tables.mean_count, ms in, seconds out). orders-0 is idle 0.5-1.5 s and
+    # orders-1 1.0-2.0 s: over (0, 2) s the 10-ms bins count 0, then 1, then 2, then 1, and a last
+    # row at 2.0 s repeats the last bin so the step area closes.
+    from kafkasim.viz.layers import rebalance_bands, time_x
+    from kafkasim.viz.ownership import _aggregate
+    gaps = pd.DataFrame({"tp": ["orders-0", "orders-1"], "start_s": [0.5, 1.0], "end_s": [1.5, 2.0]})
+    bands = pd.DataFrame({"phase": ["Assigning"], "start_s": [0.2], "end_s": [0.4], "generation": [1],
+                          "reason": ["member joined"]})
+    # two faults 0.4 s apart: 11-character labels (71.5 px) overlap on a 300-px plot of 2 s (0.4 s = 60 px)
+    faults_ = pd.DataFrame({"time_s": [0.5, 0.9], "member": ["c-1", "c-2"],
+                            "label": ["c-1 crashed at 0.5 s", "c-2 crashed at 0.9 s"], "short": ["c-1 crashed"] * 2})
+    spec = _aggregate(gaps, bands, faults_, 1000, (0.0, 2.0), 300, ("consumer",))
+    assert spec["width"] == 300 and spec["height"] == 220 and spec["resolve"] == {"scale": {"color": "independent"}}
+    band, area, rule, *texts = spec["layer"]
+    assert band == rebalance_bands(bands, (0.0, 2.0), protocols=("consumer",))
+    assert band["data"]["values"][0]["phase"] == "Assigning"
+    rows = area["data"]["values"]
+    expected = [0.0] * 50 + [1.0] * 50 + [2.0] * 50 + [1.0] * 51
+    assert [r["time_s"] for r in rows] == [round(i * 0.01, 4) for i in range(201)]
+    assert [r["partitions"] for r in rows] == expected
+    assert area["mark"] == {"type": "area", "interpolate": "step-after", "color": "#d62728", "opacity": 0.8}
+    assert area["encoding"] == {
+        "x": time_x("time_s", (0.0, 2.0)),
+        "y": {"field": "partitions", "type": "quantitative", "title": "partitions not consumed (of 1000)",
+              "scale": {"domainMin": 0}},
+        "tooltip": [{"field": "time_s", "type": "quantitative", "title": "from (s)", "format": ".1f"},
+                    {"field": "partitions", "type": "quantitative", "title": "not consumed (mean)", "format": ".1f"}]}
+    assert rule["mark"]["type"] == "rule" and [r["time_s"] for r in rule["data"]["values"]] == [0.5, 0.9]
+    # 150 px per second: the first label starts 2 px right of its line, the second overlaps it so
+    # takes the next row
+    assert [[r["label_s"] for r in t["data"]["values"]] for t in texts] == [[round(0.5 + 2 / 150, 4)],
+                                                                           [round(0.9 + 2 / 150, 4)]]
