@@ -970,3 +970,25 @@ def test_cri_parts_at_the_end_of_the_input_without_their_f_entry_are_the_record(
     evs, result = rows(cri_parts(kafka_line(BARE), [70], tag_last="P"))
     assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", M1, T)]
     assert result.unparsed == []
+
+
+def test_a_json_records_epoch_time_is_a_date_from_1e9_seconds_or_1e12_milliseconds_below_1e11_seconds():
+    """`layouts.key_values`: a number of 10^12 or more in "ts"/"time" is milliseconds (zap's
+    EpochMillisTimeEncoder), below that seconds (zap's default EpochTimeEncoder); a date only from 10^9 s
+    (2001-09-09T01:46:40Z) up to, not including, 10^11 s; any other number stays as it was written."""
+    from kafkasim.analysis.logs.layouts import key_values
+    assert key_values({"ts": 10**9, "msg": "m"}) == "ts=2001-09-09T01:46:40.000Z msg=m"
+    assert key_values({"ts": 10**12, "msg": "m"}) == "ts=2001-09-09T01:46:40.000Z msg=m"
+    assert key_values({"time": 1709670074681, "msg": "m"}) == "time=2024-03-05T20:21:14.681Z msg=m"
+    assert key_values({"ts": 10**9 - 1, "msg": "m"}) == "ts=999999999 msg=m"
+    assert key_values({"ts": 10**11, "msg": "m"}) == "ts=100000000000 msg=m"
+    assert key_values({"ts": 10**14, "msg": "m"}) == "ts=100000000000000 msg=m"
+    assert key_values({"ts": 10**11 - 1, "msg": "m"}) == "ts=5138-11-16T09:46:39.000Z msg=m"
+
+
+def test_a_json_records_non_ascii_text_is_kept_as_written_not_escaped():
+    """Go writes UTF-8 as it is: encoding/json for a value that is no string, slog's TextHandler
+    (strconv.Quote keeps printable runes) when it quotes; so "é" stays "é", never "\\u00e9"."""
+    from kafkasim.analysis.logs.layouts import key_values
+    assert key_values({"msg": "réquête reçue", "topics": ["commandes-é"]}) == \
+        'msg="réquête reçue" topics="[\\"commandes-é\\"]"'
