@@ -847,3 +847,33 @@ def test_aggregated_ownership_counts_the_partitions_not_consumed_per_bin_and_lab
     # takes the next row
     assert [[r["label_s"] for r in t["data"]["values"]] for t in texts] == [[round(0.5 + 2 / 150, 4)],
                                                                            [round(0.9 + 2 / 150, 4)]]
+
+
+def test_a_storm_chart_labels_its_runs_and_refuses_none():
+    """`_labelled`: one run (it has zk_load) is "run"; a sequence, generator included, is "run 1", "run 2"...
+    in its order; a dict keeps its labels; no run at all is refused, whatever the form."""
+    from kafkasim.viz.zookeeper_storm import _labelled
+    a, b = SimpleNamespace(zk_load=None), SimpleNamespace(zk_load=None)
+    assert _labelled(a) == {"run": a}
+    assert _labelled(iter([a, b])) == {"run 1": a, "run 2": b}
+    assert _labelled({"x": b}) == {"x": b}
+    for empty in ({}, [], iter(())):
+        with pytest.raises(ValueError) as err:
+            _labelled(empty)
+        assert str(err.value) == "give at least one run"
+
+
+def test_a_storm_charts_series_are_bucketed_as_asked_the_span_is_the_longest_run_and_faults_the_firsts():
+    """`_frames`: each run's storm_frame at `bucket_ms` (one row per bucket from 0 to its end), stacked with
+    a fresh index and a `run` column; the span ends at the longest run's end (s); the faults, in seconds,
+    are those of the first run."""
+    from kafkasim.viz.zookeeper_storm import _frames
+    short = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=12_000,
+                                             leave_at_ms=4_000))
+    long = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=20_000))
+    series, marks, end = _frames({"short": short, "long": long}, 2_000)
+    assert end == 20.0
+    assert list(series.index) == list(range(7 + 11))
+    assert series["run"].tolist() == ["short"] * 7 + ["long"] * 11
+    assert series["time_s"].tolist() == [2.0 * i for i in range(7)] + [2.0 * i for i in range(11)]
+    assert marks["time_s"].tolist() == [4.0] and marks["short"].tolist() == ["ScaleIn topic-00-1"]
