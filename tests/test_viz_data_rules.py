@@ -877,3 +877,51 @@ def test_a_storm_charts_series_are_bucketed_as_asked_the_span_is_the_longest_run
     assert series["run"].tolist() == ["short"] * 7 + ["long"] * 11
     assert series["time_s"].tolist() == [2.0 * i for i in range(7)] + [2.0 * i for i in range(11)]
     assert marks["time_s"].tolist() == [4.0] and marks["short"].tolist() == ["ScaleIn topic-00-1"]
+
+
+def _ownership_run(owners: list[tuple], states: list[tuple], partitions: int = 2):
+    """A run with topic "t" of `partitions`, these (partition, member, start, end) and (member, state, start, end)."""
+    own = pd.DataFrame(owners, columns=["partition", "member", "start", "end"]).assign(topic="t")
+    return SimpleNamespace(scenario=SimpleNamespace(topics={"t": partitions}),
+                           partition_owners=lambda: own,
+                           member_states=lambda: pd.DataFrame(states, columns=["member", "state", "start", "end"]))
+
+
+def test_an_owner_and_a_member_count_from_their_start_up_to_not_including_their_end():
+    """`owners_at`/`members_at`: an interval holds at its start instant and no longer at its end one;
+    a member "stopped" (crashed or closed) is no member."""
+    from kafkasim.viz.assignment import members_at, owners_at
+    run = _ownership_run([(0, "c-1", 0, 100), (0, "c-2", 100, 200), (1, "c-2", 50, 200)],
+                         [("c-1", "stable", 0, 100), ("c-1", "stopped", 100, 200), ("c-2", "joining", 50, 200)])
+    assert owners_at(run, 50)["member"].tolist() == ["c-1", "c-2"]
+    assert owners_at(run, 49)["member"].tolist() == ["c-1", None]
+    assert owners_at(run, 100)["member"].tolist() == ["c-2", "c-2"]
+    assert owners_at(run, 200)["member"].tolist() == [None, None]
+    assert members_at(run, 49) == ["c-1"] and members_at(run, 50) == ["c-1", "c-2"]
+    assert members_at(run, 99) == ["c-1", "c-2"] and members_at(run, 100) == ["c-2"]
+
+
+def test_of_overlapping_owners_the_one_that_started_last_and_of_a_tie_the_later_row_is_shown():
+    """`owners_at`: 17 owners overlap on t-0 (zombies), started at 0 or 5 ms: at 50 ms the last row of
+    those started at 5 ms owns it (c-13), whatever sort puts first among equal starts."""
+    from kafkasim.viz.assignment import owners_at
+    starts = [5, 5, 0, 5, 0, 5, 0, 0, 5, 5, 5, 0, 5, 5, 0, 0, 0]
+    run = _ownership_run([(0, f"c-{i}", s, 100) for i, s in enumerate(starts)], [], partitions=1)
+    assert owners_at(run, 50)["member"].tolist() == ["c-13"]
+
+
+def test_a_snapshot_stacks_its_instants_and_counts_a_group_without_members_as_zero():
+    """`snapshot_frames`: one cell per partition and instant, stacked with a fresh index, "moved" where
+    the owner differs from the first instant's; at a last instant with no member running, fewest and
+    most partitions per member are 0 (not an error)."""
+    from kafkasim.viz.assignment import snapshot_frames
+    run = _ownership_run([(0, "c-1", 0, 100), (1, "c-1", 0, 50), (1, "c-2", 50, 100)],
+                         [("c-1", "stable", 0, 100), ("c-2", "stable", 50, 100), ("c-1", "stopped", 100, 200),
+                          ("c-2", "stopped", 100, 200)])
+    cells, counts = snapshot_frames(run, {"start": 10, "later": 60, "after": 150})
+    assert list(cells.index) == list(range(6))
+    assert cells["member"].tolist() == ["c-1", "c-1", "c-1", "c-2", None, None]
+    assert cells["moved"].tolist() == [False, False, False, True, False, False]
+    assert counts == {"moved": 0, "idle": 0, "members": 0, "fewest": 0, "most": 0, "unowned": 2}
+    _, counts = snapshot_frames(run, {"start": 10, "later": 60})
+    assert counts == {"moved": 1, "idle": 0, "members": 2, "fewest": 1, "most": 1, "unowned": 0}
