@@ -277,7 +277,8 @@ def _diagnose_on_spark(args, files: list[str], outputs: dict) -> str:
 
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
-    from kafkasim.analysis.logs import parse_file, write_counts, write_part
+    from kafkasim.analysis.logs import parse_file, write_part
+    from kafkasim.analysis.logs.files import write_counts
 
     start = time.perf_counter()
     by_kind, groups, counts, problems = Counter(), Counter(), Counter(), []

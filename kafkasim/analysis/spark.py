@@ -63,7 +63,8 @@ from kafkasim.core.events import FIELDS, REMOVAL_REASONS
 from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit_run, committed_runs, compact_summaries,
                                          finished_runs, open_sweep_folder)
 from kafkasim.analysis.logs import (COUNTS, EXTRA_TYPES, chunk_plan, count_newlines, expand_paths, fresh_output,
-                                   parse_chunk, write_counts, write_part)
+                                   parse_chunk, write_part)
+from kafkasim.analysis.logs.files import write_counts
 from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
 
 MIN_JAVA = 17

@@ -24,8 +24,7 @@ What the reader promises for damaged input, and every pasted form it reads: docs
 """
 
 from kafkasim.analysis.logs.files import (NotARegularFile, chunk_plan, count_newlines, expand_paths, fresh_output,
-                                          parse_chunk, parse_file, parse_files, write_counts,
-                                          write_part)
+                                          parse_chunk, parse_file, parse_files, write_part)
 from kafkasim.analysis.logs.reader import MAX_CONTINUATION_LINES, MAX_LINE_CHARS, LogParser, parse_lines
 from kafkasim.analysis.logs.result import (COUNTS, EXTRA_TYPES, MAX_KEPT_CHARS, ROW_FIELDS, UNPARSED_FIELDS,
                                            ParseResult)
@@ -34,4 +33,4 @@ from kafkasim.analysis.logs.sources import SOURCES
 __all__ = ["COUNTS", "EXTRA_TYPES", "MAX_CONTINUATION_LINES", "MAX_KEPT_CHARS", "MAX_LINE_CHARS", "ROW_FIELDS",
            "SOURCES", "UNPARSED_FIELDS", "LogParser", "NotARegularFile", "ParseResult", "chunk_plan",
            "count_newlines", "expand_paths", "fresh_output", "parse_chunk", "parse_file", "parse_files",
-           "parse_lines", "write_counts", "write_part"]
+           "parse_lines", "write_part"]
