@@ -815,38 +815,38 @@ def test_the_calculator_checks_its_grid_and_passes_each_setting_and_version_on()
 
 def test_aggregated_ownership_counts_the_partitions_not_consumed_per_bin_and_labels_them():
     # Above max_partitions the chart is the mean number of partitions not consumed in each of 200
-    # bins over the span (tables.mean_count, ms in, seconds out). orders-0 is idle 0.5-1.5 s and
-    # orders-1 1.0-2.0 s: over (0, 2) s the 10-ms bins count 0, then 1, then 2, then 1, and a last
-    # row at 2.0 s repeats the last bin so the step area closes.
+    # bins over the span (tables.mean_count, ms in, seconds out). orders-0 is idle 1.5-2.5 s and
+    # orders-1 2.0-3.0 s: over (1, 3) s the 10-ms bins count 0, then 1, then 2, then 1, and a last
+    # row at 3.0 s repeats the last bin so the step area closes.
     from kafkasim.viz.layers import rebalance_bands, time_x
     from kafkasim.viz.ownership import _aggregate
-    gaps = pd.DataFrame({"tp": ["orders-0", "orders-1"], "start_s": [0.5, 1.0], "end_s": [1.5, 2.0]})
-    bands = pd.DataFrame({"phase": ["Assigning"], "start_s": [0.2], "end_s": [0.4], "generation": [1],
+    gaps = pd.DataFrame({"tp": ["orders-0", "orders-1"], "start_s": [1.5, 2.0], "end_s": [2.5, 3.0]})
+    bands = pd.DataFrame({"phase": ["Assigning"], "start_s": [1.2], "end_s": [1.4], "generation": [1],
                           "reason": ["member joined"]})
     # two faults 0.4 s apart: 11-character labels (71.5 px) overlap on a 300-px plot of 2 s (0.4 s = 60 px)
-    faults_ = pd.DataFrame({"time_s": [0.5, 0.9], "member": ["c-1", "c-2"],
-                            "label": ["c-1 crashed at 0.5 s", "c-2 crashed at 0.9 s"], "short": ["c-1 crashed"] * 2})
-    spec = _aggregate(gaps, bands, faults_, 1000, (0.0, 2.0), 300, ("consumer",))
+    faults_ = pd.DataFrame({"time_s": [1.5, 1.9], "member": ["c-1", "c-2"],
+                            "label": ["c-1 crashed at 1.5 s", "c-2 crashed at 1.9 s"], "short": ["c-1 crashed"] * 2})
+    spec = _aggregate(gaps, bands, faults_, 1000, (1.0, 3.0), 300, ("consumer",))
     assert spec["width"] == 300 and spec["height"] == 220 and spec["resolve"] == {"scale": {"color": "independent"}}
     band, area, rule, *texts = spec["layer"]
-    assert band == rebalance_bands(bands, (0.0, 2.0), protocols=("consumer",))
+    assert band == rebalance_bands(bands, (1.0, 3.0), protocols=("consumer",))
     assert band["data"]["values"][0]["phase"] == "Assigning"
     rows = area["data"]["values"]
     expected = [0.0] * 50 + [1.0] * 50 + [2.0] * 50 + [1.0] * 51
-    assert [r["time_s"] for r in rows] == [round(i * 0.01, 4) for i in range(201)]
+    assert [r["time_s"] for r in rows] == [round(1 + i * 0.01, 4) for i in range(201)]
     assert [r["partitions"] for r in rows] == expected
     assert area["mark"] == {"type": "area", "interpolate": "step-after", "color": "#d62728", "opacity": 0.8}
     assert area["encoding"] == {
-        "x": time_x("time_s", (0.0, 2.0)),
+        "x": time_x("time_s", (1.0, 3.0)),
         "y": {"field": "partitions", "type": "quantitative", "title": "partitions not consumed (of 1000)",
               "scale": {"domainMin": 0}},
         "tooltip": [{"field": "time_s", "type": "quantitative", "title": "from (s)", "format": ".1f"},
                     {"field": "partitions", "type": "quantitative", "title": "not consumed (mean)", "format": ".1f"}]}
-    assert rule["mark"]["type"] == "rule" and [r["time_s"] for r in rule["data"]["values"]] == [0.5, 0.9]
+    assert rule["mark"]["type"] == "rule" and [r["time_s"] for r in rule["data"]["values"]] == [1.5, 1.9]
     # 150 px per second: the first label starts 2 px right of its line, the second overlaps it so
     # takes the next row
-    assert [[r["label_s"] for r in t["data"]["values"]] for t in texts] == [[round(0.5 + 2 / 150, 4)],
-                                                                           [round(0.9 + 2 / 150, 4)]]
+    assert [[r["label_s"] for r in t["data"]["values"]] for t in texts] == [[round(1.5 + 2 / 150, 4)],
+                                                                           [round(1.9 + 2 / 150, 4)]]
 
 
 def test_a_storm_chart_labels_its_runs_and_refuses_none():
@@ -893,7 +893,7 @@ def test_an_owner_and_a_member_count_from_their_start_up_to_not_including_their_
     from kafkasim.viz.assignment import members_at, owners_at
     run = _ownership_run([(0, "c-1", 0, 100), (0, "c-2", 100, 200), (1, "c-2", 50, 200)],
                          [("c-1", "stable", 0, 100), ("c-1", "stopped", 100, 200), ("c-2", "joining", 50, 200)])
-    assert owners_at(run, 50)["member"].tolist() == ["c-1", "c-2"]
+    assert owners_at(run, 50).to_dict("list") == {"tp": ["t-0", "t-1"], "member": ["c-1", "c-2"]}
     assert owners_at(run, 49)["member"].tolist() == ["c-1", None]
     assert owners_at(run, 100)["member"].tolist() == ["c-2", "c-2"]
     assert owners_at(run, 200)["member"].tolist() == [None, None]
@@ -917,11 +917,12 @@ def test_a_snapshot_stacks_its_instants_and_counts_a_group_without_members_as_ze
     from kafkasim.viz.assignment import snapshot_frames
     run = _ownership_run([(0, "c-1", 0, 100), (1, "c-1", 0, 50), (1, "c-2", 50, 100)],
                          [("c-1", "stable", 0, 100), ("c-2", "stable", 50, 100), ("c-1", "stopped", 100, 200),
-                          ("c-2", "stopped", 100, 200)])
+                          ("c-2", "stopped", 100, 200), ("c-3", "stable", 55, 100)])
     cells, counts = snapshot_frames(run, {"start": 10, "later": 60, "after": 150})
     assert list(cells.index) == list(range(6))
     assert cells["member"].tolist() == ["c-1", "c-1", "c-1", "c-2", None, None]
     assert cells["moved"].tolist() == [False, False, False, True, False, False]
     assert counts == {"moved": 0, "idle": 0, "members": 0, "fewest": 0, "most": 0, "unowned": 2}
     _, counts = snapshot_frames(run, {"start": 10, "later": 60})
-    assert counts == {"moved": 1, "idle": 0, "members": 2, "fewest": 1, "most": 1, "unowned": 0}
+    # c-3 runs but owns nothing: an idle member, the fewest partitions 0
+    assert counts == {"moved": 1, "idle": 1, "members": 3, "fewest": 0, "most": 1, "unowned": 0}
