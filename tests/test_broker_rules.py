@@ -165,3 +165,30 @@ def test_a_network_runs_repr_names_the_version_the_memory_bound_and_what_was_ser
         broker={"queued.max.request.bytes": 3_000_000, "socket.request.max.bytes": 2_000_000}))
     assert repr(bounded) == ("<NetworkRun Kafka 3.7, bound 3,000,000 B: peak 2,000,000 B, 2/2 requests, "
                              "p99 client latency 21.0 ms>")
+
+
+def test_a_network_thread_blocked_on_the_full_request_queue_is_unblocked_with_the_time_it_waited():
+    """RequestChannel.sendRequest blocks the Processor on requestQueue.put while queued.max.requests wait:
+    each ProcessorUnblocked row is the broker's, names the thread and gives the ms since that thread's
+    ProcessorBlocked; the summary adds every wait of every thread (up to the run's end for one still
+    blocked); the time series counts the threads blocked, one more at each Blocked, one less at each
+    Unblocked."""
+    run = N.simulate_network(N.kip72_experiments()["both_bounds"]["small requests"])
+    rows = run.events[run.events["kind"].isin(["ProcessorBlocked", "ProcessorUnblocked"])]
+    assert set(rows["source"]) == {"broker"}
+    since: dict[str, int] = {}
+    waits, running, counts = [], 0, [0]
+    for time_ms, kind, member, value in zip(rows["time"], rows["kind"], rows["member"], rows["value"]):
+        if kind == "ProcessorBlocked":
+            assert member not in since
+            since[member], running = int(time_ms), running + 1
+        else:
+            waits.append(int(time_ms) - since.pop(member))
+            assert value == waits[-1]
+            running -= 1
+        counts.append(running)
+    assert len(waits) > 3 and any(w > 1 for w in waits)  # several waits per thread, of different lengths
+    assert run.summary["processor_blocked_ms"] == sum(waits) + sum(run.end_ms - t for t in since.values())
+    drawn = run.timeseries["blocked_processors"].tolist()
+    assert [c for i, c in enumerate(drawn) if i == 0 or c != drawn[i - 1]] == \
+        [c for i, c in enumerate(counts) if i == 0 or c != counts[i - 1]]

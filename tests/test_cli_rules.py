@@ -1,6 +1,7 @@
 """The command line's rules pinned one by one (issue 29): the options `kafkasim --help` and the README
 document (names, defaults, required ones, help texts, exit statuses), read from the argparse parser
 alone without running Spark, and `kafkasim logs` on local Spark against what the plain parser reads."""
+import json
 import os
 import re
 from collections import Counter
@@ -175,3 +176,25 @@ def test_a_log_directory_that_cannot_be_listed_names_the_directory_and_a_permiss
     the message names the directory refused, and says permission denied only for a PermissionError."""
     refused = _listing_refused("/logs", exc)
     assert str(refused) == expected and isinstance(refused, PermissionError) == isinstance(exc, PermissionError)
+
+
+def test_logs_without_spark_writes_counts_json_names_every_files_problem_and_times_the_parse(tmp_path, capsys):
+    """`kafkasim logs --no-spark`: counts.json holds the files given and the parse's counts, one entry a line,
+    as the Spark path writes it; the problems of every file are kept (two FIFOs: both named), and the
+    seconds printed are the parse's own (well under a minute here)."""
+    (tmp_path / "server.log").write_text("[2024-03-05 20:21:14,681] INFO hello (kafka.server.KafkaServer)\n")
+    out = tmp_path / "out"
+    assert main(["logs", str(tmp_path / "server.log"), "--out", str(out), "--no-spark"]) == EXIT_OK
+    seconds = float(re.search(r"; ([\d.]+) s", capsys.readouterr().out).group(1))
+    assert 0 <= seconds < 60
+    counts = parse_file(str(tmp_path / "server.log")).counts
+    assert counts["lines"] == 1
+    text = (out / "counts.json").read_text()
+    assert text.splitlines()[:3] == ["{", ' "files": [', f'  "{tmp_path / "server.log"}"']
+    assert json.loads(text) == {"files": [str(tmp_path / "server.log")], "counts": dict(counts)}
+    for name in ("a.log", "b.log"):
+        os.mkfifo(tmp_path / name)
+    assert main(["logs", str(tmp_path / "a.log"), str(tmp_path / "b.log"), "--out", str(tmp_path / "o2"),
+                 "--no-spark"]) != EXIT_OK
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'a.log'}: a FIFO" in err and f"{tmp_path / 'b.log'}: a FIFO" in err

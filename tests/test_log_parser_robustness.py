@@ -22,7 +22,7 @@ import random
 import re
 import threading
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -970,3 +970,46 @@ def test_cri_parts_at_the_end_of_the_input_without_their_f_entry_are_the_record(
     evs, result = rows(cri_parts(kafka_line(BARE), [70], tag_last="P"))
     assert [(e["kind"], e["member"], e["time"]) for e in evs] == [("MemberRemoved", M1, T)]
     assert result.unparsed == []
+
+
+def test_a_json_records_epoch_time_is_a_date_from_1e9_seconds_or_1e12_milliseconds_below_1e11_seconds():
+    """`layouts.key_values`: a number of 10^12 or more in "ts"/"time" is milliseconds (zap's
+    EpochMillisTimeEncoder), below that seconds (zap's default EpochTimeEncoder); a date only from 10^9 s
+    (2001-09-09T01:46:40Z) up to, not including, 10^11 s; any other number stays as it was written."""
+    from kafkasim.analysis.logs.layouts import key_values
+    assert key_values({"ts": 10**9, "msg": "m"}) == "ts=2001-09-09T01:46:40.000Z msg=m"
+    assert key_values({"ts": 10**12, "msg": "m"}) == "ts=2001-09-09T01:46:40.000Z msg=m"
+    assert key_values({"time": 1709670074681, "msg": "m"}) == "time=2024-03-05T20:21:14.681Z msg=m"
+    assert key_values({"ts": 10**9 - 1, "msg": "m"}) == "ts=999999999 msg=m"
+    assert key_values({"ts": 10**11, "msg": "m"}) == "ts=100000000000 msg=m"
+    assert key_values({"ts": 10**14, "msg": "m"}) == "ts=100000000000000 msg=m"
+    assert key_values({"ts": 10**11 - 1, "msg": "m"}) == "ts=5138-11-16T09:46:39.000Z msg=m"
+
+
+def test_a_json_records_non_ascii_text_is_kept_as_written_not_escaped():
+    """Go writes UTF-8 as it is: encoding/json for a value that is no string, slog's TextHandler
+    (strconv.Quote keeps printable runes) when it quotes; so "é" stays "é", never "\\u00e9"."""
+    from kafkasim.analysis.logs.layouts import key_values
+    assert key_values({"msg": "réquête reçue", "topics": ["commandes-é"]}) == \
+        'msg="réquête reçue" topics="[\\"commandes-é\\"]"'
+
+
+def test_a_time_of_day_goes_on_the_day_that_puts_it_within_12_hours_of_its_neighbour():
+    """`Clock._on_day_of(ref, tod)`: the instant at time of day `tod` nearest to `ref`, the neighbour's time;
+    exactly 12 hours away it stays on the neighbour's day; in ms since the origin, floored as a dated
+    line's time is (an origin 1 µs past midnight puts 01:00 at 3,599,999 ms)."""
+    from types import SimpleNamespace
+    from kafkasim.analysis.logs.clock import Clock
+    hour, day = 3_600_000, 86_400_000
+    on = Clock._on_day_of
+
+    def at(ref, tod, origin=datetime(2024, 3, 5)):
+        return on(SimpleNamespace(origin=origin), ref, tod)
+    assert at(2 * hour, 10 * hour) == 10 * hour and at(10 * hour, 2 * hour) == 2 * hour  # 8 h: the same day
+    assert at(23 * hour, 1 * hour) == day + hour                     # 01:00 after 23:00: the next day
+    assert at(1 * hour, 23 * hour) == -hour                          # 23:00 before 01:00: the day before
+    assert at(6 * hour, 18 * hour) == 18 * hour and at(18 * hour, 6 * hour) == 6 * hour  # 12 h: the same day
+    assert at(6 * hour - 1, 18 * hour) == 18 * hour - day            # just over 12 h: the day before
+    assert at(30 * hour, 7 * hour) == day + 7 * hour                 # the neighbour's day, not the origin's
+    assert at(hour, 2 * hour, datetime(2024, 3, 5, 0, 0, 0, 1)) == \
+        (datetime(2024, 3, 5, 2) - datetime(2024, 3, 5, 0, 0, 0, 1)) // timedelta(milliseconds=1) == 2 * hour - 1

@@ -335,3 +335,22 @@ def test_consumers_closed_one_after_another_are_a_rolling_restart():
     assert [(f.cause, f.group, f.score) for f in report.findings] == [
         ("rolling-restart-dynamic-members", "orders", 0.77)]
     assert [e.line for e in report.findings[0].evidence] == [3, 5]
+
+
+def test_basic_loggers_values_run_to_the_next_expected_key_found_after_the_previous_one():
+    """BasicLogger prints `msg; k: v, k: v` in the order of the Log call's keyvals: a key is looked for only
+    after the previous key's value starts (a group id may hold ", err: "), its first occurrence there (an
+    error text may hold ", member_id: "), and a key the line lacks is skipped, not the end of the search."""
+    from kafkasim.analysis.logs.franz_go import _values
+    keys = ("group", "member_id", "err")
+    assert _values("; group: g, member_id: m, err: boom", keys, "basic") == \
+        {"group": "g", "member_id": "m", "err": "boom"}
+    assert _values("; member_id: m, err: boom", keys, "basic") == {"member_id": "m", "err": "boom"}
+    assert _values("; group: g, err: boom", keys, "basic") == {"group": "g", "err": "boom"}
+    assert _values("; group: team, err: eu, member_id: m, err: boom", keys, "basic") == \
+        {"group": "team, err: eu", "member_id": "m", "err": "boom"}
+    assert _values("; group: g, member_id: m, err: bad, member_id: n", keys, "basic") == \
+        {"group": "g", "member_id": "m", "err": "bad, member_id: n"}
+    # the first key's name inside no key: nothing; text that is not `; k: v`: nothing
+    assert _values("; groups: g", keys, "basic") == {}
+    assert _values(" group: g", keys, "basic") == {}

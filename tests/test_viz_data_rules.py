@@ -1009,3 +1009,118 @@ def test_the_calculator_checks_its_grid_and_passes_each_setting_and_version_on()
                                          "0.9: 2.0 MiB per response, ok; fetch memory 4.0 MiB"]
     _, together = calculator_frames(grid, versions=("0.9",))
     assert together["line"].tolist()[0].endswith("fetch memory 8.0 MiB")
+
+
+def test_aggregated_ownership_counts_the_partitions_not_consumed_per_bin_and_labels_them():
+    # Above max_partitions the chart is the mean number of partitions not consumed in each of 200
+    # bins over the span (tables.mean_count, ms in, seconds out). orders-0 is idle 1.5-2.5 s and
+    # orders-1 2.0-3.0 s: over (1, 3) s the 10-ms bins count 0, then 1, then 2, then 1, and a last
+    # row at 3.0 s repeats the last bin so the step area closes.
+    from kafkasim.viz.layers import rebalance_bands, time_x
+    from kafkasim.viz.ownership import _aggregate
+    gaps = pd.DataFrame({"tp": ["orders-0", "orders-1"], "start_s": [1.5, 2.0], "end_s": [2.5, 3.0]})
+    bands = pd.DataFrame({"phase": ["Assigning"], "start_s": [1.2], "end_s": [1.4], "generation": [1],
+                          "reason": ["member joined"]})
+    # two faults 0.4 s apart: 11-character labels (71.5 px) overlap on a 300-px plot of 2 s (0.4 s = 60 px)
+    faults_ = pd.DataFrame({"time_s": [1.5, 1.9], "member": ["c-1", "c-2"],
+                            "label": ["c-1 crashed at 1.5 s", "c-2 crashed at 1.9 s"], "short": ["c-1 crashed"] * 2})
+    spec = _aggregate(gaps, bands, faults_, 1000, (1.0, 3.0), 300, ("consumer",))
+    assert spec["width"] == 300 and spec["height"] == 220 and spec["resolve"] == {"scale": {"color": "independent"}}
+    band, area, rule, *texts = spec["layer"]
+    assert band == rebalance_bands(bands, (1.0, 3.0), protocols=("consumer",))
+    assert band["data"]["values"][0]["phase"] == "Assigning"
+    rows = area["data"]["values"]
+    expected = [0.0] * 50 + [1.0] * 50 + [2.0] * 50 + [1.0] * 51
+    assert [r["time_s"] for r in rows] == [round(1 + i * 0.01, 4) for i in range(201)]
+    assert [r["partitions"] for r in rows] == expected
+    assert area["mark"] == {"type": "area", "interpolate": "step-after", "color": "#d62728", "opacity": 0.8}
+    assert area["encoding"] == {
+        "x": time_x("time_s", (1.0, 3.0)),
+        "y": {"field": "partitions", "type": "quantitative", "title": "partitions not consumed (of 1000)",
+              "scale": {"domainMin": 0}},
+        "tooltip": [{"field": "time_s", "type": "quantitative", "title": "from (s)", "format": ".1f"},
+                    {"field": "partitions", "type": "quantitative", "title": "not consumed (mean)", "format": ".1f"}]}
+    assert rule["mark"]["type"] == "rule" and [r["time_s"] for r in rule["data"]["values"]] == [1.5, 1.9]
+    # 150 px per second: the first label starts 2 px right of its line, the second overlaps it so
+    # takes the next row
+    assert [[r["label_s"] for r in t["data"]["values"]] for t in texts] == [[round(1.5 + 2 / 150, 4)],
+                                                                           [round(1.9 + 2 / 150, 4)]]
+
+
+def test_a_storm_chart_labels_its_runs_and_refuses_none():
+    """`_labelled`: one run (it has zk_load) is "run"; a sequence, generator included, is "run 1", "run 2"...
+    in its order; a dict keeps its labels; no run at all is refused, whatever the form."""
+    from kafkasim.viz.zookeeper_storm import _labelled
+    a, b = SimpleNamespace(zk_load=None), SimpleNamespace(zk_load=None)
+    assert _labelled(a) == {"run": a}
+    assert _labelled(iter([a, b])) == {"run 1": a, "run 2": b}
+    assert _labelled({"x": b}) == {"x": b}
+    for empty in ({}, [], iter(())):
+        with pytest.raises(ValueError) as err:
+            _labelled(empty)
+        assert str(err.value) == "give at least one run"
+
+
+def test_a_storm_charts_series_are_bucketed_as_asked_the_span_is_the_longest_run_and_faults_the_firsts():
+    """`_frames`: each run's storm_frame at `bucket_ms` (one row per bucket from 0 to its end), stacked with
+    a fresh index and a `run` column; the span ends at the longest run's end (s); the faults, in seconds,
+    are those of the first run."""
+    from kafkasim.viz.zookeeper_storm import _frames
+    short = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=12_000,
+                                             leave_at_ms=4_000))
+    long = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=20_000))
+    series, marks, end = _frames({"short": short, "long": long}, 2_000)
+    assert end == 20.0
+    assert list(series.index) == list(range(7 + 11))
+    assert series["run"].tolist() == ["short"] * 7 + ["long"] * 11
+    assert series["time_s"].tolist() == [2.0 * i for i in range(7)] + [2.0 * i for i in range(11)]
+    assert marks["time_s"].tolist() == [4.0] and marks["short"].tolist() == ["ScaleIn topic-00-1"]
+
+
+def _ownership_run(owners: list[tuple], states: list[tuple], partitions: int = 2):
+    """A run with topic "t" of `partitions`, these (partition, member, start, end) and (member, state, start, end)."""
+    own = pd.DataFrame(owners, columns=["partition", "member", "start", "end"]).assign(topic="t")
+    return SimpleNamespace(scenario=SimpleNamespace(topics={"t": partitions}),
+                           partition_owners=lambda: own,
+                           member_states=lambda: pd.DataFrame(states, columns=["member", "state", "start", "end"]))
+
+
+def test_an_owner_and_a_member_count_from_their_start_up_to_not_including_their_end():
+    """`owners_at`/`members_at`: an interval holds at its start instant and no longer at its end one;
+    a member "stopped" (crashed or closed) is no member."""
+    from kafkasim.viz.assignment import members_at, owners_at
+    run = _ownership_run([(0, "c-1", 0, 100), (0, "c-2", 100, 200), (1, "c-2", 50, 200)],
+                         [("c-1", "stable", 0, 100), ("c-1", "stopped", 100, 200), ("c-2", "joining", 50, 200)])
+    assert owners_at(run, 50).to_dict("list") == {"tp": ["t-0", "t-1"], "member": ["c-1", "c-2"]}
+    assert owners_at(run, 49)["member"].tolist() == ["c-1", None]
+    assert owners_at(run, 100)["member"].tolist() == ["c-2", "c-2"]
+    assert owners_at(run, 200)["member"].tolist() == [None, None]
+    assert members_at(run, 49) == ["c-1"] and members_at(run, 50) == ["c-1", "c-2"]
+    assert members_at(run, 99) == ["c-1", "c-2"] and members_at(run, 100) == ["c-2"]
+
+
+def test_of_overlapping_owners_the_one_that_started_last_and_of_a_tie_the_later_row_is_shown():
+    """`owners_at`: 17 owners overlap on t-0 (zombies), started at 0 or 5 ms: at 50 ms the last row of
+    those started at 5 ms owns it (c-13), whatever sort puts first among equal starts."""
+    from kafkasim.viz.assignment import owners_at
+    starts = [5, 5, 0, 5, 0, 5, 0, 0, 5, 5, 5, 0, 5, 5, 0, 0, 0]
+    run = _ownership_run([(0, f"c-{i}", s, 100) for i, s in enumerate(starts)], [], partitions=1)
+    assert owners_at(run, 50)["member"].tolist() == ["c-13"]
+
+
+def test_a_snapshot_stacks_its_instants_and_counts_a_group_without_members_as_zero():
+    """`snapshot_frames`: one cell per partition and instant, stacked with a fresh index, "moved" where
+    the owner differs from the first instant's; at a last instant with no member running, fewest and
+    most partitions per member are 0 (not an error)."""
+    from kafkasim.viz.assignment import snapshot_frames
+    run = _ownership_run([(0, "c-1", 0, 100), (1, "c-1", 0, 50), (1, "c-2", 50, 100)],
+                         [("c-1", "stable", 0, 100), ("c-2", "stable", 50, 100), ("c-1", "stopped", 100, 200),
+                          ("c-2", "stopped", 100, 200), ("c-3", "stable", 55, 100)])
+    cells, counts = snapshot_frames(run, {"start": 10, "later": 60, "after": 150})
+    assert list(cells.index) == list(range(6))
+    assert cells["member"].tolist() == ["c-1", "c-1", "c-1", "c-2", None, None]
+    assert cells["moved"].tolist() == [False, False, False, True, False, False]
+    assert counts == {"moved": 0, "idle": 0, "members": 0, "fewest": 0, "most": 0, "unowned": 2}
+    _, counts = snapshot_frames(run, {"start": 10, "later": 60})
+    # c-3 runs but owns nothing: an idle member, the fewest partitions 0
+    assert counts == {"moved": 1, "idle": 1, "members": 3, "fewest": 0, "most": 1, "unowned": 0}

@@ -16,7 +16,6 @@ process, 130 interrupted: a sweep keeps every finished run, and the same command
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -279,6 +278,7 @@ def _diagnose_on_spark(args, files: list[str], outputs: dict) -> str:
 def _logs_plain(files, out):
     """The same outputs without Spark: one process, pyarrow writes the Parquet files."""
     from kafkasim.analysis.logs import parse_file, write_part
+    from kafkasim.analysis.logs.files import write_counts
 
     start = time.perf_counter()
     by_kind, groups, counts, problems = Counter(), Counter(), Counter(), []
@@ -290,8 +290,7 @@ def _logs_plain(files, out):
         groups.update(r[2] for r in result.rows if r[4] == "RebalanceStarted")
         problems += [(file, problem) for file, _, problem in result.file_problems]
         write_part(result, out, i)
-    with open(os.path.join(out, "counts.json"), "w") as f:
-        json.dump({"files": files, "counts": dict(counts)}, f, indent=1)
+    write_counts(out, files, counts)
     return counts, by_kind, groups, problems, time.perf_counter() - start
 
 

@@ -64,6 +64,7 @@ from kafkasim.analysis.sweep_grid import (SUMMARY_COLUMNS, Grid, RunSpec, commit
                                          finished_runs, open_sweep_folder)
 from kafkasim.analysis.logs import (COUNTS, EXTRA_TYPES, chunk_plan, count_newlines, expand_paths, fresh_output,
                                    parse_chunk, write_part)
+from kafkasim.analysis.logs.files import write_counts
 from kafkasim.scenario.run import REBALANCE_PHASES, REBALANCE_STARTS
 
 MIN_JAVA = 17
@@ -707,8 +708,7 @@ def parse_broker_logs(spark, paths: Iterable[str], out: str, *, chunk_bytes: int
     total = Counter()
     for row in per_chunk:
         total.update({c: row[c] for c in COUNTS})
-    with open(os.path.join(out, "counts.json"), "w") as f:
-        json.dump({"files": files, "counts": dict(total)}, f, indent=1)
+    write_counts(out, files, total)
     events, unparsed = read_logs(spark, out)
     return LogParse(out, files, events, unparsed, total, time.perf_counter() - start, len(plan))
 

@@ -30,12 +30,14 @@ CELL_PX = 26
 
 
 def owners_at(run, time_ms: int) -> pd.DataFrame:
-    """tp ("orders-3"), member: the owner of every partition at `time_ms` (None: no owner)."""
+    """tp ("orders-3"), member: the owner of every partition at `time_ms` (None: no owner); an interval
+    owns from its start up to, not including, its end. Where owners overlap (a zombie), the one that
+    started last; of those that started at once, the last in `partition_owners()`."""
     topics = run.scenario.topics
     tps = [(t, p) for t in sorted(topics) for p in range(topics[t])]
     own = run.partition_owners()
-    live = own[(own["start"] <= time_ms) & (own["end"] > time_ms)].sort_values("start", kind="stable")
-    latest = {(row.topic, row.partition): row.member for row in live.itertuples()}
+    live = own[(own["start"] <= time_ms) & (own["end"] > time_ms)]
+    latest = {(row.topic, row.partition): row.member for row in sorted(live.itertuples(), key=lambda r: r.start)}
     return pd.DataFrame({"tp": [f"{t}-{p}" for t, p in tps], "member": [latest.get(tp) for tp in tps]})
 
 

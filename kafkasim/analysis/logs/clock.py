@@ -19,6 +19,7 @@ from kafkasim.analysis.logs.result import kept
 
 NO_TIME = (None, None, None)
 _MS = timedelta(milliseconds=1)
+_HALF_DAY_MS = DAY_MS // 2  # a time of day goes on the day that puts it within 12 hours of its neighbour
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -135,9 +136,9 @@ class Clock:
         except OverflowError:
             return ref
         t = (at.replace(hour=0, minute=0, second=0, microsecond=0) - self.origin) // _MS + tod
-        if t - ref > DAY_MS // 2:
+        if t - ref > _HALF_DAY_MS:
             t -= DAY_MS
-        elif ref - t > DAY_MS // 2:
+        elif ref - t > _HALF_DAY_MS:
             t += DAY_MS
         return t
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import json
 import os
 import re
 import stat
@@ -344,6 +345,12 @@ def fresh_output(out: str) -> None:
     for name in ("events", "unparsed"):
         for n in os.listdir(os.path.join(out, name)):
             os.remove(os.path.join(out, name, n))
+
+
+def write_counts(out: str, files: list[str], counts) -> None:
+    """`out/counts.json`: the files read and the parse's COUNTS, one entry a line (Spark or not)."""
+    with open(os.path.join(out, "counts.json"), "w") as f:
+        json.dump({"files": files, "counts": dict(counts)}, f, indent=1)
 
 
 def write_part(result: ParseResult, out: str, index: int) -> None:

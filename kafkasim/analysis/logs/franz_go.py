@@ -124,15 +124,13 @@ def _values(kv: str, keys: tuple[str, ...], layout: str) -> dict[str, str]:
         return {k: out[k] for k in keys if k in out}
     if not kv.startswith("; "):
         return out
-    pos, found = 2, []
+    kv = "," + kv[1:]  # every key after ", ", the first one too
+    pos, found = 0, []
     for k in keys:
-        if not found and kv.startswith(k + ": ", 2):
-            at, start = 2, 4 + len(k)
-        else:
-            at = kv.find(", " + k + ": ", pos)
-            if at < 0:
-                continue
-            start = at + len(k) + 4
+        at = kv.find(", " + k + ": ", pos)
+        if at < 0:
+            continue
+        start = at + len(k) + 4
         found.append((k, at, start))
         pos = start
     for j, (k, _, start) in enumerate(found):

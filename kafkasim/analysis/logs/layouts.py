@@ -162,6 +162,8 @@ def shipper_time(strings: list[str], message: str, head: str) -> str | None:
 #: The members a structured logger writes its record's time in (zap "ts", slog and logrus "time").
 TIME_KEYS = ("ts", "time", "timestamp")
 _BARE = re.compile(r"[^\s=\"]++")
+#: Go's encoding/json as zap and slog print a value: compact, UTF-8 as it is (never "\u00e9").
+_GO_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def key_values(obj: dict) -> str | None:
@@ -174,9 +176,9 @@ def key_values(obj: dict) -> str | None:
     parts = []
     for k, v in obj.items():
         if k in TIME_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool):
-            seconds = v / 1000 if 1e12 <= v < 1e14 else v
+            seconds = v / 1000 if v >= 1e12 else v  # milliseconds: a date only if it falls in the range below
             if 1e9 <= seconds < 1e11:
                 v = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-        parts.append(f"{k}={text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)}")
+        text = v if isinstance(v, str) else _GO_JSON(v)
+        parts.append(f"{k}={text if _BARE.fullmatch(text) else _GO_JSON(text)}")
     return " ".join(parts)
