@@ -1010,3 +1010,18 @@ def test_a_join_with_a_member_id_to_an_unknown_group_is_refused_in_that_members_
     assert (r.done, r.error) == (True, Errors.UNKNOWN_MEMBER_ID)
     assert [(row[2], row[3], row[4], row[8]) for row in sim.events.rows] == [
         ("nope", "m-1", "JoinGroupResponse", "UNKNOWN_MEMBER_ID")]
+
+
+def test_a_classic_groups_rebalance_timeout_is_its_members_longest_counted_from_zero():
+    """`ClassicGroup.rebalanceTimeoutMs` starts its maximum at 0: a member converted from a consumer group
+    that was loaded without a rebalance timeout (-1, the member builder's default) arms the join timer at
+    0 ms, never at -1; otherwise the longest of the members' wins."""
+    from kafkasim.coordinator.classic.group import Group, Member
+
+    group = Group("g")
+    assert group.rebalance_timeout_ms == 0
+    group.add(Member("a", None, "c", 10_000, -1, "consumer", (("range", b""),)), None)
+    assert group.rebalance_timeout_ms == 0
+    group.add(Member("b", None, "c", 10_000, 45_000, "consumer", (("range", b""),)), None)
+    group.add(Member("c", None, "c", 10_000, 30_000, "consumer", (("range", b""),)), None)
+    assert group.rebalance_timeout_ms == 45_000

@@ -163,7 +163,9 @@ class Group:
     # -- derived facts ---------------------------------------------------------------------------
     @property
     def rebalance_timeout_ms(self) -> int:
-        return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
+        """The members' longest, from 0 (`ClassicGroup.rebalanceTimeoutMs`): a member converted from a
+        consumer group loaded without one (-1, the builder's default) arms the join timer at 0 ms."""
+        return max([0, *(m.rebalance_timeout_ms for m in self.members.values())])
 
     def can_rebalance(self) -> bool:
         return self.state in (STABLE, COMPLETING, EMPTY)

@@ -1074,8 +1074,6 @@ def _restored_member(member_id: str, fields: Mapping[str, Any]) -> ConsumerGroup
         epochs = {(t, int(p)): e for t, parts in epochs.items() for p, e in parts.items()}
     classic = fields.get("classic")
     if classic is not None:
-        if fields.get("rebalance_timeout_ms", -1) < 0:  # a JoinGroup always gives one; a downgrade arms it
-            raise ConfigError(f"classic member {member_id!r} needs its rebalance_timeout_ms (>= 0)")
         classic = ClassicMember(classic["session_timeout_ms"], tuple(classic["protocols"]),
                                 classic.get("client_id", ""))
     return ConsumerGroupMember(
