@@ -288,6 +288,18 @@ def test_the_builders_make_the_event_of_their_wording(key, index, message, expec
                                       "error": None, "reason": reason, "value": None, "state": state}
 
 
+@pytest.mark.parametrize("message,kind", [
+    ("Elected as the group coordinator for partition 25 in epoch 7", "CoordinatorElected"),
+    ("Resigned as the group coordinator for partition 25 in epoch 7", "CoordinatorResigned"),
+])
+def test_the_coordinator_of_an_offsets_partition_moving_is_an_event_of_that_partition_at_the_lines_time(message,
+                                                                                                      kind):
+    # GroupCoordinator.onElection / onResignation (2.8 - 3.9): no group in the line, the partition of
+    # __consumer_offsets it names; the time is the line's, as every event's.
+    (ev,) = only(kafka_line(message))
+    check(ev, kind=kind, group=None, member=None, topic="__consumer_offsets", partition=25, time=T)
+
+
 def test_a_consumer_group_pattern_reads_the_group_id_up_to_the_words_that_follow_it():
     pattern = re.compile(broker.cg(r"Bumped group epoch to " + broker.N))
     assert pattern.fullmatch("[GroupId my-group] Bumped group epoch to 8").groupdict() == {"g": "my-group", "n": "8"}

@@ -12,7 +12,7 @@ from datetime import datetime
 
 import pytest
 
-from kafkasim.analysis.logs import MAX_LINE_CHARS, ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import MAX_LINE_CHARS, ROW_FIELDS, kafkajs, parse_lines
 from reader_properties import read_rows
 
 ORIGIN = datetime(2024, 3, 5)
@@ -363,3 +363,21 @@ def test_only_a_label_at_the_start_of_a_quoted_string_is_the_records_level(head,
     glued to a quote that closes another is not, and the record is left to every release."""
     line = f'{head}WARN [Runner] The group is rebalancing, re-joining {{"timestamp":"{STAMP}","groupId":"orders"}}'
     assert rows([line]) == [expected("RejoinRequested", versions, group="orders")]
+
+
+def test_a_record_is_never_its_own_shippers_time():
+    """A record that begins with a date far (over layouts.HEAD_WINDOW characters) before its namespace has no
+    date of its own for the reader: the time is the shipper's other string that begins with one (Docker's
+    "time"), even when the record comes first in the JSON and begins with a date itself."""
+    record = f'{STAMP} app {"x" * 600} WARN [Runner] The group is rebalancing, re-joining {{"groupId":"orders"}}'
+    line = json.dumps({"log": record, "stream": "stderr", "time": "2024-03-05T20:21:15.2Z"})  # T + 519 ms
+    assert [(r["time"], r["kind"], r["group"]) for r in rows([line])] == [(T + 519, "RejoinRequested", "orders")]
+
+
+def test_a_console_record_without_a_timestamp_puts_nothing_before_its_message():
+    """A logCreator that leaves kafkajs's `timestamp` out, no shipper around it: the message moves out of its
+    JSON with no time before it (the reader then keeps its events at the origin and says why)."""
+    line = json.dumps({"level": "WARN", "logger": "kafkajs", "message": "[Runner] The group is rebalancing, re-joining",
+                       "groupId": "orders"}, separators=(",", ":"))
+    assert kafkajs.rewrite(line) == ('{"level":"WARN","logger":"kafkajs", [Runner] The group is rebalancing, '
+                                     're-joining ,"groupId":"orders"}')
