@@ -130,7 +130,8 @@ def check_int(name: str, value, low: int) -> int:
 
 
 def range_text(low, high) -> str:
-    """Kafka's way of writing a valid range: "[1, +inf]"."""
+    """The valid range our errors add after Kafka's own words: "[1, +inf]" (Kafka's docs table writes
+    `ConfigDef.Range.toString`, "[1,...]"; its ConfigException names one bound only)."""
     return f"[{'-inf' if low is None else low}, {'+inf' if high is None else high}]"
 
 
