@@ -941,6 +941,24 @@ def test_arm_loaded_timers_also_arms_rebalance_timers_of_revoking_members():
     assert groups.stats["timer_events"] == 1  # the rebalance timer; no session timer has fired yet
 
 
+
+def test_each_rebalance_timer_that_fires_counts_once_among_the_timer_events():
+    """Two revoking members loaded with rebalance timeouts of 3 s and 4 s: each timer fences its member
+    when it fires, and each firing is one more timer event (none reset the count)."""
+    sim, groups = manager()
+    member = {"member_epoch": 4, "previous_member_epoch": 4, "state": "UNREVOKED_PARTITIONS",
+              "subscribed_topic_names": ["foo"]}
+    groups.load_consumer_group("g", group_epoch=5, target_assignment_epoch=5, members={
+        "m1": {**member, "assigned": {"foo": [0]}, "pending_revocation": {"foo": [1]}, "rebalance_timeout_ms": 3000},
+        "m2": {**member, "assigned": {"foo": [2]}, "pending_revocation": {"foo": [3]}, "rebalance_timeout_ms": 4000}},
+        target_assignment={"m1": {"foo": [0]}, "m2": {"foo": [2]}})
+    groups.arm_loaded_timers("g")
+    sim.advance(3000)
+    assert (groups.member_ids("g"), groups.stats["timer_events"]) == (["m2"], 1)
+    sim.advance(1000)
+    assert (groups.member_ids("g"), groups.stats["timer_events"]) == ([], 2)
+    assert [r[:2] for r in kinds(sim, "MemberFenced")] == [(3000, "m1"), (4000, "m2")]
+
 # -- invariants under random traffic, and scale ----------------------------------------------------
 def test_random_traffic_never_gives_a_partition_two_owners_and_converges():
     sim, groups = manager(topics={"foo": 7, "bar": 4})

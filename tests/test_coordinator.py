@@ -571,6 +571,14 @@ def test_a_coordinator_initiated_rebalance_says_so():
         coord.prepare_rebalance("nope")
 
 
+
+@pytest.mark.parametrize("query", ["generation_id", "member_ids", "leader_id", "protocol_name"])
+def test_a_query_of_a_group_the_coordinator_does_not_have_names_the_group(query):
+    _, coord = new_coordinator()
+    with pytest.raises(KeyError) as err:
+        getattr(coord, query)("nope")
+    assert err.value.args == ("unknown group 'nope'",)
+
 def test_deleted_and_unloaded_groups_die_with_their_reason():
     sim, coord = new_coordinator()
     for group in ("a", "b"):

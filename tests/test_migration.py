@@ -280,6 +280,7 @@ def test_the_last_consumer_member_leaving_turns_the_group_classic_again():
         "from consumer to classic.).",
         "[GroupId g] Converted the consumer group to a classic group."]
     assert g.events("GroupConverted")[-1] == (1000, None, "GroupConverted", 2, None, "online_downgrade")
+    assert g.coord.protocol_name("g") == "cooperative-sticky"  # fromConsumerGroup: setProtocolName(selectProtocol())
     assert g.heartbeat(a, 2) is Errors.REBALANCE_IN_PROGRESS  # the classic rebalance gives foo-3 out again
 
 
@@ -603,8 +604,9 @@ def test_a_static_classic_member_is_checked_by_instance_id_in_heartbeat_and_leav
     assert (epoch, g.coord.heartbeat("g", a, epoch, "i-a").error) == (2, Errors.REBALANCE_IN_PROGRESS)
     assert g.coord.heartbeat("g", a, epoch, "i-b").error is Errors.FENCED_INSTANCE_ID
     assert g.coord.heartbeat("g", a, epoch, "i-z").error is Errors.UNKNOWN_MEMBER_ID
-    r = g.coord.leave_group("g", [(a, "i-b"), ("nobody", None), (b, "i-b")])
-    assert r.member_errors == [Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.NONE]
+    r = g.coord.leave_group("g", [(a, "i-b"), ("nobody", None), (a, "i-z"), (b, "i-b")])
+    assert r.member_errors == [Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID,
+                               Errors.NONE]
     assert sorted(g.coord.member_ids("g")) == sorted(["m1", a])
 
 

@@ -157,6 +157,17 @@ def test_a_pluggable_assignor_needs_a_non_empty_string_name(name, shown):
     assert str(err.value) == f"a server assignor needs a non-empty string `name`, got {shown}"
 
 
+
+def test_a_pluggable_assignor_returning_no_mapping_is_refused_naming_what_it_must_return():
+    """A learner's `assign` that returns a list is stopped with what it must return and what it gave,
+    not read as an empty assignment (the simulator's wording: Kafka's interface returns a typed
+    `GroupAssignment`, so no broker meets this)."""
+    wrong = type("Listy", (), {"name": "listy", "assign": lambda self, members, topics: [("A", {"topic1": [0]})]})()
+    spec = group_spec({"topic1": 1}, {"A": {"topic1"}}, HOMOGENEOUS)
+    with pytest.raises(TypeError) as err:
+        PluggableAssignor(wrong).assign(spec)
+    assert str(err.value) == "server assignor 'listy' must return {member_id: {topic: [partitions]}}, got list"
+
 # -- uniform ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind, subscriptions, topic", [
