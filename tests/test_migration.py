@@ -474,20 +474,18 @@ def test_a_classic_group_that_never_completed_a_generation_cannot_be_upgraded():
     assert joining.done and joining.error is Errors.NONE and joining.generation_id == 1
 
 
-def test_conversions_at_exactly_the_size_limit_keep_static_members_static():
+def test_conversions_at_the_size_limit_keep_static_members_static():
     """`validateOnlineUpgrade` refuses only a group larger than group.consumer.max.size (2 classic
-    members into a limit of 2 are upgraded; the next consumer is then GROUP_MAX_SIZE_REACHED), and
-    the downgrade only one larger than group.max.size; both keep each member's instance id."""
-    g = Group(group_consumer_max_size=2)
+    members into a limit of 3 are upgraded), and the downgrade only one larger than group.max.size
+    (2 into 2); both keep each member's instance id."""
+    g = Group(group_consumer_max_size=3)
     ids = {}
     for client, instance in (("a", "i-a"), ("b", "i-b")):
         ids[instance] = g.coord.join_group("g", "", instance, 10000, 60000, "consumer", [("range", subscription())],
                                            client_id=client).member_id
     g.sim.advance(0)
     assert g.sync(ids["i-a"], 1, {}).error is Errors.NONE and g.sync(ids["i-b"], 1).error is Errors.NONE
-    r = g.cg_join("m1")
-    assert (r.error, r.error_message) == (Errors.GROUP_MAX_SIZE_REACHED,
-                                          "The consumer group has reached its maximum capacity of 2 members.")
+    assert g.cg_join("m1").error is Errors.NONE
     assert g.coord.group_type("g") == "consumer"
     assert {i: g.coord.consumer_groups.member("g", m).instance_id for i, m in ids.items()} == {"i-a": "i-a",
                                                                                                "i-b": "i-b"}
@@ -502,6 +500,28 @@ def test_conversions_at_exactly_the_size_limit_keep_static_members_static():
     assert {m.member_id: m.instance_id for m in g.coord.groups["g"].members.values()} == {
         m: i for i, m in ids.items()}
 
+
+
+def test_an_upgrade_whose_heartbeat_then_finds_the_group_full_leaves_it_classic():
+    """A classic group of exactly group.consumer.max.size members passes `validateOnlineUpgrade` (it
+    refuses only a larger one), then the heartbeat fails `throwIfConsumerGroupIsFull`:
+    GROUP_MAX_SIZE_REACHED. `convertToConsumerGroup` only adds records to the heartbeat's (4.0 to 4.3),
+    and a failed heartbeat writes none: the group stays classic, Stable at its generation, its members'
+    heartbeats answered as before; the conversion's log line, written as it was made, stays too, and the
+    session timers it armed for the consumer group find no such group when they fire."""
+    g = Group(group_consumer_max_size=2)
+    a, b = g.stable_classic()
+    r = g.cg_join("m1")
+    assert (r.error, r.error_message) == (Errors.GROUP_MAX_SIZE_REACHED,
+                                          "The consumer group has reached its maximum capacity of 2 members.")
+    assert (g.coord.group_type("g"), g.coord.group_state("g"), g.coord.generation_id("g")) == ("classic", "Stable", 1)
+    assert g.log()[-1] == "[GroupId g] Converted the classic group to a consumer group."
+    assert g.events("GroupConverted") == []
+    for _ in range(4):  # past the 10 s session the consumer group's timers were armed with
+        g.sim.advance(4000)
+        assert (g.heartbeat(a, 1), g.heartbeat(b, 1)) == (Errors.NONE, Errors.NONE)
+    assert sorted(g.coord.member_ids("g")) == sorted([a, b]) and g.coord.group_type("g") == "classic"
+    assert g.coord.consumer_groups.group_state("g") is None and g.events("MemberFenced", "MemberRemoved") == []
 
 def test_a_classic_sync_in_a_consumer_group_checks_its_protocol_type_and_name():
     # classicGroupSyncToConsumerGroup (4.0.0): the SyncGroup's protocol type must be "consumer" and its

@@ -16,8 +16,10 @@ A group id holds one kind of group at a time:
   consumer protocol leave or are fenced, the classic members left become a classic group, Stable
   at generation = the group epoch, each holding its target assignment, and a rebalance starts.
 A refused upgrade answers GROUP_ID_NOT_FOUND with the reason it logs (UNKNOWN_SERVER_ERROR for a
-group that never completed a generation, as Kafka's fails); a refused downgrade leaves the consumer
-group as it is. Offsets belong to the group id and survive every conversion.
+group that never completed a generation, as Kafka's fails); an upgrade is records of the heartbeat
+that makes it, so one whose heartbeat then fails (GROUP_MAX_SIZE_REACHED at exactly the size limit)
+leaves the group classic; a refused downgrade leaves the consumer group as it is. Offsets belong to
+the group id and survive every conversion.
 
 Simplified: a static classic member replacing the last consumer-protocol member does not
 downgrade the group (Kafka's `validateOnlineDowngradeWithReplacedMemberId`); conversions cannot
@@ -28,6 +30,9 @@ May import: `kafkasim.core`, `kafkasim.coordinator.classic`, `kafkasim.coordinat
 """
 
 from __future__ import annotations
+
+from functools import partial
+from typing import Callable
 
 from kafkasim.coordinator.broker_log import CONVERSION_REFUSALS
 from kafkasim.coordinator.classic.coordinator import ClassicGroupCoordinator
@@ -55,19 +60,29 @@ class Migration:
         consumer.migration_disabled = self.policy == "disabled"
 
     # == classic -> consumer ====================================================================
-    def upgrade(self, group_id: str) -> None:
-        """A member joins `group_id` with the consumer protocol and no consumer group holds it."""
+    def upgrade(self, group_id: str) -> tuple[ConsumerGroup | None, Callable[[], None]] | None:
+        """A member joins `group_id` with the consumer protocol and no consumer group holds it: None
+        without a classic group of that id, else the consumer group made of it (None: the classic group
+        was empty) and what completes the conversion once the heartbeat stores it. Kafka's conversion
+        is records the heartbeat writes (`getOrMaybeCreateConsumerGroup`): a heartbeat that fails
+        after it (GROUP_MAX_SIZE_REACHED) leaves the classic group as it was, though its parked
+        requests were answered and the conversion logged. Raises ApiError when refused."""
         group = self.classic.groups.get(group_id)
         if group is None:
-            return
+            return None
         if group.state == EMPTY:
-            self.classic.release_group(group_id)
-            self._converted(group_id, "consumer", empty=True, epoch=0)
-            return
+            self.classic.log.consumer_group_converted(self._now, group_id, "consumer", True)
+            return None, partial(self._upgraded, group_id, 0, "offline_upgrade")
         members = self._upgrade_members(group)
+        self.classic.answer_parked(group, Errors.REBALANCE_IN_PROGRESS)
+        converted = self.consumer.adopt_classic_members(group_id, group.generation_id, members)
+        self.classic.log.consumer_group_converted(self._now, group_id, "consumer", False)
+        return converted, partial(self._upgraded, group_id, group.generation_id, "online_upgrade")
+
+    def _upgraded(self, group_id: str, epoch: int, reason: str) -> None:
+        """The heartbeat that converted the group is stored: the classic group goes (its tombstone)."""
         self.classic.release_group(group_id)
-        self.consumer.adopt_classic_members(group_id, group.generation_id, members)
-        self._converted(group_id, "consumer", epoch=group.generation_id)
+        self._row(group_id, "GroupConverted", reason, epoch)
 
     def _upgrade_members(self, group: Group) -> list[ConsumerGroupMember]:
         """`validateOnlineUpgrade` and `ConsumerGroup.fromClassicGroup`, or ApiError."""

@@ -1048,20 +1048,27 @@ class ClassicGroupCoordinator:
         answered REBALANCE_IN_PROGRESS and its timers stopped (`convertToConsumerGroup`)."""
         return self._release(group_id, Errors.REBALANCE_IN_PROGRESS)
 
+    @staticmethod
+    def answer_parked(group: Group, error: Errors) -> None:
+        """Answer the group's parked JoinGroup and SyncGroup with `error`
+        (`completeAllJoinFutures`, `completeAllSyncFutures`)."""
+        for member in group.members.values():
+            parked = (member.awaiting_join, member.awaiting_sync)
+            member.awaiting_join = member.awaiting_sync = None
+            for resp in parked:
+                if resp is not None:
+                    resp._complete(error)
+
     def _release(self, group_id: str, error: Errors) -> Group:
         """Remove the group, stop its timers and answer its parked requests with `error`."""
         group = self.groups.pop(group_id)
+        self.answer_parked(group, error)
         for timer in (group.join_timer, group.sync_timer):
             if timer is not None:
                 timer.cancel()
         group.pending_join.clear()  # their expiry checks skip them
         for member in group.members.values():
             self._cancel_session(member)
-            parked = (member.awaiting_join, member.awaiting_sync)
-            member.awaiting_join = member.awaiting_sync = None
-            for resp in parked:
-                if resp is not None:
-                    resp._complete(error)
         return group
 
     def adopt_group(self, group_id: str, generation_id: int, members: Iterable[Member],

@@ -235,15 +235,15 @@ class ClassicMembers:
                               ) -> ConsumerGroup:
         """A consumer group made from a classic one (`ConsumerGroup.fromClassicGroup`): group
         epoch = target epoch = the classic generation, each member STABLE at it with its last
-        classic assignment as assigned and target, and its classic session timer armed."""
+        classic assignment as assigned and target, and its classic session timer armed. It is not
+        stored here: the heartbeat that converts it stores it (`_commit`); until then its timers
+        find no such group and do nothing, as Kafka's do when the conversion fails."""
         group = ConsumerGroup(group_id)
         group.group_epoch = group.assignment_epoch = epoch
         for member in members:
             group.put_member(member)
             group.set_target(member.member_id, member.assigned)
         group.subscription_metadata = self._metadata(group.subscribed_topics())
-        self.groups[group_id] = group
-        self._deleted.discard(group_id)
         for member in group.members.values():
             self._touch_session(group, member.member_id, member.classic.session_timeout_ms)
         group.state = group.compute_state()

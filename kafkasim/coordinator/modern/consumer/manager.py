@@ -188,8 +188,11 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         #: True when it turned the group into a classic group instead (online downgrade).
         self.downgrade: Callable[[ConsumerGroup, list[ConsumerGroupMember], str], bool] | None = None
         #: Set by the coordinator front: called with a group id that a joining member names and no
-        #: consumer group holds; converts a classic group of that id, or raises ApiError.
-        self.upgrade: Callable[[str], None] | None = None
+        #: consumer group holds; None (no classic group of that id), or the consumer group made of it
+        #: (None if it was empty) and what completes the conversion when the heartbeat is stored; or
+        #: raises ApiError.
+        self.upgrade: Callable[[str], tuple[ConsumerGroup | None, Callable[[], None]] | None] | None = None
+        self._converting: dict[str, Callable[[], None]] = {}  # group id -> completion, until `_commit`
         #: Set by the coordinator front: group.consumer.migration.policy is "disabled" (4.3.1 then
         #: refuses classic members' JoinGroup, KAFKA-20640).
         self.migration_disabled = False
@@ -303,8 +306,19 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         if group is None and group_id in self.share_group_ids:  # `getOrMaybeCreateConsumerGroup`
             raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if group is None and epoch == 0 and self.upgrade is not None:
-            self.upgrade(group_id)  # a classic group of that id becomes a consumer group, or ApiError
-            group = self.groups.get(group_id)
+            upgraded = self.upgrade(group_id)  # a classic group of that id made a consumer group, or ApiError
+            if upgraded is not None:
+                group, self._converting[group_id] = upgraded
+        try:
+            return self._heartbeat_in(group, group_id, member_id, epoch, instance_id, rack_id, rebalance_timeout_ms,
+                                      names, regex, assignor, owned)
+        finally:
+            self._converting.pop(group_id, None)  # failed before `_commit`: the group stays classic
+
+    def _heartbeat_in(self, group: ConsumerGroup | None, group_id: str, member_id: str, epoch: int,
+                      instance_id: str | None, rack_id: str | None, rebalance_timeout_ms: int,
+                      names: frozenset | None, regex: str | None, assignor: str | None,
+                      owned: dict | None) -> ConsumerGroupHeartbeatResponse:
         if group is None:
             if epoch != 0:
                 raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
@@ -533,6 +547,9 @@ class ConsumerGroupManager(ClassicMembers, ModernGroupQueries):
         group, updated, replaced = plan.group, plan.updated, plan.replaced
         self.groups[group.group_id] = group
         self._deleted.discard(group.group_id)
+        converted = self._converting.pop(group.group_id, None)
+        if converted is not None:
+            converted()
         if replaced is not None:
             inherited = group.target.get(replaced.member_id, EMPTY)
             group.remove_member(replaced.member_id)  # its timers run on and find nobody (replaceMember)
