@@ -360,6 +360,22 @@ def test_the_replay_chart_draws_both_timelines_in_seconds_from_the_logs_first_li
         {"timeline": "replay", "s": 8.0, "what": "left", "reason": "session_timeout", "member": "c-2"}]
 
 
+def test_the_replays_members_are_named_as_the_run_named_its_consumers_a_kip_848_uuid_too():
+    # replay_rows names the replay's members by the run's member_names (member id -> consumer), not by the
+    # fit's names of the log: a KIP-848 member id is a client-made Uuid (Uuid.randomUuid().toString(), no
+    # client id in it), which only the run knows as "c-2"; one the run never gave keeps its Uuid.
+    from types import SimpleNamespace
+    from kafkasim.analysis.diagnose.replay import replay_rows
+    from kafkasim.analysis.diagnose.timeline import Move, Timeline
+    named, unnamed = "EwFjvWuzQxSbkbv9xqoDIg", "Vx3kQ1pTQ0u9bGx7Yh2aZw"
+    log = Timeline("g", first=0, last=1_000)
+    sim = Timeline("g", first=0, last=9_000)
+    sim.arrivals = [Move(2_000, named, None, "sim", 1), Move(3_000, unnamed, None, "sim", 2)]
+    rep = SimpleNamespace(fit=SimpleNamespace(timeline=log, offset_ms=0, names={named: "c-1"}),
+                          simulated=sim, run=SimpleNamespace(member_names={named: "c-2"}))
+    assert [(m["timeline"], m["member"]) for m in replay_rows(rep)[1]] == [("replay", "c-2"), ("replay", unnamed)]
+
+
 def test_diagnose_files_keeps_only_the_group_asked_for_and_names_every_file(tmp_path):
     """`diagnose_files(paths, group)`: the rows of `group` alone are diagnosed (the `--group` filter);
     `Report.files` lists the paths as given. `diagnose_lines` names its one file the same way."""

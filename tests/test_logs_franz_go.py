@@ -298,6 +298,16 @@ def test_a_member_unknown_after_a_network_cut_is_diagnosed():
     assert [(f.cause, f.group, f.score) for f in report.findings] == [("network", "orders", 0.6)]
 
 
+@pytest.mark.parametrize("cut", ["", "1e3", "-"])
+def test_a_generation_that_is_no_int32_leaves_the_join_without_a_generation(cut):
+    """franz-go prints `generation` as Go's %v of an int32 (consumer_group.go handleJoinResp): a value that is no
+    whole number (empty, `1e3`, a lone sign: text the client never prints there) is not guessed, and the rest of
+    the line is still read."""
+    line = basic("INFO", "joined", "group", "orders", "member_id", "kgo-77", "instance_id", "<nil>",
+                 "generation", cut, "leader", "false")
+    assert rows([line]) == [expected("JoinGroupResponse", "1.0-", member="kgo-77")]
+
+
 _PIECES = st.sampled_from([basic("INFO", "joined, balancing group", "group", "g", "member_id", "m", "instance_id",
                                  "<nil>", "generation", 1, "balance_protocol", "range", "leader", "true"),
                            basic("INFO", "heartbeat errored", "group", "g", "err", REBALANCING),

@@ -335,6 +335,66 @@ def test_a_swept_name_sets_the_field_or_config_of_that_name_and_nothing_else(nam
                                  "processing_ms.p99_ms": "processing_ms_p99_ms"}[name]
 
 
+@pytest.mark.parametrize("processing", ["Constant", "LogNormal"])
+def test_a_scenarios_to_dict_reads_back_as_the_same_scenario_the_distributions_description_skipped(processing):
+    # scenario_from_spec: "`Scenario.to_dict()` reads back too"; to_dict writes the distribution's `describe`
+    # text beside its fields (for whoever reads a run's scenario), which is no field of the distribution.
+    from kafkasim import Scenario
+    from kafkasim.analysis.sweep_grid import scenario_from_spec
+    from kafkasim.scenario.workload import Constant, LogNormal
+
+    scenario = Scenario(members=2, processing_ms=Constant(3) if processing == "Constant" else LogNormal(2, 20))
+    assert "describe" in scenario.to_dict()["processing_ms"]
+    assert scenario_from_spec(scenario.to_dict()) == scenario
+
+
+@pytest.mark.parametrize("processing, message", [
+    ({"type": "Pareto", "alpha": 2}, "processing_ms: type must be one of Constant, LogNormal, got {'type': 'Pareto', "
+                                     "'alpha': 2}"),
+    ({"median_ms": 2}, "processing_ms: type must be one of Constant, LogNormal, got {'median_ms': 2}"),
+    # a field the distribution does not have: Python's own words for it, behind the setting's name
+    ({"type": "LogNormal", "median_ms": 2, "p95_ms": 20},
+     r"re:processing_ms: \S*LogNormal\S* got an unexpected keyword argument 'p95_ms'"),
+])
+def test_a_processing_time_mapping_names_the_distributions_there_are_or_the_field_refused(processing, message):
+    import re
+
+    from kafkasim.analysis.sweep_grid import scenario_from_spec
+
+    with pytest.raises(ConfigError) as e:
+        scenario_from_spec({"members": 2, "processing_ms": processing})
+    if message.startswith("re:"):
+        assert re.fullmatch(message[3:], str(e.value))
+    else:
+        assert str(e.value) == message
+
+
+def test_a_one_seed_grids_estimated_events_are_the_sum_of_its_runs_estimates():
+    # Grid.estimated_events: every combination sampled (fewer than 200), each estimated once, times the seeds
+    # (one here, the default): exactly what estimate_events gives each run, a whole number of events.
+    from kafkasim import Scenario
+    from kafkasim.scenario.world import estimate_events
+
+    grid = Grid.from_dict({"base": {"duration_ms": 60_000}, "grid": {"members": [2, 6]}})
+    each = [estimate_events(Scenario(duration_ms=60_000, members=m)) for m in (2, 6)]
+    got = grid.estimated_events()
+    assert type(got) is int and got == sum(each)
+
+
+def test_estimated_events_builds_at_most_200_combinations_and_scales_their_events_to_the_whole_grid(monkeypatch):
+    # Grid.estimated_events: "estimate_events of up to `sample` (200) combinations ..., scaled to all of them",
+    # so a large grid costs 200 scenarios to estimate. Here 201 combinations of 3 seeds, each sampled one
+    # estimated at 1 event: 200 events for 200 of the 201 combinations, scaled to 201 x 3 runs = 603, an int.
+    import kafkasim.analysis.sweep_grid as sweep_grid
+
+    built = []
+    monkeypatch.setattr(sweep_grid, "estimate_events", lambda scenario: built.append(scenario.duration_ms) or 1)
+    grid = Grid.from_dict({"grid": {"duration_ms": [10_000 + i for i in range(201)]}, "seeds": 3})
+    got = grid.estimated_events()
+    assert len(built) == len(set(built)) == 200
+    assert type(got) is int and got == 603
+
+
 def test_a_partition_directory_escapes_as_hive_does_and_writes_booleans_as_spark_does():
     from kafkasim.analysis.sweep_grid import partition_dir
 

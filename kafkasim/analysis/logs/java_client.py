@@ -112,9 +112,9 @@ def _partitions(kind: str, m, t, ctx):
 
 
 def _transition(m, t, ctx):
-    epoch = number(m["e"])
+    """The epoch is the value (its pattern always holds digits; past 18 of them `number` makes it infinite)."""
     return [_ev(t, ctx, "MemberTransition", member=m["m"], reason=m["to"], detail=m["from"],
-                value=float(epoch) if epoch is not None else None)]
+                value=float(number(m["e"])))]
 
 
 def _version(m, t, ctx):
