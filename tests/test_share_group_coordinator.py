@@ -724,3 +724,15 @@ def test_a_session_expiry_is_one_timer_event_of_the_coordinator():
     hb(coord, group="g", topics=["foo"])
     coord.sim.advance(45_000)
     assert coord.member_ids("g") == [] and coord.share_groups.stats["timer_events"] == 1
+
+
+def test_each_session_expiry_adds_one_timer_event():
+    """Two members joining 1 s apart expire 1 s apart: each expiry is one more timer event, none resets the count."""
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, group="g", topics=["foo"])
+    coord.sim.advance(1000)
+    hb(coord, group="g", member=M2, topics=["foo"])
+    coord.sim.advance(44_000)
+    assert (coord.member_ids("g"), coord.share_groups.stats["timer_events"]) == ([M2], 1)
+    coord.sim.advance(1000)
+    assert (coord.member_ids("g"), coord.share_groups.stats["timer_events"]) == ([], 2)
