@@ -9,7 +9,11 @@ create and an exists per watched path, a pause within the session timeout resume
 session expires a timeout after its client fell silent, however many faults keep it silent; setData
 replaces a znode's data and fires its data watches once (NoNode if it is missing), and a topic's
 change reaches its consumers through ZkClient's re-armed data watch (exists + getData, then
-ZKTopicPartitionChangeListener's rebalance), every time it changes."""
+ZKTopicPartitionChangeListener's rebalance), every time it changes. `herd_cost` refuses a count
+below its floor, and each count of one membership change is the module docstring's closed form (offsets
+in ZooKeeper with offsets.storage=zookeeper or dual.commit.enabled, committed there with
+auto.commit.enable too); `ZookeeperScenario.replace` merges consumer overrides; a silent session's
+expiry is armed once; a 0 ms pause leaves a connector in its state."""
 
 from __future__ import annotations
 
@@ -537,3 +541,87 @@ def test_a_try_that_fails_on_a_conflict_deletes_the_owner_znodes_it_created():
         (10_063, "StateChanged", None, None)]
     assert {p: run.zk.data.get(f"/consumers/main/owners/a/{p}") for p in range(6)} == {
         0: "main_a-0-0", 1: "main_a-0-0", 2: None, 3: "main_a-2-0", 4: "main_a-2-0", 5: "main_a-2-0"}
+
+
+# -- herd_cost: the closed form of one membership change (the module docstring's table) -------------
+@pytest.mark.parametrize("name, low, counts", [
+    ("consumers", 1, {"consumers": 0}), ("partitions", 0, {"partitions": -1}),
+    ("owned_before", 0, {"owned_before": -1}), ("brokers", 1, {"brokers": 0}),
+    ("topics_per_consumer", 0, {"topics_per_consumer": -1})])
+def test_herd_cost_refuses_a_count_below_its_floor_naming_the_count_and_its_range(name, low, counts):
+    args = {"consumers": 3, "partitions": 6, **counts}
+    with pytest.raises(ConfigError) as e:
+        herd_cost(args.pop("consumers"), **args)
+    assert str(e.value) == (f"Invalid value {low - 1} for configuration {name}: Value must be at least {low} "
+                            f"(valid range: [{low}, +inf])")
+
+
+def test_herd_cost_takes_every_count_at_its_floor():
+    """One connector left in its group, no broker but one, no partition owned before or after, no topic
+    of its own (a wildcard matching nothing): it re-arms its watch (2 reads), reads the cluster and
+    its TopicCount (3 + 2 x 1 broker) and the group (3 + 0 topics + 1 registration); nothing to write."""
+    assert herd_cost(1, partitions=0, owned_before=0, brokers=1, topics_per_consumer=0) == {
+        "consumers_rebalancing": 1, "notifications": 1, "reads": 11, "writes": 0, "requests": 11,
+        "reads_per_consumer": {"rewatch": 2, "before release": 5, "group read": 4},
+        "registration_reads": 1, "offset_reads": 0, "commit_writes": 0, "owner_deletes": 0, "owner_creates": 0}
+
+
+@pytest.mark.parametrize("consumer, zk_offsets, zk_commits", [
+    ({}, True, True),                                       # 0.8.2's defaults: offsets in ZooKeeper, auto-commit
+    ({"auto.commit.enable": False}, True, False),           # offsets still read from ZooKeeper, none committed
+    ({"offsets.storage": "kafka"}, True, True),             # dual.commit.enabled follows: true (the migration)
+    ({"offsets.storage": "kafka", "dual.commit.enabled": False}, False, False)])  # all offsets at the broker
+def test_every_count_of_one_membership_change_is_its_own_closed_form(consumer, zk_offsets, zk_commits):
+    """4 connectors, 2 brokers, 3 topics each, 5 partitions owned before and 6 after. Each connector:
+    exists + getChildren re-arm the watch (2); getChildren + 2 getData (getCluster), getData (own
+    TopicCount), getChildren + 2 getData (getAllBrokersInCluster): 7; getData (own TopicCount), 3 getData
+    (own topics), getChildren + 4 getData (registrations), getChildren: 10. 4 x 19 = 76 reads, and 4 x 4
+    = 16 of them registrations; offsets read from ZooKeeper (6 getData) when offsets.storage=zookeeper or
+    dual.commit.enabled (ZookeeperConsumerConnector.fetchOffsets takes the larger of the two), committed
+    there (5 setData) when auto.commit.enable too; 5 owner znodes deleted and 6 created."""
+    offset_reads, commit_writes = (6 if zk_offsets else 0), (5 if zk_commits else 0)
+    reads, writes = 76 + offset_reads, commit_writes + 5 + 6
+    assert herd_cost(4, partitions=6, owned_before=5, brokers=2, topics_per_consumer=3, consumer=consumer) == {
+        "consumers_rebalancing": 4, "notifications": 4, "reads": reads, "writes": writes, "requests": reads + writes,
+        "reads_per_consumer": {"rewatch": 2, "before release": 7, "group read": 10},
+        "registration_reads": 16, "offset_reads": offset_reads, "commit_writes": commit_writes,
+        "owner_deletes": 5, "owner_creates": 6}
+
+
+def test_a_zookeeper_scenarios_replace_merges_consumer_overrides_into_those_it_had():
+    """`replace(consumer=...)` changes the configs it names and keeps the others; the original stays."""
+    t = {"t": 2}
+    scenario = ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 2),
+                                 consumer={"rebalance.max.retries": 2, "rebalance.backoff.ms": 500})
+    changed = scenario.replace(consumer={"rebalance.backoff.ms": 100, "zookeeper.session.timeout.ms": 9000})
+    assert changed.consumer == {"rebalance.max.retries": 2, "rebalance.backoff.ms": 100,
+                                "zookeeper.session.timeout.ms": 9000}
+    assert [changed.consumer_config[k] for k in changed.consumer] == [2, 100, 9000]
+    assert scenario.consumer == {"rebalance.max.retries": 2, "rebalance.backoff.ms": 500}
+
+
+def test_a_session_heard_from_does_not_expire_however_often_it_fell_silent_before():
+    """Expiry is armed once when the client falls silent (6,000 ms from 0 here); falling silent again at
+    1000 arms nothing more, so hearing from the client at 2000 disarms it and the session lives on."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    s = zk.connect("c-1", 6000, group="g")
+    zk.create("/consumers/g/ids/c-1", session=s)
+    zk.silent(s)
+    sim.at(1000, zk.silent, s)
+    sim.at(2000, zk.heard_from, s)
+    sim.run(until=20_000)
+    assert s.alive and zk.exists("/consumers/g/ids/c-1")
+    assert "SessionExpired" not in [r[0] for r in rows(sim)]
+
+
+@pytest.mark.parametrize("at_ms", [0, 5000])
+def test_a_pause_of_0_ms_leaves_the_connector_in_its_state_even_at_time_0(at_ms):
+    """A 0 ms pause ends as it starts: the connector is consuming throughout (a paused interval, if any,
+    lasts 0 ms)."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 2), brokers=1,
+                                               faults=(faults.Pause("t-1", at_ms, 0),), duration_ms=12_000))
+    states = run.member_states()
+    mine = states[(states.member == "main_t-1") & (states.end > states.start)]
+    assert set(mine.state) == {"consuming"} and (mine.end - mine.start).sum() == 12_000

@@ -310,6 +310,14 @@ class GroupView:
 CONSUMING, REBALANCING, BACKOFF, FAILED = "consuming", "rebalancing", "backoff", "failed"
 
 
+def _zookeeper_offsets(cfg: Mapping[str, Any]) -> tuple[bool, bool]:
+    """Whether a connector reads its offsets from ZooKeeper, and whether it commits them there: with
+    offsets.storage=zookeeper, or kafka with dual.commit.enabled (0.8.2's `fetchOffsets` then takes
+    the larger of the two, `commitOffsets` writes both); it commits only with auto.commit.enable."""
+    reads = cfg["offsets.storage"] == "zookeeper" or cfg["dual.commit.enabled"]
+    return reads, cfg["auto.commit.enable"] and reads
+
+
 class ZookeeperConsumerConnector:
     """One 0.8.2 consumer connector: its ZooKeeper session and watches, its watcher-executor
     thread running `syncedRebalance`, and its fetchers (on or off)."""
@@ -324,9 +332,7 @@ class ZookeeperConsumerConnector:
         self.session_timeout_ms = cfg["zookeeper.session.timeout.ms"]
         self.strategy = cfg["partition.assignment.strategy"]
         self.fetch_wait_ms = cfg["fetch.wait.max.ms"]
-        zk_offsets = cfg["offsets.storage"] == "zookeeper" or cfg["dual.commit.enabled"]
-        self.zk_offsets = zk_offsets
-        self.commits = cfg["auto.commit.enable"] and zk_offsets
+        self.zk_offsets, self.commits = _zookeeper_offsets(cfg)
         self.ids_dir = f"/consumers/{self.group}/ids"
         self.rng = world.sim.random(f"fetchers/{spec.name}")
         self.alive = False
@@ -608,10 +614,11 @@ class ZookeeperConsumerConnector:
             self._block(self.sim.now + duration_ms)
 
     def _block(self, until: int) -> None:
-        if until > self.blocked_until:
-            self.blocked_until = until
-            self.zk.silent(self.session)
-            self.sim.at(until, self._unblock)
+        """Silent to ZooKeeper until `until` at least: `_unblock` runs when each block ends and acts
+        only when the last has (a 0 ms block ends at once, even at t = 0)."""
+        self.blocked_until = max(self.blocked_until, until)
+        self.zk.silent(self.session)
+        self.sim.at(until, self._unblock)
 
     def _unblock(self) -> None:
         if not self.alive or self.sim.now < self.blocked_until:
@@ -920,15 +927,15 @@ def herd_cost(consumers: int, *, partitions: int, owned_before: int | None = Non
     p = q if owned_before is None else check_range("owned_before", owned_before, 0)
     b = check_range("brokers", brokers, 1)
     t = check_range("topics_per_consumer", topics_per_consumer, 0)
-    cfg = zookeeper_consumer_config(consumer)
-    zk_offsets = cfg["offsets.storage"] == "zookeeper" or cfg["dual.commit.enabled"]
+    zk_offsets, zk_commits = _zookeeper_offsets(zookeeper_consumer_config(consumer))
     per_consumer = {"rewatch": 2, "before release": 3 + 2 * b, "group read": 3 + t + n}
-    reads = n * sum(per_consumer.values()) + (q if zk_offsets else 0)
-    commits = p if cfg["auto.commit.enable"] and zk_offsets else 0
+    offset_reads = q if zk_offsets else 0
+    reads = n * sum(per_consumer.values()) + offset_reads
+    commits = p if zk_commits else 0
     writes = commits + p + q
     return {"consumers_rebalancing": n, "notifications": n, "reads": reads, "writes": writes,
-            "requests": reads + writes, "reads_per_consumer": {k: v for k, v in per_consumer.items()},
-            "registration_reads": n * n, "offset_reads": q if zk_offsets else 0, "commit_writes": commits,
+            "requests": reads + writes, "reads_per_consumer": per_consumer,
+            "registration_reads": n * n, "offset_reads": offset_reads, "commit_writes": commits,
             "owner_deletes": p, "owner_creates": q}
 
 
