@@ -232,6 +232,30 @@ def test_a_function_run_by_a_fixture_shared_by_many_tests_is_judged_by_all_of_th
                        "m.x_other": {"t/a.py::test_other", "t/b.py::test_first"}}
 
 
+
+def test_a_test_reading_a_fixture_set_up_once_costs_that_setup_again_in_a_child(monkeypatch):
+    """mutmut timed each shared fixture's setup inside the first test reading it; a child sets it up again
+    for whichever of its tests reads it first: `setup_costs` charges every reader the longest timing among
+    the readers of each such fixture (a conftest's or the file's own; a file's function-scoped fixture of
+    the same name shadows the conftest's), and the children's order counts it."""
+    import mutmut_names
+    from mutmut.state import state
+
+    conftest = ("@pytest.fixture(scope='session')\ndef spark():\n    return 1\n\n"
+                "@pytest.fixture\ndef tmp():\n    return 1\n")
+    source = ("@pytest.fixture(scope='module')\ndef matrix():\n    return 1\n\n"
+              "def test_a(spark):\n    pass\n\ndef test_b(spark, matrix):\n    pass\n\n"
+              "def test_c(matrix):\n    pass\n\ndef test_d(tmp):\n    pass\n")
+    shadowing = "@pytest.fixture\ndef spark():\n    return 0\n\ndef test_e(spark):\n    pass\n"
+    durations = {"t/a.py::test_a": 10.0, "t/a.py::test_b[1]": 0.5, "t/a.py::test_c": 3.0, "t/a.py::test_d": 0.1,
+                 "t/b.py::test_e": 0.2}
+    costs = mutmut_names.setup_costs(durations, {"t/a.py": source, "t/b.py": shadowing}, conftest)
+    assert costs == {"t/a.py::test_a": 10.0, "t/a.py::test_b[1]": 13.0, "t/a.py::test_c": 3.0}
+    monkeypatch.setattr(state(), "duration_by_test", durations)
+    monkeypatch.setattr(mutmut_names, "SETUP", costs)
+    assert mutmut_names.by_duration(list(durations)) == ["t/a.py::test_d", "t/b.py::test_e", "t/a.py::test_c",
+                                                         "t/a.py::test_b[1]", "t/a.py::test_a"]
+
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
     """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked."""
     checked = []

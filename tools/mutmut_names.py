@@ -29,11 +29,37 @@ from mutmut.workers.isolation import ForkServerRunner
 NO_GC_AT_EXIT = ["-p", "no:unraisableexception"]
 
 
+#: What each test pays in a child besides its own time: the setup of the fixtures it shares with
+#: other tests (`setup_costs`; filled once mutmut's timings are loaded).
+SETUP: dict[str, float] = {}
+
+
 def by_duration(tests: list[str]) -> list[str]:
-    """Fastest first (by mutmut's own timings), then by name: with `-x` a killed mutant stops at
-    its first failing test. mutmut's fork server sends them in a set's order, which changes with
-    the hash seed and often puts a slow one first (the 1,000-member viz fixture: 9 s in a child)."""
-    return sorted(tests, key=lambda test: (state().duration_by_test.get(test, 0.0), test))
+    """Cheapest first (by mutmut's own timings and `SETUP`), then by name: with `-x` a killed mutant
+    stops at its first failing test. mutmut's fork server sends them in a set's order, which changes
+    with the hash seed and often puts a slow one first (the 1,000-member viz fixture: 9 s in a child)."""
+    durations = state().duration_by_test
+    return sorted(tests, key=lambda test: (durations.get(test, 0.0) + SETUP.get(test, 0.0), test))
+
+
+def setup_costs(durations: dict[str, float], sources: dict[str, str], conftest: str = "") -> dict[str, float]:
+    """A test's cost in a child beyond its own timing: for each fixture it shares with other tests (its
+    file's, or conftest's), the longest timing among the tests reading it. mutmut's timings come from
+    one process that set each shared fixture up once, inside the first test reading it; a child sets
+    it up again for whichever of its tests reads it first (Spark's session: a JVM, 10 s, though most
+    Spark tests were timed at under 1.5 s)."""
+    inherited = set(shared_fixtures(conftest, every=True).get("", ()))
+    readers: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for test in durations:
+        path, _, rest = test.partition("::")
+        for fixture in shared_fixtures(sources.get(path, ""), inherited).get(rest.split("[")[0], ()):
+            readers[path if fixture not in inherited else "", fixture].append(test)
+    costs: dict[str, float] = defaultdict(float)
+    for tests in readers.values():
+        setup = max(durations[test] for test in tests)
+        for test in tests:
+            costs[test] += setup
+    return dict(costs)
 
 
 def active_mutant() -> str:
@@ -52,11 +78,13 @@ def faster() -> None:
     trampoline.get_mutant_under_test = active_mutant
 
 
-def shared_fixtures(source: str) -> dict[str, set[str]]:
+def shared_fixtures(source: str, inherited: Iterable[str] = (), every: bool = False) -> dict[str, set[str]]:
     """{test function: the fixtures it uses (directly or through the file's other fixtures) that are
-    set up once for many tests (any scope but "function")}, for a test file's source."""
+    set up once for many tests (any scope but "function")}, for a test file's source; `inherited`
+    names such fixtures of a conftest, which the file's own shadow. `every`: also {"": all such
+    fixtures the source defines}."""
     params: dict[str, set[str]] = {}
-    shared, tests = set(), set()
+    shared, tests = set(inherited), set()
     for node in ast.parse(source).body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -64,8 +92,10 @@ def shared_fixtures(source: str) -> dict[str, set[str]]:
         scope = _fixture_scope(node)
         if scope not in (None, "function"):
             shared.add(node.name)
-        elif scope is None and node.name.startswith("test"):
-            tests.add(node.name)
+        else:
+            shared.discard(node.name)
+            if scope is None and node.name.startswith("test"):
+                tests.add(node.name)
 
     def reach(names: set[str], seen: set[str]) -> set[str]:
         for name in names - seen:
@@ -74,7 +104,8 @@ def shared_fixtures(source: str) -> dict[str, set[str]]:
                 reach(params[name], seen)
         return seen
 
-    return {t: used for t in tests if (used := reach(params[t], set()) & shared)}
+    used = {t: found for t in tests if (found := reach(params[t], set()) & shared)}
+    return {**used, "": shared - set(inherited)} if every else used
 
 
 def _fixture_scope(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -121,7 +152,10 @@ def main(children: str, listed: str) -> None:
         done = load(*args, **kwargs)
         tests = list(state().duration_by_test)
         files = {test.partition("::")[0] for test in tests}
-        widen(state().tests_by_mangled_function_name, tests, {f: Path(f).read_text() for f in files if Path(f).exists()})
+        sources = {f: Path(f).read_text() for f in files if Path(f).exists()}
+        widen(state().tests_by_mangled_function_name, tests, sources)
+        conftest = Path("tests/conftest.py")
+        SETUP.update(setup_costs(state().duration_by_test, sources, conftest.read_text() if conftest.exists() else ""))
         return done
 
     mutmut.collect_or_load_stats = collect_or_load_stats
