@@ -614,6 +614,8 @@ def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
     # 10 and 1000: midpoint sqrt(10 * 1000) = 100; mirrored: 10^2 / 100 = 1 and 1000^2 / 100 = 10,000.
     assert _edges([1000, 10, 1000]) == {10: (1.0, 100.0), 1000: (100.0, 10_000.0)}
     assert _edges([30]) == {30: (20.0, 45.0)}  # a lone value: a factor 1.5 either side
+    # 1, 4, 16: midpoints 2 and 8; the last cell mirrors its lower midpoint about 16: 16^2 / 8 = 32
+    assert _edges([16, 1, 4]) == {1: (0.5, 2.0), 4: (2.0, 8.0), 16: (8.0, 32.0)}
 
 
 def test_compare_names_the_directions_it_takes():
@@ -1227,3 +1229,12 @@ def test_a_snapshot_stacks_its_instants_and_counts_a_group_without_members_as_ze
     _, counts = snapshot_frames(run, {"start": 10, "later": 60})
     # c-3 runs but owns nothing: an idle member, the fewest partitions 0
     assert counts == {"moved": 1, "idle": 1, "members": 3, "fewest": 0, "most": 1, "unowned": 0}
+
+
+def test_fewest_and_most_partitions_per_member_are_the_smallest_and_largest_member_loads():
+    """`snapshot_frames`' counts at the last instant: c-1 owns t-0 and t-1, c-2 owns t-2 (no member idle)."""
+    from kafkasim.viz.assignment import snapshot_frames
+    run = _ownership_run([(0, "c-1", 0, 100), (1, "c-1", 0, 100), (2, "c-2", 0, 100)],
+                         [("c-1", "stable", 0, 100), ("c-2", "stable", 0, 100)], partitions=3)
+    _, counts = snapshot_frames(run, {"only": 50})
+    assert counts == {"moved": 0, "idle": 0, "members": 2, "fewest": 1, "most": 2, "unowned": 0}
