@@ -326,6 +326,7 @@ class _Parts:
 
     def __init__(self, tps, rate, duration_ms=1000):
         self.tps, self.rate, self.duration_ms = tps, rate, duration_ms
+        self.index = {tp: i for i, tp in enumerate(tps)}  # (topic, partition) -> index, for PoisonRecord
 
     def end_offset(self, i: int, t: int) -> int:
         return int(self.rate[i] * min(t, self.duration_ms))
@@ -356,6 +357,18 @@ def test_a_read_returns_whole_complete_batches_from_the_one_holding_the_fetch_of
     assert log.log_batches(0, 8, 500, now=12) == []
     log_end = _share_log([("t", 0)], [0.7], duration_ms=10)  # end 7, batches of int(3.5) = 3
     assert log_end.log_batches(0, 6, 500, now=20) == [(6, 6)]
+
+
+def test_the_application_acknowledges_every_record_of_a_fetch_once_the_poison_with_its_type():
+    """Explicit mode: the poison record is acknowledged alone with the PoisonRecord's type, the records
+    around it ACCEPTed in ranges, down to the single record after a poison that is second to last."""
+    log = _share_log([("t", 0)], [0.8])
+    log.add_poison(F.PoisonRecord("t", 0, 8, "REJECT"))
+    log.add_poison(F.PoisonRecord("t", 0, 3))  # RELEASE
+    assert log.app_acknowledgements(0, 0, 9) == [(0, 2, "ACCEPT"), (3, 3, "RELEASE"), (4, 7, "ACCEPT"),
+                                                 (8, 8, "REJECT"), (9, 9, "ACCEPT")]
+    assert log.app_acknowledgements(0, 3, 8) == [(3, 3, "RELEASE"), (4, 7, "ACCEPT"), (8, 8, "REJECT")]
+    assert log.app_acknowledgements(0, 10, 19) == [(10, 19, "ACCEPT")]  # no poison in this fetch
 
 
 def test_finish_writes_each_partition_spso_and_speo_at_the_end_time():

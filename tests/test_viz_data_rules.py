@@ -448,6 +448,109 @@ def test_a_note_goes_after_the_calls_of_its_millisecond_with_no_detail():
                                   pd.DataFrame(rows, columns=COLUMNS))
 
 
+def _partition():
+    """Kafka 4.2's share partition of orders-0 for group g: locks of 30 s, delivery limit 5, 2000 in-flight records."""
+    return GroupCoordinator(Simulation(seed=0), kafka_version="4.2", topics={"orders": 1}) \
+        .share_partition("g", "orders", 0)
+
+
+def _calls(trace: ShareTrace) -> list[tuple]:
+    return [tuple(c.values()) for c in trace.calls]
+
+
+def test_a_share_fetch_takes_max_poll_records_500_rounded_up_to_its_last_log_batch():
+    # 4.1+: the consumer sends MaxRecords = max.poll.records (500 by default). A read of ten 100-record
+    # batches (KIP-932's two-consumer example): 0 + 500 - 1 = 499 ends batch 400-499, so 0-499, count 1.
+    trace = ShareTrace(_partition(), 0, 999)
+    trace.acquire("c-1", [(b, b + 99) for b in range(0, 1000, 100)])
+    # a limit of 250 ends inside batch 200-299: batch_optimized takes that batch whole (MaxRecords is soft)
+    trace.acquire("c-2", [(b, b + 99) for b in range(500, 1000, 100)], max_records=250)
+    assert _calls(trace) == [(0.0, "c-1", "ShareFetch", "0-499 (delivery 1)", 0, 499, 500),
+                             (0.0, "c-2", "ShareFetch", "500-799 (delivery 1)", 0, 799, 800)]
+
+
+def test_records_another_consumer_holds_are_not_handed_out_the_share_fetch_gets_nothing():
+    trace = ShareTrace(_partition(), 0, 4)
+    trace.acquire("c-1", [(0, 4)])
+    trace.acquire("c-2", [(0, 4)])
+    assert [(c["member"], c["answer"]) for c in trace.calls] == [("c-1", "0-4 (delivery 1)"), ("c-2", "nothing")]
+    assert trace.changes(1) == ""
+
+
+def test_each_acknowledgement_batch_and_each_acquired_range_is_named_with_its_type_or_delivery_count():
+    # ACCEPT 0-1 -> ACKNOWLEDGED, REJECT 2 -> ARCHIVED, RELEASE 3-4 -> AVAILABLE (count kept: 1);
+    # SPSO moves over the terminal 0-2 to 3. The next fetch takes the AVAILABLE 3-4 first (count 1 + 1)
+    # and the new 5-9 (count 1): two ranges, as AcquiredRecords merge only equal counts.
+    trace = ShareTrace(_partition(), 0, 9)
+    trace.acquire("c-1", [(0, 4)])
+    trace.advance_to(1_000)
+    trace.acknowledge("c-1", [(0, 1, "ACCEPT"), (2, 2, "REJECT"), (3, 4, "RELEASE")])
+    trace.advance_to(2_000)
+    trace.acquire("c-2", [(0, 4), (5, 9)])
+    assert _calls(trace)[1:] == [
+        (1.0, "c-1", "ShareAcknowledge ACCEPT 0-1, REJECT 2-2, RELEASE 3-4", "NONE (0)", 3, 4, 3),
+        (2.0, "c-2", "ShareFetch", "3-4 (delivery 2), 5-9 (delivery 1)", 3, 9, 10)]
+    assert trace.changes(1) == "0-1 ACKNOWLEDGED (delivery 1), 2-2 ARCHIVED (delivery 1), 3-4 AVAILABLE (delivery 1)"
+
+
+def test_a_trace_follows_only_the_records_first_to_last_inclusive():
+    # c-1 takes and accepts 0-14; the trace of 5-9 has rows for those five records and no others.
+    trace = ShareTrace(_partition(), 5, 9)
+    trace.acquire("c-1", [(0, 4), (5, 9), (10, 14)])
+    trace.advance_to(1_000)
+    trace.acknowledge("c-1", [(0, 14, "ACCEPT")])
+    frame = trace.intervals(end_ms=2_000)
+    assert [tuple(r) for r in frame[["first", "last", "start", "end", "state"]].itertuples(index=False)] == [
+        (5, 9, 0, 1_000, "ACQUIRED"), (5, 9, 1_000, 2_000, "ACKNOWLEDGED")]
+    assert [trace.changes(i) for i in range(2)] == ["5-9 ACQUIRED (delivery 1)", "5-9 ACKNOWLEDGED (delivery 1)"]
+
+
+def test_a_record_gone_from_the_cache_keeps_its_terminal_state_and_the_records_after_it_are_still_followed():
+    # ACCEPT 0-4 makes every cached record terminal: the cache empties (SPSO = SPEO = 5), so 0-4 have
+    # no state to read any more; c-2's acquisition of 5-9 at 2 s is still noted.
+    trace = ShareTrace(_partition(), 0, 9)
+    trace.acquire("c-1", [(0, 4)])
+    trace.advance_to(1_000)
+    trace.acknowledge("c-1", [(0, 4, "ACCEPT")])
+    trace.advance_to(2_000)
+    trace.acquire("c-2", [(5, 9)])
+    frame = trace.intervals(end_ms=3_000)
+    assert [tuple(r) for r in frame[["first", "last", "start", "end", "state", "owner"]].itertuples(index=False)] == [
+        (0, 4, 0, 1_000, "ACQUIRED", "c-1"), (0, 4, 1_000, 3_000, "ACKNOWLEDGED", ""),
+        (5, 9, 2_000, 3_000, "ACQUIRED", "c-2")]
+
+
+def test_locks_expiring_at_different_instants_are_one_row_each():
+    # c-1's lock on 0-4 (taken at 0) expires at 30 s, c-2's on 5-9 (taken at 1 s) at 31 s; each time
+    # the next fetch offset goes back to the first AVAILABLE record, 0.
+    trace = ShareTrace(_partition(), 0, 9)
+    trace.acquire("c-1", [(0, 4)])
+    trace.advance_to(1_000)
+    trace.acquire("c-2", [(5, 9)])
+    trace.advance_to(40_000)
+    assert _calls(trace)[2:] == [(30.0, "leader", "acquisition lock expired", "0-4 AVAILABLE (delivery 1)", 0, 9, 0),
+                                 (31.0, "leader", "acquisition lock expired", "5-9 AVAILABLE (delivery 1)", 0, 9, 0)]
+
+
+def test_a_trace_begun_while_records_are_locked_starts_with_their_expiry():
+    sp = _partition()
+    sp.acquire("c-1", None, log_batches=[(0, 4)])
+    trace = ShareTrace(sp, 0, 4)
+    trace.advance_to(30_000)
+    assert _calls(trace) == [(30.0, "leader", "acquisition lock expired", "0-4 AVAILABLE (delivery 1)", 0, 4, 0)]
+
+
+def test_a_trace_keeps_the_observer_of_writes_the_share_partition_had():
+    # a Scenario's ShareLog turns every WriteShareGroupState into events: a trace must not cut it off
+    sp = _partition()
+    seen = []
+    sp.on_write = lambda written: seen.append([(f, l, s.state, s.delivery_count) for f, l, s in written])
+    trace = ShareTrace(sp, 0, 4)
+    trace.acquire("c-1", [(0, 4)])
+    trace.acknowledge("c-1", [(0, 4, "ACCEPT")])
+    assert seen == [[(0, 4, "ACKNOWLEDGED", 1)]]
+
+
 # -- the pause/resume timeline (chapter 8) ------------------------------------------------------------
 def test_a_member_the_coordinator_removed_is_marked_expelled():
     s = SimpleNamespace(remedy=None, app_loop="pause_once", pause_at_ms=1_000, resume_at_ms=None, duration_ms=10_000,
@@ -511,6 +614,8 @@ def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
     # 10 and 1000: midpoint sqrt(10 * 1000) = 100; mirrored: 10^2 / 100 = 1 and 1000^2 / 100 = 10,000.
     assert _edges([1000, 10, 1000]) == {10: (1.0, 100.0), 1000: (100.0, 10_000.0)}
     assert _edges([30]) == {30: (20.0, 45.0)}  # a lone value: a factor 1.5 either side
+    # 1, 4, 16: midpoints 2 and 8; the last cell mirrors its lower midpoint about 16: 16^2 / 8 = 32
+    assert _edges([16, 1, 4]) == {1: (0.5, 2.0), 4: (2.0, 8.0), 16: (8.0, 32.0)}
 
 
 def test_compare_names_the_directions_it_takes():
@@ -1124,3 +1229,12 @@ def test_a_snapshot_stacks_its_instants_and_counts_a_group_without_members_as_ze
     _, counts = snapshot_frames(run, {"start": 10, "later": 60})
     # c-3 runs but owns nothing: an idle member, the fewest partitions 0
     assert counts == {"moved": 1, "idle": 1, "members": 3, "fewest": 0, "most": 1, "unowned": 0}
+
+
+def test_fewest_and_most_partitions_per_member_are_the_smallest_and_largest_member_loads():
+    """`snapshot_frames`' counts at the last instant: c-1 owns t-0 and t-1, c-2 owns t-2 (no member idle)."""
+    from kafkasim.viz.assignment import snapshot_frames
+    run = _ownership_run([(0, "c-1", 0, 100), (1, "c-1", 0, 100), (2, "c-2", 0, 100)],
+                         [("c-1", "stable", 0, 100), ("c-2", "stable", 0, 100)], partitions=3)
+    _, counts = snapshot_frames(run, {"only": 50})
+    assert counts == {"moved": 0, "idle": 0, "members": 2, "fewest": 1, "most": 2, "unowned": 0}

@@ -48,25 +48,19 @@ class ShareTrace:
         def noted(written):
             if previous is not None:
                 previous(written)
-            self._note(written)
+            self._note()  # before the cache drops records the write made terminal (below SPSO)
             if self._advancing:  # not a call's write: a lock timer fired (one per offset after a split)
                 self._expired(written)
 
         sp.on_write = noted
 
-    def _note(self, written=None) -> None:
-        changed = self.offsets if written is None else [o for f, l, _ in written for o in range(f, l + 1)]
-        for offset in changed:
-            if offset not in self.offsets:
+    def _note(self) -> None:
+        """A row for each followed record whose state, delivery count or owner changed since the last."""
+        for offset in self.offsets:
+            state = self.sp.state(offset)
+            if state is None:  # never fetched, or left the cache in a terminal state
                 continue
-            if written is None:
-                state = self.sp.state(offset)
-                if state is None:  # never fetched, or left the cache in a terminal state
-                    continue
-                now = (state, self.sp.delivery_count(offset), self.sp.owner(offset))
-            else:
-                s = next(s for f, l, s in written if f <= offset <= l)
-                now = (s.state, s.delivery_count, s.member_id)
+            now = (state, self.sp.delivery_count(offset), self.sp.owner(offset))
             if self._last.get(offset) != now:
                 self._last[offset] = now
                 self._rows.append((self.sim.now, offset, *now))
