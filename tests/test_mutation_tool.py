@@ -256,6 +256,17 @@ def test_a_test_reading_a_fixture_set_up_once_costs_that_setup_again_in_a_child(
     assert mutmut_names.by_duration(list(durations)) == ["t/a.py::test_d", "t/b.py::test_e", "t/a.py::test_c",
                                                          "t/a.py::test_b[1]", "t/a.py::test_a"]
 
+
+def test_functions_the_stored_stats_never_saw_are_new_but_none_without_stored_stats():
+    """mutmut maps a function added since its stats only to new tests: `new_functions` names them so
+    that every test is recorded again; a first run (no stored hashes) records every test anyway."""
+    import mutmut_names
+
+    old = {"m.x_a": "1", "m.xǁCǁb": "2"}
+    assert mutmut_names.new_functions(old, {"m.x_a": "9", "m.xǁCǁb": "2", "m.xǁCǁsplit_off": "3"}) == {"m.xǁCǁsplit_off"}
+    assert mutmut_names.new_functions(old, {"m.x_a": "1"}) == set()
+    assert mutmut_names.new_functions({}, {"m.x_a": "1"}) == set()
+
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
     """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked."""
     checked = []
