@@ -198,3 +198,43 @@ def test_logs_without_spark_writes_counts_json_names_every_files_problem_and_tim
                  "--no-spark"]) != EXIT_OK
     err = capsys.readouterr().err
     assert f"{tmp_path / 'a.log'}: a FIFO" in err and f"{tmp_path / 'b.log'}: a FIFO" in err
+
+
+REBALANCE = ("[2024-03-05 20:21:{s},681] INFO [GroupCoordinator 1]: Preparing to rebalance group {g} in state "
+             "PreparingRebalance with old generation {n} (__consumer_offsets-12) (reason: Adding new member {m} with "
+             "group instance id None) (kafka.coordinator.group.GroupCoordinator)")
+
+
+def test_logs_summary_names_its_counts_and_the_groups_that_rebalanced_most(tmp_path, capsys):
+    """`kafkasim logs` prints what it read: lines (and how many from the coordinator), the events by kind, the
+    rebalances per group (most first), the lines kept aside and ignored, each with where it was written."""
+    log = tmp_path / "server.log"
+    log.write_text("\n".join([REBALANCE.format(s=14, g="g1", n=4, m="c-1"),
+                              REBALANCE.format(s=15, g="g1", n=5, m="c-2"),
+                              REBALANCE.format(s=16, g="g2", n=1, m="c-3"),
+                              "[2024-03-05 20:21:17,681] INFO [GroupCoordinator 1]: Startup complete. "
+                              "(kafka.coordinator.group.GroupCoordinator)",
+                              "[2024-03-05 20:21:18,681] INFO hello (kafka.server.KafkaServer)"]) + "\n")
+    out = tmp_path / "out"
+    assert main(["logs", str(log), "--out", str(out), "--no-spark"]) == EXIT_OK
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"kafkasim logs: 1 file\(s\), 5 lines, 4 from the group coordinator; "
+                        r"[\d.]+ s( \([\d,]+ lines/s\))?", first)
+    assert rest == [f"  events:   6 (MemberAdded 3, RebalanceStarted 3) -> {out / 'events'}",
+                    "  rebalances by group (2 groups): g1 2, g2 1",
+                    f"  unparsed: 0 lines (0 of them damaged records whose events were kept) -> {out / 'unparsed'}",
+                    "  ignored:  1 coordinator lines without an event; 0 wrapped lines joined"]
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--chunk-mb", "0"], "--chunk-mb must be at least 1"),
+    (["--out", "s3a://bucket/out"], "--out s3a://bucket/out: executors read and write with Python's file API, so give "
+                                    "a path on a file system every node mounts (a s3a: URI cannot be used)"),
+])
+def test_logs_refuses_a_chunk_under_1_mb_and_an_out_executors_cannot_write_naming_the_option(tmp_path, capsys, extra,
+                                                                                             message):
+    log = tmp_path / "server.log"
+    log.write_text("[2024-03-05 20:21:18,681] INFO hello (kafka.server.KafkaServer)\n")
+    argv = ["logs", str(log), "--out", str(tmp_path / "out"), "--no-spark", *extra]
+    assert main(argv) != EXIT_OK
+    assert capsys.readouterr().err.splitlines()[-1] == f"kafkasim logs: error: {message}"
