@@ -120,7 +120,8 @@ def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys
     os.mkfifo(logs / "server.log.1")
     out = tmp_path / "out"
     assert main(["logs", str(logs), "--out", str(out), "--master", "local[2]", "--chunk-mb", "1"]) == EXIT_OK
-    printed = capsys.readouterr().out
+    printed, err = capsys.readouterr()
+    assert "kafkasim logs: 2 file(s) on local[2]" in err.splitlines()
     kinds = Counter(r[4] for r in parse_file(str(logs / "server.log")).rows)
     events = re.search(r"  events:   ([\d,]+) \((.*)\) -> (.*)", printed)
     assert events.group(1) == f"{sum(kinds.values()):,}" and events.group(3) == str(out / "events")
@@ -205,25 +206,39 @@ REBALANCE = ("[2024-03-05 20:21:{s},681] INFO [GroupCoordinator 1]: Preparing to
              "group instance id None) (kafka.coordinator.group.GroupCoordinator)")
 
 
-def test_logs_summary_names_its_counts_and_the_groups_that_rebalanced_most(tmp_path, capsys):
+def test_logs_summary_names_its_counts_and_the_five_groups_that_rebalanced_most(tmp_path, capsys):
     """`kafkasim logs` prints what it read: lines (and how many from the coordinator), the events by kind, the
-    rebalances per group (most first), the lines kept aside and ignored, each with where it was written."""
+    rebalances of the five groups that rebalanced most (of 8 here: g1 3 times, g2 twice, the rest once, ties
+    in the order met), the lines kept aside (a record cut inside its reason, its rebalance kept), the
+    coordinator lines without an event and the wrapped lines joined, each with where it was written."""
+    starts = [("g1", 4), ("g1", 5), ("g1", 6), ("g2", 1), ("g2", 2), ("g3", 1), ("g4", 1), ("g5", 1), ("g6", 1)]
+    lines = [REBALANCE.format(s=10 + i, g=g, n=n, m=f"c-{i}") for i, (g, n) in enumerate(starts)]
+    cut = REBALANCE.format(s=20, g="g7", n=2, m="c-9")
+    wrapped = REBALANCE.format(s=21, g="g8", n=3, m="c-10")
+    lines += [cut[:cut.index("with group instance")], wrapped[:100], wrapped[100:],
+              "[2024-03-05 20:21:27,681] INFO [GroupCoordinator 1]: Startup complete. "
+              "(kafka.coordinator.group.GroupCoordinator)",
+              "[2024-03-05 20:21:28,681] INFO hello (kafka.server.KafkaServer)"]
     log = tmp_path / "server.log"
-    log.write_text("\n".join([REBALANCE.format(s=14, g="g1", n=4, m="c-1"),
-                              REBALANCE.format(s=15, g="g1", n=5, m="c-2"),
-                              REBALANCE.format(s=16, g="g2", n=1, m="c-3"),
-                              "[2024-03-05 20:21:17,681] INFO [GroupCoordinator 1]: Startup complete. "
-                              "(kafka.coordinator.group.GroupCoordinator)",
-                              "[2024-03-05 20:21:18,681] INFO hello (kafka.server.KafkaServer)"]) + "\n")
+    log.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
     assert main(["logs", str(log), "--out", str(out), "--no-spark"]) == EXIT_OK
     first, *rest = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"kafkasim logs: 1 file\(s\), 5 lines, 4 from the group coordinator; "
+    assert re.fullmatch(r"kafkasim logs: 1 file\(s\), 14 lines, 12 from the group coordinator; "
                         r"[\d.]+ s( \([\d,]+ lines/s\))?", first)
-    assert rest == [f"  events:   6 (MemberAdded 3, RebalanceStarted 3) -> {out / 'events'}",
-                    "  rebalances by group (2 groups): g1 2, g2 1",
-                    f"  unparsed: 0 lines (0 of them damaged records whose events were kept) -> {out / 'unparsed'}",
-                    "  ignored:  1 coordinator lines without an event; 0 wrapped lines joined"]
+    assert rest == [f"  events:   21 (RebalanceStarted 11, MemberAdded 10) -> {out / 'events'}",
+                    "  rebalances by group (8 groups): g1 3, g2 2, g3 1, g4 1, g5 1",
+                    f"  unparsed: 1 lines (1 of them damaged records whose events were kept) -> {out / 'unparsed'}",
+                    "  ignored:  1 coordinator lines without an event; 1 wrapped lines joined"]
+
+
+def test_logs_summary_names_the_first_five_files_not_read_to_their_end(tmp_path, capsys):
+    fifos = [tmp_path / f"f{i}.log" for i in range(1, 7)]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+    assert main(["logs", *map(str, fifos), "--out", str(tmp_path / "out"), "--no-spark"]) != EXIT_OK
+    assert capsys.readouterr().out.splitlines()[-6:] == ["  not read to their end: 6 file(s)", *[
+        f"    {fifo}: a FIFO (named pipe), not a log file: skipped" for fifo in fifos[:5]]]
 
 
 @pytest.mark.parametrize("extra,message", [

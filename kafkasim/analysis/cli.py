@@ -294,21 +294,21 @@ def _logs_plain(files, out):
     return counts, by_kind, groups, problems, time.perf_counter() - start
 
 
-def _print_log_summary(files, out, counts, by_kind, groups, problems, seconds) -> None:
-    lines = counts.get("lines", 0)
+def _print_log_summary(files, out, counts: Counter, by_kind, groups, problems, seconds) -> None:
+    lines = counts["lines"]
     rate = f" ({lines / seconds:,.0f} lines/s)" if seconds else ""
-    print(f"kafkasim logs: {len(files)} file(s), {lines:,} lines, {counts.get('coordinator', 0):,} from the group "
+    print(f"kafkasim logs: {len(files)} file(s), {lines:,} lines, {counts['coordinator']:,} from the group "
           f"coordinator; {seconds:.1f} s{rate}")
     kinds = ", ".join(f"{k} {n:,}" for k, n in by_kind.most_common())
     print(f"  events:   {sum(by_kind.values()):,} ({kinds or 'none'}) -> {os.path.join(out, 'events')}")
     if groups:
         top = ", ".join(f"{g} {n:,}" for g, n in groups.most_common(5))
         print(f"  rebalances by group ({len(groups)} groups): {top}")
-    print(f"  unparsed: {counts.get('unparsed', 0):,} lines ({counts.get('salvaged', 0):,} of them damaged records "
+    print(f"  unparsed: {counts['unparsed']:,} lines ({counts['salvaged']:,} of them damaged records "
           f"whose events were kept) -> {os.path.join(out, 'unparsed')}")
-    print(f"  ignored:  {counts.get('ignored', 0):,} coordinator lines without an event; "
-          f"{counts.get('joined', 0):,} wrapped lines joined")
-    if counts.get("unreadable"):
+    print(f"  ignored:  {counts['ignored']:,} coordinator lines without an event; "
+          f"{counts['joined']:,} wrapped lines joined")
+    if counts["unreadable"]:
         print(f"  not read to their end: {counts['unreadable']:,} file(s)")
         for file, problem in problems[:5]:
             print(f"    {file}: {problem}")
