@@ -127,20 +127,20 @@ class Migration:
         members = [_classic_member(m, group.target.get(m.member_id, {})) for m in remaining]
         self.classic.adopt_group(group.group_id, group.group_epoch, members,
                                  self.classic.log.reason_downgrade(group.group_id))
-        self._converted(group.group_id, "classic", epoch=group.group_epoch)
+        self._downgraded(group.group_id, group.group_epoch)
         return True
 
     def join_empty_consumer_group(self, group_id: str) -> None:
         """A JoinGroup names an empty consumer group: it becomes a classic group
         (`classicGroupJoinToClassicGroup`)."""
         self.consumer.release_group(group_id)
-        self._converted(group_id, "classic", empty=True, epoch=0)
+        self._downgraded(group_id, 0, empty=True)
 
     # == the record of it =======================================================================
-    def _converted(self, group_id: str, to: str, epoch: int, empty: bool = False) -> None:
-        self.classic.log.consumer_group_converted(self._now, group_id, to, empty)
-        direction = "upgrade" if to == "consumer" else "downgrade"
-        self._row(group_id, "GroupConverted", ("offline_" if empty else "online_") + direction, epoch)
+    def _downgraded(self, group_id: str, epoch: int, empty: bool = False) -> None:
+        """A downgrade is made at once (an upgrade is recorded when its heartbeat is stored: `_upgraded`)."""
+        self.classic.log.consumer_group_converted(self._now, group_id, "classic", empty)
+        self._row(group_id, "GroupConverted", ("offline_" if empty else "online_") + "downgrade", epoch)
 
     def _refused(self, group_id: str, cause: str, detail: str, epoch: int) -> None:
         self.classic.log.consumer_group_conversion_refused(self._now, group_id, cause, detail)
