@@ -1,6 +1,7 @@
 """The command line's rules pinned one by one (issue 29): the options `kafkasim --help` and the README
 document (names, defaults, required ones, help texts, exit statuses), read from the argparse parser
 alone without running Spark, and `kafkasim logs` on local Spark against what the plain parser reads."""
+import gzip
 import json
 import os
 import re
@@ -253,3 +254,21 @@ def test_logs_refuses_a_chunk_under_1_mb_and_an_out_executors_cannot_write_namin
     argv = ["logs", str(log), "--out", str(tmp_path / "out"), "--no-spark", *extra]
     assert main(argv) != EXIT_OK
     assert capsys.readouterr().err.splitlines()[-1] == f"kafkasim logs: error: {message}"
+
+
+def test_logs_reads_a_file_cut_short_up_to_its_cut_and_is_no_error(tmp_path, capsys):
+    """Every file not read to its end is an error only when no line at all was read (`_none_read`): a gzip
+    stream cut in the middle (a log being rotated while copied) gives the lines before the cut, a summary
+    naming the file and why, and exit status 0."""
+    text = "".join(f"[2024-03-05 20:21:{i % 60:02d},681] INFO hello {i} (kafka.server.KafkaServer)\n"
+                   for i in range(2000))
+    packed = gzip.compress(text.encode())
+    log = tmp_path / "server.log.gz"
+    log.write_bytes(packed[:len(packed) // 2])
+    assert main(["logs", str(log), "--out", str(tmp_path / "out"), "--no-spark"]) == EXIT_OK
+    printed = capsys.readouterr().out.splitlines()
+    lines = int(re.search(r", ([\d,]+) lines,", printed[0]).group(1).replace(",", ""))
+    assert 0 < lines < 2000
+    assert printed[-2:] == ["  not read to their end: 1 file(s)",
+                            f"    {log}: damaged gzip stream (EOFError: Compressed file ended before the "
+                            f"end-of-stream marker was reached), read up to there (line {lines})"]

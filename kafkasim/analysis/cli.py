@@ -210,11 +210,11 @@ def _logs(args) -> int:
             by_kind = Counter({r["kind"]: r["count"] for r in parsed.events.groupBy("kind").count().collect()})
             groups = Counter({r["group"]: r["count"] for r in parsed.events.where("kind = 'RebalanceStarted'")
                               .groupBy("group").count().collect()})
-            problems = [(r["file"], r["problem"]) for r in parsed.unparsed.where("text = ''").limit(5).collect()]
+            problems = [(r["file"], r["problem"]) for r in parsed.unparsed.where(parsed.unparsed.text == "").collect()]
     except KeyboardInterrupt:
         raise _Interrupted(f"{out} holds part of the parse only; run the same command to parse again") from None
     _print_log_summary(files, out, counts, by_kind, groups, problems, seconds)
-    if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
+    if counts["unreadable"] >= len(files) and not counts["lines"]:
         raise _BadInput(_none_read(files, problems))
     return EXIT_OK
 
