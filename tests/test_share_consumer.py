@@ -500,6 +500,20 @@ def test_acknowledgements_sent_as_a_network_cut_ends_arrive():
     assert c.commit_sync() == {("t", 0): Errors.NONE}
 
 
+
+@pytest.mark.parametrize("crash_at,states", [(999, ["ACQUIRED"] * 3), (1000, ["AVAILABLE"] * 3)])
+def test_a_crash_releases_the_records_only_once_the_network_cut_has_ended(crash_at, states):
+    """From 4.1 the leader releases a crashed share consumer's records when its connection closes; a cut
+    network carries no FIN. The cut is [start, start + duration): a crash 1 ms before its end leaves the
+    records locked (until their locks expire), a crash at its end releases them at once."""
+    world = _world(3)
+    c = _consumer(world)
+    assert _offsets(c.poll()) == [(0, 1), (1, 1), (2, 1)]
+    c.cut_network(1000)
+    world.sim.advance(crash_at)
+    c.crash()
+    assert [world.share_partition(0).state(o) for o in range(3)] == states
+
 # -- pinned by mutation testing (issue 29) ----------------------------------------------------------
 def test_an_unknown_acknowledge_type_names_the_four_of_4_2():
     """`AcknowledgeType` (4.2, KIP-1222): ACCEPT, RELEASE, REJECT and RENEW; 4.1 has the first three."""
