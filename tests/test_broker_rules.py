@@ -5,7 +5,9 @@ only after import), the broker's rows, and the fetch-size warnings that name the
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +194,136 @@ def test_a_network_thread_blocked_on_the_full_request_queue_is_unblocked_with_th
     drawn = run.timeseries["blocked_processors"].tolist()
     assert [c for i, c in enumerate(drawn) if i == 0 or c != drawn[i - 1]] == \
         [c for i, c in enumerate(counts) if i == 0 or c != counts[i - 1]]
+
+
+# -- the KIP-72 experiments: what each is for, and the chapter and benchmark that describe them ------------
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "notebooks" / "06-broker-memory.ipynb"
+THREADS = {1: "a single", 2: "two", 3: "three", 8: "eight"}  # how chapter 06 writes a thread count
+
+
+def _chapter(cell_type: str) -> str:
+    """Chapter 06's cells of one type, joined, with runs of white space made one space (line breaks)."""
+    cells = json.loads(CHAPTER.read_text())["cells"]
+    return " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == cell_type)
+
+
+def _size(n: int) -> str:
+    """A size as the chapter writes it: 1 MiB, 1 MB, 10 KB."""
+    if n % MiB == 0:
+        return f"{n // MiB} MiB"
+    return f"{n // 1_000_000} MB" if n % 1_000_000 == 0 else f"{n / 1000:g} KB"
+
+
+def _load(group: N.ClientGroup, who: str) -> str:
+    sizes = group.size_bytes if isinstance(group.size_bytes, tuple) else (group.size_bytes,)
+    return (f"{group.count} {who}, each sending on average {group.rate_per_s:g} requests per second of "
+            + " to ".join(map(_size, sizes)))
+
+
+def _handlers(s: N.NetworkScenario) -> str:
+    return (f"{THREADS[s.broker_config['num.io.threads']]} handler threads that each handle "
+            f"{s.handler_mb_per_s:g} MB/s (plus {s.handler_base_ms:g} ms per request)")
+
+
+def _offered_mb_per_s(s: N.NetworkScenario) -> float:
+    """Mean demand: clients x rate x mean size (sizes drawn evenly between the two bounds)."""
+    return sum(g.count * g.rate_per_s * (sum(g.size_bytes) / 2 if isinstance(g.size_bytes, tuple) else g.size_bytes)
+               for g in s.clients) / 1e6
+
+
+def _handled_mb_per_s(s: N.NetworkScenario, size: float) -> float:
+    """What num.io.threads handlers carry at most of requests of `size` bytes, each taking
+    handler_base_ms + size / handler_mb_per_s (the module's docstring)."""
+    ms = s.handler_base_ms + size / (s.handler_mb_per_s * 1000)
+    return s.broker_config["num.io.threads"] * 1000 / ms * size / 1e6
+
+
+def test_chapter_06_describes_the_experiments_it_runs_with_their_own_values():
+    """Chapter 06 tells the learner each experiment's load, handlers and bounds in prose; the prose is
+    what the runs use, or the chapter explains runs it does not make (its experiments() only shortens
+    the runs)."""
+    ex, text = N.kip72_experiments(), _chapter("markdown")
+    stress, bounded = ex["memory_limit"]["unbounded"], ex["memory_limit"]["bounded"]
+    normal, crowd = ex["throughput"]["unbounded"], ex["starvation"]["shuffle"]
+    small, large = ex["both_bounds"]["small requests"], ex["both_bounds"]["large requests"]
+    expected = [
+        f"`memory_limit` experiment: {_load(stress.clients[0], 'producers')}, to {_handlers(stress)}.",
+        f"once with `queued.max.request.bytes` = {_size(bounded.broker_config['queued.max.request.bytes'])}.",
+        f"lower `socket.request.max.bytes` to {_size(stress.broker_config['socket.request.max.bytes'])},",
+        f"runs the same {normal.clients[0].count} producers at {normal.clients[0].rate_per_s:g} requests per second each",
+        f"`starvation` experiment puts {_load(crowd.clients[0], 'producers')}, on "
+        f"{THREADS[crowd.broker_config['num.network.threads']]} network thread with a "
+        f"{_size(crowd.broker_config['queued.max.request.bytes'])} pool, in front of {_handlers(crowd)},",
+        f"`both_bounds` experiment uses a queue of {small.broker_config['queued.max.requests']} requests, an "
+        f"{_size(small.broker_config['queued.max.request.bytes'])} pool and {_handlers(small)}, once with "
+        f"{_load(small.clients[0], 'clients')}, and once with {_load(large.clients[0], 'clients')}.",
+    ]
+    assert [s for s in expected if s not in text] == []
+    assert large == small.replace(clients=large.clients)  # only the clients differ
+
+
+def test_chapter_06_reads_every_side_of_every_experiment_by_its_label():
+    """The chapter's cells take a pair's runs by label (p["bounded"], both_runs["small requests"]):
+    a label it does not name is a run it never shows, a label it names and the pair lacks a KeyError."""
+    code = _chapter("code")
+    labels = {name: list(pair) for name, pair in N.kip72_experiments().items()}
+    assert [f'"{label}"' for pair in labels.values() for label in pair if f'"{label}"' not in code] == []
+    assert labels["throughput"] == labels["memory_limit"]  # the chapter charts the four runs side by side
+
+
+def test_every_experiment_runs_with_the_seed_it_is_given_and_by_default_with_a_scenarios_default():
+    """The chapter runs every pair once per seed of SEEDS: each scenario must carry that seed. Without
+    a seed the pairs are those of a NetworkScenario left at its default seed (the chapter's SEED, 1)."""
+    seeds = {name: {label: s.seed for label, s in pair.items()} for name, pair in N.kip72_experiments(seed=4).items()}
+    assert {seed for pair in seeds.values() for seed in pair.values()} == {4}
+    assert N.kip72_experiments() == N.kip72_experiments(seed=N.NetworkScenario().seed)
+
+
+def test_each_experiment_lowers_socket_request_max_bytes_to_its_largest_request():
+    """kip72_experiments' docstring: the bounded scenarios lower socket.request.max.bytes to the
+    largest request sent, so that the pool may be that small and its overshoot (at most
+    socket.request.max.bytes - 1, non-strict SimpleMemoryPool) is under one of those requests."""
+    for name, pair in N.kip72_experiments().items():
+        largest = max(g.size_bytes[1] if isinstance(g.size_bytes, tuple) else g.size_bytes
+                      for s in pair.values() for g in s.clients)
+        assert {s.broker_config["socket.request.max.bytes"] for s in pair.values()} == {largest}, name
+
+
+def test_each_experiment_offers_the_load_its_question_needs():
+    """By hand (MB = 10^6 bytes, sizes drawn evenly, handler time = base + size / speed):
+    memory_limit: 100 x 5/s x 529,288 B = 264.6 MB/s offered, more than 8 handlers at 25 MB/s carry
+    (< 200 MB/s): the KIP's stress test. throughput: 100 x 2/s = 105.9 MB/s, under that: a load the
+    broker carries. starvation: 60 x 10/s x 1 MB = 600 MB/s, more than 8 x 50 MB/s = 400 MB/s, so
+    memory stays tight. both_bounds: 30 x 50/s = 1,500 small requests a second, 2 handlers carry
+    2 / 5.2 ms = 385; 16 queued 10 KB requests and 30 being read (460 KB) fit the 8 MiB pool many
+    times over, so the queue fills first; 16 queued 1 MiB requests do not (16 MiB), so the pool runs
+    dry first, and 30 x 10/s x 1 MiB = 314.6 MB/s is more than 2 handlers carry (80.7 MB/s)."""
+    ex = N.kip72_experiments()
+    stress, normal, crowd = ex["memory_limit"]["unbounded"], ex["throughput"]["unbounded"], ex["starvation"]["shuffle"]
+    mean = (10_000 + MiB) / 2
+    assert _offered_mb_per_s(normal) < _handled_mb_per_s(stress, mean) < _offered_mb_per_s(stress)
+    assert _offered_mb_per_s(stress) == pytest.approx(264.644) and _offered_mb_per_s(normal) == pytest.approx(105.8576)
+    assert _handled_mb_per_s(crowd, 1_000_000) < _offered_mb_per_s(crowd) == 600
+    assert crowd.broker_config["queued.max.request.bytes"] < crowd.clients[0].count * 1_000_000  # not all fit
+    for side, size in (("small requests", 10_000), ("large requests", MiB)):
+        s = ex["both_bounds"][side]
+        assert _handled_mb_per_s(s, size) < _offered_mb_per_s(s), side
+    small, large = ex["both_bounds"]["small requests"].broker_config, ex["both_bounds"]["large requests"].broker_config
+    held = (small["queued.max.requests"] + ex["both_bounds"]["small requests"].clients[0].count) * 10_000
+    assert held < small["queued.max.request.bytes"] < large["queued.max.requests"] * MiB
+
+
+def test_the_broker_memory_benchmark_times_the_scenarios_kip72_experiments_builds():
+    """benchmarks/README.md publishes the timing of every side of every pair: its rows name each
+    scenario, its clients and its simulated seconds, which must be the experiments' own."""
+    text = (ROOT / "benchmarks" / "README.md").read_text()
+    table = text.split("<!-- broker_memory:begin -->")[1].split("<!-- broker_memory:end -->")[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 3 and cells[1].isdigit():
+            rows[cells[0].replace("**", "").replace(" (typical)", "")] = (int(cells[1]), float(cells[2]))
+    built = {f"{name}/{label}": (sum(g.count for g in s.clients), s.duration_ms / 1000)
+             for name, pair in N.kip72_experiments().items() for label, s in pair.items()}
+    assert {k: v for k, v in rows.items() if k != "default"} == built
