@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from kafkasim import Errors, GroupCoordinator, Simulation
+from kafkasim.coordinator.broker_log import metadata_hash
 from kafkasim.core.config import BROKER_CONFIGS, broker_config
 from kafkasim.core.errors import ConfigError
 
@@ -120,6 +121,24 @@ def test_session_timeout_expiration_42():
     r = hb(coord, epoch=1)
     assert (r.error, r.error_message) == (Errors.UNKNOWN_MEMBER_ID, f"Member {M1} is not a member of group fooup.")
 
+
+def test_a_share_member_leaving_takes_its_target_timer_and_topics_with_it_and_bumps_the_epoch():
+    """`shareGroupFenceMember` for a leave (epoch -1): the member's row carries its epoch, its target goes,
+    its session timer is cancelled (only the other member's fires, at 45 s), the subscription metadata
+    loses the topic only it read (4.1+ logs the new hash) and the group epoch bump carries the new epoch."""
+    coord = coordinator("4.2", {"foo": 6, "bar": 2})
+    hb(coord, epoch=0, topics=["foo"])
+    hb(coord, member=M2, epoch=0, topics=["foo", "bar"])
+    coord.sim.advance(1000)
+    assert hb(coord, member=M2, epoch=-1).error is Errors.NONE
+    rows = [(r[0], r[3], r[4], r[9], r[10]) for r in coord.sim.events.rows if r[0] == 1000]
+    assert rows == [(1000, M2, "ShareGroupHeartbeat", None, -1.0), (1000, M2, "MemberRemoved", "leave_group", 2.0),
+                    (1000, None, "GroupEpochBumped", "member_removed", 3.0)]
+    assert list(coord.share_groups.target_assignment("fooup")) == [M1]
+    assert coord.broker_log[-1].split("] ", 2)[-1].startswith(
+        f"[GroupId fooup] Computed new metadata hash: {metadata_hash({'foo': 6})}.")
+    coord.sim.advance(45_000)
+    assert (coord.member_ids("fooup"), coord.share_groups.stats["timer_events"]) == ([], 1)
 
 def test_member_id_generation_42_and_40():
     """GMMT.testShareGroupMemberIdGeneration, v8.2.0: the client's member id is kept, epoch 1, an

@@ -332,10 +332,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
                      error: Errors | None = None, reason: str | None = None) -> None:
         """An event row as the classic coordinator writes it, for a request to a consumer group
         (generation: the group epoch unless given; state: the consumer group's)."""
-        groups = self.consumer_groups
-        epoch = groups.group_epoch(group_id) if groups.has_group(group_id) else None
-        self._rows.append((self.sim.now, "coordinator", group_id, member or None, kind,
-                           epoch if generation is None else generation, None, None,
+        if generation is None:
+            generation = self.consumer_groups.group_epoch(group_id)
+        self._rows.append((self.sim.now, "coordinator", group_id, member or None, kind, generation, None, None,
                            None if error is None else error._name_, reason, None, self.group_state(group_id)))
 
     # == offsets ================================================================================
