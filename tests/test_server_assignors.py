@@ -256,6 +256,18 @@ def test_uniform_heterogeneous_balances_the_topic_with_most_partitions_per_subsc
     })
 
 
+def test_uniform_heterogeneous_skips_a_most_loaded_member_with_nothing_to_give_and_still_balances():
+    """m1 reads t1 only, which m2 holds whole. Balancing t1, the most loaded member (m0, 4 partitions
+    once t0 is balanced) holds no t1 partition: the most-loaded range skips it
+    (`MemberAssignmentBalancer.excludeMostLoadedMember`) and takes both t1 partitions from m2 for m1;
+    t0 is then evened out: 3, 2 and 3 partitions, each member keeping what it can of its target."""
+    spec = group_spec({"t0": 6, "t1": 2}, {"m0": {"t0", "t1"}, "m1": {"t1"}, "m2": {"t0", "t1"}}, HETEROGENEOUS,
+                      targets={"m0": {"t0": [4]}, "m2": {"t0": [0, 1, 2, 3], "t1": [0, 1]}})
+    result = UniformAssignor().assign(spec)
+    assert {m: sum(len(ps) for ps in a.values()) for m, a in result.items()} == {"m0": 3, "m1": 2, "m2": 3}
+    assert result["m1"] == {"t1": frozenset({0, 1})}
+    assert 4 in result["m0"]["t0"] and {0, 1} <= result["m2"]["t0"]
+
 def test_uniform_heterogeneous_rebalances_a_topic_again_after_a_later_topic_moved():
     """topic2 (5 partitions, B and C) goes before topic1 (2, A B C). A drops topic2 (no longer
     subscribed); the free topic2 partitions go 0, 1, 4 to B and 3 to C (B 4, C 3). Round 1:
