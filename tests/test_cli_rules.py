@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _none_read, _parser, main
+from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _none_read, _parser, _print_log_summary, main
 from kafkasim.analysis.logs import parse_file
 from kafkasim.analysis.logs.files import _listing_refused
 
@@ -225,8 +225,10 @@ def test_logs_summary_names_its_counts_and_the_five_groups_that_rebalanced_most(
     out = tmp_path / "out"
     assert main(["logs", str(log), "--out", str(out), "--no-spark"]) == EXIT_OK
     first, *rest = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"kafkasim logs: 1 file\(s\), 14 lines, 12 from the group coordinator; "
-                        r"[\d.]+ s( \([\d,]+ lines/s\))?", first)
+    timed = re.fullmatch(r"kafkasim logs: 1 file\(s\), 14 lines, 12 from the group coordinator; "
+                         r"([\d.]+) s \(([\d,]+) lines/s\)", first)
+    seconds, rate = float(timed.group(1)), int(timed.group(2).replace(",", ""))
+    assert 14 / (seconds + 0.05) <= rate + 0.5 and (seconds < 0.05 or rate - 0.5 <= 14 / (seconds - 0.05))
     assert rest == [f"  events:   21 (RebalanceStarted 11, MemberAdded 10) -> {out / 'events'}",
                     "  rebalances by group (8 groups): g1 3, g2 2, g3 1, g4 1, g5 1",
                     f"  unparsed: 1 lines (1 of them damaged records whose events were kept) -> {out / 'unparsed'}",
@@ -238,8 +240,16 @@ def test_logs_summary_names_the_first_five_files_not_read_to_their_end(tmp_path,
     for fifo in fifos:
         os.mkfifo(fifo)
     assert main(["logs", *map(str, fifos), "--out", str(tmp_path / "out"), "--no-spark"]) != EXIT_OK
-    assert capsys.readouterr().out.splitlines()[-6:] == ["  not read to their end: 6 file(s)", *[
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1] == f"  events:   0 (none) -> {tmp_path / 'out' / 'events'}"
+    assert printed[-6:] == ["  not read to their end: 6 file(s)", *[
         f"    {fifo}: a FIFO (named pipe), not a log file: skipped" for fifo in fifos[:5]]]
+
+
+def test_a_parse_timed_at_0_s_prints_no_rate(capsys):
+    _print_log_summary(["a.log"], "out", Counter(lines=5), Counter(), Counter(), [], 0.0)
+    assert capsys.readouterr().out.splitlines()[0] == ("kafkasim logs: 1 file(s), 5 lines, 0 from the group "
+                                                       "coordinator; 0.0 s")
 
 
 @pytest.mark.parametrize("extra,message", [
