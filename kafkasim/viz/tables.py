@@ -27,6 +27,7 @@ Two things the events do not carry, and how they are derived instead:
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 
@@ -106,17 +107,18 @@ _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def cached(build):
     """Memoize a table per run and arguments (runs are immutable; charts drawn together, like
-    the timeline and the lag panels, share their bands and markers). Callers get a copy."""
-    def table(run, *args):
-        memo = _CACHE.setdefault(run, {})
-        key = (build.__name__, *args)
-        if key not in memo:
-            memo[key] = build(run, *args)
-        value = memo[key]
-        return value.copy() if isinstance(value, pd.DataFrame) else value
+    the timeline and the lag panels, share their bands and markers). Callers get a copy. (A partial
+    of a module function, not a closure: what runs at each call is then code mutation testing reaches.)"""
+    return functools.update_wrapper(functools.partial(_memoized, build), build)
 
-    table.__name__, table.__doc__ = build.__name__, build.__doc__
-    return table
+
+def _memoized(build, run, *args):
+    memo = _CACHE.setdefault(run, {})
+    key = (build.__name__, *args)
+    if key not in memo:
+        memo[key] = build(run, *args)
+    value = memo[key]
+    return value.copy() if isinstance(value, pd.DataFrame) else value
 
 
 #: The event kinds the charts read besides the coordinator's group states.
