@@ -282,6 +282,19 @@ def test_uniform_heterogeneous_rebalances_a_topic_again_after_a_later_topic_move
     })
 
 
+def test_uniform_heterogeneous_two_members_three_topics_given_an_unbalanced_previous_assignment():
+    """UniformHeterogeneousAssignmentBuilderTest.testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment
+    @ 4.0.0: C (11 partitions) gives topic2 1-3 to B and topic1 5 to A; everyone keeps the rest."""
+    spec = group_spec({"topic1": 6, "topic2": 4, "topic3": 4},
+                      {"A": {"topic1"}, "B": {"topic1", "topic2"}, "C": {"topic1", "topic2", "topic3"}}, HETEROGENEOUS,
+                      targets={"A": {"topic1": [0, 1, 2]}, "B": {"topic1": [3], "topic2": [0]},
+                               "C": {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}})
+    assert UniformAssignor().assign(spec) == sets({
+        "A": {"topic1": [0, 1, 2, 5]}, "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
+        "C": {"topic1": [4], "topic3": [0, 1, 2, 3]},
+    })
+
+
 def test_uniform_heterogeneous_a_most_loaded_member_gives_its_own_partitions_highest_first():
     """No partition is free: m1 holds 3 (t0 0 and 3, t1 0), m3 holds t0 1 and 2, m0 and m2 nothing.
     t0 (4 partitions, 4 subscribers) goes first. The most loaded, m1, gives its highest t0 partition,
