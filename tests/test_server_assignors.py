@@ -15,6 +15,7 @@ import pytest
 from kafkasim.coordinator.assignor import (
     HETEROGENEOUS, HOMOGENEOUS, GroupSpec, PartitionAssignorException, PluggableAssignor, RangeAssignor,
     UniformAssignor, builtin_assignor, server_assignors)
+from kafkasim.coordinator.assignor.uniform import HeterogeneousBuilder
 from kafkasim.core.errors import ConfigError
 
 
@@ -279,3 +280,74 @@ def test_uniform_heterogeneous_rebalances_a_topic_again_after_a_later_topic_move
     assert UniformAssignor().assign(spec) == sets({
         "A": {"topic1": [0, 1]}, "B": {"topic2": [0, 1, 2]}, "C": {"topic2": [3, 4]},
     })
+
+
+def test_uniform_heterogeneous_two_members_three_topics_given_an_unbalanced_previous_assignment():
+    """UniformHeterogeneousAssignmentBuilderTest.testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment
+    @ 4.0.0: C (11 partitions) gives topic2 1-3 to B and topic1 5 to A; everyone keeps the rest."""
+    spec = group_spec({"topic1": 6, "topic2": 4, "topic3": 4},
+                      {"A": {"topic1"}, "B": {"topic1", "topic2"}, "C": {"topic1", "topic2", "topic3"}}, HETEROGENEOUS,
+                      targets={"A": {"topic1": [0, 1, 2]}, "B": {"topic1": [3], "topic2": [0]},
+                               "C": {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}})
+    assert UniformAssignor().assign(spec) == sets({
+        "A": {"topic1": [0, 1, 2, 5]}, "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
+        "C": {"topic1": [4], "topic3": [0, 1, 2, 3]},
+    })
+
+
+def test_uniform_heterogeneous_a_most_loaded_member_gives_its_own_partitions_highest_first():
+    """No partition is free: m1 holds 3 (t0 0 and 3, t1 0), m3 holds t0 1 and 2, m0 and m2 nothing.
+    t0 (4 partitions, 4 subscribers) goes first. The most loaded, m1, gives its highest t0 partition,
+    3, to m0 (first of the least loaded, ties by member index), then 0 to m2; m3, at 2 against 1,
+    is then within one of them and keeps both of its own. t1 is balanced (1, 1, 1). By hand, after
+    `UniformHeterogeneousAssignmentBuilder.balanceTopic` (partitions grouped by owner, each giver's
+    last one taken)."""
+    both = {"t0", "t1"}
+    spec = group_spec({"t0": 4, "t1": 1}, {"m0": both, "m1": both, "m2": both, "m3": {"t0"}}, HETEROGENEOUS,
+                      targets={"m1": {"t0": [0, 3], "t1": [0]}, "m3": {"t0": [1, 2]}})
+    assert UniformAssignor().assign(spec) == sets({
+        "m0": {"t0": [3]}, "m1": {"t1": [0]}, "m2": {"t0": [0]}, "m3": {"t0": [1, 2]},
+    })
+
+
+def test_uniform_heterogeneous_a_member_that_gave_its_last_partition_of_a_topic_gives_no_more():
+    """m2 alone reads t1, so the free t1 partitions 0 and 2 go to it (4 partitions with t0 1), and
+    the free t0 0 to m0. Balancing t0 (m1 0, m0 1, m2 4): m2 gives its only t0 partition, 1, to m1;
+    still the most loaded but with no t0 partition left, it is excluded, and m0 (1, as m1 now) gives
+    nothing: m0 and m1, both reading t0 only, end with one partition each (by hand, after
+    `balanceTopic`'s check that the giver's range of partitions is not empty)."""
+    spec = group_spec({"t0": 2, "t1": 3}, {"m0": {"t0"}, "m1": {"t0"}, "m2": {"t0", "t1"}}, HETEROGENEOUS,
+                      targets={"m2": {"t0": [1], "t1": [1]}})
+    assert UniformAssignor().assign(spec) == sets({
+        "m0": {"t0": [0]}, "m1": {"t0": [1]}, "m2": {"t1": [0, 1, 2]},
+    })
+
+
+def test_uniform_heterogeneous_balancing_stops_after_a_round_of_the_topics_without_a_move(monkeypatch):
+    """`balanceTopics` loops over the topics (most partitions per subscriber first) until a whole
+    round moves nothing, at most 16 rounds. Here nothing can move: t3 and t4 (B 3, C 2) are within
+    one; on t1, A (6, with t2 that only A reads) holds none of t1 and is skipped, and B would give
+    its t1 partition to itself. So each topic is tried once, in the order t3, t4, t1, and the targets
+    stay (by hand)."""
+    tried = []
+    balance_topic = HeterogeneousBuilder._balance_topic
+
+    def spy(self, topic, balancer):
+        tried.append(topic)
+        return balance_topic(self, topic, balancer)
+
+    monkeypatch.setattr(HeterogeneousBuilder, "_balance_topic", spy)
+    targets = {"A": {"t2": [0, 1, 2, 3, 4, 5]}, "B": {"t1": [0], "t3": [0], "t4": [0]}, "C": {"t3": [1], "t4": [1]}}
+    spec = group_spec({"t1": 1, "t2": 6, "t3": 2, "t4": 2},
+                      {"A": {"t1", "t2"}, "B": {"t1", "t3", "t4"}, "C": {"t3", "t4"}}, HETEROGENEOUS, targets)
+    assert UniformAssignor().assign(spec) == sets(targets)
+    assert tried == ["t3", "t4", "t1"]
+
+
+def test_uniform_heterogeneous_keeps_a_loaded_target_partition_the_topic_does_not_have():
+    """A restored group (`load_consumer_group`) may give A partition 2 of a 2-partition topic. The
+    heterogeneous path, as the homogeneous one, keeps it in A's target and counts it, instead of
+    failing (Kafka cannot meet this: a recreated topic gets a new id, so the old partitions are
+    revoked as unsubscribed). The free partition 1 goes to B: A 2, B 1."""
+    spec = group_spec({"t0": 2}, {"A": {"t0"}, "B": {"t0"}}, HETEROGENEOUS, targets={"A": {"t0": [0, 2]}})
+    assert UniformAssignor().assign(spec) == sets({"A": {"t0": [0, 2]}, "B": {"t0": [1]}})

@@ -162,11 +162,18 @@ class _Balancer:
     that grows rightwards and a most-loaded range that grows leftwards over members sorted by
     partition count (ties by member index)."""
 
+    # Set by `initialize`, before any other method reads them.
+    order: list[int]
+    least_end: int
+    least_count: int
+    next_least: int
+    most_start: int
+    most_end: int
+    most_count: int
+    next_most: int
+
     def __init__(self, sizes: list[int]):
         self.sizes = sizes
-        self.order: list[int] = []
-        self.least_end = self.least_count = self.next_least = 0
-        self.most_start = self.most_end = self.most_count = self.next_most = 0
 
     def initialize(self, members: list[int]) -> int:
         sizes = self.sizes
