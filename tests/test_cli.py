@@ -124,7 +124,8 @@ def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
     (tmp_path / "grid.yaml").write_text(GOOD)
     args = ["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out"), "--master", "local[2]"]
     assert main(args) == EXIT_OK
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "kafkasim sweep: 2 runs (2 combinations x 1 seeds) on local[2]" in err.splitlines()
     assert "2 runs in the grid: 2 simulated now (2 ok, 0 failed), 0 already in" in out
     assert "of 2 combinations" in out
     assert main(args) == EXIT_OK

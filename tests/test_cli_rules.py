@@ -5,12 +5,14 @@ import gzip
 import json
 import os
 import re
+import sys
 from collections import Counter
 
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _none_read, _parser, _print_log_summary, main
+from kafkasim.analysis.cli import (CONFIRM_RUNS, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _BadInput, _confirm, _none_read,
+                                   _parser, _print_log_summary, main)
 from kafkasim.analysis.logs import parse_file
 from kafkasim.analysis.logs.files import _listing_refused
 
@@ -282,3 +284,77 @@ def test_logs_reads_a_file_cut_short_up_to_its_cut_and_is_no_error(tmp_path, cap
     assert printed[-2:] == ["  not read to their end: 1 file(s)",
                             f"    {log}: damaged gzip stream (EOFError: Compressed file ended before the "
                             f"end-of-stream marker was reached), read up to there (line {lines})"]
+
+
+class _Grid:
+    """What `_confirm` reads of a grid: its run count and its estimated events."""
+
+    def __init__(self, size: int, events: int):
+        self.size, self._events = size, events
+
+    def estimated_events(self) -> int:
+        return self._events
+
+
+def _terminal(monkeypatch, stdin: bool, stderr: bool, answer: str | None = None) -> list[str]:
+    """Standard input and error as terminals or not; `input` answers `answer` and keeps its prompts."""
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: stdin)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: stderr)
+    asked: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    return asked
+
+
+# 540,000,000 events / 150,000 events/s (EVENTS_PER_SECOND) / 3600 = 1.0 core-hour
+BIG = ("this grid has 100,001 runs, about 540,000,000 events: 1.0 core-hours of simulation (an hour on 1 cores)")
+
+
+def test_a_grid_of_confirm_runs_runs_or_fewer_starts_without_asking(monkeypatch):
+    asked = _terminal(monkeypatch, True, True, "n")
+    _confirm(_Grid(CONFIRM_RUNS, 10 ** 12), yes=False)
+    assert asked == []
+
+
+@pytest.mark.parametrize("answer", ["y", " Y ", "yes", "YES"])
+def test_a_larger_grid_asks_on_a_terminal_with_its_size_and_cost_and_starts_on_yes(monkeypatch, answer):
+    asked = _terminal(monkeypatch, True, True, answer)
+    _confirm(_Grid(CONFIRM_RUNS + 1, 540_000_000), yes=False)
+    assert asked == [f"kafkasim sweep: {BIG}. Start it? [y/N] "]
+
+
+@pytest.mark.parametrize("stdin,stderr,answer,asks", [(True, True, "n", True), (True, True, "", True),
+                                                      (True, False, "y", False), (False, True, "y", False)])
+def test_a_larger_grid_is_refused_without_yes_or_a_terminal_on_both_ends(monkeypatch, stdin, stderr, answer, asks):
+    asked = _terminal(monkeypatch, stdin, stderr, answer)
+    with pytest.raises(_BadInput) as refused:
+        _confirm(_Grid(CONFIRM_RUNS + 1, 540_000_000), yes=False)
+    assert str(refused.value) == f"{BIG}; past 100,000 runs a sweep starts only with --yes"
+    assert len(asked) == asks
+    _confirm(_Grid(CONFIRM_RUNS + 1, 540_000_000), yes=True)  # --yes: no question, no refusal
+
+
+def test_the_cost_of_a_large_grid_is_its_events_over_150000_a_second_in_core_hours_and_cores_for_an_hour():
+    with pytest.raises(_BadInput) as refused:
+        _confirm(_Grid(200_000, 1_890_000_000), yes=False)  # 3.5 core-hours: an hour on 4 cores
+    assert str(refused.value).startswith("this grid has 200,000 runs, about 1,890,000,000 events: 3.5 core-hours of "
+                                         "simulation (an hour on 4 cores)")
+
+
+@pytest.mark.parametrize("runs_per_task,refused", [(0, True), (1, False)])
+def test_sweep_refuses_fewer_than_1_run_per_task(tmp_path, capsys, runs_per_task, refused):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("base: {members: 2, duration_ms: 1000}\ngrid:\n  session.timeout.ms: [10000]\nseeds: 1\n")
+    argv = ["sweep", str(grid), "--out", "s3a://b/out", "--runs-per-task", str(runs_per_task)]
+    assert main(argv) != EXIT_OK
+    expected = ("--runs-per-task must be at least 1" if refused else
+                "--out s3a://b/out: executors read and write with Python's file API, so give a path on a file system "
+                "every node mounts (a s3a: URI cannot be used)")
+    assert capsys.readouterr().err.splitlines()[-1] == f"kafkasim sweep: error: {expected}"
+
+
+def test_sweep_with_yes_starts_a_grid_past_confirm_runs_without_asking(tmp_path, capsys):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n  session.timeout.ms: [10000]\n"
+                    f"seeds: {CONFIRM_RUNS + 1}\n")
+    assert main(["sweep", str(grid), "--out", "s3a://b/out", "--yes"]) != EXIT_OK  # past the question, at --out
+    assert capsys.readouterr().err.splitlines()[-1].startswith("kafkasim sweep: error: --out s3a://b/out: ")
