@@ -57,3 +57,69 @@ def test_a_chapter_may_spend_its_limit_in_one_cell_but_not_more(tmp_path, monkey
     assert str(failed.value).startswith(f"99-test.ipynb: cell 1 (id {nbformat.read(notebook, as_version=4).cells[1].id})")
     assert str(failed.value).endswith("failed: the chapter passed its time limit of 6 s; "
                                       "executed copy: executed/failed/99-test.ipynb")
+
+
+class MissedWakeups:
+    """A kernel socket whose poll misses the message's arrival `missed` times (each miss lasts the
+    whole poll, as a missed ZMQ_FD edge does), on a fake clock."""
+
+    def __init__(self, missed: int):
+        self.missed, self.polls, self.now = missed, [], 0.0
+
+    async def poll(self, timeout_ms):
+        self.polls.append(timeout_ms)
+        if len(self.polls) <= self.missed:
+            self.now += timeout_ms / 1000
+            return 0
+        return 1
+
+
+def wait(missed: int, timeout, monkeypatch):
+    """`SlicedChannel.get_msg(timeout)` on MissedWakeups(missed): (the message or Empty, the polls)."""
+    import asyncio
+    from queue import Empty
+
+    import sliced_kernel
+    import zmq.asyncio
+
+    socket = MissedWakeups(missed)
+    monkeypatch.setattr(sliced_kernel.time, "monotonic", lambda: socket.now)
+    with zmq.asyncio.Context() as context, context.socket(zmq.DEALER) as real:
+        channel = sliced_kernel.SlicedChannel(real, None)
+    channel.socket = socket
+
+    async def recv():
+        return {"msg_type": "execute_reply"}
+
+    channel._recv = recv
+    try:
+        got = asyncio.run(channel.get_msg(timeout=timeout))
+    except Empty as e:
+        got = e
+    return got, socket.polls
+
+
+def test_a_missed_wakeup_costs_one_poll_slice_not_the_cells_limit(monkeypatch):
+    # nbclient waits for execute_reply with get_msg(timeout=<the cell's limit>): one poll of 600 s
+    assert wait(2, 600, monkeypatch) == ({"msg_type": "execute_reply"}, [1000, 1000, 1000])
+    # the iopub wait has no limit: it polls in slices for ever
+    assert wait(3, None, monkeypatch) == ({"msg_type": "execute_reply"}, [1000] * 4)
+
+
+def test_a_sliced_wait_still_ends_at_its_timeout_with_empty(monkeypatch):
+    from queue import Empty
+
+    got, polls = wait(99, 2.5, monkeypatch)
+    assert isinstance(got, Empty) and polls == [1000, 1000, 500]
+    got, polls = wait(99, 1, monkeypatch)
+    assert isinstance(got, Empty) and polls == [1000]
+    got, polls = wait(99, 0, monkeypatch)
+    assert isinstance(got, Empty) and polls == [0]
+
+
+def test_every_notebook_run_uses_the_sliced_channels():
+    import sliced_kernel
+
+    client = sliced_kernel.SlicedKernelManager(kernel_name=execute.KERNEL).client()
+    assert isinstance(client, sliced_kernel.SlicedKernelClient)
+    assert client.shell_channel_class is client.iopub_channel_class is sliced_kernel.SlicedChannel

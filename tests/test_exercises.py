@@ -23,7 +23,7 @@ import pytest
 
 from kafkasim.viz.exercises import RIGHT, UNANSWERED, WRONG, check
 
-from test_notebooks import CELL_TIMEOUT_S  # per cell: a lost kernel message fails in minutes, not 20
+from test_notebooks import CELL_TIMEOUT_S, SlicedKernelManager  # per cell: a lost kernel message fails in minutes, not 20
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -260,7 +260,8 @@ def test_checks_mark_wrong_answers_wrong_and_right_answers_right(path, tmp_path)
     nbformat.write(nb, src)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     papermill.execute_notebook(str(src), str(OUT_DIR / path.name), parameters={"CI": True}, kernel_name="kafkasim",
-                               cwd=str(path.parent), progress_bar=False, execution_timeout=CELL_TIMEOUT_S)
+                               cwd=str(path.parent), progress_bar=False, execution_timeout=CELL_TIMEOUT_S,
+                               kernel_manager_class=SlicedKernelManager)
     done = read(OUT_DIR / path.name)
     wrong, right = tagged(done, "check"), tagged(done, ANSWERED_RIGHT)
     assert len(wrong) == len(right) >= len(tagged(done, "exercise"))

@@ -9,6 +9,7 @@ Executed copies are written to build/executed-ci/ to inspect after a failure.
 
 import ast
 import os
+import sys
 from pathlib import Path
 
 import nbformat
@@ -17,6 +18,9 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from sliced_kernel import SlicedKernelManager  # noqa: E402 (a missed wake-up costs a second, not the cell's limit)
+
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 OUT_DIR = ROOT / "build" / "executed-ci"
@@ -77,6 +81,7 @@ def test_notebook_runs(path, kernel):
         cwd=str(NOTEBOOK_DIR),
         execution_timeout=CELL_TIMEOUT_S,
         progress_bar=False,
+        kernel_manager_class=SlicedKernelManager,
     )
     # A check prints its verdict; a stray value under it (a bare True/False) is noise on the page.
     executed = nbformat.read(OUT_DIR / path.name, as_version=4)

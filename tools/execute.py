@@ -88,6 +88,7 @@ def execute(notebook: Path, executed: Path, parameters: dict) -> None:
     """Execute `notebook` into `executed` within the chapter's time limit; ChapterFailed (its copy
     moved to failed/ beside `executed`, never reused) when a cell raises or the time is up."""
     import papermill
+    from sliced_kernel import SlicedKernelManager
 
     # Charts as Altair's HTML, which the pages draw with the vendored vega (kafkasim/viz/render.py).
     os.environ["KAFKASIM_CHARTS"] = "html"
@@ -102,7 +103,7 @@ def execute(notebook: Path, executed: Path, parameters: dict) -> None:
     try:
         papermill.execute_notebook(str(notebook), str(executed), parameters=parameters or None,
                                    kernel_name=KERNEL, cwd=str(notebook.parent), timeout_func=remaining,
-                                   progress_bar=False)
+                                   progress_bar=False, kernel_manager_class=SlicedKernelManager)
     except BaseException as err:
         failed = executed.parent / "failed" / executed.name
         failed.parent.mkdir(exist_ok=True)
