@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import (CONFIRM_RUNS, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _BadInput, _confirm, _none_read,
+from kafkasim.analysis.cli import (CONFIRM_RUNS, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _BadInput, _confirm, _some_read,
                                    _parser, _print_log_summary, main)
 from kafkasim.analysis.logs import parse_file
 from kafkasim.analysis.logs.files import _listing_refused
@@ -154,17 +154,36 @@ def test_master_is_explained_once_in_sweep_and_referred_to_by_the_others(capsys)
     assert "--master MASTER as for sweep" in _help(capsys, "logs")
 
 
+def _refusal(files, counts, problems) -> str | None:
+    """`_some_read`'s message, None when it lets the run go on."""
+    try:
+        _some_read(files, counts, problems)
+    except _BadInput as e:
+        return str(e)
+    return None
+
+
 def test_inputs_none_of_which_could_be_read_are_named_a_permission_problem_first_else_three_of_them():
-    """_none_read: when some inputs were refused for permission, the message says how many and names
+    """_some_read: when some inputs were refused for permission, the message says how many and names
     the first (the user running kafkasim may not read it); otherwise it shows the first three problems."""
     problems = [("a.log", "unreadable: Permission denied"), ("fifo", "a FIFO (named pipe), not a log file: skipped"),
                 ("b.log", "unreadable: Permission denied")]
-    assert _none_read(["a.log", "fifo", "b.log"], problems) == (
+    assert _refusal(["a.log", "fifo", "b.log"], {"unreadable": 3}, problems) == (
         "read none of the 3 file(s) given: permission denied for 2 of them, e.g. a.log (the user running "
         "kafkasim may not read it)")
     others = [(f"f{i}", f"problem {i}") for i in range(4)]
-    assert _none_read([f for f, _ in others], others) == (
+    assert _refusal([f for f, _ in others], {"unreadable": 4, "lines": 0}, others) == (
         "read none of the 4 file(s) given: f0: problem 0; f1: problem 1; f2: problem 2")
+
+
+def test_inputs_are_refused_only_when_every_file_was_unreadable_and_not_one_line_read():
+    problems = [("a.log", "problem a"), ("b.log", "problem b")]
+    files = ["a.log", "b.log"]
+    assert _refusal(files, {"unreadable": 2}, problems) == (
+        "read none of the 2 file(s) given: a.log: problem a; b.log: problem b")
+    assert _refusal(files, {"unreadable": 2, "lines": 1}, problems) is None  # a file cut short: its lines count
+    assert _refusal(files, {"unreadable": 1}, problems[:1]) is None  # b.log read, if empty
+    assert _refusal(files, {}, []) is None
 
 
 @pytest.mark.parametrize("exc, expected", [
@@ -269,7 +288,7 @@ def test_logs_refuses_a_chunk_under_1_mb_and_an_out_executors_cannot_write_namin
 
 
 def test_logs_reads_a_file_cut_short_up_to_its_cut_and_is_no_error(tmp_path, capsys):
-    """Every file not read to its end is an error only when no line at all was read (`_none_read`): a gzip
+    """Every file not read to its end is an error only when no line at all was read (`_some_read`): a gzip
     stream cut in the middle (a log being rotated while copied) gives the lines before the cut, a summary
     naming the file and why, and exit status 0."""
     text = "".join(f"[2024-03-05 20:21:{i % 60:02d},681] INFO hello {i} (kafka.server.KafkaServer)\n"
@@ -340,10 +359,16 @@ def test_the_cost_of_a_large_grid_is_its_events_over_150000_a_second_in_core_hou
                                          "simulation (an hour on 4 cores)")
 
 
+def _tiny_grid(folder, seeds: int):
+    """A grid of one 2-member point run `seeds` times."""
+    grid = folder / "grid.yaml"
+    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n  session.timeout.ms: [10000]\nseeds: {seeds}\n")
+    return grid
+
+
 @pytest.mark.parametrize("runs_per_task,refused", [(0, True), (1, False)])
 def test_sweep_refuses_fewer_than_1_run_per_task(tmp_path, capsys, runs_per_task, refused):
-    grid = tmp_path / "grid.yaml"
-    grid.write_text("base: {members: 2, duration_ms: 1000}\ngrid:\n  session.timeout.ms: [10000]\nseeds: 1\n")
+    grid = _tiny_grid(tmp_path, 1)
     argv = ["sweep", str(grid), "--out", "s3a://b/out", "--runs-per-task", str(runs_per_task)]
     assert main(argv) != EXIT_OK
     expected = ("--runs-per-task must be at least 1" if refused else
@@ -353,8 +378,6 @@ def test_sweep_refuses_fewer_than_1_run_per_task(tmp_path, capsys, runs_per_task
 
 
 def test_sweep_with_yes_starts_a_grid_past_confirm_runs_without_asking(tmp_path, capsys):
-    grid = tmp_path / "grid.yaml"
-    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n  session.timeout.ms: [10000]\n"
-                    f"seeds: {CONFIRM_RUNS + 1}\n")
+    grid = _tiny_grid(tmp_path, CONFIRM_RUNS + 1)
     assert main(["sweep", str(grid), "--out", "s3a://b/out", "--yes"]) != EXIT_OK  # past the question, at --out
     assert capsys.readouterr().err.splitlines()[-1].startswith("kafkasim sweep: error: --out s3a://b/out: ")

@@ -214,19 +214,20 @@ def _logs(args) -> int:
     except KeyboardInterrupt:
         raise _Interrupted(f"{out} holds part of the parse only; run the same command to parse again") from None
     _print_log_summary(files, out, counts, by_kind, groups, problems, seconds)
-    if counts["unreadable"] >= len(files) and not counts["lines"]:
-        raise _BadInput(_none_read(files, problems))
+    _some_read(files, counts, problems)
     return EXIT_OK
 
 
-def _none_read(files, problems) -> str:
-    """Why not one line of the inputs could be read, a permission problem named as one."""
+def _some_read(files, counts, problems) -> None:
+    """_BadInput when not one line of the inputs could be read: why, a permission problem named as one."""
+    if counts.get("unreadable", 0) < len(files) or counts.get("lines"):
+        return
     denied = [file for file, problem in problems if "Permission denied" in problem]
     if denied:
-        return (f"read none of the {len(files)} file(s) given: permission denied for {len(denied)} of them, e.g. "
-                f"{denied[0]} (the user running kafkasim may not read it)")
+        raise _BadInput(f"read none of the {len(files)} file(s) given: permission denied for {len(denied)} of them, "
+                        f"e.g. {denied[0]} (the user running kafkasim may not read it)")
     shown = "; ".join(f"{file}: {problem}" for file, problem in problems[:3])
-    return f"read none of the {len(files)} file(s) given: {shown}"
+    raise _BadInput(f"read none of the {len(files)} file(s) given: {shown}")
 
 
 def _diagnose(args) -> int:
@@ -248,8 +249,7 @@ def _diagnose(args) -> int:
             stdout = _diagnose_on_spark(args, files, outputs)
         else:
             rows, counts, problems = read_files(files)
-            if counts.get("unreadable", 0) >= len(files) and not counts.get("lines"):
-                raise _BadInput(_none_read(files, problems))
+            _some_read(files, counts, problems)
             _, stdout = diagnose_cli.run(rows, files, counts, group=args.group, redact=args.redact, **outputs)
     except KeyboardInterrupt:
         raise _Interrupted("nothing was written") from None
@@ -268,8 +268,7 @@ def _diagnose_on_spark(args, files: list[str], outputs: dict) -> str:
     ks, spark = _spark(args)
     print(f"kafkasim diagnose: {len(files)} file(s) on {args.master}", file=sys.stderr)
     with diagnose_cli.SparkLogs(ks, spark, files, progress=True) as logs:
-        if logs.counts.get("unreadable", 0) >= len(files) and not logs.counts.get("lines"):
-            raise _BadInput(_none_read(files, logs.problems))
+        _some_read(files, logs.counts, logs.problems)
         keep_rows = bool(args.html or args.replay or args.replay_json)
         report, clean = diagnose_cli.diagnose_on_spark(logs, args.group, keep_rows=keep_rows, redact=args.redact)
     return diagnose_cli.write(report, clean, **outputs)
