@@ -490,20 +490,106 @@ def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plu
     assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
 
 
-def test_a_replay_that_fails_is_one_line_and_the_diagnosis_stands(monkeypatch):
-    """command.replays: a group whose replay raises gets one line, "replay of group G failed: Type: message",
-    and {"group", "error"} in the JSON, instead of ending `kafkasim diagnose --replay`."""
-    import kafkasim.analysis.diagnose.replay as replay_module
+#: replay._pick's reason when the report holds no group at all.
+NO_GROUP = "no consumer-group lines in the log (the reader knows the group coordinator's lines)"
+#: fit_scenario's reason for a group of one line.
+ONE_LINE = "only 1 line of group {0}: a scenario needs the group's members and what happened to them"
+#: command.replays' heading of the what-if table.
+WHAT_IF_HEADING = "what if the same faults met other settings (one run each, seed 1):"
+
+
+def _in_group(group: str, lines: list[str]) -> list[str]:
+    """`lines` of group g as lines of `group` (and its own member ids)."""
+    return [line.replace("group g ", f"group {group} ").replace("c-1-a", f"{group}-1-a")
+            .replace("c-2-b", f"{group}-2-b") for line in lines]
+
+
+def _diagnosed(tmp_path, lines: list[str]):
+    """The report of `lines` written to a server.log (the fit reads the lines' text back from the file)."""
+    from kafkasim.analysis.diagnose import diagnose_files
+
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(lines) + "\n")
+    return diagnose_files([str(log)])
+
+
+def test_a_replays_json_gives_the_fitted_scenario_its_closeness_and_the_what_if_rows(tmp_path):
+    """replay.replay_to_json (--replay-json): every key with what it carries. From the log by hand: group g,
+    its wording dates it 3.2 (a KIP-800 client reason) to 3.9 (the `[GroupCoordinator N]:` prefix, a
+    `MemberMetadata(...)` LeaveGroup line) and the oldest is simulated; 2 members join with no instance id;
+    the LeaveGroup line prints sessionTimeoutMs=45000, rebalanceTimeoutMs=300000 (the Java client's
+    max.poll.interval.ms); c-1 leaves 30 s after the first line and no one replaces it. What was read and
+    assumed is the fit's, the closeness and its parts the replay's, the rows what_if's ([] without them)."""
+    from kafkasim.analysis.diagnose.replay import fit_scenario, replay, replay_to_json, what_if
+
+    fit = fit_scenario(_diagnosed(tmp_path, _broker_join_then_leave(["c-1-a"])), "g")
+    rep, rows = replay(fit), what_if(fit)
+    expected = {"group": "g", "kafka_version": "3.2", "version_range": ["3.2", "3.9"], "protocol": "classic",
+                "members": 2, "static_membership": False,
+                "consumer": {"session.timeout.ms": 45000, "max.poll.interval.ms": 300000}, "broker": {},
+                "faults": ["ScaleIn c-1 at 30 s"], "joins": [], "read": fit.read, "assumed": fit.assumed,
+                "closeness": rep.score, "parts": rep.parts, "what_if": rows}
+    assert replay_to_json(rep, rows) == expected
+    assert replay_to_json(rep) == {**expected, "what_if": []}
+    assert [r["setting"] for r in rows] == ["as fitted", "static membership", "cooperative-sticky",
+                                           "consumer protocol", "longer timeouts"]
+
+
+def test_replays_give_each_group_its_fit_replay_what_if_heading_and_table_then_a_blank_line(tmp_path):
+    """command.replays: per group, in the report's order, the fit, the replay's closeness, the what-if
+    heading and table, a blank line; a group that cannot be fitted is one line saying why, with
+    {"group", "error"} in the JSON, and the groups after it are still replayed."""
+    from kafkasim.analysis.diagnose.command import replays
+    from kafkasim.analysis.diagnose.replay import fit_scenario, replay, replay_to_json, what_if, what_if_text
+
+    alone = ("[2021-06-01 09:59:59,000] INFO [GroupCoordinator 1]: Stabilized group h generation 4 "
+             "(__consumer_offsets-5) with 3 members (kafka.coordinator.group.GroupCoordinator)")
+    report = _diagnosed(tmp_path, [alone] + _broker_join_then_leave(["c-1-a"]))
+    assert list(report.timelines) == ["h", "g"]
+    fit = fit_scenario(report, "g")
+    rep, rows = replay(fit), what_if(fit)
+    body, machine = replays(report)
+    assert body == (f"replay of group h: cannot fit a scenario: {ONE_LINE.format('h')}\n\n"
+                    f"{fit.text()}\n{rep.text()}\n{WHAT_IF_HEADING}\n{what_if_text(rows)}\n")
+    assert body.splitlines()[2] == "fitted scenario for group g: Kafka 3.2, 2 members, classic protocol"
+    assert machine == [{"group": "h", "error": ONE_LINE.format("h")}, replay_to_json(rep, rows)]
+
+
+def test_replays_of_a_log_without_any_group_give_the_fits_reason():
+    """command.replays with no timeline at all: one line with fit_scenario's reason, and {"group": None, "error"}."""
     from kafkasim.analysis.diagnose import diagnose_lines
     from kafkasim.analysis.diagnose.command import replays
+    from kafkasim.analysis.diagnose.replay import fit_scenario
 
-    def broken(fit):
-        raise RuntimeError("disk on fire")
+    report = diagnose_lines(["[2021-06-01 10:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)"])
+    assert report.timelines == {} and fit_scenario(report).reason == NO_GROUP
+    assert replays(report) == (f"replay: cannot fit a scenario: {NO_GROUP}\n", [{"group": None, "error": NO_GROUP}])
 
-    monkeypatch.setattr(replay_module, "replay", broken)
-    report = diagnose_lines(_broker_join_then_leave(["c-1-a"]), "server.log")
-    assert replays(report) == ("replay of group g failed: RuntimeError: disk on fire\n",
-                               [{"group": "g", "error": "RuntimeError: disk on fire"}])
+
+def test_a_replay_that_fails_is_one_line_and_the_diagnosis_and_the_other_groups_stand(monkeypatch, tmp_path):
+    """command.replays: a group whose replay raises (anything but NotEnoughToFit) gets one line, "replay of
+    group G failed: Type: message", and {"group", "error"} in the JSON, instead of ending `kafkasim diagnose
+    --replay`; the groups after it are still replayed."""
+    import kafkasim.analysis.diagnose.replay as replay_module
+    from kafkasim.analysis.diagnose.command import replays
+
+    real = replay_module.replay
+
+    def broken_for_g(fit):
+        if fit.group == "g":
+            raise RuntimeError("disk on fire")
+        return real(fit)
+
+    monkeypatch.setattr(replay_module, "replay", broken_for_g)
+    lines = _broker_join_then_leave(["c-1-a"])
+    report = _diagnosed(tmp_path, lines + _in_group("k", lines))
+    assert list(report.timelines) == ["g", "k"]
+    body, machine = replays(report)
+    assert body.startswith("replay of group g failed: RuntimeError: disk on fire\n\n"
+                           "fitted scenario for group k: Kafka 3.2, 2 members, classic protocol\n")
+    assert machine[0] == {"group": "g", "error": "RuntimeError: disk on fire"}
+    assert (machine[1]["group"], machine[1]["faults"]) == ("k", ["ScaleIn c-1 at 30 s"])
+    assert len(machine) == 2
 
 
 def test_diagnose_on_spark_reads_the_files_with_the_parses_progress_shown():
