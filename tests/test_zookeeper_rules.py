@@ -300,6 +300,30 @@ def test_a_process_restarted_mid_rebalance_runs_nothing_of_its_old_life():
         (83, "RebalanceCompleted", None, None, None, 0)]
 
 
+def test_a_process_restarted_during_a_pause_is_not_held_by_the_old_process_pause():
+    """A stop-the-world pause freezes one process; a crash ends it. t-1 is paused from 5 to 1,005,
+    crashes at 40 and its new process (`main_t-1-45`) starts at 45: registered by 55 (10 ms, as at a
+    cold start), getCluster and its TopicCount (5 requests: 65), the group read with 2 registrations
+    (the old one lives until its session expires) and partition 1's offset (7: 79), one create (81).
+    A pause of the new process (50 to 150) holds it for its own length, not until the old one's end."""
+    run = cold_start(1, faults.Pause("t-1", 5, 1000), faults.Restart("t-1", 40, delay_ms=5))
+    assert consumer_rows(run, "main_t-1", 0) == [
+        (0, "Started", None, None, None, None), (5, "StateChanged", None, None, "paused", None),
+        (40, "Crashed", None, None, None, None), (40, "StateChanged", None, None, "crashed", None)]
+    assert [r for r in consumer_rows(run, "main_t-1-45", 0) if r[0] < 6_000] == [
+        (45, "Started", None, None, None, None),
+        (55, "RebalanceTriggered", None, None, "createMessageStreams", None),
+        (55, "RebalanceAttempt", None, None, None, 0),
+        (55, "StateChanged", None, None, "rebalancing", None),
+        (81, "PartitionsAssigned", "t", 1, "main_t-1-45-0", None),
+        (81, "StateChanged", None, None, "consuming", None),
+        (81, "RebalanceCompleted", None, None, None, 0)]
+    paused = cold_start(1, faults.Pause("t-1", 5, 1000), faults.Restart("t-1", 40, delay_ms=5),
+                        faults.Pause("t-1", 50, 100))
+    assert [r[:2] for r in consumer_rows(paused, "main_t-1-45", 0) if r[0] < 6_000][:3] == [
+        (45, "Started"), (50, "StateChanged"), (150, "RebalanceTriggered")]
+
+
 def test_rebalance_max_retries_of_one_makes_one_try():
     """syncedRebalance: `for (i <- 0 until config.rebalanceMaxRetries)`: one try with 1, which here
     succeeds (registration answered at 10, done at 38)."""

@@ -412,6 +412,9 @@ class ZookeeperConsumerConnector:
         if self.started:
             self.id = f"{self.spec.consumer_id}-{self.sim.now}"
         self.started = self.alive = True
+        # a new process: the old one's pause or cut is not its own (its end, still scheduled, finds the
+        # new session heard from and changes nothing)
+        self.blocked_until = self.frozen_until = 0
         self._new_epoch()
         # its syncedRebalance is under way from here: a change seen meanwhile waits for it (rebalanceLock)
         self.owned, self.fetching, self.triggered, self.running = {}, False, False, True
