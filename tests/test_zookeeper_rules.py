@@ -211,20 +211,20 @@ def test_a_pause_shorter_than_the_session_holds_the_rebalance_and_resumes_it_whe
 def test_a_session_silent_through_two_overlapping_faults_expires_a_timeout_after_it_fell_silent():
     """ZooKeeper expires a session it has not heard from for the negotiated timeout (6,000 ms), however
     many faults keep the client silent: t-1 pauses at 1000 for 3 s and its link is cut at 2000 for 5 s,
-    so it is silent from 1000 to 7000; the pause's end (4000) changes nothing. At 7000 its session
-    expires; back, t-1 shows the state it had (consuming) until the new session's rebalance starts
-    after the re-registration (7010): group read at 7020, claim of 0 and 1 at 7036, answered at 7040."""
+    so it is silent from 1000 to 7000; at the pause's end (4000) its threads run again, consuming
+    while the cut goes on. At 7000 its session expires and it re-registers; it stays consuming until
+    the new session's rebalance starts (7010): group read at 7020, claim of 0 and 1 at 7036, answered
+    at 7040."""
     t = {"t": 4}
     run = simulate_zookeeper(ZookeeperScenario(
         topics=t, consumers=consumers_per_topic(t, 2), brokers=1, consumer={"fetch.wait.max.ms": 0},
         faults=(faults.Pause("t-1", 1000, 3000), faults.NetworkCut("t-1", 2000, 5000)), duration_ms=12_000))
     assert [r for r in rows(run.zk.sim) if r[0] == "SessionExpired"] == [("SessionExpired", "main", "0x100", 3)]
     assert [r[:2] + r[4:] for r in consumer_rows(run, "main_t-1") if r[1] != "PartitionsAssigned"] == [
-        (1000, "StateChanged", "paused", None),
+        (1000, "StateChanged", "paused", None), (4000, "StateChanged", "consuming", None),
         (7000, "SessionExpired", "ZK expired; release old broker parition ownership; re-register consumer main_t-1",
          None),
         (7000, "PartitionsRevoked", "session expired", None), (7000, "PartitionsRevoked", "session expired", None),
-        (7000, "StateChanged", "consuming", None),
         (7010, "RebalanceTriggered", "new ZooKeeper session", None),
         (7010, "RebalanceAttempt", None, 0), (7010, "StateChanged", "rebalancing", None),
         (7040, "StateChanged", "consuming", None), (7040, "RebalanceCompleted", None, 0)]
@@ -322,6 +322,16 @@ def test_a_process_restarted_during_a_pause_is_not_held_by_the_old_process_pause
                         faults.Pause("t-1", 50, 100))
     assert [r[:2] for r in consumer_rows(paused, "main_t-1-45", 0) if r[0] < 6_000][:3] == [
         (45, "Started"), (50, "StateChanged"), (150, "RebalanceTriggered")]
+
+
+@pytest.mark.parametrize("pauses, resumed_at", [(((200, 100),), 300), (((200, 100), (250, 100)), 350)])
+def test_a_pause_inside_a_network_cut_shows_paused_only_until_the_last_pause_ends(pauses, resumed_at):
+    """t-1 consumes from 38; its link to ZooKeeper is cut from 100 to 1,100 (the fetchers go on) and
+    the process pauses inside the cut: shown paused from the first pause until the last one ends, then
+    consuming again while the cut goes on (nothing else: the session is heard from when the cut ends)."""
+    run = cold_start(1, faults.NetworkCut("t-1", 100, 1000), *(faults.Pause("t-1", at, ms) for at, ms in pauses))
+    assert [r[:1] + r[4:5] for r in consumer_rows(run, "main_t-1", 39)] == [
+        (200, "paused"), (resumed_at, "consuming")]
 
 
 def test_rebalance_max_retries_of_one_makes_one_try():

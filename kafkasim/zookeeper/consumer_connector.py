@@ -624,7 +624,11 @@ class ZookeeperConsumerConnector:
         self.sim.at(until, self._unblock)
 
     def _unblock(self) -> None:
-        if not self.alive or self.sim.now < self.blocked_until:
+        if not self.alive:
+            return
+        if self.sim.now < self.blocked_until:
+            if self.sim.now >= self.frozen_until and self.state is not None:
+                self._show(self.state)  # a pause is over, a network cut goes on: the threads run again
             return
         if self.zk.heard_from(self.session):
             if self.state is not None:
