@@ -36,7 +36,8 @@ from kafkasim.viz.settings import (_faults, current, fit, protocol_of, retarget_
                                    version_default)
 from kafkasim.viz.share import ShareTrace, share_messages
 from kafkasim.viz.timeline import state_counts
-from kafkasim.viz.zookeeper_storm import herd_frame, rebalancing_over_time, storm_chart, zookeeper_load
+from kafkasim.viz.zookeeper_storm import (herd_frame, rebalancing_over_time, storm_chart, storm_frame,
+                                         storm_grid_frames, zookeeper_load)
 from kafkasim.zookeeper.consumer_connector import seed_incident, simulate_zookeeper
 from vega_fields import encoded_fields, missing_fields, views  # (tests/ is on sys.path)
 
@@ -1180,6 +1181,120 @@ def test_a_storm_charts_series_are_bucketed_as_asked_the_span_is_the_longest_run
     assert series["run"].tolist() == ["short"] * 7 + ["long"] * 11
     assert series["time_s"].tolist() == [2.0 * i for i in range(7)] + [2.0 * i for i in range(11)]
     assert marks["time_s"].tolist() == [4.0] and marks["short"].tolist() == ["ScaleIn topic-00-1"]
+
+
+
+# -- the storm explorer's data (storm_grid_frames): what chapter 07's sliders pick from ---------------
+STORM_LABELS = ["connectors in all", "connectors that rebalanced", "ZooKeeper reads", "ZooKeeper writes",
+                "until every connector fetches again", "fetching time lost (all connectors)"]
+STORM_KEYS = ["p_group_id_naming", "p_topics", "p_consumers_per_topic", "p_zookeeper_capacity"]
+
+
+def _storm_shown(summary: dict) -> list[str]:
+    """The key numbers as the explorer's table shows them: counts grouped by thousands, the time until
+    stable in seconds to a tenth ("still rebalancing" when a rebalance is still running at the end),
+    the fetching time lost in whole seconds."""
+    stable = summary["time_until_stable_ms"]
+    return [f"{summary['consumers']:,}", f"{summary['consumers_rebalanced']:,}", f"{summary['zk_reads']:,}",
+            f"{summary['zk_writes']:,}",
+            "still rebalancing" if stable is None else f"{round(stable / 1000, 1):,} s",
+            f"{round(summary['consumer_downtime_ms'] / 1000):,} s"]
+
+
+def _storm_point(frame: pd.DataFrame, **keys) -> pd.DataFrame:
+    """The rows of one grid point, keyed by the settings' column names (sliders.column)."""
+    rows = frame
+    for column, value in keys.items():
+        rows = rows[rows[column] == value]
+    return rows
+
+
+def test_the_storm_grid_fills_the_settings_it_does_not_vary_with_the_seed_incidents():
+    """Settings missing from the grid take the seed incident's: one group name, 10 topics, unlimited
+    ZooKeeper; and bucket_ms=2000, duration_ms=100_000, leave_at_ms=10_000, seed=1 by default."""
+    series, numbers = storm_grid_frames({"consumers per topic": [3]})
+    run = simulate_zookeeper(seed_incident(False, topics=10, consumers=3, partitions=3, leave_at_ms=10_000,
+                                           duration_ms=100_000, seed=1))
+    for frame in (series, numbers):
+        assert {c: frame[c].unique().tolist() for c in STORM_KEYS} == {
+            "p_group_id_naming": ["one group name"], "p_topics": [10], "p_consumers_per_topic": [3],
+            "p_zookeeper_capacity": [0]}
+    # one row per 2 s bucket from 0 to the end at 100 s, both included (zk_load)
+    assert series["time_s"].tolist() == [2.0 * i for i in range(51)]
+    direct = storm_frame(run, 2000)
+    for column in ("rebalancing", "requests_per_s"):
+        assert series[column].tolist() == direct[column].tolist()
+    # 10 topics x 3 connectors, all in "main": every one but the leaver rebalances
+    shown = numbers["value"].tolist()
+    assert shown[:2] == ["30", "29"]
+    assert shown == _storm_shown(run.summary)
+    assert "," in shown[2]  # the herd's reads pass a thousand here: grouped
+
+
+def test_each_storm_grid_point_is_one_seed_incident_run_with_its_settings():
+    """One row set per grid point, its settings in columns named by sliders.column; the run is the seed
+    incident with those settings (a group per topic, zk_ops_per_s from the capacity, partitions = consumers)
+    and the bucket, duration, leave time and seed given. Both frames are stacked with a fresh index."""
+    namings, capacities = ["one group name", "a group per topic"], [0, 20]
+    series, numbers = storm_grid_frames({"group.id naming": namings, "topics": [2], "consumers per topic": [3],
+                                         "zookeeper capacity": capacities},
+                                        bucket_ms=4_000, duration_ms=20_000, leave_at_ms=4_000, seed=2)
+    assert set(series.columns) == {"time_s", "rebalancing", "requests_per_s", *STORM_KEYS}
+    assert set(numbers.columns) == {"order", "label", "value", *STORM_KEYS}
+    points = [(n, c) for n in namings for c in capacities]
+    assert len(series) == len(points) * 6 and len(numbers) == len(points) * 6  # buckets 0, 4, ..., 20 s
+    assert list(series.index) == list(range(len(series))) and list(numbers.index) == list(range(len(numbers)))
+    shown = set()
+    for naming, capacity in points:
+        run = simulate_zookeeper(seed_incident(naming == "a group per topic", topics=2, consumers=3, partitions=3,
+                                               leave_at_ms=4_000, duration_ms=20_000,
+                                               zk_ops_per_s=capacity or None, seed=2))
+        keys = {"p_group_id_naming": naming, "p_topics": 2, "p_consumers_per_topic": 3,
+                "p_zookeeper_capacity": capacity}
+        rows = _storm_point(series, **keys)
+        direct = storm_frame(run, 4_000)
+        assert rows["time_s"].tolist() == [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]
+        for column in ("rebalancing", "requests_per_s"):
+            assert rows[column].tolist() == direct[column].tolist()
+        table = _storm_point(numbers, **keys)
+        assert table["order"].tolist() == list(range(6)) and table["label"].tolist() == STORM_LABELS
+        assert table["value"].tolist() == _storm_shown(run.summary)
+        shown.add(tuple(table["value"]))
+    assert len(shown) == len(points)  # each setting changes what the reader sees
+
+
+def test_storm_key_numbers_say_still_rebalancing_when_never_stable_and_lost_time_in_whole_seconds():
+    """A ZooKeeper serving one request a second cannot answer 19 connectors' rebalances within the 90 s
+    after the leave: no time until stable, "still rebalancing". The fetching time lost is in whole
+    seconds (some 950 s here: a tenth of a percent off, 1 ms in 1,001, shows as 949). The storm runs to the
+    default end, 100 s: connectors still stopped then count in the last bucket only up to it, and stop
+    from the default leave, 10 s, on (a millisecond later or earlier changes a bucket's mean)."""
+    series, numbers = storm_grid_frames({"consumers per topic": [2], "zookeeper capacity": [1]})
+    run = simulate_zookeeper(seed_incident(topics=10, consumers=2, partitions=2, leave_at_ms=10_000,
+                                           duration_ms=100_000, zk_ops_per_s=1, seed=1))
+    assert run.summary["time_until_stable_ms"] is None
+    assert series["rebalancing"].tolist() == storm_frame(run, 2000)["rebalancing"].tolist()
+    assert numbers["value"].tolist() == _storm_shown(run.summary)
+    assert numbers["value"].tolist()[4] == "still rebalancing"
+
+
+def test_storm_time_until_stable_is_in_seconds_to_a_tenth():
+    """The time until every connector fetches again is in seconds to a tenth (3 topics x 4 connectors in
+    one group name, ZooKeeper at 100 requests/s, the leaver at 4 s: some 3.35 s, where a divisor 1 ms
+    off would round the other way)."""
+    _, numbers = storm_grid_frames({"topics": [3], "consumers per topic": [4], "zookeeper capacity": [100]},
+                                   duration_ms=30_000, leave_at_ms=4_000)
+    run = simulate_zookeeper(seed_incident(topics=3, consumers=4, partitions=4, duration_ms=30_000,
+                                           leave_at_ms=4_000, zk_ops_per_s=100))
+    assert run.summary["time_until_stable_ms"] is not None
+    assert numbers["value"].tolist() == _storm_shown(run.summary)
+
+
+def test_an_unknown_storm_setting_is_refused_naming_the_settings_there_are():
+    with pytest.raises(ValueError) as err:
+        storm_grid_frames({"session.timeout.ms": [1], "topics": [2]})
+    assert str(err.value) == ("unknown settings ['session.timeout.ms']; choose from ['group.id naming', 'topics', "
+                              "'consumers per topic', 'zookeeper capacity']")
 
 
 def _ownership_run(owners: list[tuple], states: list[tuple], partitions: int = 2):
