@@ -490,6 +490,76 @@ def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plu
     assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
 
 
+def _classic_fit(version: str):
+    """A classic group's Fit on `version` whose consumer sets the three configs the consumer protocol
+    refuses, and max.poll.interval.ms; its broker raises the session ceiling."""
+    from kafkasim import Scenario
+    from kafkasim.analysis.diagnose.replay import Fit
+
+    consumer = {"partition.assignment.strategy": "range", "heartbeat.interval.ms": 2000,
+                "session.timeout.ms": 20_000, "max.poll.interval.ms": 120_000}
+    return Fit("g", True, scenario=Scenario(members=2, kafka_version=version, consumer=consumer,
+                                            broker={"group.max.session.timeout.ms": 600_000}))
+
+
+@pytest.mark.parametrize("version, switched", [("3.7", "4.0"), ("4.2", "4.2")])
+def test_the_consumer_protocol_what_if_drops_exactly_the_configs_the_java_consumer_refuses_with_it(version, switched):
+    """what-if `consumer protocol` (KIP-848): Kafka's ConsumerConfig (clients/src/main/java/org/apache/
+    kafka/clients/consumer/ConsumerConfig.java, 4.0 to 4.4, CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS and
+    checkUnsupportedConfigs, KAFKA-17338) throws "... cannot be set when group.protocol=CONSUMER" for
+    partition.assignment.strategy, heartbeat.interval.ms and session.timeout.ms (the broker assigns and
+    sets the session and the heartbeat interval); the others, max.poll.interval.ms here, are kept. The
+    protocol is generally available from Kafka 4.0 (docs/diagnose.md), so an older version becomes 4.0
+    and a 4.x one stays; the classic group's broker settings are cleared, and the label says all of it."""
+    from kafkasim.analysis.diagnose.replay import VARIANTS
+
+    scenario, said = VARIANTS["consumer protocol"](_classic_fit(version))
+    assert scenario.consumer == {"max.poll.interval.ms": 120_000, "group.protocol": "consumer"}
+    assert (scenario.kafka_version, scenario.broker) == (switched, {})
+    assert said == f"group.protocol=consumer on Kafka {switched} (KIP-848; session.timeout.ms is the broker's)"
+
+
+def test_the_cooperative_what_if_keeps_every_consumer_config_and_sets_cooperative_sticky():
+    """what-if `cooperative-sticky` (KIP-429): the same classic group with partition.assignment.strategy
+    replaced by cooperative-sticky, every other consumer config kept; with the consumer protocol the
+    broker assigns (KIP-848), so the setting does not apply and its row gives the reason, no figures."""
+    from kafkasim.analysis.diagnose.replay import VARIANTS, what_if
+
+    fit = _classic_fit("3.7")
+    scenario, said = VARIANTS["cooperative-sticky"](fit)
+    assert scenario.consumer == {"partition.assignment.strategy": "cooperative-sticky", "heartbeat.interval.ms": 2000,
+                                 "session.timeout.ms": 20_000, "max.poll.interval.ms": 120_000}
+    assert said == "partition.assignment.strategy=cooperative-sticky (KIP-429)"
+    fit.protocol = "consumer"
+    assert what_if(fit, ("cooperative-sticky",)) == [
+        {"setting": "cooperative-sticky", "changes": "", "note": "the consumer protocol assigns on the broker"}]
+
+
+def test_the_what_if_table_right_aligns_figures_in_columns_as_wide_as_their_widest_value_then_the_changes():
+    """what_if_text: the setting column as wide as the longest setting, left-aligned; each figure column as
+    wide as its name or its widest figure (max_lag's 12345678 here, wider than its name), names and figures
+    right-aligned, two spaces apart; a row with a note shows it in parentheses instead of figures (and
+    widens nothing); then, in the rows' order, "  setting: changes" for each row with changes."""
+    from kafkasim.analysis.diagnose.replay import what_if_text
+
+    def row(setting, changes, *figures):
+        keys = ("rebalances", "generations", "removals", "unconsumed_ms", "partition_downtime_ms", "rebalance_ms",
+                "duplicates", "max_lag")
+        return {"setting": setting, "changes": changes, "note": "", **dict(zip(keys, figures))}
+
+    rows = [row("as fitted", "the fitted scenario", 3, 4, 1, 12000, 45000, 9500, 250, 12345678),
+            {"setting": "static membership", "changes": "", "note": "already static"},
+            row("cooperative-sticky", "partition.assignment.strategy=cooperative-sticky (KIP-429)",
+                1, 2, 0, 3000, 6000, 2100, 0, 4000)]
+    assert what_if_text(rows).split("\n") == [
+        "setting             rebalances  generations  removals  unconsumed_ms  partition_downtime_ms  rebalance_ms  duplicates   max_lag",
+        "as fitted                    3            4         1          12000                  45000          9500         250  12345678",
+        "static membership   (already static)",
+        "cooperative-sticky           1            2         0           3000                   6000          2100           0      4000",
+        "  as fitted: the fitted scenario",
+        "  cooperative-sticky: partition.assignment.strategy=cooperative-sticky (KIP-429)"]
+
+
 #: replay._pick's reason when the report holds no group at all.
 NO_GROUP = "no consumer-group lines in the log (the reader knows the group coordinator's lines)"
 #: fit_scenario's reason for a group of one line.
