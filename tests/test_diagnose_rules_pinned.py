@@ -552,10 +552,13 @@ def test_the_what_if_table_right_aligns_figures_in_columns_as_wide_as_their_wide
             row("cooperative-sticky", "partition.assignment.strategy=cooperative-sticky (KIP-429)",
                 1, 2, 0, 3000, 6000, 2100, 0, 4000)]
     assert what_if_text(rows).split("\n") == [
-        "setting             rebalances  generations  removals  unconsumed_ms  partition_downtime_ms  rebalance_ms  duplicates   max_lag",
-        "as fitted                    3            4         1          12000                  45000          9500         250  12345678",
+        "setting             rebalances  generations  removals"
+        "  unconsumed_ms  partition_downtime_ms  rebalance_ms  duplicates   max_lag",
+        "as fitted                    3            4         1"
+        "          12000                  45000          9500         250  12345678",
         "static membership   (already static)",
-        "cooperative-sticky           1            2         0           3000                   6000          2100           0      4000",
+        "cooperative-sticky           1            2         0"
+        "           3000                   6000          2100           0      4000",
         "  as fitted: the fitted scenario",
         "  cooperative-sticky: partition.assignment.strategy=cooperative-sticky (KIP-429)"]
 
