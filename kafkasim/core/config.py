@@ -512,7 +512,7 @@ CONSUMER_CONFIGS: dict[str, ConfigSpec] = {s.name: s for s in _CONSUMER}
 
 #: ConsumerConfig.CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS (4.0+, KAFKA-17338), in Kafka's order; the
 #: 4.1+ share-consumer ones are not consumer configs kafkasim models.
-_CONSUMER_PROTOCOL_UNSUPPORTED = ("partition.assignment.strategy", "heartbeat.interval.ms", "session.timeout.ms")
+CONSUMER_PROTOCOL_UNSUPPORTED = ("partition.assignment.strategy", "heartbeat.interval.ms", "session.timeout.ms")
 
 
 def _given(value) -> bool:
@@ -525,7 +525,7 @@ def _check_consumer(cfg: dict, vt: tuple, overrides: Mapping) -> None:
     # ConsumerConfig.postProcessParsedConfig: checkUnsupportedConfigs (4.0+, KAFKA-17338) refuses a config
     # of the other protocol set explicitly (even to its default); 3.9 had checkGroupRemoteAssignor (KAFKA-15773).
     if vt >= _v("4.0"):
-        unsupported = ("group.remote.assignor",) if classic else _CONSUMER_PROTOCOL_UNSUPPORTED
+        unsupported = ("group.remote.assignor",) if classic else CONSUMER_PROTOCOL_UNSUPPORTED
         named = [name for name in unsupported if _given(overrides.get(name))]
         if named:
             raise ConfigError(f"{', '.join(named)} cannot be set when group.protocol="

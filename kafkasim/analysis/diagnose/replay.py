@@ -30,7 +30,8 @@ from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (BROKER_SOURCES, ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON,
                                                  SOURCE, T, VALUE, Timeline, shares_client_ids)
-from kafkasim.core.config import KAFKA_VERSIONS, ConfigError, broker_config, consumer_config
+from kafkasim.core.config import (CONSUMER_PROTOCOL_UNSUPPORTED, KAFKA_VERSIONS, ConfigError, broker_config,
+                                  consumer_config)
 from kafkasim.core.faults import Crash, NetworkCut, Pause, Restart, ScaleIn, ScaleOut, SlowProcessing
 from kafkasim.scenario.world import Scenario, simulate
 
@@ -737,8 +738,7 @@ def _consumer_protocol(fit: Fit):
     if fit.protocol == "consumer":
         raise _NotApplicable("already the consumer protocol")
     s = fit.scenario
-    keep = {k: v for k, v in s.consumer.items()
-            if k not in ("partition.assignment.strategy", "heartbeat.interval.ms", "session.timeout.ms")}
+    keep = {k: v for k, v in s.consumer.items() if k not in CONSUMER_PROTOCOL_UNSUPPORTED}
     version = s.kafka_version if KAFKA_VERSIONS.index(s.kafka_version) >= KAFKA_VERSIONS.index("4.0") else "4.0"
     return (replace(s, kafka_version=version, consumer={**keep, "group.protocol": "consumer"}, broker={}),
             f"group.protocol=consumer on Kafka {version} (KIP-848; session.timeout.ms is the broker's)")
