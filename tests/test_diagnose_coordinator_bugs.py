@@ -70,6 +70,29 @@ def test_a_partition_number_no_int32_holds_is_left_empty():
     result.events_table()  # the Arrow columns take it
 
 
+@pytest.mark.parametrize("partition,expected", [("2147483647", 2147483647), ("2147483648", None)])
+def test_a_partition_number_is_kept_up_to_the_largest_int32(partition, expected):
+    """A partition is a Java int (TopicPartition.partition): Int.MaxValue is the last number a line can
+    name and the events' int32 partition column holds; one more is left empty."""
+    line = _broker(3, "[ReplicaManager broker=1] Error processing append operation on partition "
+                      f"__consumer_offsets-{partition}", "ERROR", " (kafka.server.ReplicaManager)")
+    result = parse_lines([line])
+    assert [dict(zip(ROW_FIELDS, r))["partition"] for r in result.rows] == [expected]
+    result.events_table()
+
+
+def test_an_isr_shrink_keeps_the_isr_before_as_reason_and_the_replicas_left_in_sync_as_value():
+    """Partition.scala maybeShrinkIsr (4.0 wording, logIdent `[Partition tp broker=N] `): "Shrinking ISR from
+    ${isr.mkString(",")} to $newIsrLog. Leader: ... Out of sync replicas: ...": from 1,2,3 to 1,3, broker 2 fell
+    out; the ISR before is the row's reason, the 2 replicas still in sync its value."""
+    line = _broker(40, "[Partition __consumer_offsets-12 broker=1] Shrinking ISR from 1,2,3 to 1,3. Leader: "
+                       "(highWatermark: 4081, endOffset: 4097). Out of sync replicas: (brokerId: 2, endOffset: 4081, "
+                       "lastCaughtUpTimeMs: 1582106349117).", logger=" (kafka.cluster.Partition)")
+    rows = [dict(zip(ROW_FIELDS, r)) for r in parse_lines([line], origin=datetime(2020, 2, 19, 10, 59)).rows]
+    assert [(r["time"], r["kind"], r["topic"], r["partition"], r["group"], r["reason"], r["value"]) for r in rows] == [
+        (40_000, "OffsetsIsrShrunk", "__consumer_offsets", 12, None, "1,2,3", 2)]
+
+
 def test_the_0_10_replica_manager_prefix_and_partition_name_are_read():
     # 0.9 - 0.11: logIdent "[Replica Manager on Broker N]: ", TopicAndPartition printed as [topic,partition].
     line = _broker(3, "[Replica Manager on Broker 1]: Error processing append operation on partition "

@@ -162,8 +162,8 @@ def nothing(m, t, ctx):
 def offsets_ev(t, kind, partition, error=None, reason=None, value=None) -> tuple:
     """An event of a `__consumer_offsets` partition (no group: `diagnose.offsets` gives it to the groups whose
     offsets partition it is)."""
-    p = number(partition)
-    p = p if p is not None and p < 1 << 31 else None  # the partition column is Arrow's int32
+    p = number(partition)  # the digits of a `__consumer_offsets-P`: never None
+    p = p if p < 1 << 31 else None  # the partition column is Arrow's int32
     return (t, "coordinator", None, None, kind, None, OFFSETS_TOPIC, p, error, reason, value, None)
 
 
