@@ -207,6 +207,33 @@ def test_the_consumer_config_block_gives_the_settings_of_a_rebalance():
     assert result.counts["lines"] == 14 and result.counts["other"] == 0 and result.unparsed == []
 
 
+def block(*settings: str) -> list[str]:
+    """A "ConsumerConfig values:" block as log4j's `[%d] %p %m (%c)%n` prints it (AbstractConfig.logAll)."""
+    return (["[2024-03-05 20:21:14,681] INFO ConsumerConfig values: "] + [f"\t{s}" for s in settings]
+            + [" (org.apache.kafka.clients.consumer.ConsumerConfig)"])
+
+
+def test_every_setting_of_a_static_members_block_names_its_instance():
+    """A static member's block: KafkaConsumer names the member by its group.instance.id (its LogContext's
+    `instanceId=`), and ConsumerConfig.maybeOverrideClientId makes its client.id `consumer-<group>-<instance>`."""
+    lines = block("client.id = consumer-orders-pod-0", "group.id = orders", "group.instance.id = pod-0",
+                  "session.timeout.ms = 45000")
+    static = {"client": "consumer-orders-pod-0", "instance": "pod-0"}
+    assert rows(lines) == [config("group.id", "orders") | static,
+                           config("client.id", "consumer-orders-pod-0") | static,
+                           config("group.instance.id", "pod-0") | static,
+                           config("session.timeout.ms", "45000", 45000.0) | static]
+
+
+def test_an_empty_group_instance_id_names_no_static_member():
+    """2.3 - 3.2 (3.3 added ConfigDef.NonEmptyString to group.instance.id) a consumer given group.instance.id=""
+    and a client.id logs its block, then fails: JoinGroupRequest.validateGroupInstanceId ("Group instance id must
+    be non-empty string"). No member has that instance id."""
+    lines = block("client.id = consumer-orders-1", "group.id = orders", "group.instance.id = ")
+    assert rows(lines) == [config("group.id", "orders"), config("client.id", "consumer-orders-1"),
+                           config("group.instance.id", "")]
+
+
 def test_the_config_block_behind_a_compose_prefix_and_in_logback():
     lines = ["app-1  | 20:21:14.681 [main] INFO  o.a.k.clients.consumer.ConsumerConfig - ConsumerConfig values: ",
              "app-1  | \tgroup.id = orders", "app-1  | \tsession.timeout.ms = 10000",
