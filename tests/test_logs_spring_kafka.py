@@ -206,6 +206,13 @@ def test_a_cut_rebalance_line_is_kept_aside_with_why():
     assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated or unrecognised wording")]
 
 
+def test_a_container_line_cut_before_its_first_word_is_kept_aside_as_truncated():
+    """Nothing of the message is left (a paste cut right after the logger): it may have been any of the
+    container's rebalance wordings, so it is not taken for another line."""
+    result = parse_lines([boot("…")], origin=ORIGIN)
+    assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated")]
+
+
 def test_other_container_lines_are_counted_not_read():
     result = parse_lines([boot("Paused consumer resumed by Kafka due to rebalance; consumer paused again, so the "
                                "initial poll() will never return any records", "WARN"),

@@ -96,7 +96,7 @@ _KEYS = tuple(TEMPLATES)
 
 def key(message: str, mark) -> str:
     """The wording's opening words (TEMPLATES' keys), after the group's "G: " when the message has one."""
-    for text in (message, message[message.find(": ") + 2:] if ": " in message else ""):
+    for text in (message, message.partition(": ")[2]):
         for k in _KEYS:
             if text.startswith(k):
                 return k
