@@ -14,7 +14,8 @@ from datetime import datetime
 import pytest
 from hypothesis import given, settings
 
-from kafkasim.analysis.logs import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs import COUNTS, MAX_LINE_CHARS, ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs.reader import MAX_BLOCK_LINES
 from reader_properties import assert_read_whole, mixes
 
 ORIGIN = datetime(2024, 3, 5)
@@ -232,6 +233,42 @@ def test_an_empty_group_instance_id_names_no_static_member():
     lines = block("client.id = consumer-orders-1", "group.id = orders", "group.instance.id = ")
     assert rows(lines) == [config("group.id", "orders"), config("client.id", "consumer-orders-1"),
                            config("group.instance.id", "")]
+
+
+def test_a_block_written_on_windows_is_read_without_its_carriage_returns():
+    """logAll ends each `\tname = value` with Utils.NL (the JVM's line.separator, "\r\n" on Windows) and log4j's
+    `%n` the record: the log's lines are split on "\n", the "\r" is no part of a value."""
+    lines = block("group.id = orders", "session.timeout.ms = 45000")
+    assert rows("\r\n".join(lines) + "\r\n") == [config("group.id", "orders") | {"client": None},
+                                                 config("session.timeout.ms", "45000", 45000.0) | {"client": None}]
+
+
+def test_a_block_header_without_its_settings_is_a_known_record_without_events():
+    """`grep ConsumerConfig` keeps the block's first line and its last (the logger log4j prints after the
+    message), not the `\tname = value` lines between: one record of the consumer's, no event, not split off."""
+    result = parse_lines([block()[0], block()[-1]], origin=ORIGIN)
+    assert result.rows == [] and result.unparsed == []
+    assert {k: result.counts[k] for k in COUNTS} == {"lines": 2, "coordinator": 1, "events": 0, "ignored": 1,
+                                                     "unparsed": 0, "salvaged": 0, "joined": 0, "other": 0,
+                                                     "split": 0, "inferred": 0, "unreadable": 0}
+
+
+def test_a_block_is_read_up_to_its_line_limit():
+    """A block is read up to MAX_BLOCK_LINES `name = value` lines (logAll prints one per config the consumer
+    defines, a few dozen): the lines past the limit are no part of it, but other loggers' lines."""
+    filler = [f"a{i:03d} = 1" for i in range(MAX_BLOCK_LINES - 1)]
+    result = parse_lines(block("group.id = orders", *filler, "session.timeout.ms = 45000"), origin=ORIGIN)
+    assert [(r[4], r[9]) for r in result.rows] == [("ClientConfig", "group.id")]
+    assert (result.counts["lines"], result.counts["other"]) == (MAX_BLOCK_LINES + 3, 2)
+
+
+def test_a_block_line_is_read_up_to_the_line_limit():
+    """Every line is read up to MAX_LINE_CHARS characters, a block's as well: a longer value is cut there."""
+    head = "\tclient.id = "
+    lines = block("group.id = orders")
+    lines.insert(1, head + "c" * MAX_LINE_CHARS)
+    result = parse_lines(lines, origin=ORIGIN)
+    assert [r[ROW_FIELDS.index("client")] for r in result.rows] == ["c" * (MAX_LINE_CHARS - len(head))] * 2
 
 
 def test_the_config_block_behind_a_compose_prefix_and_in_logback():

@@ -286,7 +286,7 @@ def key(message: str, mark) -> str:
 _NUMERIC = re.compile(r"-?\d{1,18}")
 
 
-def config_block(mark, settings: dict[str, str], t) -> list[tuple]:
+def config_block(settings: dict[str, str], t) -> list[tuple]:
     """The ClientConfig events of a "ConsumerConfig values:" block (AbstractConfig.logAll: one
     `\\tname = value` line per config, sorted by name): one per setting of SETTINGS, the setting's
     name as `reason`, its text as `detail`, its number (if it is one) as `value`."""

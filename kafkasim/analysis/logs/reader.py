@@ -264,7 +264,7 @@ class LogParser(Clock):
                 break
             item = BLOCK_LINE.search(nxt, 0, MAX_LINE_CHARS)
             if item is None:
-                if nxt.lstrip(" \t").startswith(LOGGERS_ALONE):
+                if nxt.lstrip().startswith(LOGGERS_ALONE):
                     used += 1
                 else:
                     self._push(nxt, owned)
@@ -272,7 +272,7 @@ class LogParser(Clock):
             settings[item["k"]] = item["v"].rstrip()
             used += 1
         t, inferred, tod, note = self._when(self._time(line[:mark.start()]))
-        events = source.block(mark, settings, t)
+        events = source.block(settings, t)
         self._emit((_EVENTS if events else _IGNORED, True, events, note, t, inferred, tod, False, False,
                     (source.name, None)), n, line)
         return used

@@ -107,7 +107,7 @@ class Source:
                key is kept aside as unparsed, under a lenient one it is ignored
     key        the dispatch key of a message: `key(message, mark)`
     blocks     prefixes that open a block of `name = value` lines (Java's "ConsumerConfig values:")
-    block      `block(mark, settings, time)`: the events of such a block
+    block      `block(settings, time)`: the events of such a block (its `name = value` pairs)
     epoch      prefix -> the mark's group that holds the line's time as seconds since the epoch
     rewrite    (needles, function): a line that holds one of the needles is given to the function first, which
                returns it in the layout the reader reads (kafkajs: its fields in JSON around the message)
@@ -122,7 +122,7 @@ class Source:
     templates: dict
     key: Callable[[str, re.Match], str]
     blocks: tuple[str, ...] = ()
-    block: Callable[[re.Match, dict, int | None], list] | None = None
+    block: Callable[[dict, int | None], list] | None = None
     epoch: dict = field(default_factory=dict)
     rewrite: tuple[tuple[str, ...], Callable[[str], str]] | None = None
     strict: list = field(init=False)
