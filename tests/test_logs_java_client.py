@@ -236,8 +236,8 @@ def test_an_empty_group_instance_id_names_no_static_member():
 
 
 def test_a_block_written_on_windows_is_read_without_its_carriage_returns():
-    """logAll ends each `\tname = value` with Utils.NL (the JVM's line.separator, "\r\n" on Windows) and log4j's
-    `%n` the record: the log's lines are split on "\n", the "\r" is no part of a value."""
+    """logAll ends each `\\tname = value` with Utils.NL (the JVM's line.separator, "\\r\\n" on Windows) and
+    log4j's `%n` the record: the log's lines are split on "\\n", the "\\r" is no part of a value."""
     lines = block("group.id = orders", "session.timeout.ms = 45000")
     assert rows("\r\n".join(lines) + "\r\n") == [config("group.id", "orders") | {"client": None},
                                                  config("session.timeout.ms", "45000", 45000.0) | {"client": None}]
@@ -245,7 +245,7 @@ def test_a_block_written_on_windows_is_read_without_its_carriage_returns():
 
 def test_a_block_header_without_its_settings_is_a_known_record_without_events():
     """`grep ConsumerConfig` keeps the block's first line and its last (the logger log4j prints after the
-    message), not the `\tname = value` lines between: one record of the consumer's, no event, not split off."""
+    message), not the `\\tname = value` lines between: one record of the consumer's, no event, not split off."""
     result = parse_lines([block()[0], block()[-1]], origin=ORIGIN)
     assert result.rows == [] and result.unparsed == []
     assert {k: result.counts[k] for k in COUNTS} == {"lines": 2, "coordinator": 1, "events": 0, "ignored": 1,
