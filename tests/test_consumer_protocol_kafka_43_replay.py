@@ -559,6 +559,25 @@ def test_static_members_rejoin_with_new_server_assignor(version):
     assert (len(range_.calls), uniform.calls) == ((1 if version == V44 else 0), [])
 
 
+@pytest.mark.parametrize("named", [None, "range"])
+def test_a_heartbeat_that_leaves_the_preferred_assignor_as_it_was_does_not_bump_the_group_epoch(named):
+    """GroupMetadataManager.hasPreferredServerAssignorChanged @ 4.4: the group's preferred assignor
+    before the update and after it, each falling back to the default (the first configured, "uniform")
+    when no member names one, bump the group epoch only when they differ. A stable member's plain
+    heartbeat changes neither: epoch 10 stays and no assignor runs, whether no member names an assignor
+    (the default on both sides) or both name "range", which is not the default (range on both sides)."""
+    uniform, range_ = PreparedAssignor("uniform"), PreparedAssignor("range")
+    h = Harness({"foo": 6}, version=V44, assignors=(uniform, range_))
+    held = {"m1": [0, 1, 2], "m2": [3, 4, 5]}
+    h.load(group_epoch=10, target_epoch=10, members={
+        m: {**member(10, 9, assigned={"foo": ps}, topics=["foo"], rebalance_timeout_ms=5000, server_assignor=named),
+            "assignment_epochs": epochs({"foo": ps}, 10)} for m, ps in held.items()},
+        target={m: {"foo": ps} for m, ps in held.items()})
+    expect_response(h.heartbeat("m1", 10), "m1", 10, None)
+    assert h.coord.group_epoch(GROUP) == 10
+    assert (uniform.calls, range_.calls) == ([], [])
+
+
 # ======================================================================================
 # apache/kafka#21325 (4.3): revoking unsubscribed topics also moves the previous member epoch
 # ======================================================================================

@@ -261,6 +261,37 @@ def test_sweep_covers_versions_protocols_remedies_and_labels_proposals():
     assert (df[df.remedy == "none"].unexpected_records > 0).all()
 
 
+SWEEP_COUNTS = ("unexpected_records", "unexpected_polls", "unexpected_from_buffer", "unexpected_new_fetch",
+                "records_lost", "records_fetched", "duplicates", "unprocessed_at_end", "generations")
+#: The reasons SUMMARY_DOC gives for 2.3 and 3.7: flags lost to a fresh state (<= 2.3) or on revocation,
+#: paused data discarded as not fetchable (<= 2.3) or as no longer assigned.
+SWEEP_REASONS = {"pause_flags_cleared": ("fresh_state", "revocation"),
+                 "records_discarded": ("not_fetchable", "not_assigned")}
+
+
+def test_a_sweep_row_is_the_summary_of_its_versions_protocols_and_remedys_run_on_the_sweeps_scenario():
+    """sweep(): one row per (version, protocol, remedy) in the order given, no cooperative row before 2.4
+    (KIP-429) whatever the protocols' order; each row is the summary of that run of the scenario the keyword
+    arguments make (here never resumed, its eager rows on the sticky assignor it names, the cooperative ones
+    on cooperative-sticky), each dict flattened to `key.reason` (a reason the run has no entry for is 0),
+    `unexpected_by_member` left out."""
+    remedies = ("none", "proposal_keep_pause")
+    df = sweep(versions=("2.3", "3.7"), protocols=(COOPERATIVE, EAGER), remedies=remedies, assignor="sticky",
+               resume_at_ms=None)
+    assert list(zip(df.kafka_version, df.protocol, df.remedy)) == [
+        (v, p, r) for v, p in (("2.3", EAGER), ("3.7", COOPERATIVE), ("3.7", EAGER)) for r in remedies]
+    assert set(df.columns) == {"kafka_version", "protocol", "remedy", "in_kafka", *SWEEP_COUNTS,
+                               *(f"{key}.{reason}" for key, reasons in SWEEP_REASONS.items() for reason in reasons)}
+    for row in df.to_dict("records"):
+        eager = row["protocol"] == EAGER
+        summary = simulate_pause(kafka_version=row["kafka_version"], protocol=row["protocol"], remedy=row["remedy"],
+                                 assignor="sticky" if eager else None, resume_at_ms=None).summary
+        assert row["in_kafka"] == (row["remedy"] == "none")
+        assert {key: row[key] for key in SWEEP_COUNTS} == {key: summary[key] for key in SWEEP_COUNTS}
+        for key, reasons in SWEEP_REASONS.items():
+            assert {r: row[f"{key}.{r}"] for r in reasons} == {r: summary[key].get(r, 0) for r in reasons}
+
+
 def test_events_use_the_project_schema_and_summary_is_documented():
     run = simulate_pause()
     assert list(run.events.columns) == list(FIELDS)

@@ -239,3 +239,65 @@ def test_a_runs_parquet_file_reads_back_as_its_events_and_holds_its_scenario_sum
     assert json.loads(meta[b"kafkasim.summary"]) == run.summary
     assert read_provenance(path)["inputs"]["scenario"]["duration_ms"] == 10_000
 
+
+
+def _share_row(ms, kind, range_, member=None, value=1, state=None, error=None):
+    """One share-group event of partition t-0 (kafkasim.scenario.share's schema)."""
+    source = "broker" if kind in ("RecordStateChanged", "LockExpired", "RecordsReleased") else "consumer"
+    return (ms, source, "g", member, kind, None, "t", 0, error, range_, value, state)
+
+
+#: A share group's run on t-0, offsets 0-9, production over at 2 s: c-1..c-5 acquire the ten records;
+#: c-1 accepts 0-1 and rejects 2 and 3 in two calls (each archived at once); c-2's and c-3's locks expire;
+#: c-2's late ACCEPT fails (INVALID_RECORD_STATE); c-4 and c-5 close and release 8 and 9; c-6 acquires 4-9
+#: again (their second delivery) and accepts them at 2.4 s.
+SHARE_ROWS = [
+    _share_row(100, "Acquired", "0-3", "c-1"), _share_row(100, "Acquired", "4-5", "c-2"),
+    _share_row(100, "Acquired", "6-7", "c-3"), _share_row(100, "Acquired", "8-8", "c-4"),
+    _share_row(100, "Acquired", "9-9", "c-5"),
+    _share_row(150, "Acknowledged", "ACCEPT 0-1", "c-1", 2),
+    _share_row(150, "RecordStateChanged", "0-1", state="ACKNOWLEDGED"),
+    _share_row(160, "Acknowledged", "REJECT 2-2", "c-1"),
+    _share_row(160, "RecordStateChanged", "2-2", state="ARCHIVED"),
+    _share_row(170, "Acknowledged", "REJECT 3-3", "c-1"),
+    _share_row(170, "RecordStateChanged", "3-3", state="ARCHIVED"),
+    _share_row(1100, "LockExpired", "4-5", state="AVAILABLE"),
+    _share_row(1110, "LockExpired", "6-7", state="AVAILABLE"),
+    _share_row(1200, "Acknowledged", "ACCEPT 4-5", "c-2", 2, error="INVALID_RECORD_STATE"),
+    _share_row(1300, "RecordsReleased", "8-8", state="AVAILABLE"),
+    _share_row(1310, "RecordsReleased", "9-9", state="AVAILABLE"),
+    _share_row(1400, "Acquired", "4-9", "c-6", 2),
+    _share_row(2400, "Acknowledged", "ACCEPT 4-9", "c-6", 6),
+    _share_row(2400, "RecordStateChanged", "4-9", value=2, state="ACKNOWLEDGED"),
+]
+
+
+def test_share_metrics_add_up_every_write_and_successful_acknowledgement_of_the_run():
+    """SHARE_SUMMARY_DOC, counted by hand from SHARE_ROWS: accepted 0-1 and 4-9 (8), archived 2 and 3 (two
+    writes: 2), rejected the same two by two successful REJECTs (the failed ACCEPT counts as 2 failures,
+    not as anything done), lock expiries 4-5 and 6-7 (4), released on close 8 and 9 (2), redelivered 4-9
+    (6), none stuck; drained 400 ms after production ended (2.4 s - 2 s); 10 records done in 2.4 s is
+    4.17/s, to a tenth 4.2."""
+    from kafkasim.scenario.share import share_metrics
+    assert share_metrics(SHARE_ROWS, 10, 2_000) == {
+        "records_accepted": 8, "records_rejected": 2, "records_archived": 2, "redeliveries": 6,
+        "lock_expiries": 4, "records_released_on_close": 2, "acknowledgement_failures": 2, "records_stuck": 0,
+        "drain_ms": 400, "throughput_per_s": 4.2}
+
+
+def test_share_metrics_drain_is_zero_when_the_last_record_was_done_before_production_ended():
+    """drain_ms counts from the end of production; done before it (2.4 s, production until 5 s) is 0 ms,
+    never negative; a record still stuck leaves it None (11 produced, 10 done)."""
+    from kafkasim.scenario.share import share_metrics
+    assert share_metrics(SHARE_ROWS, 10, 5_000)["drain_ms"] == 0
+    assert share_metrics(SHARE_ROWS, 11, 2_000)["drain_ms"] is None
+
+
+@pytest.mark.parametrize("duration_ms", [0, 1_000])
+def test_share_metrics_of_a_run_that_produced_nothing_drain_at_once_at_no_throughput(duration_ms):
+    """Nothing produced and nothing done: nothing stuck, drained at once (0 ms, even at duration 0) and a
+    throughput of 0.0 records/s (no time to divide by)."""
+    from kafkasim.scenario.share import share_metrics
+    metrics = share_metrics([], 0, duration_ms)
+    assert (metrics["records_stuck"], metrics["drain_ms"], metrics["throughput_per_s"]) == (0, 0, 0.0)
+    assert isinstance(metrics["throughput_per_s"], float)

@@ -247,3 +247,21 @@ def test_clear_buffered_data_for_unassigned_partitions():
     gone = fetcher.clear_buffered_data([TP1], "user_unassigned")
     assert [(d.tp, d.count) for d in gone] == [(TP0, 3)]
     assert fetcher.buffered() == {TP1: 3}
+
+
+@pytest.mark.parametrize("keep, gone, left", [([TP1], [(TP0, 1)], {TP1: 3}), ([TP0], [(TP1, 3)], {TP0: 1})])
+def test_retaining_partitions_drains_the_next_in_line_fetch_too_when_its_partition_is_not_kept(keep, gone, left):
+    """FetchBuffer.retainAll (3.7+; AbstractFetch/Fetcher.clearBufferedDataForUnassignedPartitions before):
+    `maybeDrain` applies to the queue and to nextInLineFetch alike, so the partly returned fetch of a
+    partition not kept is drained (its unreturned records reported with the caller's reason) and the one
+    of a kept partition stays next in line. max.poll.records 2 of 3 leaves tp0's fetch next in line with
+    1 record, tp1's 3 queued."""
+    subs, fetcher = fetcher_for("3.7", (TP0, TP1), max_poll_records=2)
+    subs.seek(TP0, 0)
+    subs.seek(TP1, 0)
+    respond(fetcher, fetcher.send_fetches())
+    assert counts(fetcher.collect()[0]) == {TP0: 2}
+    dropped = fetcher.clear_buffered_data(keep, "user_unassigned")
+    assert [(d.tp, d.count, d.reason) for d in dropped] == [(tp, n, "user_unassigned") for tp, n in gone]
+    assert fetcher.buffered() == left
+    assert (fetcher.next_in_line is not None) == (TP0 in keep)

@@ -1167,6 +1167,29 @@ def test_a_storm_chart_labels_its_runs_and_refuses_none():
         assert str(err.value) == "give at least one run"
 
 
+def test_a_storm_frame_averages_the_stopped_connectors_per_bucket_and_gives_zookeepers_figures_to_a_tenth():
+    """storm_frame: one row per bucket of `bucket_ms` from 0 (1 s unless asked), `rebalancing` the mean number of
+    connectors stopped (rebalancing or backing off) over the bucket, to a hundredth: the stopped intervals'
+    overlap with the bucket over its length; ZooKeeper's requests/s, reads and writes to a tenth. In 3 ms buckets,
+    the five connectors that stop at 10,006 ms are stopped for 2 of the bucket from 10,005 ms: 3.33."""
+    from kafkasim.zookeeper.consumer_connector import BACKOFF, REBALANCING
+    run = simulate_zookeeper(seed_incident(topics=2, consumers=3, partitions=3, duration_ms=20_000))
+    assert storm_frame(run)["time_s"].tolist() == [float(s) for s in range(21)]
+    frame = storm_frame(run, 3)
+    states = run.member_states()
+    stopped = states[states["state"].isin([REBALANCING, BACKOFF])]
+    starts = np.arange(len(frame)) * 3
+    overlap = (np.minimum(stopped["end"].to_numpy()[:, None], starts + 3)
+               - np.maximum(stopped["start"].to_numpy()[:, None], starts)).clip(0)
+    assert frame["rebalancing"].tolist() == (overlap.sum(axis=0) / 3).round(2).tolist()
+    assert frame["rebalancing"][10_005 // 3] == 3.33
+    load = run.zk_load(3)
+    for column in ("requests_per_s", "reads", "writes"):
+        shown = frame[column].to_numpy()
+        assert np.allclose(shown * 10, np.round(shown * 10), rtol=0, atol=1e-6)  # tenths
+        assert np.abs(shown - load[column].to_numpy()).max() <= 0.05 + 1e-9
+
+
 def test_a_storm_charts_series_are_bucketed_as_asked_the_span_is_the_longest_run_and_faults_the_firsts():
     """`_frames`: each run's storm_frame at `bucket_ms` (one row per bucket from 0 to its end), stacked with
     a fresh index and a `run` column; the span ends at the longest run's end (s); the faults, in seconds,

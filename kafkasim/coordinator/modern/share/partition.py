@@ -108,11 +108,12 @@ class SharePartitionRules:
 
 
 class _Failed(Exception):
-    """An acknowledgement batch failed: the whole call answers `error` and is rolled back."""
+    """An acknowledgement batch failed: the whole call answers `error` and is rolled back. Raised as
+    `_Failed(error, Kafka's exception message)`; the message is for a reader, the answer is the code."""
 
-    def __init__(self, error: Errors, detail: str):
-        super().__init__(detail)
-        self.error = error
+    @property
+    def error(self) -> Errors:
+        return self.args[0]
 
 
 class SharePartition:
@@ -548,7 +549,7 @@ class SharePartition:
         `max(1, size >> (count - T + 1))` records and a record on its last attempt goes alone."""
         limit = self.max_delivery()
         throttle_limit = self.throttle_limit()
-        acquired, throttled_max = 0, -1
+        acquired, throttled_max = 0, 0  # Kafka's -1: no throttled record yet (a throttled batch gives >= 1)
         taken: list[AcquiredRecords] = []
         for offset, state in batch.offset_state.items():
             if offset < first:
@@ -560,7 +561,7 @@ class SharePartition:
             if self.rules.throttle:
                 if limit > 2 and state.delivery_count == limit - 1 and acquired > 0:
                     break
-                if state.delivery_count >= throttle_limit and throttled_max < 0:
+                if state.delivery_count >= throttle_limit and not throttled_max:
                     throttled_max = max(1, len(batch.offset_state) >> (state.delivery_count - throttle_limit + 1))
             if not state.try_update(ACQUIRED, INCREASE, limit, member_id):
                 continue
@@ -571,7 +572,7 @@ class SharePartition:
                 break
             if record_limit and acquired == max_records:
                 break
-            if throttled_max > 0 and acquired == throttled_max:
+            if acquired == throttled_max:  # acquired >= 1 here, so never while unset
                 break
         result += _accumulate(taken)
         return acquired
