@@ -443,3 +443,126 @@ def test_share_scenario_refusals_name_the_kafka_config_and_what_to_set(kw, messa
     with pytest.raises(ConfigError) as e:
         Scenario(**{**ONE, **kw})
     assert str(e.value) == message
+
+
+# -- the run's share bookkeeping, pinned by mutation testing (issue 29) ----------------------------
+def _broken(rows, limit=5) -> str:
+    with pytest.raises(InvariantBroken) as caught:
+        share_invariants(rows, limit)
+    return str(caught.value)
+
+
+def test_a_broken_share_guarantee_names_the_topic_partition_offsets_and_event_time():
+    """Each of KIP-932's guarantees, broken once, reported as "topic-partition offsets first-last ...
+    at <the event's time> ms" so the faulty event can be found in the run."""
+    assert _broken([_acq(7, "a", 0, 9, 6)]) == \
+        "t-0 offsets 0-9 delivered to a at 7 ms with delivery count 6, above the limit 5"
+    assert _broken([_acq(0, "a", 0, 9), _acq(3, "b", 5, 5)]) == \
+        "t-0 offsets 5-5 acquired by b at 3 ms while a still held some of them"
+    twice = [_write(1, "RecordStateChanged", 0, 9, "ACKNOWLEDGED"), _write(4, "LockExpired", 9, 9, "ARCHIVED")]
+    assert _broken(twice) == \
+        "t-0 offsets 9-9 made ARCHIVED at 4 ms, but some were acknowledged before: a record acknowledged twice"
+    spso_10 = (6, "broker", "g", None, "SharePartitionState", None, "t", 0, None, "10-10", 10, None)
+    assert _broken([_write(1, "RecordStateChanged", 0, 8, "ACKNOWLEDGED"), spso_10]) == \
+        "t-0: the share partition start offset is 10 at the end, but only 9 records below it were accepted, " \
+        "rejected or archived"
+
+
+def test_records_acknowledged_past_a_gap_above_the_final_spso_do_not_count_below_it():
+    """SPSO moves only over a contiguous run of terminal records (SharePartition's
+    `maybeUpdateCachedStateAndOffsets`): with 9 still AVAILABLE, 0-8 and 10-11 acknowledged leave SPSO
+    at 9, which holds: 9 records below it. SPSO 10 with 10-11 acknowledged but 9 not breaks it (9 of 10).
+    A partition whose SPSO never moved (0) holds with nothing acknowledged."""
+    def spso(n):
+        return (20, "broker", "g", None, "SharePartitionState", None, "t", 0, None, f"{n}-11", n, None)
+    acked = [_write(1, "RecordStateChanged", 0, 8, "ACKNOWLEDGED"),
+             _write(2, "RecordStateChanged", 10, 11, "ACKNOWLEDGED")]
+    share_invariants(acked + [spso(9)], 5)
+    assert _broken(acked + [spso(10)]).endswith("start offset is 10 at the end, but only 9 records below it were "
+                                                "accepted, rejected or archived")
+    share_invariants([_acq(0, "a", 0, 11), spso(0)], 5)
+
+
+class _Coordinator:
+    """The one member of `GroupCoordinator` `ShareLog.partition` calls: `share_partition`, made on
+    first use, the same object after (`SharePartitionManager.getOrCreateSharePartition`)."""
+
+    def __init__(self, offsets):
+        self.offsets, self.made = offsets, {}
+
+    def share_partition(self, group_id, topic, p):
+        from types import SimpleNamespace
+        key = (group_id, topic, p)
+        if key not in self.made:
+            spso, speo = self.offsets[(topic, p)]
+            self.made[key] = SimpleNamespace(start_offset=spso, end_offset=speo, on_write=None)
+        return self.made[key]
+
+
+def _world(now=50, offsets=None):
+    from types import SimpleNamespace
+    return SimpleNamespace(partitions=_Parts([("t", 0), ("t", 1)], [0.8, 0.8]), rows=[], group_id="g",
+                           sim=SimpleNamespace(now=now), coord=_Coordinator(offsets or {}))
+
+
+def test_a_write_share_group_state_becomes_one_event_per_contiguous_run_of_one_state_and_count():
+    """The module docstring's events: each WriteShareGroupState the share partition makes (`on_write`,
+    ranges in any order) is written as rows "first-last", adjacent ranges of the same state and
+    delivery count merged; a gap, another state or another count starts a new row."""
+    from kafkasim.coordinator.modern.share.state import InFlightState
+    from kafkasim.scenario.share import ShareLog
+    world = _world(now=50, offsets={("t", 1): (0, 0)})
+    log = ShareLog(world)
+    acked, archived = InFlightState("ACKNOWLEDGED", 1), InFlightState("ARCHIVED", 1)
+    log.partition(1).on_write([(5, 9, acked), (0, 4, acked), (10, 12, InFlightState("ACKNOWLEDGED", 2)),
+                               (13, 14, InFlightState("ACKNOWLEDGED", 2)), (15, 15, archived), (17, 17, archived)])
+    assert world.rows == [
+        (50, "broker", "g", None, "LockExpired", None, "t", 1, None, "0-9", 1, "ACKNOWLEDGED"),
+        (50, "broker", "g", None, "LockExpired", None, "t", 1, None, "10-14", 2, "ACKNOWLEDGED"),
+        (50, "broker", "g", None, "LockExpired", None, "t", 1, None, "15-15", 1, "ARCHIVED"),
+        (50, "broker", "g", None, "LockExpired", None, "t", 1, None, "17-17", 1, "ARCHIVED")]
+
+
+def test_share_log_hands_out_the_coordinators_share_partition_of_the_runs_group():
+    """The share consumers read and acknowledge the leader's share partition of the run's group
+    (`GroupCoordinator.share_partition(group_id, topic, partition)`), the same object every time."""
+    from kafkasim.scenario.world import World
+    world = World(Scenario(kafka_version="4.2", duration_ms=6000, group_id="orders", **ONE))
+    sp = world.share.partition(0)
+    assert sp is world.coord.share_partition("orders", "t", 0) and sp.group_id == "orders"
+    assert world.share.partition(0) is sp and sp.on_write is not None
+
+
+def test_finish_writes_the_spso_and_speo_of_the_partitions_read():
+    """A partition the consumers read ends with its share partition's SPSO-SPEO; one never read 0-0.
+    The 4.2 run of the first test above: at 6000 ms 0-1999 are accepted and 2000-2499 acquired, so
+    SPSO = 2000 (the first record not terminal), SPEO = 2499 (the last acquired)."""
+    from kafkasim.scenario.share import ShareLog
+    run = simulate(Scenario(kafka_version="4.2", duration_ms=6000, **ONE))
+    assert _rows(run, "SharePartitionState") == [
+        (6000, "broker", "workbook-group", None, "SharePartitionState", None, "t", 0, None, "2000-2499", 2000, None)]
+    world = _world(now=70, offsets={("t", 1): (3, 8)})
+    log = ShareLog(world)
+    log.partition(1)
+    log.finish()
+    assert world.rows == [(70, "broker", "g", None, "SharePartitionState", None, "t", 0, None, "0-0", 0, None),
+                          (70, "broker", "g", None, "SharePartitionState", None, "t", 1, None, "3-8", 3, None)]
+
+
+def test_a_read_with_max_poll_records_1_returns_only_the_batch_holding_the_fetch_offset():
+    """KafkaShareConsumer's max.poll.records is at least 1; a read returns whole batches up to that many
+    records past the fetch offset: from offset 3, the last of batch 0-3 (batches of 4, 0.8/ms x 5 ms),
+    one record is within 0-3, so 4-7 is not read."""
+    log = _share_log([("t", 0)], [0.8])
+    assert log.log_batches(0, 3, 1, now=20) == [(0, 3)]
+    assert log.log_batches(0, 3, 2, now=20) == [(0, 3), (4, 7)]
+
+
+def test_production_ended_at_duration_ms_so_the_last_partial_batch_is_readable_then():
+    """Production stops at duration_ms: at that instant the producer sends what it holds, so the last
+    batch, short, is in the log. Rate 0.7/ms for 10 ms: end offset 7, batches of int(3.5) = 3; at 10 ms
+    6-6 is readable; at 9 ms (end 6) offset 6 is not produced yet."""
+    log = _share_log([("t", 0)], [0.7], duration_ms=10)
+    assert log.log_batches(0, 6, 500, now=10) == [(6, 6)]
+    assert log.log_batches(0, 6, 500, now=9) == []
+    assert log.log_batches(0, 0, 500, now=9) == [(0, 2), (3, 5)]

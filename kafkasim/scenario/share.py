@@ -99,11 +99,11 @@ class ShareLog:
         self.batch_records = [max(1, int(topic_rate[topic] * LINGER_MS)) for topic, _ in self.parts.tps]
 
     def partition(self, i: int):
-        sp = self._partitions.get(i)
-        if sp is None:
-            topic, p = self.parts.tps[i]
-            sp = self._partitions[i] = self.world.coord.share_partition(self.group_id, topic, p)
-            sp.on_write = lambda written, i=i: self._written(i, written)
+        """The leader's share partition of partition index i, its writes turned into events (the
+        coordinator makes it on first use and returns the same one after)."""
+        topic, p = self.parts.tps[i]
+        sp = self._partitions[i] = self.world.coord.share_partition(self.group_id, topic, p)
+        sp.on_write = lambda written, i=i: self._written(i, written)
         return sp
 
     def acknowledge(self, i: int, member_id: str, ranges: list) -> Any:
@@ -122,7 +122,7 @@ class ShareLog:
     def _written(self, i: int, written) -> None:
         """One WriteShareGroupState as rows, contiguous offsets of one state and count merged."""
         runs: list[list] = []  # [first, last, state, delivery count]
-        for first, last, state in sorted(written, key=lambda w: w[0]):
+        for first, last, state in sorted(written):  # disjoint ranges: by first offset
             if runs and runs[-1][1] + 1 == first and runs[-1][2:] == [state.state, state.delivery_count]:
                 runs[-1][1] = last
             else:
@@ -141,8 +141,6 @@ class ShareLog:
             end -= end % size  # the batch being filled is not in the log yet
         start = fetch_offset - fetch_offset % size
         stop = min(end, fetch_offset + max(1, max_records))
-        if stop <= start:
-            return []
         return [(b, min(b + size, end) - 1) for b in range(start, stop, size)]
 
     def add_poison(self, fault) -> None:
@@ -176,7 +174,8 @@ class ShareLog:
 
 
 def _range(text: str) -> tuple[int, int]:
-    first, _, last = text.rpartition(" ")[2].partition("-")
+    """The offsets of a reason "first-last" or "TYPE first-last" (an acknowledgement)."""
+    first, last = text.rpartition(" ")[2].split("-")
     return int(first), int(last)
 
 
@@ -210,7 +209,7 @@ def share_invariants(rows: Iterable[tuple], delivery_limit: int) -> None:
                                       f"some were acknowledged before: a record acknowledged twice")
         elif kind == "SharePartitionState":
             tp, spso = (row[6], row[7]), int(row[10])
-            done = terminal[tp].overlap(0, spso - 1) if spso else 0
+            done = terminal[tp].overlap(0, spso - 1)
             if done != spso:
                 raise InvariantBroken(f"{tp[0]}-{tp[1]}: the share partition start offset is {spso} at the end, but "
                                       f"only {done} records below it were accepted, rejected or archived")
