@@ -474,7 +474,8 @@ def test_java_default_client_ids_keep_their_number_as_the_fitted_members_name():
 @pytest.mark.parametrize("pause_ms, changes", [
     (200_000, "session.timeout.ms=210000, max.poll.interval.ms=600000"),
     (700_000, "session.timeout.ms=710000, max.poll.interval.ms=710000"),
-    (5_000, "session.timeout.ms=90000, max.poll.interval.ms=600000")])
+    (5_000, "session.timeout.ms=90000, max.poll.interval.ms=600000"),
+    (200_001, "session.timeout.ms=211000, max.poll.interval.ms=600000")])
 def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plus_10_s(pause_ms, changes):
     """docs/diagnose.md, what-if `longer timeouts`: session.timeout.ms and max.poll.interval.ms twice the
     fitted ones (Kafka 3.x defaults 45 s and 300 s), or past the longest fault + 10 s, rounded up to the
@@ -488,6 +489,151 @@ def test_longer_timeouts_are_twice_the_fitted_ones_or_past_the_longest_fault_plu
     assert said == changes
     session, poll = (int(part.split("=")[1]) for part in changes.split(", "))
     assert (longer.consumer["session.timeout.ms"], longer.consumer["max.poll.interval.ms"]) == (session, poll)
+
+
+def _longer(scenario, protocol: str = "classic"):
+    """The "longer timeouts" what-if of a Fit of `scenario`: (its scenario, the changes it says)."""
+    from kafkasim.analysis.diagnose.replay import VARIANTS, Fit
+
+    return VARIANTS["longer timeouts"](Fit("g", True, scenario=scenario, protocol=protocol))
+
+
+def test_longer_timeouts_double_the_fitted_consumer_configs_not_the_versions_defaults():
+    """what-if `longer timeouts`: twice the scenario's own session.timeout.ms (20 s) and max.poll.interval.ms
+    (120 s), past the 25 s pause + 10 s; every other consumer config kept."""
+    from kafkasim import Scenario
+    from kafkasim.core.faults import Pause
+
+    consumer = {"heartbeat.interval.ms": 2000, "session.timeout.ms": 20_000, "max.poll.interval.ms": 120_000}
+    longer, said = _longer(Scenario(members=2, kafka_version="3.7", consumer=consumer,
+                                    faults=[Pause("c-1", 10_000, duration_ms=25_000)]))
+    assert said == "session.timeout.ms=40000, max.poll.interval.ms=240000"
+    assert longer.consumer == {"heartbeat.interval.ms": 2000, "session.timeout.ms": 40_000,
+                               "max.poll.interval.ms": 240_000}
+
+
+@pytest.mark.parametrize("faults, poll", [((), 10_000), (("crash",), 10_000), (("crash", 3_000), 13_000)])
+def test_longer_timeouts_count_a_fault_without_a_duration_and_no_fault_as_0_ms(faults, poll):
+    """what-if `longer timeouts`: the longest fault is the longest duration_ms; a Crash has none (0 ms), and
+    a scenario without faults has a longest fault of 0 ms, so the poll timeout is at least 10 s (twice the
+    1 s fitted is less); the session is twice 3.7's 45 s default."""
+    from kafkasim import Scenario
+    from kafkasim.core.faults import Crash, Pause
+
+    made = [Crash("c-1", 5_000) if f == "crash" else Pause("c-2", 5_000, duration_ms=f) for f in faults]
+    longer, said = _longer(Scenario(members=2, kafka_version="3.7", consumer={"max.poll.interval.ms": 1000},
+                                    faults=made))
+    assert said == f"session.timeout.ms=90000, max.poll.interval.ms={poll}"
+
+
+@pytest.mark.parametrize("version, broker, pause_ms, changes", [
+    ("2.2", {}, 400_000, "session.timeout.ms=300000, max.poll.interval.ms=600000"),
+    ("2.3", {}, 2_000_000, "session.timeout.ms=1800000, max.poll.interval.ms=2010000"),
+    ("3.7", {"group.max.session.timeout.ms": 600_000}, 700_000, "session.timeout.ms=600000, max.poll.interval.ms=710000")])
+def test_longer_timeouts_keep_the_session_within_the_brokers_group_max_session_timeout_ms(version, broker, pause_ms,
+                                                                                        changes):
+    """what-if `longer timeouts`: the session no longer than the broker's group.max.session.timeout.ms (the
+    coordinator answers INVALID_SESSION_TIMEOUT above it): 300 s from 0.10.0 (KAFKA-3636), 30 min from 2.3
+    (KAFKA-7862), or what the broker sets; max.poll.interval.ms has no broker maximum. 2.2's session default is
+    10 s, 2.3's too; the broker's own settings are kept."""
+    from kafkasim import Scenario
+    from kafkasim.core.faults import Pause
+
+    longer, said = _longer(Scenario(members=2, kafka_version=version, broker=broker,
+                                    faults=[Pause("c-1", 10_000, duration_ms=pause_ms)]))
+    assert said == changes
+    assert longer.broker == broker
+
+
+def test_longer_timeouts_before_kip_62_lengthen_only_the_session_and_say_what_kafka_refuses():
+    """what-if `longer timeouts` on Kafka 0.10.0: no max.poll.interval.ms before 0.10.1 (KIP-62), so only the
+    session: twice 0.10.0's 30 s, past the 400 s pause + 10 s, within that version's 300 s maximum. Before 2.0
+    KafkaConsumer wants request.timeout.ms above session.timeout.ms: with the 40 s default Kafka refuses the
+    60 s session (5 s pause), and the what-if row says so instead of figures."""
+    from kafkasim import Scenario
+    from kafkasim.analysis.diagnose.replay import Fit, what_if
+    from kafkasim.core.faults import Pause
+
+    longer, said = _longer(Scenario(members=2, kafka_version="0.10.0", consumer={"request.timeout.ms": 700_000},
+                                    faults=[Pause("c-1", 10_000, duration_ms=400_000)]))
+    assert said == "session.timeout.ms=300000"
+    assert longer.consumer == {"request.timeout.ms": 700_000, "session.timeout.ms": 300_000}
+    fit = Fit("g", True, scenario=Scenario(members=2, kafka_version="0.10.0",
+                                           faults=[Pause("c-1", 10_000, duration_ms=5_000)]))
+    assert what_if(fit, ("longer timeouts",)) == [
+        {"setting": "longer timeouts", "changes": "",
+         "note": "request.timeout.ms should be greater than session.timeout.ms and fetch.max.wait.ms "
+                 "(request.timeout.ms=40000, session.timeout.ms=60000, fetch.max.wait.ms=500)"}]
+
+
+@pytest.mark.parametrize("broker, cap", [({}, 60_000), ({"group.consumer.max.session.timeout.ms": 120_000}, 120_000)])
+def test_longer_timeouts_of_a_consumer_group_set_the_brokers_session_to_its_maximum(broker, cap):
+    """what-if `longer timeouts` under the consumer protocol (KIP-848): the session is the broker's
+    group.consumer.session.timeout.ms (the client's session.timeout.ms is refused with it, KAFKA-17338), set to
+    group.consumer.max.session.timeout.ms (60 s by default, or the broker's own); max.poll.interval.ms is the
+    client's, twice 300 s or past the 700 s pause + 10 s; everything else kept."""
+    from kafkasim import Scenario
+    from kafkasim.core.faults import Pause
+
+    longer, said = _longer(Scenario(members=2, kafka_version="4.0", consumer={"group.protocol": "consumer"},
+                                    broker=broker, faults=[Pause("c-1", 10_000, duration_ms=700_000)]), "consumer")
+    assert said == f"group.consumer.session.timeout.ms={cap} (its broker maximum), max.poll.interval.ms=710000"
+    assert longer.consumer == {"group.protocol": "consumer", "max.poll.interval.ms": 710_000}
+    assert longer.broker == {**broker, "group.consumer.session.timeout.ms": cap}
+
+
+def test_the_static_what_if_gives_each_member_an_instance_id_unless_they_have_one_and_as_fitted_changes_nothing():
+    """what-if `static membership` (KIP-345): the same scenario with a group.instance.id per member; a group
+    already static has the reason in its row, no figures. `as fitted` is the fitted scenario itself."""
+    from dataclasses import replace
+
+    from kafkasim.analysis.diagnose.replay import VARIANTS, what_if
+
+    fit = _classic_fit("3.7")
+    assert VARIANTS["as fitted"](fit) == (fit.scenario, "the fitted scenario")
+    assert VARIANTS["static membership"](fit) == (replace(fit.scenario, static_membership=True),
+                                                  "group.instance.id per member (KIP-345)")
+    fit.scenario = replace(fit.scenario, static_membership=True)
+    assert what_if(fit, ("static membership",)) == [
+        {"setting": "static membership", "changes": "", "note": "already static"}]
+
+
+def test_a_fits_text_gives_the_scenario_its_faults_what_was_read_and_what_was_assumed():
+    """Fit.text: "fitted scenario for group G: Kafka V, N members, P protocol" (", static membership" when
+    static), the members counting those the join storm's ScaleOuts start; one "  fault: <label>" line per fault
+    that is not such a join, or "  no fault"; then "  read from the log:" and "  assumed:", each item
+    indented four spaces. A fit that is not ok is one line with its reason."""
+    from kafkasim import Scenario
+    from kafkasim.analysis.diagnose.replay import Fit
+    from kafkasim.core.faults import Crash, ScaleOut
+
+    joins = (ScaleOut(2_000, 2),)
+    static = Fit("g", True, scenario=Scenario(members=2, kafka_version="3.7", static_membership=True,
+                                              faults=joins + (Crash("c-2", 5_000),)),
+                 read=["static membership: members join with a group.instance.id", "c-2 crashed"],
+                 assumed=["seed 1"], joins=joins)
+    assert static.text() == ("fitted scenario for group g: Kafka 3.7, 4 members, classic protocol, static membership\n"
+                             "  fault: Crash c-2 at 5 s\n"
+                             "  read from the log:\n"
+                             "    static membership: members join with a group.instance.id\n"
+                             "    c-2 crashed\n"
+                             "  assumed:\n"
+                             "    seed 1")
+    quiet = Fit("h", True, scenario=Scenario(members=3, kafka_version="4.0", consumer={"group.protocol": "consumer"}),
+                protocol="consumer")
+    assert quiet.text() == ("fitted scenario for group h: Kafka 4.0, 3 members, consumer protocol\n"
+                            "  no fault\n  read from the log:\n  assumed:")
+    assert Fit("k", False, "only 1 line").text() == "cannot fit a scenario to group k: only 1 line"
+
+
+def test_a_replays_text_gives_its_closeness_and_each_part_to_two_decimals_and_the_tolerance():
+    """Replay.text: "replay closeness S (part value, ...; rebalance starts matched within TOLERANCE_MS ms)",
+    the parts in their order, each value to two decimals."""
+    from kafkasim.analysis.diagnose.replay import Fit, Replay, Timeline
+
+    rep = Replay(Fit("g", True), None, Timeline("g"), 0.722, {"starts": 0.667, "removals": 1.0, "generations": 0.5})
+    assert rep.text() == ("replay closeness 0.72 (starts 0.67, removals 1.00, generations 0.50; "
+                          "rebalance starts matched within 5000 ms)")
 
 
 def _classic_fit(version: str):
@@ -584,6 +730,22 @@ def _diagnosed(tmp_path, lines: list[str]):
     log = tmp_path / "server.log"
     log.write_text("\n".join(lines) + "\n")
     return diagnose_files([str(log)])
+
+
+def test_fit_files_fits_the_group_named_seed_1_by_default_and_says_which_groups_a_log_has(tmp_path):
+    """replay.fit_files: the named group of the files, with seed 1 unless told ("seed N" in what was assumed);
+    like fit_scenario, a log of two groups and none named says which to name, and a group the log does not
+    have is named in the reason."""
+    from kafkasim.analysis.diagnose.replay import fit_files
+
+    lines = _broker_join_then_leave(["c-1-a"])
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(lines + _in_group("k", lines)) + "\n")
+    k = fit_files([str(log)], "k")
+    assert (k.ok, k.group, k.scenario.group_id, k.scenario.seed, k.assumed[-1][-6:]) == (True, "k", "k", 1, "seed 1")
+    assert fit_files([str(log)], "g", seed=7).scenario.seed == 7
+    assert fit_files([str(log)]).reason == "the log has 2 groups; name one (g, k)"
+    assert fit_files([str(log)], "x").reason == "no group x in the log"
 
 
 def test_a_replays_json_gives_the_fitted_scenario_its_closeness_and_the_what_if_rows(tmp_path):

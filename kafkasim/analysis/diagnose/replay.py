@@ -195,10 +195,11 @@ def fit_scenario(report, group: str | None = None, *, texts: dict | None = None,
 
 
 def fit_files(paths: list[str], group: str | None = None, seed: int = 1) -> Fit:
-    """`fit_scenario` of the files (read with the log reader, diagnosed as `kafkasim diagnose` does)."""
+    """`fit_scenario` of the files (read with the log reader, every group diagnosed as `kafkasim diagnose`
+    does, so that a group the files lack, or several groups with none named, gets fit_scenario's reason)."""
     from kafkasim.analysis.diagnose import diagnose_files
 
-    return fit_scenario(diagnose_files(list(paths), group), group, seed=seed)
+    return fit_scenario(diagnose_files(list(paths)), group, seed=seed)
 
 
 def fit_lines(text: str | list[str], group: str | None = None, seed: int = 1) -> Fit:
@@ -745,19 +746,24 @@ def _consumer_protocol(fit: Fit):
 
 
 def _longer(fit: Fit):
+    """max.poll.interval.ms and a classic member's session.timeout.ms twice the fitted ones, or past the
+    longest fault + 10 s (rounded up to the second) if that is longer; the session within the broker's
+    group.max.session.timeout.ms (the coordinator refuses a longer one, INVALID_SESSION_TIMEOUT). Before
+    0.10.1 (KIP-62) there is no max.poll.interval.ms. A consumer-protocol member's session is the broker's
+    group.consumer.session.timeout.ms: set to its maximum, group.consumer.max.session.timeout.ms."""
     s = fit.scenario
-    longest = max((getattr(f, "duration_ms", 0) for f in s.faults), default=0)
-    cfg = consumer_config(s.kafka_version, {k: v for k, v in s.consumer.items() if k != "group.protocol"})
-    poll = max(2 * cfg["max.poll.interval.ms"], _up(longest + 10_000))
+    past = _up(max((getattr(f, "duration_ms", 0) for f in s.faults), default=0) + 10_000)
+    poll = s.consumer_config["max.poll.interval.ms"]
+    longer = {} if poll is None else {"max.poll.interval.ms": max(2 * poll, past)}
     if fit.protocol == "consumer":
-        cap = broker_config(s.kafka_version)["group.consumer.max.session.timeout.ms"]
+        cap = s.broker_config["group.consumer.max.session.timeout.ms"]
         broker = {**s.broker, "group.consumer.session.timeout.ms": cap}
-        return (replace(s, consumer={**s.consumer, "max.poll.interval.ms": poll}, broker=broker),
-                f"group.consumer.session.timeout.ms={cap} (its broker maximum), max.poll.interval.ms={poll}")
-    cap = broker_config(s.kafka_version)["group.max.session.timeout.ms"]
-    session = min(cap, max(2 * cfg["session.timeout.ms"], _up(longest + 10_000)))
-    return (replace(s, consumer={**s.consumer, "session.timeout.ms": session, "max.poll.interval.ms": poll}),
-            f"session.timeout.ms={session}, max.poll.interval.ms={poll}")
+        return (replace(s, consumer={**s.consumer, **longer}, broker=broker),
+                f"group.consumer.session.timeout.ms={cap} (its broker maximum), "
+                f"max.poll.interval.ms={longer['max.poll.interval.ms']}")
+    cap = s.broker_config["group.max.session.timeout.ms"]
+    longer = {"session.timeout.ms": min(cap, max(2 * s.consumer_config["session.timeout.ms"], past)), **longer}
+    return replace(s, consumer={**s.consumer, **longer}), ", ".join(f"{k}={v}" for k, v in longer.items())
 
 
 def _up(ms: int) -> int:
