@@ -6,6 +6,8 @@ onJoinComplete, Fetcher.fetchedRecords at 2.3.0 / 2.4.0, KafkaConsumer.poll at 2
 not from the simulator's own output.
 """
 
+import math
+
 import pytest
 
 from kafkasim.core.config import KAFKA_VERSIONS
@@ -330,3 +332,22 @@ def test_bad_input_is_a_config_error(kwargs, match):
 def test_a_change_naming_an_unknown_member_is_a_config_error():
     with pytest.raises(ConfigError, match="consumer-9.*live members are consumer-1, consumer-2"):
         simulate_pause(changes=((12_000, "leave", "consumer-9"),))
+
+
+def test_a_member_that_leaves_mid_rebalance_is_no_longer_awaited_and_the_coordinator_logs_its_removal():
+    """_Group.remove: LeaveGroup drops the member from those the join waits for (Kafka's
+    GroupCoordinator.removeMemberAndUpdateGroup, then the join completes once every remaining member
+    has rejoined), and the coordinator records MemberRemoved under the group's generation.
+    Hand timeline: the initial join completes after group.initial.rebalance.delay.ms (3000, KIP-134);
+    consumer-3 joins at 12 000 and leaves 1 ms later, before the others learn of the rebalance at their
+    next heartbeat (heartbeat.interval.ms 3000: 15 000), where both rejoin and generation 2 stabilizes."""
+    ev = simulate_pause(changes=((12_000, "join"), (12_001, "leave", "consumer-3")), resume_at_ms=None,
+                        duration_ms=30_000).events
+    coordinator = ev[ev.source == "coordinator"]
+    rows = [(r.time, r.member, r.kind, r.generation, r.reason, None if math.isnan(r.value) else r.value)
+            for r in coordinator.itertuples()]
+    assert rows == [(0, None, "RebalanceStarted", 0, "member consumer-1 joined", None),
+                    (3000, None, "GenerationStabilized", 1, None, 2),
+                    (12_000, None, "RebalanceStarted", 1, "member consumer-3 joined", None),
+                    (12_001, "consumer-3", "MemberRemoved", 1, "leave_group", None),
+                    (15_000, None, "GenerationStabilized", 2, None, 2)]

@@ -1117,6 +1117,24 @@ def test_the_calculator_checks_its_grid_and_passes_each_setting_and_version_on()
     assert together["line"].tolist()[0].endswith("fetch memory 8.0 MiB")
 
 
+def test_a_mean_count_is_the_time_weighted_number_of_open_intervals_per_bin_to_hundredths():
+    """tables.mean_count: over 3 bins of 1000 ms, (0, 1000) and (500, 2000) are open 1000 + 500 ms of
+    the first bin (1.5), the second one all of the second bin (1.0), none of the third (0.0); a last
+    row at `hi` repeats the last bin. One interval open 1 ms of a 3-ms bin is 1/3: 0.33."""
+    from kafkasim.viz.tables import mean_count
+    counts = mean_count(pd.DataFrame({"start": [0, 500], "end": [1000, 2000]}), 0, 3000, 3, "members")
+    assert counts.to_dict("list") == {"time": [0.0, 1000.0, 2000.0, 3000.0], "members": [1.5, 1.0, 0.0, 0.0]}
+    third = mean_count(pd.DataFrame({"start": [1], "end": [2]}), 0, 3, 1, "members")
+    assert third["members"].tolist() == [0.33, 0.33]
+
+
+def test_a_mean_count_of_no_intervals_is_zero_in_every_bin():
+    """tables.mean_count with nothing open: the same time rows (bin starts and `hi`), each counting 0."""
+    from kafkasim.viz.tables import mean_count
+    counts = mean_count(pd.DataFrame({"start": [], "end": []}), 0, 1000, 4, "rebalancing")
+    assert counts.to_dict("list") == {"time": [0.0, 250.0, 500.0, 750.0, 1000.0], "rebalancing": [0.0] * 5}
+
+
 def test_aggregated_ownership_counts_the_partitions_not_consumed_per_bin_and_labels_them():
     # Above max_partitions the chart is the mean number of partitions not consumed in each of 200
     # bins over the span (tables.mean_count, ms in, seconds out). orders-0 is idle 1.5-2.5 s and

@@ -270,8 +270,8 @@ class RangeSet:
         self.ends: list[int] = []
 
     def overlap(self, first: int, last: int) -> int:
-        """How many offsets of first..last the set holds."""
-        i = bisect_right(self.ends, first - 1)
+        """How many offsets of first..last (both included) the set holds."""
+        i = bisect_left(self.ends, first)  # the first range that ends at or after `first`
         n = 0
         while i < len(self.starts) and self.starts[i] <= last:
             n += min(last, self.ends[i]) - max(first, self.starts[i]) + 1
@@ -290,8 +290,9 @@ class RangeSet:
         return dup
 
     def remove(self, first: int, last: int) -> None:
-        lo = bisect_right(self.ends, first - 1)
-        hi = bisect_left(self.starts, last + 1)
+        """Remove first..last (both included): a range that sticks out on either side keeps that part."""
+        lo = bisect_left(self.ends, first)   # the ranges that end at or after `first`
+        hi = bisect_right(self.starts, last)  # ... and start at or before `last`
         if lo >= hi:
             return
         keep_s, keep_e = [], []

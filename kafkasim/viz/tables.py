@@ -339,17 +339,18 @@ def duplicates(run, window=None) -> pd.DataFrame:
 
 
 def mean_count(intervals: pd.DataFrame, lo: int, hi: int, bins: int, name: str) -> pd.DataFrame:
-    """time, <name>: how many of `intervals` (start, end) were open, on average, over each of
-    `bins` equal bins from lo to hi; `time` is the bin's start, and a last row at `hi` repeats
-    the last bin (so that a step-after line or area closes)."""
+    """time, <name>: how many of `intervals` (start, end) were open, on average (to hundredths),
+    over each of `bins` equal bins from lo to hi; `time` is the bin's start, and a last row at `hi`
+    repeats the last bin (so that a step-after line or area closes)."""
     edges = np.linspace(lo, hi, bins + 1)
     if intervals.empty:
         return pd.DataFrame({"time": edges, name: 0.0})
     # The count as a step function (+1 at each start, -1 at each end); its integral at the
-    # bin edges, differenced, is the mean count per bin.
-    times = np.concatenate([intervals["start"].to_numpy(float), intervals["end"].to_numpy(float)])
+    # bin edges, differenced, is the mean count per bin. Steps at the same time need no order:
+    # between them the count lasts 0 ms and adds nothing to the integral.
+    times = np.concatenate([intervals["start"], intervals["end"]])
     steps = np.concatenate([np.ones(len(intervals)), -np.ones(len(intervals))])
-    order = np.argsort(times, kind="stable")
+    order = np.argsort(times)
     times, level = times[order], np.cumsum(steps[order])
     area = np.concatenate([[0.0], np.cumsum(level[:-1] * np.diff(times))])
     mean = (np.diff(np.interp(edges, times, area)) / np.diff(edges)).round(2)
