@@ -1,7 +1,9 @@
 """What the consumers consume: topics produced at a steady rate, and how long each record takes.
 
 Production is a deterministic fluid: partition i holds floor(rate_i * t) records at time t, so
-a record's produce time is known from its offset and production costs no events at all.
+a record's produce time is known from its offset and production costs no events at all. Latency
+counts from the start of a record's slot, offset / rate_i (it is in the log by the slot's end,
+(offset + 1) / rate_i): a simplification that adds up to 1 / rate_i ms to each record's latency.
 Processing times are drawn per record from a distribution, in seeded chunks, and a batch's
 duration is a difference of two cumulative sums: batches cost O(1), whatever their size.
 """
