@@ -25,7 +25,10 @@ from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames, human, size_frame, verdict
 from kafkasim.viz.group_size import _storm_frame
-from kafkasim.viz.network import depleted_frame, depleted_totals, fairness_frame, merge_spells, throughput_frame
+from kafkasim.broker.network import ClientGroup, NetworkScenario, simulate_network
+from kafkasim.viz.network import (_as_runs, _quote, bound_frame, check_network_names, depleted_frame, depleted_totals,
+                                  fairness_frame, fairness_totals, key_frame, latency_frame, memory_frame,
+                                  merge_spells, network_scenario_with, percentile_frame, throughput_frame)
 from kafkasim.client.pause_resume import PauseScenario
 from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settings, key_numbers, owned_intervals,
                                       pause_current, paused_intervals, rebalance_intervals, scenario_marks,
@@ -788,6 +791,192 @@ def test_a_window_shorter_than_its_bins_gets_one_millisecond_bins():
     frame = throughput_frame(run, window=(250, 252), bins=4)
     pd.testing.assert_frame_equal(frame, _throughput(["offered"] * 2 + ["completed"] * 2, [0.25, 0.251] * 2,
                                                      [4_000 / 1e6 / 0.001, 0.0, 0.0, 0.0]), rtol=1e-12)
+
+
+def _memory_run(rows: list[tuple[int, int, int]], end_ms: int = 1_000) -> SimpleNamespace:
+    """A run whose `timeseries` has the rows (time, memory_used_bytes, memory_muted_channels)."""
+    ts = pd.DataFrame(rows, columns=["time", "memory_used_bytes", "memory_muted_channels"])
+    return SimpleNamespace(timeseries=ts, end_ms=end_ms)
+
+
+def _memory(time_s: list, mib: list, muted: list, run: str = "w") -> pd.DataFrame:
+    return pd.DataFrame({"time_s": time_s, "mib": mib, "muted": muted, "run": run})
+
+
+def test_a_memory_window_opens_on_the_state_last_changed_before_it_and_holds_the_last_to_its_end():
+    """`timeseries` has a row per change: inside a window with no change, the memory held is the one
+    set by the last change before it (not an earlier one), drawn from the window's start to its end."""
+    run = _memory_run([(0, 4 * MiB, 2), (40, MiB, 0), (100, 2 * MiB, 0)])
+    expected = _memory([0.05, 0.09], [1.0, 1.0], [0, 0])
+    pd.testing.assert_frame_equal(memory_frame(run, "w", window=(50, 90)), expected, check_dtype=False)
+
+
+def test_a_bins_memory_is_the_most_held_in_it_counting_the_state_before_a_change_at_its_start():
+    """Window (100, 200) in 2 bins of 50 ms: the first bin holds 3 MiB until the change at 100 ms,
+    then 1 MiB (peak 3 MiB, 1 muted); the change at 150 ms starts the second bin; rows are numbered
+    from 0, the last one repeating the last bin at the window's end."""
+    run = _memory_run([(0, 3 * MiB, 1), (100, MiB, 0), (150, 2 * MiB, 0)])
+    expected = _memory([0.1, 0.15, 0.2], [3.0, 2.0, 2.0], [1, 0, 0])
+    pd.testing.assert_frame_equal(memory_frame(run, "w", window=(100, 200), points=2), expected, check_dtype=False)
+
+
+def test_changes_at_both_ends_of_a_memory_window_are_in_it():
+    """The window is closed: a change at its start (3 MiB) and one at its end (5 MiB, the peak of the
+    run) are drawn; the one at the end falls in a bin of its own, at 200 ms."""
+    run = _memory_run([(0, MiB, 0), (100, 3 * MiB, 1), (200, 5 * MiB, 2)])
+    expected = _memory([0.1, 0.2, 0.2], [3.0, 5.0, 5.0], [1, 2, 2])
+    pd.testing.assert_frame_equal(memory_frame(run, "w", window=(100, 200), points=2), expected, check_dtype=False)
+
+
+def test_memory_bins_are_whole_milliseconds_rounded_up_and_one_millisecond_at_least():
+    """10 ms in 4 bins: 3 ms each (10/4 rounded up), from 0, 3, 6 and 9 ms; in 20 bins: 1 ms each (no
+    bin is narrower than the simulator's 1 ms clock), one per change."""
+    run = _memory_run([(t, t * MiB, 0) for t in range(10)], end_ms=10)
+    four = _memory([0.0, 0.003, 0.006, 0.009, 0.01], [2.0, 5.0, 8.0, 9.0, 9.0], [0] * 5)
+    pd.testing.assert_frame_equal(memory_frame(run, "w", points=4), four, check_dtype=False)
+    twenty = _memory([t / 1000 for t in range(11)], [float(t) for t in range(10)] + [9.0], [0] * 11)
+    pd.testing.assert_frame_equal(memory_frame(run, "w", points=20), twenty, check_dtype=False)
+
+
+def test_the_bound_lines_are_queued_max_request_bytes_and_it_plus_socket_request_max_bytes_minus_1():
+    """KIP-72: the pool refuses a read once full, but a read it allows may take up to
+    socket.request.max.bytes - 1 more than the bound (SimpleMemoryPool's lenient overshoot)."""
+    scenario = NetworkScenario(broker={"queued.max.request.bytes": 2 * MiB, "socket.request.max.bytes": MiB},
+                               clients=(ClientGroup(count=1, rate_per_s=10, size_bytes=1_000),), duration_ms=200)
+    frame = bound_frame(simulate_network(scenario), "bounded")
+    expected = pd.DataFrame({"run": ["bounded"] * 2,
+                             "what": ["queued.max.request.bytes", "overshoot limit (+ socket.request.max.bytes - 1)"],
+                             "mib": [2.0, (3 * MiB - 1) / MiB]})
+    pd.testing.assert_frame_equal(frame, expected)
+
+
+def test_an_unbounded_broker_draws_no_bound_lines_but_has_the_columns_of_the_bounded_ones():
+    """Its empty table is concatenated with the bounded runs' and read by the same rule layer."""
+    frame = bound_frame(SimpleNamespace(summary={"bound_bytes": None}), "unbounded")
+    assert len(frame) == 0 and list(frame.columns) == ["run", "what", "mib"]
+
+
+#: `NetworkRun.requests` in short: when the response was sent (end) and the parts of a request's time.
+_LATENCY_COLUMNS = ["socket_wait_ms", "memory_wait_ms", "read_ms", "processor_wait_ms", "RequestQueueTimeMs",
+                    "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs"]
+_LATENCY_LABELS = ["waiting to be read (not in Kafka metrics)", "waiting for pool memory (not in Kafka metrics)",
+                   "reading the body (not in Kafka metrics)",
+                   "waiting for the network thread (not in Kafka metrics)", "RequestQueueTimeMs", "LocalTimeMs",
+                   "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs"]
+
+
+def _latency_run() -> SimpleNamespace:
+    """Requests answered at 99, 100, 150, 200 and 201 ms and one never; only socket wait and LocalTimeMs."""
+    end = [99.0, 100.0, 150.0, 200.0, 201.0, NAN]
+    parts = {c: [0.0] * 6 for c in _LATENCY_COLUMNS}
+    parts["socket_wait_ms"] = [100.0, 1.0, 0.0, 0.0, 100.0, 50.0]
+    parts["LocalTimeMs"] = [100.0, 2.0, 2.0, 2.0, 100.0, NAN]
+    parts["client_latency_ms"] = [1_000.0, 0.0, 7.0, 100.0, 1_000.0, NAN]
+    parts["TotalTimeMs"] = [1_000.0, 0.0, 7.0, 50.0, 1_000.0, NAN]
+    return SimpleNamespace(requests=pd.DataFrame({"end": end, **parts}), end_ms=300)
+
+
+def test_a_latency_bar_is_each_parts_mean_over_the_requests_answered_within_the_closed_window():
+    """Window (100, 200): the requests answered at 100, 150 and 200 ms. Socket wait 1/3 ms (to the
+    microsecond), LocalTimeMs 2 ms: shares 1/7 and 6/7 of the 7/3 ms (to 4 decimals); the parts
+    before startTimeNanos are not in Kafka's RequestMetrics."""
+    frame = latency_frame(_latency_run(), "w", window=(100, 200))
+    expected = pd.DataFrame({"run": "w", "order": range(9), "component": _LATENCY_LABELS,
+                             "in_kafka": ["no"] * 4 + ["yes: RequestMetrics"] * 5,
+                             "mean_ms": [0.333, 0, 0, 0, 0, 2.0, 0, 0, 0],
+                             "share": [0.1429, 0, 0, 0, 0, 0.8571, 0, 0, 0], "requests": 3})
+    pd.testing.assert_frame_equal(frame, expected, check_dtype=False)
+
+
+def test_a_window_with_no_answered_request_has_zero_length_latency_bars_not_nan():
+    frame = latency_frame(_latency_run(), "w", window=(250, 300))
+    assert frame["mean_ms"].tolist() == [0.0] * 9 and frame["share"].tolist() == [0.0] * 9
+    assert frame["requests"].tolist() == [0] * 9
+
+
+def test_percentiles_are_p50_p95_p99_of_client_latency_and_total_time_ms_answered_within_the_window():
+    """Window (100, 200) with two requests at its ends: client latency 0 and 100 ms, TotalTimeMs 0 and
+    50 ms; between two values the p-th percentile is p % of the way (linear, as the summary's)."""
+    run = _latency_run()
+    run.requests = run.requests.drop(index=2)
+    rows = [("w", "client latency (not in Kafka metrics)", f"p{p}", float(p)) for p in (50, 95, 99)]
+    rows += [("w", "TotalTimeMs (Kafka)", f"p{p}", p / 2) for p in (50, 95, 99)]
+    expected = pd.DataFrame(rows, columns=["run", "measure", "percentile", "ms"])
+    pd.testing.assert_frame_equal(percentile_frame(run, "w", window=(100, 200)), expected)
+
+
+def test_a_window_with_no_answered_request_has_no_percentiles():
+    frame = percentile_frame(_latency_run(), "w", window=(250, 300))
+    assert frame["percentile"].tolist() == ["p50", "p95", "p99"] * 2 and frame["ms"].isna().all()
+
+
+def test_fairness_frame_has_a_row_per_client_in_connection_order_with_its_documented_columns():
+    clients = pd.DataFrame({"client": ["a", "b"], "processor": [1, 0], "sent": [4, 3], "completed": [1, 0],
+                            "completion_ratio": [0.25, 0.0], "memory_wait_ms": [0.0, 7.0]})
+    expected = pd.DataFrame({"run": "x", "position": [0, 1], "client": ["a", "b"],
+                             "thread": ["network-thread-1", "network-thread-0"], "sent": [4, 3],
+                             "completed": [1, 0], "ratio": [0.25, 0.0], "wait_s": [0.0, 0.007]})
+    pd.testing.assert_frame_equal(fairness_frame(SimpleNamespace(clients=clients), "x"), expected)
+
+
+@pytest.mark.parametrize("jain, starved, text", [(None, 3, "x: Jain index n/a, 3 starved"),
+                                                 (0.87654, 0, "x: Jain index 0.877, 0 starved")])
+def test_the_fairness_caption_gives_jains_index_to_3_decimals_or_n_a_when_nobody_was_served(jain, starved, text):
+    frame = fairness_totals(SimpleNamespace(summary={"jain_index": jain, "starved_clients": starved}), "x")
+    pd.testing.assert_frame_equal(frame, pd.DataFrame({"run": ["x"], "text": [text]}))
+
+
+def test_the_key_numbers_of_a_stuck_broker_say_n_a_for_latencies_no_request_had_and_whole_milliseconds():
+    """Nothing answered: no latency percentile, no Jain index (nobody served); the threads blocked on a
+    full request queue for 12,345 ms."""
+    none = {"p99": None}
+    summary = {"bound_bytes": 10 * MiB, "peak_memory_bytes": 15 * MiB, "memory_pool_avg_depleted_percent": 99.5,
+               "throughput_mb_per_s": 0.0, "offered_mb_per_s": 1.2, "requests_completed": 0,
+               "requests_sent": 1_234, "client_latency_ms": none, "kafka_request_metrics_ms": {"TotalTimeMs": none},
+               "not_in_kafka_metrics_ms": {"memory_wait_ms": none}, "processor_blocked_ms": 12_345,
+               "jain_index": None, "starved_clients": 3}
+    expected = pd.DataFrame({"order": range(11), "label": [
+        "queued.max.request.bytes", "peak request memory", "time pool depleted", "throughput", "requests completed",
+        "client p99 latency", "Kafka TotalTimeMs p99", "memory wait p99 (not in Kafka metrics)",
+        "network threads blocked (queue full)", "fairness (Jain index)", "starved clients"], "value": [
+        "10.00 MiB", "15.00 MiB", "99.5 %", "0.0 of 1.2 MB/s offered", "0 of 1,234", "n/a", "n/a", "n/a",
+        "12,345 ms", "n/a", "3"]})
+    pd.testing.assert_frame_equal(key_frame(summary), expected)
+
+
+def test_a_run_label_is_a_vega_string_literal_its_quotes_and_backslashes_escaped():
+    """fairness_spec filters each run's view with datum.run == <label>: "it's a\\b" must stay one string."""
+    assert _quote("it's a\\b") == "'it\\'s a\\\\b'"
+
+
+def test_drawing_an_empty_comparison_is_refused():
+    with pytest.raises(ValueError, match="^no runs to draw$"):
+        _as_runs({})
+
+
+def test_an_unknown_network_explorer_setting_is_refused_naming_every_known_one():
+    with pytest.raises(ConfigError) as raised:
+        check_network_names(["queued.max.requests", "session.timeout.ms"])
+    assert str(raised.value) == (
+        "unknown network explorer setting(s) ['session.timeout.ms']; known: queued.max.request.bytes, "
+        "socket.request.max.bytes, queued.max.requests, num.network.threads, num.io.threads, producers, "
+        "max.request.size, requests.per.s, shuffle.on.low.memory")
+
+
+def test_max_request_size_caps_a_constant_size_and_leaves_the_other_client_groups_alone():
+    """A group of constant 200,000-byte requests under max.request.size 100,000 sends 100,000 bytes
+    (low end = high end); the knobs act on the first client group only."""
+    other = ClientGroup(name="consumer", count=1, api="Fetch", size_bytes=100)
+    base = NetworkScenario(clients=(ClientGroup(size_bytes=200_000), other))
+    scenario = network_scenario_with(base, {"max.request.size": 100_000})
+    assert scenario.clients[0].size_bytes == (100_000, 100_000) and scenario.clients[1:] == (other,)
+
+
+@pytest.mark.parametrize("base, values, shuffle", [(True, {"producers": 3}, True), (False, {"producers": 3}, False),
+                                                   (False, {"shuffle.on.low.memory": True}, True)])
+def test_the_shuffle_knob_sets_the_selectors_shuffle_and_an_unset_knob_keeps_the_bases(base, values, shuffle):
+    scenario = network_scenario_with(NetworkScenario(shuffle_on_low_memory=base), values)
+    assert scenario.shuffle_on_low_memory is shuffle
 
 
 # -- the member timeline of a group too large for a row per member: members per state ------------------

@@ -56,6 +56,7 @@ _COMPONENT_COLORS = ("#fdd0a2", "#e6550d", "#fdae6b", "#a63603", "#c6dbef", "#21
 RUN_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac")
 MEMORY_POINTS = 240  # time bins per run in the memory chart (the peak of each bin is kept)
 THROUGHPUT_BINS = 40
+ONE_RUN = "run"  # the label of a run drawn alone
 
 
 def component_label(label: str, in_kafka: bool) -> str:
@@ -68,7 +69,7 @@ def _as_runs(runs) -> dict:
         if not runs:
             raise ValueError("no runs to draw")
         return runs
-    return {"run": runs}
+    return {ONE_RUN: runs}
 
 
 def _window(run, window) -> tuple[int, int]:
@@ -82,7 +83,7 @@ def _run_scale(labels) -> dict:
 
 
 # -- memory -----------------------------------------------------------------------------------
-def memory_frame(run, label: str = "run", window=None, points: int = MEMORY_POINTS) -> pd.DataFrame:
+def memory_frame(run, label: str = ONE_RUN, window=None, points: int = MEMORY_POINTS) -> pd.DataFrame:
     """run, time_s, mib (the most request memory held in each of `points` time bins), muted
     (the most connections muted for memory in that bin). The peak of the run is always kept."""
     lo, hi = _window(run, window)
@@ -91,7 +92,7 @@ def memory_frame(run, label: str = "run", window=None, points: int = MEMORY_POIN
     ts = pd.concat([before, ts[(ts["time"] >= lo) & (ts["time"] <= hi)]])
     width = max(1, -(-(hi - lo) // points))
     bins = (ts["time"].to_numpy() - lo) // width
-    grouped = ts.groupby(bins, sort=True)
+    grouped = ts.groupby(bins)  # bins in time order
     frame = pd.DataFrame({"time_s": (lo + grouped["time"].min().index.to_numpy() * width) / 1000.0,
                           "mib": grouped["memory_used_bytes"].max().to_numpy() / MiB,
                           "muted": grouped["memory_muted_channels"].max().to_numpy()})
@@ -99,7 +100,7 @@ def memory_frame(run, label: str = "run", window=None, points: int = MEMORY_POIN
     return pd.concat([frame, end], ignore_index=True).assign(run=label)
 
 
-def bound_frame(run, label: str = "run") -> pd.DataFrame:
+def bound_frame(run, label: str = ONE_RUN) -> pd.DataFrame:
     """run, what, mib: the bound (`queued.max.request.bytes`) and the overshoot limit (bound +
     `socket.request.max.bytes` - 1), none for an unbounded broker."""
     s = run.summary
@@ -148,7 +149,7 @@ def memory_chart(runs, window=None, *, width: int = style.WIDTH) -> dict:
 
 
 # -- latency ----------------------------------------------------------------------------------
-def latency_frame(run, label: str = "run", window=None) -> pd.DataFrame:
+def latency_frame(run, label: str = ONE_RUN, window=None) -> pd.DataFrame:
     """run, order, component, in_kafka, mean_ms, share: the mean time per component over the
     requests completed (within `window`, by completion time)."""
     lo, hi = _window(run, window)
@@ -164,7 +165,7 @@ def latency_frame(run, label: str = "run", window=None) -> pd.DataFrame:
         "requests": len(done)})
 
 
-def percentile_frame(run, label: str = "run", window=None) -> pd.DataFrame:
+def percentile_frame(run, label: str = ONE_RUN, window=None) -> pd.DataFrame:
     """run, measure, percentile, ms: p50/p95/p99 of what a client waits vs Kafka's TotalTimeMs."""
     lo, hi = _window(run, window)
     df = run.requests
@@ -172,7 +173,7 @@ def percentile_frame(run, label: str = "run", window=None) -> pd.DataFrame:
     rows = []
     for column, measure in (("client_latency_ms", "client latency (not in Kafka metrics)"),
                             ("TotalTimeMs", "TotalTimeMs (Kafka)")):
-        values = done[column].to_numpy(dtype=float)
+        values = done[column].to_numpy()  # float: NaN where not reached
         for p in (50, 95, 99):
             rows.append((label, measure, f"p{p}", float(np.percentile(values, p)) if len(values) else None))
     return pd.DataFrame(rows, columns=["run", "measure", "percentile", "ms"])
@@ -229,7 +230,7 @@ def latency_chart(runs, window=None, *, width: int = style.WIDTH, percentiles: b
 
 
 # -- throughput -------------------------------------------------------------------------------
-def throughput_frame(run, label: str = "run", window=None, bins: int = THROUGHPUT_BINS) -> pd.DataFrame:
+def throughput_frame(run, label: str = ONE_RUN, window=None, bins: int = THROUGHPUT_BINS) -> pd.DataFrame:
     """run, what ("offered" or "completed"), time_s (bin start), mb_per_s: bytes created by
     clients and bytes of requests whose response was sent, per second, per time bin."""
     lo, hi = _window(run, window)
@@ -270,7 +271,7 @@ def throughput_chart(runs, window=None, *, width: int = style.WIDTH) -> dict:
 
 
 # -- depleted pool ----------------------------------------------------------------------------
-def depleted_frame(run, label: str = "run", window=None) -> pd.DataFrame:
+def depleted_frame(run, label: str = ONE_RUN, window=None) -> pd.DataFrame:
     """run, start_s, end_s, ms: the pool's dry spells (MemoryPoolDepleted -> MemoryPoolRecovered,
     the last one closed at the run's end), clipped to `window`; a row per spell."""
     lo, hi = _window(run, window)
@@ -297,7 +298,7 @@ def merge_spells(spells: pd.DataFrame, gap_s: float) -> pd.DataFrame:
                          "ms": g["ms"].sum(), "spells": g["ms"].size()}).reset_index(drop=True)
 
 
-def depleted_totals(run, label: str = "run", window=None, spells: pd.DataFrame | None = None) -> pd.DataFrame:
+def depleted_totals(run, label: str = ONE_RUN, window=None, spells: pd.DataFrame | None = None) -> pd.DataFrame:
     """run, text: the depleted share of the window (Kafka's MemoryPoolAvgDepletedPercent)."""
     lo, hi = _window(run, window)
     spells = depleted_frame(run, window=window) if spells is None else spells
@@ -338,17 +339,17 @@ def depleted_chart(runs, window=None, *, width: int = style.WIDTH) -> dict:
 
 
 # -- fairness ---------------------------------------------------------------------------------
-def fairness_frame(run, label: str = "run") -> pd.DataFrame:
+def fairness_frame(run, label: str = ONE_RUN) -> pd.DataFrame:
     """run, position (connection order), client, thread, sent, completed, ratio, wait_s: one row
     per client (`NetworkRun.clients`)."""
     c = run.clients
     return pd.DataFrame({"run": label, "position": range(len(c)), "client": c["client"],
                          "thread": [f"network-thread-{p}" for p in c["processor"]], "sent": c["sent"],
                          "completed": c["completed"], "ratio": c["completion_ratio"].round(4),
-                         "wait_s": (c["memory_wait_ms"] / 1000.0).round(3)})
+                         "wait_s": c["memory_wait_ms"] / 1000.0})  # whole ms: exact to 3 decimals
 
 
-def fairness_totals(run, label: str = "run") -> pd.DataFrame:
+def fairness_totals(run, label: str = ONE_RUN) -> pd.DataFrame:
     s = run.summary
     jain = "n/a" if s["jain_index"] is None else f"{s['jain_index']:.3f}"
     return pd.DataFrame({"run": [label], "text": [f"{label}: Jain index {jain}, {s['starved_clients']} starved"]})
@@ -493,7 +494,7 @@ def network_scenario_with(base: NetworkScenario, values: dict) -> NetworkScenari
         high = values["max.request.size"]
         low = group.size_bytes if isinstance(group.size_bytes, int) else group.size_bytes[0]
         changes["size_bytes"] = (min(low, high), high)
-    clients = (dataclasses.replace(group, **changes), *base.clients[1:]) if changes else base.clients
+    clients = (dataclasses.replace(group, **changes), *base.clients[1:])
     shuffle = values.get("shuffle.on.low.memory")
     extra = {} if shuffle is None else {"shuffle_on_low_memory": bool(shuffle)}
     return base.replace(broker=broker, clients=clients, **extra)
