@@ -8,7 +8,9 @@ Read from `clients/src/main/java/org/apache/kafka/clients/consumer/` at 4.0, 4.1
 - the background thread sends ShareGroupHeartbeat (API key 76) at the interval of the last
   response, and at once after a new assignment (ACKNOWLEDGING; an empty first assignment is
   not one, `AbstractMembershipManager.processAssignmentReceived`); the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
-  member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0;
+  member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0; a heartbeat lost or
+  answered with a coordinator error is retried after retry.backoff.ms, doubled up to 1 s
+  (`AbstractHeartbeatRequestManager`), any other error is fatal;
 - there is no rebalance listener, no offset commit and no poll timer (`ShareConsumerImpl` at 4.2
   never reads max.poll.interval.ms): a consumer stuck in its application code keeps its
   membership, and its records go back when their acquisition locks expire;
