@@ -57,7 +57,9 @@ ACKNOWLEDGE_TYPES = ("ACCEPT", "RELEASE", "REJECT", "RENEW")
 #: Heartbeat errors after which the member rejoins with epoch 0 (`ShareMembershipManager.transitionToFenced`).
 REJOIN = {Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID}
 #: Heartbeat errors that are only retried, after the backoff (`AbstractHeartbeatRequestManager.onErrorResponse`);
-#: any other error is fatal (`handleFatalFailure`).
+#: any other error is fatal (`handleFatalFailure`). Simplified: Kafka retries NOT_COORDINATOR and
+#: COORDINATOR_NOT_AVAILABLE as soon as it has found the coordinator again (no backoff of their own);
+#: kafkasim's share coordinator never moves, and answers neither.
 RETRIABLE = {Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS,
              Errors.REQUEST_TIMED_OUT}
 #: retry.backoff.max.ms's default (CommonClientConfigs, KIP-580): not a share consumer config of kafkasim.
