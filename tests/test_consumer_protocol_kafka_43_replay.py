@@ -741,3 +741,20 @@ def test_the_coordinator_refuses_a_version_it_does_not_model(version):
     with pytest.raises(ConfigError, match=rf"Unsupported kafka_version '{version}'.*supported versions: 0.9, "
                                           r"0.10.0, .*4.2, 4.3, 4.4 \(a release"):
         GroupCoordinator(Simulation(0), kafka_version=version)
+
+
+def test_a_legacy_static_members_partitions_count_as_assigned_from_epoch_0():
+    """Utils.assignmentFromTopicPartitions @ v8.3.0 (KIP-1251): a member record written without
+    assignment epochs reads every partition as assigned at the member epoch, never below 0 ("For
+    legacy static member, the defaultEpoch could be -2"). The static member gone temporarily (epoch
+    -2) holds foo 0 from epoch 0; its instance id rejoins under a new member id, same subscription, at
+    the group's epoch 10 and keeps foo 0 with its epoch 0 (CurrentAssignmentBuilder), so a commit of foo 0 at epoch 0 is accepted
+    and one at -1 refused (createAssignmentEpochValidator: stale below the partition's epoch)."""
+    h = Harness({"foo": 1}, version=V43)
+    h.load(group_epoch=10, target_epoch=10, members={"old-member-id": member(
+        -2, 9, assigned={"foo": [0]}, topics=["foo"], instance_id="instance-id", rebalance_timeout_ms=5000)},
+        target={"old-member-id": {"foo": [0]}})
+    h.assignor.prepare_group_assignment({"new-member-id": {"foo": [0]}})
+    expect_response(h.join("new-member-id", ["foo"], instance_id="instance-id"), "new-member-id", 10, {"foo": [0]})
+    assert h.coord.commit_offsets(GROUP, "new-member-id", 0, {("foo", 0): 1}).error is NONE
+    assert h.coord.commit_offsets(GROUP, "new-member-id", -1, {("foo", 0): 1}).error is Errors.STALE_MEMBER_EPOCH

@@ -155,6 +155,15 @@ def test_a_cut_state_transition_is_kept_aside_with_why():
     assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated or unrecognised wording")]
 
 
+@pytest.mark.parametrize("cut", ["…", "..."])
+def test_a_line_cut_right_after_the_thread_prefix_is_kept_aside_as_truncated(cut):
+    """Nothing of the message is left, so it could be any of the wordings read: kept aside as truncated,
+    not counted as another line."""
+    line = f"[2024-03-05 20:21:14,681] INFO stream-thread [{THREAD}] {cut}"
+    result = parse_lines([line], origin=ORIGIN)
+    assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated")]
+
+
 def test_other_streams_lines_are_counted_not_read():
     """Lines of the same prefixes and first words that are no rebalance wording: StreamThread's "Detected that
     shutdown was requested", a task's "State store ..." (ProcessorStateManager), GlobalStreamThread's own prefix."""

@@ -396,22 +396,23 @@ def test_share_fetch_batch_size_is_max_poll_records():
     assert [r[9] for r in world.rows if r[4] == "Acquired"] == ["0-999"]
 
 
-def _fetches(max_poll_records: int, polls: int) -> list[list[tuple[int, str]]]:
+def _fetches(max_poll_records: int, polls: int, topics=None) -> list[list[tuple[int | str, str]]]:
     """t-0..t-2 hold 10 records each in log batches of 3 (0.6 records/ms x linger.ms 5); one manual
-    consumer assigned all three: the (partition, "first-last") ranges each poll() acquires."""
-    scenario = Scenario(kafka_version="4.2", group_type="share", topics={"t": 3}, produce_rate_per_s=600,
+    consumer assigned all three: the (partition, "first-last") ranges each poll() acquires. With
+    `topics`, those topics share the 0.6 records/ms, and ranges name their "topic-partition"."""
+    scenario = Scenario(kafka_version="4.2", group_type="share", topics=topics or {"t": 3}, produce_rate_per_s=600,
                         duration_ms=50, consumer={"max.poll.records": max_poll_records})
     world = World(scenario)
     world.coord.set_group_config(world.group_id, {"share.auto.offset.reset": "earliest"})
     c = world.add_consumer(0)
     c.manual = True
-    world.sim.advance(5001)  # joined, then assigned t-0..t-2 at the next heartbeat (as _consumer)
-    assert c.assigned == [0, 1, 2]
+    world.sim.advance(5001)  # joined, then assigned every partition at the next heartbeat (as _consumer)
+    assert c.assigned == list(range(len(world.partitions.tps)))
     fetches = []
     for _ in range(polls):
         start = len(world.rows)
         c.poll()
-        fetches.append([(r[7], r[9]) for r in world.rows[start:] if r[4] == "Acquired"])
+        fetches.append([(f"{r[6]}-{r[7]}" if topics else r[7], r[9]) for r in world.rows[start:] if r[4] == "Acquired"])
     return fetches
 
 
@@ -564,3 +565,153 @@ def test_a_fenced_share_member_loses_its_partitions_as_fenced_and_rejoins_with_i
         [(10000, "PartitionsLost"), (10000, "PartitionsAssigned")]
     assert (c.member_id == old) is (version == "4.1") and len(c.member_id) == 22
     assert world.coord.share_group_heartbeat(world.group_id, c.member_id, c.epoch).error is Errors.NONE
+
+
+# -- pinned by mutation testing (issue 29, session 4) -------------------------------------------------
+def _sent_heartbeats(world: World, answer=None) -> list[tuple[int, str, int, list | None]]:
+    """Every ShareGroupHeartbeat that reaches the coordinator, as (time, consumer, member epoch,
+    SubscribedTopicNames); `answer(now)` may name an error the coordinator answers instead, as
+    Kafka's ShareHeartbeatRequestManagerTest completes a request with the error it tests."""
+    from kafkasim.coordinator.modern.share import ShareGroupHeartbeatResponse
+    sent, real = [], world.coord.share_group_heartbeat
+
+    def heartbeat(group_id, member_id, member_epoch, subscribed_topic_names=None):
+        sent.append((world.sim.now, world.member_names.get(member_id), member_epoch, subscribed_topic_names))
+        error = answer(world.sim.now) if answer else None
+        if error is not None:
+            return ShareGroupHeartbeatResponse(error=error)
+        return real(group_id, member_id, member_epoch, subscribed_topic_names=subscribed_topic_names)
+    world.coord.share_group_heartbeat = heartbeat
+    return sent
+
+
+def test_a_share_heartbeat_names_the_subscribed_topics_only_when_joining():
+    """ShareHeartbeatRequestManager.HeartbeatState.buildRequestData (4.2): SubscribedTopicNames "only
+    sent when joining or if it has changed since the last heartbeat" (a share consumer's subscription
+    never changes here). c-1 joins at 0 (epoch 0, topic t), is assigned t-0 at 5000 (epoch 2, the
+    share state initialized) and acknowledges it at once; its leave, sent behind its back at 5001,
+    bumps the group to epoch 3, so its heartbeat at 10000 is fenced (UNKNOWN_MEMBER_ID) and it
+    rejoins at once with epoch 0 and t again, assigned t-0 at epoch 4."""
+    world = _world(1)
+    sent = _sent_heartbeats(world)
+    c = _consumer(world)
+    world.coord.share_group_heartbeat(world.group_id, c.member_id, -1)  # the coordinator forgets it
+    world.sim.advance(5000)
+    assert sent == [(0, "c-1", 0, ["t"]), (5000, "c-1", 1, None), (5000, "c-1", 2, None), (5001, "c-1", -1, None),
+                    (10000, "c-1", 2, None), (10000, "c-1", 0, ["t"]), (10000, "c-1", 4, None)]
+
+
+def test_a_heartbeat_answered_coordinator_load_in_progress_is_retried_after_a_doubling_backoff():
+    """AbstractHeartbeatRequestManager.onErrorResponse (4.2): COORDINATOR_LOAD_IN_PROGRESS is retried,
+    after `HeartbeatRequestState.onFailedAttempt`'s backoff: retry.backoff.ms (250 here), doubled
+    after each failure (RequestState's ExponentialBackoff, base 2; kafkasim has no jitter). The
+    heartbeat at 5000 and its retry at 5250 are answered so; the one at 5750 is answered and assigns
+    t-0 (acknowledged at once). No error reaches the application (ShareHeartbeatRequestManagerTest.
+    testHeartbeatResponseOnErrorHandling)."""
+    world = _world(1, **{"retry.backoff.ms": 250})
+    loading = Errors.COORDINATOR_LOAD_IN_PROGRESS
+    sent = _sent_heartbeats(world, lambda now: loading if 5000 <= now < 5500 else None)
+    c = world.add_consumer(0)
+    c.manual = True
+    world.sim.advance(6000)
+    assert [t for t, *_ in sent] == [0, 5000, 5250, 5750, 5750]
+    assert c.alive and c.assigned == [0] and not [r for r in world.rows if r[4] == "Fatal"]
+
+
+def test_a_member_over_group_share_max_size_fails_fatally():
+    """AbstractHeartbeatRequestManager.onErrorResponse (4.2): GROUP_MAX_SIZE_REACHED is fatal
+    (handleFatalFailure; ShareHeartbeatRequestManagerTest's errorProvider: isFatal). With
+    group.share.max.size=1, c-2's first heartbeat is refused (`throwIfShareGroupIsFull`): the
+    consumer stops, naming the error and the exception the application gets, and sends no more."""
+    world = _world(1, broker={"group.share.max.size": 1})
+    sent = _sent_heartbeats(world)
+    _consumer(world)
+    start = len(world.rows)
+    world.add_consumer(world.sim.now)
+    world.sim.advance(20_000)
+    assert _consumer_rows(world, start)[:4] == [
+        ("Started", None, None, "dynamic", None), ("StateChanged", None, None, "joining", None),
+        ("Fatal", None, None, "GroupMaxSizeReachedException", None), ("StateChanged", None, None, "stopped", None)]
+    assert [r[8] for r in world.rows[start:] if r[4] == "Fatal"] == ["GROUP_MAX_SIZE_REACHED"]
+    assert [t for t, who, *_ in sent if who == "c-2"] == [5001]
+
+
+def test_heartbeats_lost_to_a_network_cut_back_off_from_retry_backoff_ms_doubling_up_to_1_s():
+    """RequestState.onFailedAttempt (4.2): a heartbeat lost on the wire is retried after
+    retry.backoff.ms (100), doubled each time up to retry.backoff.max.ms (1000); a success starts
+    again from 100. c-1's network is cut from its start, 0-4000: its heartbeats at 0, 100, 300, 700,
+    1500, 2500 and 3500 are lost, the one at 4500 joins. Cut again 9000-10000: the heartbeat due at
+    9500 is lost, then 9600 and 9800; the one at 10200 assigns t-0, acknowledged at once."""
+    world = _world(1)
+    sent = _sent_heartbeats(world)
+    c = world.add_consumer(0)
+    c.manual = True
+    world.sim.at(0, c.cut_network, 4000)  # after the start, before the first heartbeat
+    world.sim.at(9000, c.cut_network, 1000)
+    world.sim.advance(12_000)
+    assert [t for t, *_ in sent] == [4500, 10200, 10200]
+
+
+@pytest.mark.parametrize("version", ["4.0", "4.1"])
+def test_every_member_id_of_a_share_run_names_its_consumer(version):
+    """`Run.member_names` maps each member id to the consumer that held it: in 4.0 the coordinator's
+    id, from 4.1 the client's own Uuid (KIP-1082); a new one either way for a new process: c-1 is
+    restarted at 20 s (down 1 s) and joins again as a new member."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+    scenario = Scenario(kafka_version=version, group_type="share", members=2, topics={"t": 2},
+                        produce_rate_per_s=1000, duration_ms=30_000, start_spread_ms=0,
+                        broker={"group.share.enable": True}, faults=[F.Restart("c-1", 20_000, 1000)])
+    run = simulate(scenario)
+    joined = [r[3] for r in run.rows if r[1] == "coordinator" and r[4] == "MemberJoined"]
+    assert [run.member_names[m] for m in joined] == ["c-1", "c-2", "c-1"]
+
+
+def test_a_consumers_member_ids_do_not_depend_on_the_other_consumers():
+    """Each consumer draws its member ids (4.1+, KIP-1082) from a random stream of its own
+    (`Simulation.random`): c-1's ids, before and after a restart, are the same whether c-2 runs
+    beside it or not (c-2's id drawn between them)."""
+    from kafkasim.core import faults as F
+    from kafkasim.scenario import simulate
+
+    def ids(members):
+        run = simulate(Scenario(kafka_version="4.2", group_type="share", members=members, topics={"t": 1},
+                                produce_rate_per_s=100, duration_ms=10_000, start_spread_ms=0,
+                                faults=[F.Restart("c-1", 5000, 1000)]))
+        return [m for m, name in run.member_names.items() if name == "c-1"]
+    alone = ids(1)
+    assert len(alone) == 2 and ids(2) == alone
+
+
+def test_acknowledging_before_any_poll_is_refused():
+    """ShareFetch.acknowledge (4.2): a record of no batch the last poll() returned cannot be
+    acknowledged, and before the first poll() there is none."""
+    c = _consumer(_world(1, **{"share.acknowledgement.mode": "explicit"}))
+    with pytest.raises(IllegalStateException, match="^The record cannot be acknowledged.$"):
+        c.acknowledge(ShareRecord("t", 0, 0, 1))
+
+
+def test_adjacent_acknowledgements_of_one_type_go_as_one_batch():
+    """Acknowledgements.getAcknowledgementBatches (4.2): consecutive offsets of one type are one
+    AcknowledgementBatch, whatever their delivery counts. c-1 acquires 0-9, releases 0-4, then
+    crashes (4.1: 5-9 released with the count given back, KAFKA-17541); c-2 acquires 0-4 (second
+    delivery) and 5-9 (first) as two ranges, and its commitSync accepts 0-9 as one batch."""
+    world = _world(10, version="4.1", broker={"group.share.enable": True})
+    c1 = _consumer(world)
+    assert len(c1.poll()) == 10
+    assert world.share_partition(0).acknowledge(c1.member_id, [(0, 4, "RELEASE")]) is Errors.NONE
+    c1.crash()
+    c2 = _consumer(world)
+    assert _offsets(c2.poll()) == [(o, 2) for o in range(5)] + [(o, 1) for o in range(5, 10)]
+    start = len(world.rows)
+    assert c2.commit_sync() == {("t", 0): Errors.NONE}
+    assert [(r[4], r[9], r[10]) for r in world.rows[start:] if r[1] == "consumer"] == [("Acknowledged", "ACCEPT 0-9", 10)]
+
+
+def test_a_share_fetch_skips_a_partition_read_to_its_end_and_asks_the_next():
+    """The fetch of `test_a_share_fetch_asks_the_partitions_in_turn...`, over a-0 (15 records: 0.3
+    records/ms, log batches of 1) and b-0..b-2 (5 each), max.poll.records=5: fetches 1-5 fill from
+    a-0, b-0, b-1, b-2, a-0; the sixth starts at b-0, which has nothing past its last offset, as b-1
+    and b-2: it goes on to a-0."""
+    assert _fetches(5, 6, {"a": 1, "b": 3}) == [[("a-0", "0-4")], [("b-0", "0-4")], [("b-1", "0-4")],
+                                                [("b-2", "0-4")], [("a-0", "5-9")], [("a-0", "10-14")]]

@@ -566,3 +566,18 @@ def test_production_ended_at_duration_ms_so_the_last_partial_batch_is_readable_t
     assert log.log_batches(0, 6, 500, now=10) == [(6, 6)]
     assert log.log_batches(0, 6, 500, now=9) == []
     assert log.log_batches(0, 0, 500, now=9) == [(0, 2), (3, 5)]
+
+
+def test_the_end_of_a_crashed_process_pause_does_not_touch_the_restarted_one():
+    """A restart is a new process: what the old one had scheduled does nothing to it. c-1 is paused
+    at 1000 for 19 s while joining, crashes at 2000 (restarted at 3000, assigned t-0 at once: the
+    share state is initialized) and the new process is paused at 10000 for 10 s while consuming:
+    both pauses end at 20000, and the new process goes back to consuming, not to the old one's
+    joining."""
+    run = simulate(Scenario(kafka_version="4.2", group_type="share", members=1, topics={"t": 1},
+                            produce_rate_per_s=100, duration_ms=30_000, start_spread_ms=0, processing_ms=1.0,
+                            faults=[F.Pause("c-1", 1000, 19_000), F.Restart("c-1", 2000, 1000),
+                                    F.Pause("c-1", 10_000, 10_000)]))
+    states = [(r[0], r[9]) for r in run.rows if r[1] == "consumer" and r[4] == "StateChanged" and r[0] <= 20_000]
+    assert states == [(0, "joining"), (1000, "paused"), (2000, "stopped"), (3000, "joining"), (3000, "consuming"),
+                      (10_000, "paused"), (20_000, "consuming")]

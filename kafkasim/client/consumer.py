@@ -74,7 +74,8 @@ class Consumer:
     log: ClientLog | None = None
 
     def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
-        self._bind(world, name, config)
+        self._bind(world, name)
+        self.config = config
         v = world.version
         normalize_version(v)  # a world of a version kafkasim does not model is refused as Scenario refuses it
         self.kip62 = v >= (0, 10, 1)               # background heartbeat thread + max.poll.interval.ms
@@ -100,10 +101,9 @@ class Consumer:
         self.start_ms = start_ms
         self._reset_process_state()
 
-    def _bind(self, world: World, name: str, config: dict) -> None:
-        """What every consumer of a world holds: its name and config, the world's clock, coordinator,
-        partitions and rows."""
-        self.world, self.name, self.config = world, name, config
+    def _bind(self, world: World, name: str) -> None:
+        """What every consumer of a world holds: its name, the world's clock, coordinator, partitions and rows."""
+        self.world, self.name = world, name
         self.parts, self.rows, self.group_id = world.partitions, world.rows, world.group_id
         self.resolution = world.poll_resolution_ms
         self.sim, self.coord = world.sim, world.coord

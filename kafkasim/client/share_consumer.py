@@ -8,7 +8,9 @@ Read from `clients/src/main/java/org/apache/kafka/clients/consumer/` at 4.0, 4.1
 - the background thread sends ShareGroupHeartbeat (API key 76) at the interval of the last
   response, and at once after a new assignment (ACKNOWLEDGING; an empty first assignment is
   not one, `AbstractMembershipManager.processAssignmentReceived`); the member id is the client's own random Uuid from 4.1 (4.0: the coordinator's); a
-  member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0;
+  member fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) rejoins with epoch 0; a heartbeat lost or
+  answered with a coordinator error is retried after retry.backoff.ms, doubled up to 1 s
+  (`AbstractHeartbeatRequestManager`), any other error is fatal;
 - there is no rebalance listener, no offset commit and no poll timer (`ShareConsumerImpl` at 4.2
   never reads max.poll.interval.ms): a consumer stuck in its application code keeps its
   membership, and its records go back when their acquisition locks expire;
@@ -42,6 +44,7 @@ May import: `kafkasim.core`, `kafkasim.client.consumer`, `kafkasim.client.subscr
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from kafkasim.client.consumer import Consumer, World
@@ -53,9 +56,14 @@ from kafkasim.core.java import random_uuid
 ACKNOWLEDGE_TYPES = ("ACCEPT", "RELEASE", "REJECT", "RENEW")
 #: Heartbeat errors after which the member rejoins with epoch 0 (`ShareMembershipManager.transitionToFenced`).
 REJOIN = {Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID}
-#: Heartbeat errors that are only retried (after retry.backoff.ms).
+#: Heartbeat errors that are only retried, after the backoff (`AbstractHeartbeatRequestManager.onErrorResponse`);
+#: any other error is fatal (`handleFatalFailure`). Simplified: Kafka retries NOT_COORDINATOR and
+#: COORDINATOR_NOT_AVAILABLE as soon as it has found the coordinator again (no backoff of their own);
+#: kafkasim's share coordinator never moves, and answers neither.
 RETRIABLE = {Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS,
              Errors.REQUEST_TIMED_OUT}
+#: retry.backoff.max.ms's default (CommonClientConfigs, KIP-580): not a share consumer config of kafkasim.
+RETRY_BACKOFF_MAX_MS = 1000
 
 
 class ShareRecord(NamedTuple):
@@ -73,10 +81,11 @@ class ShareConsumer(Consumer):
     cut, close); membership is ShareGroupHeartbeat, and records are acquired and acknowledged on the
     leader's share partitions (`world.share_partition(i)`)."""
 
-    def __init__(self, world: World, name: str, config: dict, start_ms: int = 0):
+    def __init__(self, world: World, name: str, config: dict, start_ms: int):
         # Not Consumer.__init__: a share consumer has no session, heartbeat, assignor, commit or static-membership
-        # configs (the Consumer methods that read them are all overridden); `start_ms` is World's (it schedules start).
-        self._bind(world, name, config)
+        # configs (the Consumer methods that read them are all overridden), and reads its configs here only;
+        # `start_ms` is World's (it schedules start).
+        self._bind(world, name)
         v = world.version
         self.client_member_id = v >= (4, 1)       # KIP-1082 for share groups: the client's own Uuid
         self.release_on_disconnect = v >= (4, 1)  # the share session is dropped with the connection
@@ -96,12 +105,16 @@ class ShareConsumer(Consumer):
         super()._reset_process_state()
         self.epoch = 0
         self.assigned: list[int] = []       # partition indexes of the assignment, in (topic, partition) order
-        self.delivered: list[tuple[int, int, int, int]] = []  # (i, first, last, count) of the last poll
+        self._hand_over([])
         self.acks: dict[int, list[tuple[int, int, str]]] = {}  # acknowledgements not sent yet, per partition
         self.sessions: set[int] = set()     # partitions fetched from (the share session's partitions)
-        self.batch_acked: set[tuple[int, int]] = set()  # (i, offset) acknowledged by hand since the last poll
         self.next_fetch_at = 0
-        self.hb_backoff = 0
+        self.hb_backoff = self.retry_backoff_ms  # the wait before the next retry of a failed heartbeat
+
+    def _hand_over(self, got: list[tuple[int, int, int, int]]) -> None:
+        """What the last poll() returned, (i, first, last, count) ranges, none acknowledged by hand yet."""
+        self.delivered = got
+        self.batch_acked: set[tuple[int, int]] = set()  # (i, offset) acknowledged by hand since the last poll
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -146,27 +159,24 @@ class ShareConsumer(Consumer):
 
     # -- heartbeats (the background thread) -------------------------------------------------
     def _arm_heartbeat(self, at: int) -> None:
+        """The one heartbeat timer (`hb_timer`): `_stop` cancels it, so no heartbeat runs for a stopped process."""
         if self.hb_timer is not None:
             self.hb_timer.cancel()
-        self.hb_timer = self.sim.at(at, self._heartbeat, self.incarnation)
+        self.hb_timer = self.sim.at(at, self._heartbeat)
 
-    def _heartbeat(self, incarnation: int) -> None:
-        if incarnation != self.incarnation or not self.alive:
-            return
+    def _heartbeat(self) -> None:
         now = self.sim.now
         if now < self.frozen_until:
-            self.hb_timer = self.sim.at(self.frozen_until, self._heartbeat, incarnation)
+            self.hb_timer = self.sim.at(self.frozen_until, self._heartbeat)
             return
         self.hb_timer = None
-        if now < self.cut_until:  # lost on the wire: retried after the backoff
-            self.hb_backoff = min(1000, self.hb_backoff * 2) if self.hb_backoff else self.retry_backoff_ms
-            self._arm_heartbeat(now + self.hb_backoff)
-            return
+        if now < self.cut_until:  # lost on the wire
+            return self._retry_heartbeat()
         joining = self.epoch == 0
         r = self.coord.share_group_heartbeat(self.group_id, self.member_id, self.epoch,
                                              subscribed_topic_names=list(self.world.topics) if joining else None)
         if r.error is Errors.NONE:
-            self.hb_backoff = 0
+            self.hb_backoff = self.retry_backoff_ms
             if not self.member_id:  # 4.0: the coordinator's id
                 self.member_id = r.member_id
                 self.world.member_names[r.member_id] = self.name
@@ -179,9 +189,16 @@ class ShareConsumer(Consumer):
         elif r.error in REJOIN:
             self._fenced()
         elif r.error in RETRIABLE:
-            self._arm_heartbeat(now + self.retry_backoff_ms)
+            self._retry_heartbeat()
         else:
             self._fatal(r.error)
+
+    def _retry_heartbeat(self) -> None:
+        """`HeartbeatRequestState.onFailedAttempt` (a request lost or answered with an error): the next
+        heartbeat after retry.backoff.ms, doubled after each failure up to retry.backoff.max.ms (Kafka
+        adds a 20% jitter, kafkasim none); a success starts again from retry.backoff.ms."""
+        self._arm_heartbeat(self.sim.now + self.hb_backoff)
+        self.hb_backoff = min(RETRY_BACKOFF_MAX_MS, self.hb_backoff * 2)
 
     def _fenced(self) -> None:
         """`transitionToFenced`: the assignment is gone; rejoin at once with epoch 0 (4.0: a new id)."""
@@ -230,9 +247,9 @@ class ShareConsumer(Consumer):
         self._fetch_and_process()
 
     def _wait(self, until: int) -> None:
-        """poll() waits for records (Kafka long-polls; here the next fetch is at `until`)."""
+        """poll() waits for records (Kafka long-polls; here the next fetch is at `until`). Not `idle`: an
+        assignment that comes meanwhile changes nothing, the next fetch is due at `until` anyway."""
         self._set_app_state("consuming")
-        self.idle = True
         self.next_poll = self.sim.at(until, self._poll)
 
     def _fetch_and_process(self) -> None:
@@ -244,7 +261,7 @@ class ShareConsumer(Consumer):
         if not got:
             return self._wait(now + self.resolution)
         self._set_app_state("consuming")
-        duration = int(-(-self.clock.take(count) // 1))
+        duration = int(math.ceil(self.clock.take(count)))
         self._row("Fetched", value=count)
         self.batch = (got, count, now, self.sim.at(now + duration, self._batch_done))
         if self.renew_ms:
@@ -306,12 +323,11 @@ class ShareConsumer(Consumer):
                 raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
         self._send_acks(implicit=True)
         got = self._acquire()[0] if self.sim.now >= self.cut_until else []  # the ShareFetch is lost
-        self.delivered, self.batch_acked = got, set()
+        self._hand_over(got)
         return share_records(got, self.parts.tps)
 
     def _batch_done(self) -> None:
-        if self._paused(self._batch_done):
-            return
+        # Never frozen nor stopped here: a freeze moves the batch's end past its own, `_stop` cancels it.
         got, count, start, _ = self.batch
         self.batch = None
         now = self.sim.now
@@ -361,8 +377,6 @@ class ShareConsumer(Consumer):
     def _send_acks(self, implicit: bool = False) -> dict[tuple[str, int], Errors]:
         """Send what is pending, one acknowledgement per partition (atomic on the leader); `implicit`:
         first accept the last poll's records in implicit mode (a poll or a commit, not close)."""
-        if not self.acks and (not self.delivered or not implicit or self.explicit):
-            return {}
         if implicit and not self.explicit:
             for i, first, last, _ in self.delivered:
                 self._add_ack(i, first, last, "ACCEPT")
