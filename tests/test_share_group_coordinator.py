@@ -755,3 +755,134 @@ def test_each_session_expiry_adds_one_timer_event():
     assert (coord.member_ids("g"), coord.share_groups.stats["timer_events"]) == ([M2], 1)
     coord.sim.advance(1000)
     assert (coord.member_ids("g"), coord.share_groups.stats["timer_events"]) == ([], 2)
+
+
+def _target_rows(coord) -> list[float]:
+    return [r[10] for r in coord.sim.events.rows if r[4] == "TargetAssignmentComputed"]
+
+
+def test_a_member_with_no_target_before_counts_as_changed_even_when_its_new_target_is_empty():
+    """`TargetAssignmentBuilder.build` writes a target record for each member whose new assignment (EMPTY
+    when the assignor gives it none, `newMemberAssignment`) differs from its old one, which is null for
+    a member that had none: 4.2's first target for M1 (nothing initialized yet) is empty and still a
+    change; 4.0's for a member subscribed only to a missing topic too, and that empty target stays."""
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, epoch=0, topics=["foo"])
+    coord.complete_share_init("fooup")
+    hb(coord, epoch=1)
+    assert _target_rows(coord) == [1, 1] and coord.share_groups.stats["assignments"] == 2
+    old = coordinator("4.0", {"foo": 2})
+    hb(old, member=M1, epoch=0, topics=["nope"])
+    hb(old, member=M2, epoch=0, topics=["foo"])
+    assert _target_rows(old) == [1, 1] and old.share_groups.stats["assignments"] == 2
+    assert old.target_assignment("fooup") == {M1: {}, M2: {"foo": [0, 1]}}
+
+
+def test_initialized_partitions_are_assigned_past_a_topic_no_longer_subscribed():
+    """`initializedAssignmentPending` skips an initialized topic the group no longer subscribes to and
+    goes on: foo, initialized after M1 moved from bar to foo, bumps the epoch and is assigned."""
+    coord = coordinator("4.2", {"bar": 2, "foo": 2})
+    hb(coord, epoch=0, topics=["bar"])
+    coord.complete_share_init("fooup")
+    assert hb(coord, epoch=1, topics=["foo"]).member_epoch == 2  # bar's partitions go, foo is not initialized
+    coord.complete_share_init("fooup")
+    assert coord.share_groups.initialized_partitions("fooup") == {"bar": [0, 1], "foo": [0, 1]}
+    r = hb(coord, epoch=2)
+    assert (r.member_epoch, r.assignment) == (3, {"foo": [0, 1]})
+
+
+def test_a_subscribed_topic_missing_from_the_cluster_is_not_initialized_and_the_others_are():
+    """`subscribedTopicsChangeMap`: `metadataImage.topicMetadata(name).ifPresent(...)`, topic by topic."""
+    coord = coordinator("4.2", {"foo": 2})
+    hb(coord, epoch=0, topics=["aaa", "foo"])
+    assert coord.share_groups.initializing_partitions("fooup") == {"foo": [0, 1]}
+
+
+def test_an_initializing_entry_is_fresh_for_the_retry_interval_from_its_own_time():
+    """`subscribedTopicsChangeMap` keeps an initializing topic while `now - its timestamp < delta`
+    (4.2: 30000 ms): joined at 100 s, M1's next heartbeat 29.999 s later sends nothing again."""
+    coord = coordinator("4.2", {"foo": 2})
+    coord.sim.advance(100_000)
+    hb(coord, epoch=0, topics=["foo"])
+    coord.sim.advance(29_999)
+    hb(coord, epoch=1)
+    assert coord.share_groups.stats["share_state_inits"] == 1
+
+
+def test_partitions_added_while_initializing_join_the_pending_entry_and_stay_until_answered():
+    """`addInitializingTopicsRecords` merges the new partitions into the initializing entry
+    (`combineInitMaps`), and `initializeShareGroupState` removes only the partitions it was answered
+    for: foo grows from 2 to 3 while 0-1 are initializing (the share coordinator answers after
+    100 ms); the answer for 0-1 leaves 2 initializing, so no heartbeat asks again before 2's answer."""
+    coord = coordinator("4.2", {"foo": 2}, share_state_init_delay_ms=100)
+    groups = coord.share_groups
+    hb(coord, epoch=0, topics=["foo"])
+    coord.sim.advance(10)
+    coord.create_partitions("foo", 3)
+    hb(coord, epoch=1)
+    assert groups.initializing_partitions("fooup") == {"foo": [0, 1, 2]} and groups.stats["share_state_inits"] == 2
+    coord.sim.advance(40)
+    hb(coord, epoch=2)  # 0-1 and 2 are still initializing: nothing is sent again
+    assert groups.stats["share_state_inits"] == 2
+    coord.sim.advance(50)  # t=100: the answer for 0-1
+    assert (groups.initialized_partitions("fooup"), groups.initializing_partitions("fooup")) == \
+        ({"foo": [0, 1]}, {"foo": [2]})
+    hb(coord, epoch=2)
+    coord.sim.advance(10)  # t=110: the answer for 2
+    assert (groups.initialized_partitions("fooup"), groups.initializing_partitions("fooup"),
+            groups.stats["share_state_inits"]) == ({"foo": [0, 1, 2]}, {}, 2)
+
+
+def test_a_partition_added_to_an_initialized_topic_is_requested_once():
+    """`subscribedTopicsChangeMap` counts initialized and freshly initializing partitions together:
+    foo initialized at 0-1 and grown to 3 asks for 2 once; the next heartbeat finds 0-2 covered."""
+    coord = coordinator("4.2", {"foo": 2})
+    groups = coord.share_groups
+    hb(coord, epoch=0, topics=["foo"])
+    coord.complete_share_init("fooup")
+    hb(coord, epoch=1)
+    coord.create_partitions("foo", 3)
+    hb(coord, epoch=2)
+    assert (groups.initializing_partitions("fooup"), groups.stats["share_state_inits"]) == ({"foo": [2]}, 2)
+    hb(coord, epoch=3)
+    assert (groups.initializing_partitions("fooup"), groups.stats["share_state_inits"]) == ({"foo": [2]}, 2)
+
+
+def test_a_subscription_change_drops_the_unsubscribed_partitions_before_the_next_target():
+    """4.3 (KIP-1263): a subscription change bumps the epoch, but within `group.share.assignment.interval.ms`
+    (1000) no target is computed; `maybeReconcile` still runs (`hasSubscriptionChanged`) and
+    `ShareGroupAssignmentBuilder` filters the current target to the subscribed topics at the same
+    member epoch: M1 keeps foo and loses bar at once."""
+    coord = coordinator("4.3", {"bar": 2, "foo": 2})
+    hb(coord, epoch=0, topics=["foo", "bar"])  # epoch 2 (KAFKA-20268: groups start at 1)
+    coord.complete_share_init("fooup")
+    coord.sim.advance(1000)
+    r = hb(coord, epoch=2)
+    assert (r.member_epoch, r.assignment) == (3, {"bar": [0, 1], "foo": [0, 1]})
+    coord.sim.advance(500)
+    r = hb(coord, epoch=3, topics=["foo"])
+    assert (r.member_epoch, r.assignment, coord.group_epoch("fooup"), coord.target_assignment_epoch("fooup")) == \
+        (3, {"foo": [0, 1]}, 4, 3)
+
+
+def test_share_partition_names_what_it_refuses():
+    """`share_partition`'s refusals name the topic, the partition and the offsets given; a group reset
+    by duration is refused (no record timestamps)."""
+    coord = coordinator("4.2", {"foo": 2})
+    with pytest.raises(KeyError) as e:
+        coord.share_partition("g", "bar", 0)
+    assert e.value.args == ("unknown topic 'bar'",)
+    with pytest.raises(KeyError) as e:
+        coord.share_partition("g", "foo", 2)
+    assert e.value.args == ("topic 'foo' has no partition 2 (it has 2)",)
+    with pytest.raises(ConfigError) as e:
+        coord.share_partition("g", "foo", 0, log_start_offset=-1)
+    assert str(e.value) == "log_start_offset must be an integer >= 0, got -1"
+    with pytest.raises(ConfigError) as e:
+        coord.share_partition("g", "foo", 0, log_start_offset=5, log_end_offset=3)
+    assert str(e.value) == "log_end_offset must be an integer >= 5, got 3"
+    coord.set_group_config("g", {"share.auto.offset.reset": "by_duration:PT1H"})
+    with pytest.raises(ConfigError) as e:
+        coord.share_partition("g", "foo", 0)
+    assert str(e.value) == ("share.auto.offset.reset=by_duration:PT1H needs record timestamps, which kafkasim's "
+                            "share partitions do not keep: use earliest or latest")

@@ -177,3 +177,35 @@ def test_a_consumer_members_debug_assignment_line_stays_ignored():
             "revokedPartitions=[]. (org.apache.kafka.coordinator.group.GroupMetadataManager)")
     result = parse_lines([line])
     assert (result.rows, result.unparsed, result.counts["ignored"]) == ([], [], 1)
+
+
+# == the share lines by version (GroupMetadataManager.shareGroupHeartbeat, 4.0.0 / 4.1.0 / 4.2.0) =======
+HASH_FOO_6 = 1231248764596688917  # kafkasim's stand-in hash of {"foo": 6} (tests/test_broker_log.py)
+
+
+@pytest.mark.parametrize("version, bumped, computed", [
+    ("4.0", "[GroupId g] Bumped group epoch to 5.", None),
+    ("4.1", f"[GroupId g] Bumped group epoch to 5 with metadata hash {HASH_FOO_6}.",
+     f"[GroupId g] Computed new metadata hash: {HASH_FOO_6}."),
+    ("4.2", f"[GroupId g] Bumped group epoch to 5 with metadata hash {HASH_FOO_6}.",
+     f"[GroupId g] Computed new metadata hash: {HASH_FOO_6}."),
+])
+def test_the_share_epoch_lines_carry_the_metadata_hash_from_4_1(version, bumped, computed):
+    """KAFKA-17747 (4.1.0): `shareGroupHeartbeat` logs "Computed new metadata hash: {}." and "Bumped
+    group epoch to {} with metadata hash {}."; 4.0.0 logs "Bumped group epoch to {}." and its
+    subscription metadata (TopicMetadata with topic ids, which kafkasim has not: no line)."""
+    from kafkasim.coordinator.broker_log import BrokerLog
+    log = BrokerLog(version)
+    assert (log.share_epoch_bumped("g", 5, {"foo": 6}), log.share_metadata_changed("g", {"foo": 6})) == \
+        (bumped, computed)
+
+
+@pytest.mark.parametrize("version, tail", [
+    ("4.0", ": {'m1': {'foo': [0, 1]}}."), ("4.1", "."), ("4.2", ".")])
+def test_the_share_target_line_prints_the_assignment_only_in_4_0(version, tail):
+    """4.0.0's `updateTargetAssignment` logs the new target at INFO ("... in {}ms: {}."); 4.1.0 logs it
+    only at DEBUG, and "... in {}ms." at INFO."""
+    from kafkasim.coordinator.broker_log import BrokerLog
+    assert BrokerLog(version).share_target_assignment("g", 3, {"m1": {"foo": [0, 1]}}) == (
+        "[GroupId g] Computed a new target assignment for epoch 3 with "
+        f"'org.apache.kafka.coordinator.group.assignor.SimpleAssignor@<hash>' assignor in 0ms{tail}")

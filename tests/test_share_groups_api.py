@@ -373,7 +373,7 @@ def test_group_config_values_are_read_at_the_next_heartbeat():
      "share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms"),
     ("4.2", {"share.sesion.timeout.ms": 50000}, "did you mean 'share.session.timeout.ms'"),
     ("4.2", {"share.auto.offset.reset": "newest"}, "share.auto.offset.reset"),
-    ("4.2", {"share.auto.offset.reset": "by_duration:-PT1H"}, "Duration must be non-negative"),
+    ("4.2", {"share.auto.offset.reset": "by_duration:-PT1H"}, "the format 'by_duration:<PnDTnHnMn.nS>'"),
     ("4.0", {"share.isolation.level": "read_committed"}, "Unknown group config 'share.isolation.level'"),
     ("4.1", {"share.isolation.level": "serializable"}, "String must be one of: read_committed, read_uncommitted"),
     ("4.2", {"share.delivery.count.limit": 3}, "Unknown group config 'share.delivery.count.limit'"),
@@ -387,7 +387,7 @@ def test_group_config_refusals_in_kafkas_words(version, configs, message):
 
 def test_the_accepted_group_configs():
     coord = coord_for("4.1")
-    coord.set_group_config("g", {"share.auto.offset.reset": "earliest", "share.isolation.level": "READ_COMMITTED",
+    coord.set_group_config("g", {"share.auto.offset.reset": "earliest", "share.isolation.level": " read_committed ",
                                  "consumer.heartbeat.interval.ms": 6000, "consumer.session.timeout.ms": 50000})
     assert coord.group_config("g") == {"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
                                        "consumer.heartbeat.interval.ms": 6000, "consumer.session.timeout.ms": 50000}
@@ -719,24 +719,86 @@ def test_delete_groups_reaches_share_groups_which_then_read_dead():
     assert join(coord).error is Errors.NONE and coord.group_state("g") == "Stable"  # the id can be used again
 
 
-def test_by_duration_reset_parses_iso_8601_durations_as_java_duration_parse():
-    """`ShareGroupAutoOffsetResetStrategy` reads `by_duration:` with Java's `Duration.parse`
-    (PnDTnHnMn.nS, letters in either case); "P" and "PT" alone are invalid."""
-    from kafkasim.coordinator.modern.group_config import duration_ms
-    assert duration_ms("PT1H") == 3_600_000
-    assert duration_ms("P1DT2H") == 26 * 3_600_000
-    assert duration_ms("PT1H30M15.5S") == (90 * 60 + 15.5) * 1000
-    assert duration_ms("pt1.5s") == 1500
-    assert duration_ms("pt") is None and duration_ms("p") is None and duration_ms("1H") is None
+@pytest.mark.parametrize("value, ok", [
+    ("by_duration:PT1H", True), ("by_duration:P1DT2H", True), ("by_duration:PT1H30M15.5S", True),
+    ("latest", True), ("earliest", True), (" latest ", True),
+    ("by_duration:pt1.5s", True), ("by_duration:PT0S", True), ("by_duration:PT1H-30M", True),
+    ("by_duration:PT", False), ("by_duration:P", False), ("by_duration:1H", False), ("by_duration:-PT1H", False),
+    ("by_duration:PT-1S", False), ("by_duration", False), ("BY_DURATION:PT1H", False), ("LATEST", False),
+    ("Earliest", False), ("none", False),
+])
+def test_share_auto_offset_reset_takes_earliest_latest_or_a_duration_not_negative(value, ok):
+    """`ShareGroupAutoOffsetResetStrategy.Validator` -> `AutoOffsetResetStrategy.fromString`: "earliest"
+    and "latest" as written (the enum options, lower case), or "by_duration:" and a `Duration.parse`
+    duration (letters in either case, each part signed) that is not negative; "none" is not a share
+    strategy. Every refusal is the validator's one message (it catches what fromString throws)."""
+    coord = coord_for("4.2")
+    if ok:
+        coord.set_group_config("g", {"share.auto.offset.reset": value})
+        assert coord.group_config("g") == {"share.auto.offset.reset": value.strip()}  # ConfigDef trims a STRING
+        return
+    with pytest.raises(ConfigError) as e:
+        coord.set_group_config("g", {"share.auto.offset.reset": value})
+    assert str(e.value) == (
+        f"Invalid value {value} for configuration share.auto.offset.reset: Invalid value `{value}` for configuration "
+        "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
+        "'by_duration:<PnDTnHnMn.nS>'.")
+
+
+def test_4_0_spells_the_reset_format_with_a_stray_dot():
+    """4.0.0's `ShareGroupAutoOffsetResetStrategy.Validator` ends its message with
+    'by_duration:<PnDTnHnMn.nS.>', 4.1.0 and later with 'by_duration:<PnDTnHnMn.nS>'."""
+    for version, form in (("4.0", "<PnDTnHnMn.nS.>"), ("4.1", "<PnDTnHnMn.nS>")):
+        with pytest.raises(ConfigError) as e:
+            coord_for(version).set_group_config("g", {"share.auto.offset.reset": "newest"})
+        assert str(e.value).endswith(f" or of the format 'by_duration:{form}'.")
+
+
+def test_a_boolean_group_config_takes_true_or_false_in_any_case():
+    """ConfigDef.parseType, BOOLEAN: a string is trimmed and compared with equalsIgnoreCase("true"),
+    then "false"; anything else is "Expected value to be either true or false"."""
+    coord = coord_for("4.4")
+    for given, stored in (("true", True), (" True ", True), ("false", False), (True, True)):
+        coord.set_group_config("g", {"errors.deadletterqueue.copy.record.enable": given})
+        assert coord.group_config("g") == {"errors.deadletterqueue.copy.record.enable": stored}
+    with pytest.raises(ConfigError) as e:
+        coord.set_group_config("g", {"errors.deadletterqueue.copy.record.enable": "yes"})
+    assert str(e.value) == ("Invalid value 'yes' for configuration errors.deadletterqueue.copy.record.enable: "
+                            "Expected value to be either true or false")
+
+
+@pytest.mark.parametrize("value, words", [
+    (999, "Value must be at least 1000"), (2**31, "Value must be no more than 2147483647")])
+def test_an_int_group_config_is_checked_against_its_at_least_and_the_int_range(value, words):
+    """GroupConfig's ConfigDef: `share.record.lock.duration.ms` is an INT with `atLeast(1000)` (an INT
+    holds at most 2147483647), checked before `validateValues` and its broker bounds."""
+    with pytest.raises(ConfigError) as e:
+        coord_for("4.2").set_group_config("g", {"share.record.lock.duration.ms": value})
+    assert str(e.value) == (f"Invalid value {value} for configuration share.record.lock.duration.ms: {words} "
+                            "(valid range: [1000, 2147483647])")
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("share.auto.offset.reset", 5, "Invalid value 5 for configuration share.auto.offset.reset: Expected value to be "
+                                   "a string, but it was a int"),
+    ("share.isolation.level", "READ_COMMITTED", "Invalid value READ_COMMITTED for configuration share.isolation.level: "
+                                                "String must be one of: read_committed, read_uncommitted"),
+])
+def test_a_string_group_config_needs_a_string_and_its_exact_value(name, value, message):
+    """ConfigDef.parseType, STRING: a non-string is refused naming its type; `ValidString.in` compares
+    the trimmed value as written (`List.contains`: case-sensitive)."""
+    with pytest.raises(ConfigError) as e:
+        coord_for("4.2").set_group_config("g", {name: value})
+    assert str(e.value) == message
 
 
 def test_group_config_values_parse_as_kafkas_config_def():
     """`GroupConfig`'s ConfigDef: a BOOLEAN accepts "true"/"false" in any case (ConfigDef.parseType,
-    equalsIgnoreCase), `share.isolation.level` is `in("read_committed", "read_uncommitted")`
-    (lower-cased first); deleting a config a group never set is no error; a non-dict is refused."""
+    equalsIgnoreCase), `share.isolation.level` is `ValidString.in("read_committed", "read_uncommitted")`
+    (trimmed, case-sensitive); deleting a config a group never set is no error; a non-dict is refused."""
     from kafkasim.coordinator.modern.group_config import GroupConfigs
     coord = GroupCoordinator(Simulation(seed=0), kafka_version="4.3", topics={})
-    coord.set_group_config("g", {"share.renew.acknowledge.enable": " FALSE ", "share.isolation.level": "READ_UNCOMMITTED"})
+    coord.set_group_config("g", {"share.renew.acknowledge.enable": " FALSE ", "share.isolation.level": "read_uncommitted "})
     assert coord.group_config("g") == {"share.renew.acknowledge.enable": False,
                                        "share.isolation.level": "read_uncommitted"}
     coord.set_group_config("other", {"share.session.timeout.ms": None})

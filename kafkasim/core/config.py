@@ -55,7 +55,7 @@ __all__ = [
     "KAFKA_VERSIONS", "ZOOKEEPER_CONSUMER_VERSION", "ConfigSpec", "CONSUMER_CONFIGS", "BROKER_CONFIGS",
     "ZOOKEEPER_CONSUMER_CONFIGS", "ASSIGNORS", "SERVER_ASSIGNORS", "normalize_version", "parse_version",
     "version_tuple", "check_exists", "consumer_config", "broker_config", "broker_config_warnings",
-    "zookeeper_consumer_config", "java_hash_set_order",
+    "zookeeper_consumer_config", "java_hash_set_order", "java_duration_nanos",
     "generated_client_id", "SHARE_CONSUMER_CONFIGS", "SHARE_GROUP_UNSUPPORTED_CONFIGS", "share_consumer_config",
 ]
 
@@ -377,7 +377,7 @@ _ISO_DURATION = re.compile(r"([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:
                            r"(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?", re.IGNORECASE)
 
 
-def _java_duration_nanos(text: str) -> int | None:
+def java_duration_nanos(text: str) -> int | None:
     """`text` as ``java.time.Duration.parse`` reads it, in nanoseconds; None where it throws."""
     m = _ISO_DURATION.fullmatch(text)
     if m is None or m.group(3) in ("T", "t") or not any(m.group(i) for i in (2, 4, 5, 6)):
@@ -410,7 +410,7 @@ def _check_auto_offset_reset(spec: ConfigSpec, value: str, vt: tuple) -> str:
     if value in ("latest", "earliest", "none"):
         return value
     if value.startswith("by_duration:"):
-        nanos = _java_duration_nanos(value[len("by_duration:"):])
+        nanos = java_duration_nanos(value[len("by_duration:"):])
         if nanos is not None and nanos >= 0:
             return value
     raise ConfigError(f"Invalid value {value} for configuration auto.offset.reset: Invalid value `{value}` for "

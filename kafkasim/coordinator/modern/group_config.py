@@ -28,10 +28,9 @@ May import: `kafkasim.core`.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
-from kafkasim.core.config import parse_version
+from kafkasim.core.config import java_duration_nanos, parse_version
 from kafkasim.core.errors import ConfigError, check_range, unknown_name
 from kafkasim.core.java import INT_MAX
 
@@ -67,9 +66,6 @@ _BROKER_SYNONYM = {
     "consumer.assignment.interval.ms": "group.consumer.assignment.interval.ms",
 }
 
-#: `ShareGroupAutoOffsetResetStrategy`: earliest, latest, or by_duration:<ISO-8601 duration, not negative>.
-_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.IGNORECASE)
-
 #: The bounds each group config is checked against (`GroupConfig.validateValues`), in Kafka's order,
 #: with the first version that checks it and whether it is checked only when set (KAFKA-20337).
 _BOUNDS = (
@@ -88,15 +84,6 @@ _BOUNDS = (
      "group.share.max.assignment.interval.ms"),
 )
 _ONLY_WHEN_SET = frozenset({"consumer.assignment.interval.ms", "share.assignment.interval.ms"})
-
-
-def duration_ms(text: str) -> int | None:
-    """An ISO-8601 duration (`PnDTnHnMn.nS`, as Java's `Duration.parse`) in ms; None if invalid."""
-    match = _DURATION.fullmatch(text.strip())
-    if match is None or text.strip().upper() in ("P", "PT"):
-        return None
-    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups())
-    return int(round(((days * 24 + hours) * 60 + minutes) * 60_000 + seconds * 1000))
 
 
 class GroupConfigs:
@@ -134,7 +121,7 @@ class GroupConfigs:
             if value is None:
                 merged.pop(name, None)
             else:
-                merged[name] = _checked(name, value)
+                merged[name] = _checked(name, value, self.version)
         self._validate(merged)
         if merged:
             self._configs[group_id] = merged
@@ -173,8 +160,9 @@ class GroupConfigs:
             raise ConfigError("errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'")
 
 
-def _checked(name: str, value):
-    """One value against its ConfigDef validator (`atLeast`, the reset strategy, `in(...)`)."""
+def _checked(name: str, value, version: tuple[int, int]):
+    """One value against its ConfigDef validator (`atLeast`, the reset strategy, `in(...)`), after
+    `ConfigDef.parseType` (a BOOLEAN string in any case; a STRING trimmed, then compared as it is)."""
     low = GROUP_CONFIGS[name][2]
     if low == "boolean":
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -186,26 +174,26 @@ def _checked(name: str, value):
     if low is not None:
         return check_range(name, value, low, INT_MAX)
     if not isinstance(value, str):
-        raise ConfigError(f"Invalid value {value!r} for configuration {name}: Expected value to be a string")
+        raise ConfigError(f"Invalid value {value!r} for configuration {name}: Expected value to be a string, "
+                          f"but it was a {type(value).__name__}")
+    text = value.strip()
     if name == "errors.deadletterqueue.topic.name":
-        return value.strip()
-    text = value.strip().lower()
+        return text
     if name == "share.isolation.level":
         if text not in ("read_committed", "read_uncommitted"):
-            raise ConfigError(f"Invalid value {value} for configuration {name}: String must be one of: "
+            raise ConfigError(f"Invalid value {text} for configuration {name}: String must be one of: "
                               "read_committed, read_uncommitted")
         return text
+    # ShareGroupAutoOffsetResetStrategy.Validator: AutoOffsetResetStrategy.fromString (case-sensitive names,
+    # Duration.parse, not negative), any failure in one message; 4.0's spells the format with a stray ".".
     if text in ("earliest", "latest"):
         return text
-    if text.startswith("by_duration:"):
-        period = value.strip()[len("by_duration:"):]
-        if period.startswith("-"):
-            raise ConfigError(f"Invalid value {value} for configuration {name}: Duration must be non-negative")
-        if duration_ms(period) is None:
-            raise ConfigError(f"Invalid value {value} for configuration {name}: Unable to parse duration string")
-        return "by_duration:" + period
-    raise ConfigError(f"Invalid value {value} for configuration {name}: Invalid value `{text}` for configuration "
-                      f"{name}. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS.>'.")
+    nanos = java_duration_nanos(text[len("by_duration:"):]) if text.startswith("by_duration:") else None
+    if nanos is not None and nanos >= 0:
+        return text
+    form = "<PnDTnHnMn.nS.>" if version < (4, 1) else "<PnDTnHnMn.nS>"
+    raise ConfigError(f"Invalid value {text} for configuration {name}: Invalid value `{text}` for configuration "
+                      f"{name}. The value must be either 'earliest', 'latest' or of the format 'by_duration:{form}'.")
 
 
-__all__ = ["GroupConfigs", "GROUP_CONFIGS", "duration_ms"]
+__all__ = ["GroupConfigs", "GROUP_CONFIGS"]

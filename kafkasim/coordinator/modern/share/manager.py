@@ -64,7 +64,7 @@ from kafkasim.coordinator.assignor.simple import simple_share_assign
 from kafkasim.coordinator.modern.api import ApiError
 from kafkasim.coordinator.modern.assignment_interval import can_compute_next_target_assignment
 from kafkasim.coordinator.modern.queries import ModernGroupQueries
-from kafkasim.coordinator.modern.group_config import GroupConfigs
+from kafkasim.coordinator.modern.group_config import GROUP_CONFIGS, GroupConfigs
 from kafkasim.coordinator.modern.share.group import (
     STABLE, Assignment, ShareGroup, ShareGroupMember, as_lists)
 from kafkasim.coordinator.modern.share.partition import DlqRecord, SharePartition, share_feature
@@ -265,14 +265,16 @@ class ShareGroupManager(ModernGroupQueries):
                                            assignment=as_lists(reconciled.assigned) if send else None)
 
     def _store_target(self, group: ShareGroup, members: Mapping, targets: dict, target_epoch: int) -> None:
-        """The new target assignment, stored at `target_epoch` (its members whose target changed counted)."""
-        changed = sum(1 for m in members if targets.get(m, {}) != group.target.get(m, {}))
+        """The new target assignment, stored at `target_epoch`. Its members whose target changed are
+        counted as `TargetAssignmentBuilder.build` writes their records: a member with no target
+        before counts, even when its new one is empty."""
+        changed = sum(1 for m in members if targets[m] != group.target.get(m))
         group.target = targets
         group.assignment_epoch = target_epoch
         group.last_assignment_ms = self.sim.now
         self.stats["assignments"] += 1
         self._event(group, "TargetAssignmentComputed", reason="simple", value=changed)
-        self._emit_log("target_assignment_computed", group.group_id, None, epoch=target_epoch, assignor="simple",
+        self._emit_log("target_assignment_computed", group.group_id, None, epoch=target_epoch,
                        assignment={m: as_lists(a) for m, a in targets.items()})
 
     def _get_or_create_group(self, group_id: str, create: bool) -> ShareGroup:
@@ -311,8 +313,6 @@ class ShareGroupManager(ModernGroupQueries):
     def _initialized_assignment_pending(self, group: ShareGroup) -> bool:
         """`initializedAssignmentPending`: a subscribed topic whose initialized partitions are not
         exactly the partitions the target assigns."""
-        if not group.members or not group.initialized:
-            return False
         subscribed = group.subscribed_topics()
         for topic, partitions in group.initialized.items():
             if topic not in subscribed:
@@ -325,16 +325,18 @@ class ShareGroupManager(ModernGroupQueries):
     def _compute_targets(self, group: ShareGroup, members: Mapping[str, ShareGroupMember],
                          metadata: Mapping[str, int]) -> dict[str, Assignment]:
         """`updateTargetAssignment` with the `simple` assignor over every member (4.1+: over the
-        initialized partitions only). Kafka turns a `PartitionAssignorException` into UNKNOWN_SERVER_ERROR
-        ("Failed to compute a new target assignment for epoch N", as the consumer manager does here); the
-        simple assignor raises one only for a subscribed topic missing from the metadata, and each member
-        is given only the topics of `metadata`, so it cannot fail here."""
+        initialized partitions only; 4.0's assignor ignores `assignable`). Every member gets a target,
+        empty when the assignor gives it nothing (`TargetAssignmentBuilder.newMemberAssignment`). Kafka
+        turns a `PartitionAssignorException` into UNKNOWN_SERVER_ERROR ("Failed to compute a new target
+        assignment for epoch N", as the consumer manager does here); the simple assignor raises one only
+        for a subscribed topic missing from the metadata, and each member is given only the topics of
+        `metadata`, so it cannot fail here."""
         order = list(metadata)
         subscriptions = {m: [t for t in order if t in mem.subscribed_topic_names] for m, mem in members.items()}
         current = {m: as_lists(group.target.get(m, {})) for m in members}
-        assignable = {t: sorted(group.initialized.get(t, ())) for t in order} if self.rules.init_gate else None
+        assignable = {t: sorted(group.initialized.get(t, ())) for t in order}
         plain = simple_share_assign(self.kafka_version, subscriptions, dict(metadata), current, assignable)
-        return {m: {t: frozenset(ps) for t, ps in a.items() if ps} for m, a in plain.items()}
+        return {m: {t: frozenset(ps) for t, ps in plain.get(m, {}).items() if ps} for m in members}
 
     def _reconcile(self, group: ShareGroup, member: ShareGroupMember, subscription_changed: bool) -> ShareGroupMember:
         """`maybeReconcile` + `ShareGroupAssignmentBuilder`: straight to the target, filtered to the
@@ -343,9 +345,9 @@ class ShareGroupManager(ModernGroupQueries):
         if not subscription_changed and member.member_epoch == epoch:
             return member
         target = group.target.get(member.member_id, {})
-        assigned = {t: ps for t, ps in target.items() if t in member.subscribed_topic_names and ps}
-        if epoch != member.member_epoch:
-            updated = member.evolve(state=STABLE, assigned=assigned, member_epoch=epoch,
+        assigned = {t: ps for t, ps in target.items() if t in member.subscribed_topic_names}  # no empty ps in a target
+        if epoch != member.member_epoch:  # (the builder also sets STABLE: a share member is never anything else)
+            updated = member.evolve(assigned=assigned, member_epoch=epoch,
                                     previous_member_epoch=member.member_epoch)
         else:
             updated = member.evolve(assigned=assigned)
@@ -378,9 +380,11 @@ class ShareGroupManager(ModernGroupQueries):
         if not change:
             return
         for topic, partitions in change.items():
-            if self.rules.known_topic_starts_at_zero and (topic in group.initialized or topic in group.initializing):
+            pending = group.initializing.get(topic)
+            if self.rules.known_topic_starts_at_zero and (topic in group.initialized or pending is not None):
                 group.starts_at_zero.update((topic, p) for p in partitions)
-            group.initializing[topic] = (partitions, now)
+            # `addInitializingTopicsRecords` -> `combineInitMaps`: added to what is initializing, at the new time
+            group.initializing[topic] = (partitions | (pending[0] if pending else frozenset()), now)
         self.stats["share_state_inits"] += 1
         if self.init_delay_ms is not None:
             self.sim.schedule(self.init_delay_ms, self._initialized, group, change)
@@ -520,7 +524,8 @@ class ShareGroupManager(ModernGroupQueries):
             raise KeyError(f"topic {topic!r} has no partition {partition!r} (it has {count})")
         check_int("log_start_offset", log_start_offset, 0)
         check_int("log_end_offset", log_end_offset, log_start_offset)
-        reset = self.group_configs.value(group_id, "share.auto.offset.reset", "latest")
+        name = "share.auto.offset.reset"
+        reset = self.group_configs.value(group_id, name, GROUP_CONFIGS[name][1])  # GroupConfig's default, latest
         group = self.groups.get(group_id)
         if group is not None and (topic, partition) in group.starts_at_zero:
             # KAFKA-20742: InitializeShareGroupState sent start offset 0, not -1; a log that no longer
