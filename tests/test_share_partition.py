@@ -887,3 +887,81 @@ def test_acquisition_goes_on_past_a_batch_taken_offset_by_offset():
     got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
     assert got == [AR(0, 1, 2), AR(5, 9, 2)]
     assert [sp.owner(o) for o in (0, 2, 5)] == ["member-2", MEMBER_ID, "member-2"]
+
+
+# -- rules pinned by mutation testing (issue 29) ----------------------------------------------------
+@pytest.mark.parametrize("version", ["4.0", "4.1", "4.2"])
+def test_release_acquired_records_per_offset_with_different_member_id(version):
+    """testReleaseAcquiredRecordsPerOffsetWithDifferentMemberId (4.2, KAFKA-19953): a session
+    release skips the offsets another member holds in a split batch and goes on (13-14 come back).
+    4.0.0 and 4.1.1 `return` from `releaseAcquiredRecordsForPerOffsetBatch` at member-2's 10, so
+    member-1's 13-14 stay ACQUIRED until their lock expires; 4.1 also DECREASEs 7-9 to 0."""
+    sp = build(version)
+    assert fetch(sp, 5, 10) == [AR(5, 14, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 6, "ACCEPT")]) is Errors.NONE
+    assert sp.acknowledge(MEMBER_ID, [(10, 12, "RELEASE")]) is Errors.NONE
+    assert fetch(sp, 10, 3, member="member-2") == [AR(10, 12, 2)]
+    assert sp.release_all(MEMBER_ID) is Errors.NONE
+    assert (sp.next_fetch_offset, sp.cached_batches(), sp.split_batches()) == (7, [(5, 14)], [(5, 14)])
+    released = ("AVAILABLE", 0 if version == "4.1" else 1, "")
+    later = ("AVAILABLE", 1, "") if version == "4.2" else ("ACQUIRED", 1, MEMBER_ID)
+    assert offsets(sp, 7, 14) == {7: released, 8: released, 9: released, 10: ("ACQUIRED", 2, "member-2"),
+                                  11: ("ACQUIRED", 2, "member-2"), 12: ("ACQUIRED", 2, "member-2"),
+                                  13: later, 14: later}
+    assert sp.stats["write_share_group_state"] == 3  # two acknowledgements, one release
+
+
+def test_last_attempt_record_goes_alone_from_a_delivery_limit_of_3():
+    """`acquireSubsetBatchRecords` (4.2): with `maxDeliveryCount > 2` a record on its last attempt
+    (count limit - 1) is not added after others (isolated for the next fetch), and once acquired
+    at the limit it is "Delivered alone". Limit 3 (threshold max(2, ceil(3 / 2)) = 2), 0-9 held
+    by member-1 with 0 and 1 released at counts 1 and 2, then the other way round."""
+    def released(first_count_1: int) -> SharePartition:
+        sp = build(max_delivery_count=3)
+        fetch(sp, 0, 10)
+        twice = 1 - first_count_1  # the offset released at count 2 (acquired again once)
+        assert sp.acknowledge(MEMBER_ID, [(twice, twice, "RELEASE")]) is Errors.NONE
+        assert sp.acquire(MEMBER_ID, None, log_batches=[(0, 9)]) == [AR(twice, twice, 2)]
+        assert sp.acknowledge(MEMBER_ID, [(0, 1, "RELEASE")]) is Errors.NONE
+        assert offsets(sp, 0, 1)[first_count_1] == ("AVAILABLE", 1, "")
+        return sp
+
+    sp = released(first_count_1=0)  # 0 at count 1, then 1 on its last attempt: 1 waits
+    assert sp.acquire("member-2", None, log_batches=[(0, 9)]) == [AR(0, 0, 2)]
+    assert offsets(sp, 1, 1) == {1: ("AVAILABLE", 2, "")}
+    assert sp.acquire("member-2", None, log_batches=[(0, 9)]) == [AR(1, 1, 3)]
+    sp = released(first_count_1=1)  # 0 on its last attempt first: it goes alone, 1 waits
+    assert sp.acquire("member-2", None, log_batches=[(0, 9)]) == [AR(0, 0, 3)]
+    assert offsets(sp, 1, 1) == {1: ("AVAILABLE", 1, "")}
+
+
+def test_throttled_batch_size_never_drops_below_one_record():
+    """`acquireSubsetBatchRecords` (4.2): `max(1, size >> (count - T + 1))`. Limit 10, threshold
+    T = 5; 0-9 persisted AVAILABLE at count 8: 10 >> 4 = 0, so one record per fetch, in order."""
+    sp = build(max_delivery_count=10)
+    sp.load_state(0, [(0, 9, "AVAILABLE", 8)])
+    assert sp.acquire(MEMBER_ID, None, log_batches=[(0, 9)]) == [AR(0, 0, 9)]
+    assert sp.acquire(MEMBER_ID, None, log_batches=[(0, 9)]) == [AR(1, 1, 9)]
+    assert offsets(sp, 1, 2) == {1: ("ACQUIRED", 9, MEMBER_ID), 2: ("AVAILABLE", 8, "")}
+
+
+def test_max_records_take_the_whole_log_batch_they_end_in_and_no_more_between_batches():
+    """`acquireNewBatchRecords` with `lastOffsetFromBatchWithRequestOffset`: MaxRecords is a soft
+    limit. 6 records of log batches 0-4 and 5-9 end at 5, the first offset of 5-9: the whole batch
+    goes (0-9). 7 of 0-4 and 10-14 end at 6, in no batch: the acquisition ends at 6 exactly."""
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 6, log_batches=[(0, 4), (5, 9)]) == [AR(0, 9, 1)]
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 7, log_batches=[(0, 4), (10, 14)]) == [AR(0, 6, 1)]
+    assert (sp.end_offset, sp.next_fetch_offset) == (6, 7)
+
+
+def test_counts_and_owners_are_known_only_for_cached_records():
+    """`cachedState()` holds the in-flight records only: an offset never fetched, or acknowledged
+    and gone from the cache with SPSO past it, has no delivery count (None) and no owner ("")."""
+    sp = build()
+    fetch(sp, 0, 5)
+    assert (sp.delivery_count(5), sp.owner(5), sp.state(5)) == (None, "", None)
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.cached_batches()) == (5, [])
+    assert (sp.delivery_count(0), sp.owner(0), sp.state(0)) == (None, "", None)

@@ -88,6 +88,8 @@ class SharePartitionRules:
 
     split_new_batches: bool        # 4.1+: new ranges cut at log batches once BatchSize is reached
     release_decrements: bool       # 4.1 only: session release DECREASEs the count (KAFKA-17541 part 1)
+    release_leaves_batch: bool     # 4.0-4.1: session release leaves a split batch at the first offset
+                                   # another member holds; 4.2 skips that offset only (KAFKA-19953)
     cap_in_acquisition: bool       # 4.2+: `lastOffsetAndMaxRecordsToAcquire`
     throttle: bool                 # 4.2+: throttled redelivery (KAFKA-17541 part 2)
     record_limit: bool             # 4.2+: `share.acquire.mode=record_limit` (KIP-1206)
@@ -102,7 +104,8 @@ class SharePartitionRules:
     @classmethod
     def for_version(cls, kafka_version) -> "SharePartitionRules":
         v = share_line(kafka_version)
-        return cls(split_new_batches=v >= (4, 1), release_decrements=v == (4, 1), cap_in_acquisition=v >= (4, 2),
+        return cls(split_new_batches=v >= (4, 1), release_decrements=v == (4, 1), release_leaves_batch=v < (4, 2),
+                   cap_in_acquisition=v >= (4, 2),
                    throttle=v >= (4, 2), record_limit=v >= (4, 2), renew=v >= (4, 2), gap_window=v >= (4, 1),
                    start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3), dlq=v >= (4, 4))
 
@@ -227,42 +230,34 @@ class SharePartition:
         return [self._cache[k] for k in self._keys]
 
     # -- locks ----------------------------------------------------------------------------------
-    def _arm(self, member_id: str, first: int, last: int, deadline: int | None = None) -> Timer:
-        """`scheduleAcquisitionLockTimeout`: a lock over first..last, for the lock duration."""
+    def _arm(self, first: int, last: int, deadline: int | None = None) -> Timer:
+        """`scheduleAcquisitionLockTimeout`: a lock over first..last, for the lock duration. Kafka's
+        timer task also carries the member id, read only by its log lines: kafkasim has none."""
         at = self.sim.now + self.record_lock_duration_ms() if deadline is None else deadline
-        return self.sim.at(at, self._lock_expired, member_id, first, last)
+        return self.sim.at(at, self._lock_expired, first, last)
 
     def _split(self, batch: InFlightBatch) -> None:
         batch.split(self._arm)
 
-    def _lock_expired(self, member_id: str, first: int, last: int) -> None:
-        """`releaseAcquisitionLockOnTimeout`: records still ACQUIRED become AVAILABLE (ARCHIVED at
-        the limit or below SPSO), owner cleared, count unchanged; one write if anything changed."""
+    def _lock_expired(self, first: int, last: int) -> None:
+        """`releaseAcquisitionLockOnTimeout`: the locked records become AVAILABLE (ARCHIVED at the
+        limit), owner cleared, count unchanged; one write.
+
+        Kafka walks the cached batches from `first` to `last`, skipping records no longer ACQUIRED
+        and archiving those below SPSO. Here a lock always covers one record state: a whole batch
+        (`first..last`), or one offset of a split batch (`split` re-arms the batch's lock per
+        offset); every change out of ACQUIRED cancels it, and SPSO only passes terminal records
+        (the log start offset never moves: `updateCacheAndOffsets` is not modelled). So the lock
+        that fires finds its record ACQUIRED and at or above SPSO."""
         self.stats["timer_events"] += 1
-        floor = self._floor(first)
-        if floor is None:
-            return
-        written: list[tuple[int, int, InFlightState]] = []
-        dlq: list[tuple[int, int, InFlightState, str | None]] = []
-        limit = self.max_delivery()
-        for batch in self._range(floor.first, last):
-            if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
-                    batch.first < self._start <= batch.last:
-                self._split(batch)
-            low, high = (None, None) if batch.offset_state is None else (first, last)
-            for f, lst, state in batch.states(low, high):
-                if state.state != ACQUIRED:
-                    continue
-                state.try_update(ARCHIVED if lst < self._start else AVAILABLE, NO_OP, limit, EMPTY_MEMBER_ID)
-                state.cancel_timer()
-                written.append((f, lst, state))
-                dlq.append((f, lst, state, DELIVERY_COUNT_EXCEEDED if lst >= self._start else None))
-                if state.state != ARCHIVED:
-                    self._find_next = True
-        if written:
-            self._write(written)
-            self._to_dlq(dlq)
-            self._update_cached_state_and_offsets()
+        state = self._floor(first).state_of(first)
+        state.try_update(AVAILABLE, NO_OP, self.max_delivery(), EMPTY_MEMBER_ID)
+        state.cancel_timer()
+        if state.state != ARCHIVED:
+            self._find_next = True
+        self._write([(first, last, state)])
+        self._to_dlq([(first, last, state, DELIVERY_COUNT_EXCEEDED)])
+        self._update_cached_state_and_offsets()
 
     def lock_timers(self) -> list[Timer]:
         """The armed acquisition-lock timers, in deadline order (a `Timer` compares by time, then by
@@ -476,7 +471,7 @@ class SharePartition:
             state = batch.batch_state
             if state.state != AVAILABLE or not state.try_update(ACQUIRED, INCREASE, self.max_delivery(), member_id):
                 continue
-            state.timer = self._arm(member_id, batch.first, batch.last)
+            state.timer = self._arm(batch.first, batch.last)
             result.append(AcquiredRecords(batch.first, batch.last, state.delivery_count))
             acquired += batch.last - batch.first + 1
         return result, acquired, max_to_acquire
@@ -527,7 +522,7 @@ class SharePartition:
         chunks.append((current, last))
         if record_limit and last - current + 1 > max_records:
             batch = InFlightBatch(current, last, InFlightState(ACQUIRED, 1, member_id))
-            batch.offset_state = {o: InFlightState(ACQUIRED, 1, member_id, self._arm(member_id, o, o))
+            batch.offset_state = {o: InFlightState(ACQUIRED, 1, member_id, self._arm(o, o))
                                   if o <= current + max_records - 1 else InFlightState(AVAILABLE, 0)
                                   for o in range(current, last + 1)}
             batch.batch_state = None
@@ -535,7 +530,7 @@ class SharePartition:
             self._put(batch)
             return [AcquiredRecords(current, current + max_records - 1, 1)]
         for f, lst in chunks:
-            self._put(InFlightBatch(f, lst, InFlightState(ACQUIRED, 1, member_id, self._arm(member_id, f, lst))))
+            self._put(InFlightBatch(f, lst, InFlightState(ACQUIRED, 1, member_id, self._arm(f, lst))))
         return [AcquiredRecords(f, lst, 1) for f, lst in chunks]
 
     def _should_throttle(self, batch: InFlightBatch, first: int, last: int) -> bool:
@@ -549,7 +544,7 @@ class SharePartition:
         `max(1, size >> (count - T + 1))` records and a record on its last attempt goes alone."""
         limit = self.max_delivery()
         throttle_limit = self.throttle_limit()
-        acquired, throttled_max = 0, 0  # Kafka's -1: no throttled record yet (a throttled batch gives >= 1)
+        acquired, throttled_max = 0, None  # Kafka's -1 and hasThrottledRecord in one
         taken: list[AcquiredRecords] = []
         for offset, state in batch.offset_state.items():
             if offset < first:
@@ -561,18 +556,17 @@ class SharePartition:
             if self.rules.throttle:
                 if limit > 2 and state.delivery_count == limit - 1 and acquired > 0:
                     break
-                if state.delivery_count >= throttle_limit and not throttled_max:
+                if state.delivery_count >= throttle_limit and throttled_max is None:
                     throttled_max = max(1, len(batch.offset_state) >> (state.delivery_count - throttle_limit + 1))
-            if not state.try_update(ACQUIRED, INCREASE, limit, member_id):
-                continue
-            state.timer = self._arm(member_id, offset, offset)
+            state.try_update(ACQUIRED, INCREASE, limit, member_id)  # AVAILABLE -> ACQUIRED always succeeds
+            state.timer = self._arm(offset, offset)
             taken.append(AcquiredRecords(offset, offset, state.delivery_count))
             acquired += 1
             if self.rules.throttle and state.delivery_count == limit and limit > 2:
                 break
             if record_limit and acquired == max_records:
                 break
-            if acquired == throttled_max:  # acquired >= 1 here, so never while unset
+            if acquired == throttled_max:
                 break
         result += _accumulate(taken)
         return acquired
@@ -660,7 +654,7 @@ class SharePartition:
             if self.rules.group_limits and not self._override("share.renew.acknowledge.enable", True):
                 raise _Failed(Errors.INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled for the group.")
             state.cancel_timer()
-            state.timer = self._arm(member_id, first, last)
+            state.timer = self._arm(first, last)
             return
         snapshot = state.snapshot()
         if not state.try_update(ACK_TYPE_TO_RECORD_STATE[kind], NO_OP, self.max_delivery(), EMPTY_MEMBER_ID):
@@ -683,24 +677,21 @@ class SharePartition:
     # -- release ----------------------------------------------------------------------------------
     def release_all(self, member_id: str) -> Errors:
         """`releaseAcquiredRecords(memberId)`: the member's share session closed. Its ACQUIRED
-        records become AVAILABLE (ARCHIVED at the limit or below SPSO); the count is kept in 4.0
-        and 4.2+, decremented in 4.1."""
+        records become AVAILABLE (ARCHIVED at the limit); the count is kept in 4.0 and 4.2+,
+        decremented in 4.1. Kafka archives the records below SPSO whatever their count, after a
+        move of the log start offset inside a batch: not modelled, SPSO only passes terminal records."""
         ops = DECREASE if self.rules.release_decrements else NO_OP
         limit = self.max_delivery()
         changes: list[tuple] = []
         for batch in self._batches():
-            if batch.offset_state is None and batch.batch_state.state == ACQUIRED and \
-                    batch.batch_state.member_id == member_id and batch.first < self._start <= batch.last:
-                self._split(batch)
             for first, last, state in batch.states():
                 if state.member_id not in (member_id, EMPTY_MEMBER_ID):
-                    if batch.offset_state is not None and self.rules.release_decrements:
-                        break  # 4.1 returns from the batch at the first offset another member holds
+                    if self.rules.release_leaves_batch:
+                        break  # 4.0-4.1 return from the batch (an unsplit one has a single state)
                     continue
                 if state.state == ACQUIRED:  # no snapshot: a release is never rolled back
-                    state.try_update(ARCHIVED if last < self._start else AVAILABLE, ops, limit, EMPTY_MEMBER_ID)
-                    changes.append((first, last, state, None,
-                                    DELIVERY_COUNT_EXCEEDED if last >= self._start else None))
+                    state.try_update(AVAILABLE, ops, limit, EMPTY_MEMBER_ID)
+                    changes.append((first, last, state, None, DELIVERY_COUNT_EXCEEDED))
         self._commit(changes)
         return Errors.NONE
 
@@ -822,14 +813,10 @@ def _checked_ack_batch(entry: tuple[int, int, Any], renew: bool) -> tuple[int, i
 
 
 def _last_offset_of_batch_with(batches: list[tuple[int, int]], offset: int) -> int:
-    """`lastOffsetFromBatchWithRequestOffset`: the end of the log batch holding `offset`, else `offset`."""
-    previous = None
-    for batch in batches:
-        if offset >= batch[0]:
-            previous = batch
-            continue
-        break
-    return previous[1] if previous is not None and offset <= previous[1] else offset
+    """`lastOffsetFromBatchWithRequestOffset`: the end of the log batch holding `offset`, else `offset`
+    (between batches). The batches ascend without overlap, so the last one starting at or before
+    `offset` ends at the largest such end."""
+    return max([offset] + [last for base, last in batches if base <= offset])
 
 
 def _accumulate(records: list[AcquiredRecords]) -> list[AcquiredRecords]:

@@ -77,9 +77,9 @@ class InFlightBatch:
         self.batch_state: InFlightState | None = state
         self.offset_state: dict[int, InFlightState] | None = None
 
-    def split(self, rearm: Callable[[str, int, int, int], Timer]) -> None:
+    def split(self, rearm: Callable[[int, int, int], Timer]) -> None:
         """Per-offset states from the batch state; a running lock becomes one lock per offset
-        with the same deadline (`rearm(member, first, last, deadline)`)."""
+        with the same deadline (`rearm(first, last, deadline)`)."""
         if self.offset_state is not None:
             return
         batch = self.batch_state
@@ -87,7 +87,7 @@ class InFlightBatch:
         deadline = batch.timer.time if batch.timer is not None and batch.timer.active else None
         self.offset_state = {
             o: InFlightState(batch.state, batch.delivery_count, batch.member_id,
-                             None if deadline is None else rearm(batch.member_id, o, o, deadline))
+                             None if deadline is None else rearm(o, o, deadline))
             for o in range(self.first, self.last + 1)}
         batch.cancel_timer()
         self.batch_state = None
