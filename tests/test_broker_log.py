@@ -539,6 +539,24 @@ def test_pending_member_expired_by_version(version, line):
 
 
 @pytest.mark.parametrize("version, line", [
+    ("2.4", None),  # no such line in 2.4's GroupCoordinator.doUnknownJoinGroup
+    ("2.5", OLD_LINE.format("Dynamic Member with unknown member id joins group g in Stable state. Created a new "
+                            "member id m-2 for this member and add to the group.")),
+    ("3.9", OLD_LINE.format("Dynamic Member with unknown member id joins group g in Stable state. Created a new "
+                            "member id m-2 for this member and add to the group.")),
+    ("4.0", NEW_LINE.format("Dynamic member with unknown member id joins group g in state Stable. Created a new "
+                            "member id m-2 and added the member to the group.")),
+])
+def test_dynamic_member_added_is_info_from_2_5(version, line):
+    """`GroupCoordinator.doUnknownJoinGroup` logs a dynamic member that joins without needing a
+    member id first at INFO from 2.5.0 (2.4.0 has no such line); `GroupMetadataManager.java` (4.x)
+    words it anew, with the group's `__consumer_offsets` partition in the prefix."""
+    log = BrokerLog(version)
+    log.dynamic_member_added(1234, "g", "Stable", "m-2")
+    assert log.lines == ([] if line is None else [line])
+
+
+@pytest.mark.parametrize("version, line", [
     ("2.2", None),  # static membership (KIP-345) from 2.3
     ("2.3", "Static member i-1 with unknown member id rejoins, assigning new member id m-2, while old member m-1 "
             "will be removed."),

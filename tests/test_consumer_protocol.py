@@ -814,6 +814,22 @@ def test_4_2_unsubscribing_revokes_at_once_without_a_new_target():
     assert results["4.2"] == (1, {"foo": [0]}, "UNREVOKED_PARTITIONS")  # KAFKA-19431
 
 
+def test_4_2_a_member_subscribed_by_names_and_a_regex_keeps_the_topics_of_both():
+    """`CurrentAssignmentBuilder.subscribedTopicIds` (4.2): the member's subscribed topics are its
+    names and its resolved regex together (`UnionSet`). Dropping the name qux revokes qux at once
+    (KAFKA-19431); foo (still a name) and bar (matched by ba.*) stay, though the assignor keeps all three."""
+    fixed = Scripted("fixed")
+    sim, groups = manager(topics={"foo": 1, "bar": 1, "qux": 1}, group_consumer_assignors=[fixed],
+                          kafka_version="4.2")
+    fixed.next = {"m1": {"foo": [0], "bar": [0], "qux": [0]}}
+    join(groups, "m1", topics=("foo", "qux"), subscribed_topic_regex="ba.*")
+    sim.advance(0)  # the regex resolves to bar: epoch 2
+    assert hb(groups, "m1", 1).assignment == {"foo": [0], "bar": [0], "qux": [0]}
+    r = hb(groups, "m1", 2, subscribed_topic_names=["foo"])
+    assert (r.member_epoch, r.assignment, groups.member_state("g", "m1")) == (
+        2, {"foo": [0], "bar": [0]}, "UNREVOKED_PARTITIONS")
+
+
 def test_4_2_a_member_revoking_again_keeps_its_epoch():
     """KAFKA-19974: 4.0 moves a member that must revoke again to epoch + 1, 4.2 keeps its epoch."""
     for version, epoch in (("4.0", 2), ("4.2", 1)):

@@ -3,6 +3,9 @@ redaction's placeholders, the simulated incidents. Expectations come from the do
 
 from __future__ import annotations
 
+import gzip
+import os
+import random
 import sys
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -17,6 +20,7 @@ from kafkasim.analysis.diagnose.rules import RETURN_MS
 from kafkasim.analysis.diagnose.timeline import (FILE, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T, Episode, Move,
                                                  Timeline)
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
+from kafkasim.analysis.logs.files import read_lines
 from vega_fields import missing_fields, views  # (tests/ is on sys.path)
 
 UUID = "0b6f4a62-3c1e-4a5b-9d2e-7f8a9b0c1d2e"
@@ -1040,6 +1044,39 @@ def test_the_page_reads_each_evidence_line_and_two_either_side_of_it(tmp_path):
     log.write_text("".join(f"line {n}\n" for n in range(1, 21)))
     report = SimpleNamespace(findings=[_finding(10, file=str(log))])
     assert html._evidence_text(report) == {str(log): {n: f"line {n}" for n in range(8, 13)}}
+
+
+# read_lines (kafkasim.analysis.logs.files): the text --html and --replay show for a file:line, the
+# line the log reader numbered (docs/log-reader.md, "Per file"), expectations written by hand.
+LINES = "first\r\nkeeps two spaces  \r\nends in XX\nbad \ufffd byte\n" + "y" * 2001 + "\nlast"
+SHOWN = {1: "first", 2: "keeps two spaces  ", 3: "ends in XX", 4: "bad \ufffd byte", 5: "y" * 2000, 6: "last"}
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: text.replace("\ufffd", "\udcff").encode("utf-8", "surrogateescape"),  # a lone 0xff byte
+    lambda text: b"\xef\xbb\xbf" + text.encode("utf-8"),  # a UTF-8 byte-order mark, dropped
+    lambda text: gzip.compress(text.encode("utf-8")),  # compressed, known by its magic bytes not its name
+    lambda text: text.encode("utf-16"),  # UTF-16 with its byte-order mark (PowerShell's `>`)
+], ids=["invalid-utf8", "utf8-bom", "gzip", "utf16"])
+def test_a_shown_line_is_the_numbered_line_without_its_line_end_cut_at_2000_characters(tmp_path, encode):
+    """Only the line end goes ('\\n', and the '\\r' of a CRLF): trailing spaces and letters stay; an
+    invalid UTF-8 byte shows as U+FFFD; a line longer than SHOWN_LINE_CHARS (2,000) is cut there."""
+    log = tmp_path / "server.log"
+    log.write_bytes(encode(LINES))
+    assert read_lines(str(log), set(range(1, 7))) == SHOWN
+    assert read_lines(str(log), {-1, 0, 1, 2, 3}) == {1: "first", 2: "keeps two spaces  ", 3: "ends in XX"}
+    assert read_lines(str(log), {6, 7, 8}) == {6: "last"}
+
+
+def test_lines_that_cannot_be_read_are_left_out(tmp_path):
+    """A missing file, a directory and a FIFO give nothing (a FIFO is never opened for a read that
+    could wait); a truncated gzip stream gives the lines before the damage."""
+    os.mkfifo(tmp_path / "pipe")
+    for name in ("missing.log", ".", "pipe"):
+        assert read_lines(str(tmp_path / name), {1, 2}) == {}
+    packed = gzip.compress("".join(f"line {n}\n" for n in range(1, 4)).encode() + random.Random(0).randbytes(9000))
+    (tmp_path / "server.log.1").write_bytes(packed[:len(packed) - 2000])
+    assert read_lines(str(tmp_path / "server.log.1"), {1, 3, 9999}) == {1: "line 1", 3: "line 3"}
 
 
 def test_a_chart_is_drawn_loading_nothing_or_the_page_says_what_it_needs(monkeypatch):

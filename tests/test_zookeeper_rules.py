@@ -25,7 +25,7 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
 from kafkasim.zookeeper.consumer_connector import (AddPartitions, ConsumerSpec, Join, ZookeeperRun,
                                                    ZookeeperScenario, consumers_per_topic, herd_cost,
-                                                   simulate_zookeeper)
+                                                   seed_incident, simulate_zookeeper)
 from kafkasim.zookeeper.ensemble import NoNodeError, ZooKeeper
 
 
@@ -659,3 +659,23 @@ def test_a_pause_of_0_ms_leaves_the_connector_in_its_state_even_at_time_0(at_ms)
     states = run.member_states()
     mine = states[(states.member == "main_t-1") & (states.end > states.start)]
     assert set(mine.state) == {"consuming"} and (mine.end - mine.start).sum() == 12_000
+
+
+def test_the_seed_incident_is_ten_topics_of_120_connectors_named_main_and_one_leaves_at_10_s():
+    """Chapter 07, "The incident at full size": ten topics of 120 partitions, one connector per
+    partition, all in the group name `main` (the fix: `main-topic-00`, ...), and at 10 s one
+    connector of the first topic shuts down cleanly."""
+    incident = seed_incident()
+    assert incident.topics == {f"topic-{i:02d}": 120 for i in range(10)}
+    assert len(incident.consumers) == 1200 and {c.group for c in incident.consumers} == {"main"}
+    assert incident.consumers[0] == ConsumerSpec("topic-00-001", "main", {"topic-00": 1})
+    assert incident.consumers[-1] == ConsumerSpec("topic-09-120", "main", {"topic-09": 1})
+    assert incident.faults == (faults.ScaleIn(10_000, ("topic-00-001",)),)
+    fix = seed_incident(True, topics=2, consumers=1, partitions=1)
+    assert [(c.name, c.group) for c in fix.consumers] == [("topic-00-1", "main-topic-00"), ("topic-01-1", "main-topic-01")]
+
+
+def test_the_seed_incident_needs_a_topic():
+    with pytest.raises(ConfigError) as e:
+        seed_incident(topics=0)
+    assert str(e.value) == "Invalid value 0 for configuration topics: Value must be at least 1 (valid range: [1, +inf])"

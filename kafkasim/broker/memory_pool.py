@@ -101,8 +101,7 @@ class UnboundedPool:
 
     def try_allocate(self, size_bytes: int) -> bool:
         self.used += size_bytes
-        if self.used > self.peak_used:
-            self.peak_used = self.used
+        self.peak_used = max(self.peak_used, self.used)
         return True
 
     def release(self, size_bytes: int) -> None:

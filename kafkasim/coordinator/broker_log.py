@@ -304,12 +304,12 @@ class BrokerLog:
             self._write(ms, group, text, text)
 
     def dynamic_member_added(self, ms: int, group: str, state: str, member: str) -> None:
-        if self.new_coordinator:
-            self._write_new(ms, group, f"Dynamic member with unknown member id joins group {group} in state {state}. "
-                                       f"Created a new member id {member} and added the member to the group.")
-        elif self.version >= (2, 5):
+        """INFO from 2.5 (`GroupCoordinator.doUnknownJoinGroup`; no line before), reworded in 4.0."""
+        if self.version >= (2, 5):
             self._write(ms, group, f"Dynamic Member with unknown member id joins group {group} in {state} state. "
-                                   f"Created a new member id {member} for this member and add to the group.")
+                                   f"Created a new member id {member} for this member and add to the group.",
+                        f"Dynamic member with unknown member id joins group {group} in state {state}. "
+                        f"Created a new member id {member} and added the member to the group.")
 
     def static_member_added(self, ms: int, group: str, state: str, instance_id: str, member: str,
                             old_member: str | None) -> None:
@@ -471,9 +471,9 @@ class BrokerLog:
     # -- share groups (KIP-932): GroupMetadataManager.java, 4.0.0 / 4.1.1 / 4.2.0 -------------------
     def share_group(self, ms: int, event: str, group: str, member: str | None, details: Mapping) -> None:
         """`log(time_ms, event, group_id, member_id, details)` as `ShareGroupManager` calls it: the
-        INFO line `GroupMetadataManager` writes for a share group (`SHARE_GROUP_EVENTS`)."""
-        write = SHARE_GROUP_EVENTS.get(event)
-        text = None if write is None else write(self, group, member, details)
+        INFO line `GroupMetadataManager` writes for a share group. Every event the manager emits is in
+        `SHARE_GROUP_EVENTS`, whose entry gives None where this version writes no line."""
+        text = SHARE_GROUP_EVENTS[event](self, group, member, details)
         if text is not None:
             self._write_new(ms, group, text)
 

@@ -162,15 +162,9 @@ class GroupCoordinator(ClassicGroupCoordinator):
             share_version=share_version,
             record_heartbeats=self.record_heartbeats,
             log=self.log.share_group if self.log.new_coordinator else None)
-        self.share_groups.other_type = self._other_type
+        self.share_groups.other_type = self.group_type  # asked only for an id no share group holds
         self.share_groups.new_member_id = lambda: random_uuid(self._rng)
         self.consumer_groups.share_group_ids = self.share_groups.groups
-
-    def _other_type(self, group_id: str) -> str | None:
-        """The kind of a group that is not a share group ("consumer", "classic"), or None."""
-        if self.consumer_groups.has_group(group_id):
-            return "consumer"
-        return "classic" if group_id in self.groups else None
 
     def set_group_config(self, group_id: str, configs) -> None:
         """Kafka's per-group dynamic configs (IncrementalAlterConfigs on a GROUP resource,

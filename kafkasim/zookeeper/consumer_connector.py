@@ -150,7 +150,12 @@ class ConsumerSpec:
         return f"{self.group}_{self.name}"
 
 
-def consumers_per_topic(topics: Mapping[str, int] | Sequence[str], consumers: int, *, group: str = "main",
+#: The "mysterious rebalances" incident (seed 003): 10+ topics, 120+ consumers per topic (one per
+#: partition), all in the group name "main"; the seed's round numbers are used here.
+SEED_TOPICS, SEED_CONSUMERS_PER_TOPIC, SEED_PARTITIONS, SEED_GROUP = 10, 120, 120, "main"
+
+
+def consumers_per_topic(topics: Mapping[str, int] | Sequence[str], consumers: int, *, group: str = SEED_GROUP,
                         group_per_topic: bool = False, streams: int = 1) -> tuple[ConsumerSpec, ...]:
     """`consumers` connectors for each topic, each reading that topic only: all in one group name
     (the incident) or in a group `<group>-<topic>` per topic (the fix)."""
@@ -946,11 +951,6 @@ def herd_cost(consumers: int, *, partitions: int, owned_before: int | None = Non
             "owner_deletes": p, "owner_creates": q}
 
 
-#: The "mysterious rebalances" incident (seed 003): 10+ topics, 120+ consumers per topic (one per
-#: partition), all in the group name "main"; the seed's round numbers are used here.
-SEED_TOPICS, SEED_CONSUMERS_PER_TOPIC, SEED_PARTITIONS, SEED_GROUP = 10, 120, 120, "main"
-
-
 def seed_incident(group_per_topic: bool = False, *, topics: int = SEED_TOPICS,
                   consumers: int = SEED_CONSUMERS_PER_TOPIC, partitions: int = SEED_PARTITIONS,
                   leave_at_ms: int = 10_000, **fields) -> ZookeeperScenario:
@@ -960,6 +960,6 @@ def seed_incident(group_per_topic: bool = False, *, topics: int = SEED_TOPICS,
     through; `faults` replaces the disconnect."""
     check_range("topics", topics, 1)
     names = [f"topic-{i:02d}" for i in range(topics)]
-    specs = consumers_per_topic(names, consumers, group=SEED_GROUP, group_per_topic=group_per_topic)
+    specs = consumers_per_topic(names, consumers, group_per_topic=group_per_topic)
     fields.setdefault("faults", (faults_module.ScaleIn(leave_at_ms, (specs[0].name,)),))
     return ZookeeperScenario(topics={n: partitions for n in names}, consumers=specs, **fields)

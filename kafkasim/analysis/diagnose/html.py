@@ -8,11 +8,11 @@ no script and loads nothing. Without vl-convert the page says so and keeps every
 
 from __future__ import annotations
 
-import gzip
 import html
 
 from kafkasim.analysis.diagnose.report import protocols, timeline_lines
 from kafkasim.analysis.diagnose.timeline import FILE, KIND, LINE, MEMBER, T, wall
+from kafkasim.analysis.logs.files import read_lines
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc}pre{background:#f6f6f6;padding:.6em;
@@ -147,24 +147,6 @@ def _evidence_text(report) -> dict:
         for e in f.evidence:
             wanted.setdefault(e.file, set()).update(range(e.line - CONTEXT, e.line + CONTEXT + 1))
     return {file: read_lines(file, lines) for file, lines in wanted.items()}
-
-
-def read_lines(path: str, lines: set) -> dict:
-    """{line number: text} of the 1-based `lines` of a file (gzip or plain), read up to the last one;
-    an unreadable file gives what was read (the page and the replay show file:line without the text)."""
-    out, last = {}, max(lines)
-    try:
-        with open(path, "rb") as raw:
-            head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-            f = gzip.open(raw) if head == b"\x1f\x8b" else raw
-            for n, line in enumerate(f, 1):
-                if n in lines:
-                    out[n] = line.decode("utf-8", "replace").rstrip("\r\n")[:2000]
-                if n >= last:
-                    break
-    except (OSError, EOFError, ValueError):
-        pass  # the page shows file:line without the text
-    return out
 
 
 def _context(texts: dict, file: str, line: int) -> str:

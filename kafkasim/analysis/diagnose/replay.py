@@ -26,10 +26,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from kafkasim.analysis.diagnose.html import read_lines
 from kafkasim.analysis.diagnose.rules import TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (BROKER_SOURCES, ERROR, FILE, FORMING_MS, KIND, LINE, MEMBER, REASON,
                                                  SOURCE, T, VALUE, Timeline, shares_client_ids)
+from kafkasim.analysis.logs.files import read_lines
 from kafkasim.core.config import (CONSUMER_PROTOCOL_UNSUPPORTED, KAFKA_VERSIONS, ConfigError, broker_config,
                                   consumer_config)
 from kafkasim.core.faults import Crash, NetworkCut, Pause, Restart, ScaleIn, ScaleOut, SlowProcessing

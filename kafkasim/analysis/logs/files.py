@@ -17,6 +17,7 @@ import re
 import stat
 import zlib
 from datetime import datetime
+from itertools import takewhile
 from typing import Iterable, Iterator
 
 from kafkasim.analysis import output_folders, write_parquet_atomically
@@ -27,6 +28,8 @@ from kafkasim.coordinator.broker_log import START_TIME
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _BLOCK = 1 << 20
+#: The characters of a line `read_lines` keeps: a report shows a line, not a megabyte of it.
+SHOWN_LINE_CHARS = 2000
 
 
 class NotARegularFile(OSError):
@@ -172,6 +175,24 @@ def parse_files(paths: Iterable[str], origin: datetime = START_TIME) -> ParseRes
     for path in paths:
         result.extend(parse_file(path, origin))
     return result
+
+
+def read_lines(path: str, lines: set) -> dict:
+    """{line number: text} of the 1-based `lines` of a file, the lines `parse_file` numbers (the same
+    bytes to text: gzip or not, UTF-8 or UTF-16, split on '\\n', a CRLF's '\\r' dropped), each cut at
+    SHOWN_LINE_CHARS; read up to the last line wanted. A file that cannot be opened or is not a regular
+    file gives {}, a damaged one what was read before the damage (reports then show file:line alone)."""
+    last = max(lines)
+    out = {}
+    try:
+        with _open_binary(path) as f:
+            numbered = enumerate(_split_lines(_text_blocks(f, [])), 1)
+            for n, line in takewhile(lambda pair: pair[0] <= last, numbered):
+                if n in lines:
+                    out[n] = line.rstrip("\r")[:SHOWN_LINE_CHARS]
+    except OSError:
+        pass
+    return out
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
