@@ -679,3 +679,105 @@ def test_the_seed_incident_needs_a_topic():
     with pytest.raises(ConfigError) as e:
         seed_incident(topics=0)
     assert str(e.value) == "Invalid value 0 for configuration topics: Value must be at least 1 (valid range: [1, +inf])"
+
+
+# -- reflectPartitionOwnershipDecision and the group read it rests on ----------------------------
+# Kafka 0.8.2-0.10.2 `core/src/main/scala/kafka/consumer/ZookeeperConsumerConnector.scala`:
+# rebalance() builds an AssignmentContext (`PartitionAssignor.scala`: TopicCount, getConsumersPerTopic,
+# one readData per registration), runs the assignor, then reflectPartitionOwnershipDecision creates the
+# owner znodes with createEphemeralPathExpectConflict; any exception fails the try, which
+# syncedRebalance follows with Thread.sleep(rebalance.backoff.ms).
+def vanished(*faults_) -> ZookeeperRun:
+    """Topic t (6 partitions), 3 connectors warm (range: t-1 owns 0-1, t-2 2-3, t-3 4-5), one broker,
+    2 ms a request, fetchers that stop at once; t-2 shuts down at 1000, t-3 at 1030."""
+    t = {"t": 6}
+    return simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 3), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.ScaleIn(1000, ("t-2",)), faults.ScaleIn(1030, ("t-3",)), *faults_), duration_ms=12_000))
+
+
+@pytest.mark.parametrize("pause, failed_at", [((), 1042), ((faults.Pause("t-1", 1040, 100),), 1140)])
+def test_a_registration_gone_while_the_group_is_read_fails_the_try_with_zk_no_node_then_backs_off(pause, failed_at):
+    """getConsumersPerTopic reads each registration it listed: one deleted meanwhile throws
+    ZkNoNodeException, the try fails and the consumer sleeps rebalance.backoff.ms (2,000) before the
+    next. t-1, told of t-2's shutdown at 1002, re-arms by 1006; stop, commit and release 0 and 1 (9
+    requests: 1024), read the group t-1, t-3 (getChildren 2, getData 1 + 1 topic + 2 registrations + 3
+    offsets: 1042). t-3's registration went at 1030, so the try fails at 1042 (or, paused from 1040 to
+    1140, when the pause ends: the held claim still checks what it read). Try #1, 2,000 ms later, owns
+    and fetches nothing: getChildren 2 + getData 3 (+10 ms), the group read with 6 offsets (11 requests:
+    +22), 6 creates (+12), 44 ms in all; then the run once more for t-3's shutdown (told at 1032, re-armed
+    1036): stop, commit and release 6 (17 requests), read (11), create 6: 68 ms."""
+    run = vanished(*pause)
+    mine = [tuple(r) for r in run.attempts().itertuples(index=False) if r.member == "main_t-1"]
+    retry = failed_at + 2000
+    assert mine == [("main_t-1", "main", 0, 1006, failed_at, "failed", "ZkNoNodeException"),
+                    ("main_t-1", "main", 1, retry, retry + 44, "completed", None),
+                    ("main_t-1", "main", 0, retry + 44, retry + 112, "completed", None)]
+    assert [r for r in consumer_rows(run, "main_t-1") if r[1] == "RebalanceAttemptFailed"] == [
+        (failed_at, "RebalanceAttemptFailed", None, None,
+         "ZkNoNodeException: /consumers/main/ids/main_t-3 disappeared while the group was read", 0)]
+
+
+@pytest.mark.parametrize("faults_, failed_at, error", [
+    ((), 1038, "IllegalArgumentException"), ((faults.ScaleIn(1030, ("x",)),), 1038, "ZkNoNodeException"),
+    ((faults.Pause("t-1", 1030, 100),), 1130, "IllegalArgumentException")])
+def test_the_group_is_read_before_the_assignor_runs_so_a_vanished_registration_fails_the_try_first(
+        faults_, failed_at, error):
+    """AssignmentContext reads every registration, then the 0.8.2 roundrobin assignor `require`s the
+    same topics of every consumer. t-1 and t-2 read t; x, reading t and u, registers at 1000 (told at
+    1002): t-1 re-arms by 1006, stops, commits and releases its 2 partitions (9 requests: 1024), reads
+    the group (getChildren 2, getData 1 + 1 topic + 3 registrations, no offset: the assignor refused,
+    1038). With x still there the try fails on the requirement (paused from 1030 to 1130: when the pause
+    ends); with x gone at 1030, on the read."""
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics={"t": 4, "u": 4}, consumers=consumers_per_topic({"t": 4}, 2), brokers=1,
+        consumer={"fetch.wait.max.ms": 0, "partition.assignment.strategy": "roundrobin"},
+        faults=(Join(1000, ConsumerSpec("x", "main", {"t": 1, "u": 1})), *faults_), duration_ms=3_000))
+    assert [tuple(r) for r in run.attempts().itertuples(index=False) if r.member == "main_t-1"][0] == (
+        "main_t-1", "main", 0, 1006, failed_at, "failed", error)
+
+
+def test_an_owner_znode_is_ephemeral_and_goes_when_its_owners_session_expires():
+    """createEphemeralPathExpectConflict: the owner znode lives as long as the session that claimed
+    it. Cold start: t-2 claims partition 1 in its first rebalance (36) and crashes at 100; its session
+    (6,000 ms) expires at 6100 and ZooKeeper deletes its 2 ephemeral znodes (registration, owner). t-1,
+    told at 6102, re-arms by 6106, stops, commits and releases 0 (7 requests: 6120), reads the group
+    (getChildren 2, getData 1 + 1 topic + 1 registration + 2 offsets: 6134) and creates 0 and 1 (6138)
+    without conflict."""
+    run = cold_start(2, faults.Crash("t-2", 100), **{"fetch.wait.max.ms": 0})
+    assert [r for r in rows(run.zk.sim) if r[0] == "SessionExpired"] == [("SessionExpired", "main", "0x101", 2)]
+    assert [r[:4] for r in consumer_rows(run, "main_t-1", 6100) if r[1] != "StateChanged"] == [
+        (6106, "RebalanceTriggered", None, None), (6106, "RebalanceAttempt", None, None),
+        (6120, "PartitionsRevoked", "t", 0), (6138, "PartitionsAssigned", "t", 0),
+        (6138, "PartitionsAssigned", "t", 1), (6138, "RebalanceCompleted", None, None)]
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-1-0")]
+
+
+@pytest.mark.parametrize("pause_at, trigger_at", [(1001, 1101 + 4), (1003, 1103)])
+def test_a_membership_change_heard_while_paused_is_handled_when_the_pause_ends(pause_at, trigger_at):
+    """ZkClient's event thread stops with the process: t-1 paused at 1001 for 100 ms takes t-2's
+    shutdown (told at 1002) at 1101 and re-arms the child watch by 1105; paused at 1003, its re-arm
+    (answered at 1006) calls ZKRebalancerListener.handleChildChange at 1103."""
+    run = mid_rebalance(faults.Pause("t-1", pause_at, 100))
+    assert triggers(run, "main_t-1") == [(trigger_at, "child change on /consumers/main/ids")]
+
+
+def test_a_fault_naming_an_unknown_consumer_names_it_and_the_first_five_consumers():
+    t = {"t": 2}
+    scenario = ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 6),
+                                 faults=(faults.Crash("t-7", 100),), duration_ms=1_000)
+    with pytest.raises(ConfigError) as e:
+        simulate_zookeeper(scenario)
+    assert str(e.value) == "fault names consumer 't-7', but the consumers are t-1, t-2, t-3, t-4, t-5, ..."
+
+
+def test_a_warm_consumer_beyond_the_partition_count_owns_nothing_but_is_registered():
+    """0.8.2 RangeAssignor: 2 partitions over 3 threads gives t-1-0 partition 0, t-2-0 partition 1 and
+    t-3-0 none ("No broker partitions consumed by consumer thread"); t-3 is registered all the same."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 3), duration_ms=1_000))
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-2-0")]
+    assert consumer_rows(run, "main_t-3", 0) == [(0, "StateChanged", None, None, "consuming", None)]
+    assert run.zk.exists("/consumers/main/ids/main_t-3")

@@ -507,7 +507,9 @@ class ZookeeperConsumerConnector:
         if not self._ok(epoch, self._claim, view, version, mine, error):
             return
         zk = self.zk
-        if error is None and zk.cversion[self.ids_dir] != version:
+        # AssignmentContext reads every registration before the assignor runs: a vanished one fails the
+        # try first (ZkNoNodeException), even when the assignor would have refused the group
+        if zk.cversion[self.ids_dir] != version:
             gone = [m for m in view.members if not zk.exists(f"{self.ids_dir}/{m}")]
             if gone:
                 error = f"ZkNoNodeException: {self.ids_dir}/{gone[0]} disappeared while the group was read"
