@@ -861,7 +861,8 @@ def test_a_rack_id_is_kept_until_another_is_sent_and_bumps_nothing():
 
 def test_each_group_epoch_bump_names_its_cause():
     """The GroupEpochBumped row's reason: the group's creation, a member joining, a member changing
-    its subscription, the subscribed topics' metadata changing (4.0: every bump computes a target)."""
+    its subscription, the subscribed topics' metadata changing (4.0: every bump computes a target);
+    4.1+: initialized partitions not yet in the target (`initializedAssignmentPending`)."""
     coord = coordinator("4.0", {"foo": 1, "bar": 1})
     hb(coord, group="g", member="m1", topics=["foo"])
     hb(coord, group="g", member="m2", topics=["foo", "bar"])  # bar's metadata is new too: still a join
@@ -870,3 +871,9 @@ def test_each_group_epoch_bump_names_its_cause():
     hb(coord, group="g", member="m1", epoch=coord.member_epoch("g", "m1"))
     assert [(r[5], r[9]) for r in coord.sim.events.rows if r[4] == "GroupEpochBumped"] == [
         (1, "new_group"), (2, "member_joined"), (3, "subscription_changed"), (4, "metadata_changed")]
+    coord = coordinator("4.2", {"foo": 1})
+    hb(coord, group="g", member="m1", topics=["foo"])
+    coord.complete_share_init("g")
+    hb(coord, group="g", member="m1", epoch=1)
+    assert [(r[5], r[9]) for r in coord.sim.events.rows if r[4] == "GroupEpochBumped"] == [
+        (1, "new_group"), (2, "initialized")]
