@@ -886,3 +886,125 @@ def test_share_partition_names_what_it_refuses():
         coord.share_partition("g", "foo", 0)
     assert str(e.value) == ("share.auto.offset.reset=by_duration:PT1H needs record timestamps, which kafkasim's "
                             "share partitions do not keep: use earliest or latest")
+
+
+# == pinned by mutation testing (issue 29): the ShareGroupHeartbeat request ========================
+def test_a_member_id_of_36_characters_is_valid_and_37_is_not_42():
+    """`KafkaApis.isMemberIdValid` (v8.2.0): `memberId.nonEmpty && memberId.length <= 36`, the length
+    of a human-readable UUID; 37 is "Invalid member id in the request."."""
+    uuid36 = "123e4567-e89b-12d3-a456-426614174000"
+    coord = coordinator("4.2", {"foo": 1})
+    r = hb(coord, member=uuid36, topics=["foo"])
+    assert (r.error, r.member_id, r.member_epoch) == (Errors.NONE, uuid36, 1)
+    r = hb(coord, member=uuid36 + "0", topics=["foo"])
+    assert (r.error, r.error_message) == (Errors.INVALID_REQUEST, "Invalid member id in the request.")
+
+
+def test_the_requests_defaults_are_an_empty_member_id_and_epoch_zero_a_join():
+    """ShareGroupHeartbeatRequest.json (v8.0.0, v8.2.0): MemberId and MemberEpoch have no default, so
+    a string is "" and an int32 0. A request naming only the group and topics is a join: 4.0
+    generates the member id (22 characters, `Uuid.toString()`); 4.2 refuses the empty id."""
+    coord = coordinator("4.0", {"foo": 1})
+    r = coord.share_group_heartbeat("g", subscribed_topic_names=["foo"])
+    assert (r.error, len(r.member_id), r.member_epoch, r.assignment) == (Errors.NONE, 22, 1, {"foo": [0]})
+    assert coord.member_ids("g") == [r.member_id]
+    r = coordinator("4.2", {"foo": 1}).share_group_heartbeat("g", subscribed_topic_names=["foo"])
+    assert (r.error, r.error_message) == (Errors.INVALID_REQUEST, "Invalid member id in the request.")
+
+
+def test_every_share_group_heartbeat_is_one_request_whatever_its_answer():
+    """`stats` counts the coordinator's work: a join, a refused heartbeat and a leave are three requests."""
+    coord = coordinator("4.2", {"foo": 1})
+    hb(coord, topics=["foo"])
+    hb(coord, epoch=7)  # FENCED_MEMBER_EPOCH
+    hb(coord, epoch=-1)
+    assert coord.share_groups.stats["requests"] == 3
+
+
+def test_subscribed_topic_names_given_as_one_string_is_refused_naming_it():
+    """A str is an iterable of one-letter topic names: refused as a TypeError naming the argument."""
+    with pytest.raises(TypeError) as e:
+        hb(coordinator("4.2", {"foo": 1}), topics="foo")
+    assert str(e.value) == "subscribed_topic_names must be a list of topic names, got the string 'foo'"
+
+
+def test_a_share_heartbeats_rows_are_the_coordinators_and_name_the_member():
+    """The request row (the consumer manager's schema: source "coordinator", generation = group epoch,
+    error name, value = the epoch sent, group state). It names the member the response names (4.0:
+    the generated id) or, on an error, the request's; a steady heartbeat at the target epoch writes
+    only that row (`if (groupEpoch > group.assignmentEpoch())`: no new target)."""
+    coord = coordinator("4.0", {"foo": 1})
+    r = coord.share_group_heartbeat("g", member_id="", member_epoch=0, subscribed_topic_names=["foo"])
+    rows = coord.sim.events.rows
+    assert rows[0] == (0, "coordinator", "g", r.member_id, "ShareGroupHeartbeat", 1, None, None, "NONE", None, 0.0,
+                       "Stable")
+    n = len(rows)
+    coord.sim.advance(5)
+    assert hb(coord, group="g", member=r.member_id, epoch=1).error is Errors.NONE
+    assert hb(coord, group="g", member="m9", epoch=1).error is Errors.UNKNOWN_MEMBER_ID
+    assert rows[n:] == [
+        (5, "coordinator", "g", r.member_id, "ShareGroupHeartbeat", 1, None, None, "NONE", None, 1.0, "Stable"),
+        (5, "coordinator", "g", "m9", "ShareGroupHeartbeat", 1, None, None, "UNKNOWN_MEMBER_ID", None, 1.0, "Stable")]
+    assert coord.share_groups.stats["assignments"] == 1
+
+
+def test_a_steady_share_heartbeat_writes_a_row_only_when_it_fails_unless_recorded():
+    """`record_heartbeats=False` (as the consumer manager): joins and leaves (epoch <= 0) and failed
+    heartbeats are recorded, a successful one at epoch >= 1 is not."""
+    coord = coordinator("4.0", {"foo": 1}, record_heartbeats=False)
+    hb(coord, group="g", member="m1", topics=["foo"])
+    rows = coord.sim.events.rows
+    assert rows[0][3:5] == ("m1", "ShareGroupHeartbeat")
+    n = len(rows)
+    assert (hb(coord, group="g", member="m1", epoch=1).error, hb(coord, group="g", member="m1", epoch=7).error) == \
+        (Errors.NONE, Errors.FENCED_MEMBER_EPOCH)
+    assert rows[n:] == [(0, "coordinator", "g", "m1", "ShareGroupHeartbeat", 1, None, None, "FENCED_MEMBER_EPOCH",
+                         None, 7.0, "Stable")]
+    hb(coord, group="g", member="m1", epoch=-1)
+    assert [r[4] for r in rows[n + 1:]][:2] == ["ShareGroupHeartbeat", "MemberRemoved"]
+
+
+def test_a_heartbeat_that_raises_leaves_no_row():
+    """Nothing is stored when the request fails: an exception from inside the handler (here the
+    front's member-id source) propagates and takes the request's placeholder row with it."""
+    def broken() -> str:
+        raise RuntimeError("no id")
+    coord = coordinator("4.0", {"foo": 1})
+    coord.share_groups.new_member_id = broken
+    with pytest.raises(RuntimeError, match="no id"):
+        coord.share_group_heartbeat("g", member_id="", member_epoch=0, subscribed_topic_names=["foo"])
+    assert coord.sim.events.rows == [] and not coord.share_groups.has_group("g")
+
+
+def test_a_rack_id_is_kept_until_another_is_sent_and_bumps_nothing():
+    """`ShareGroupMember.Builder.maybeUpdateRackId(Optional.ofNullable(rackId))` (v8.2.0): a null
+    RackId leaves the stored one; a new one replaces it. `hasMemberSubscriptionChanged` bumps the
+    group epoch only for the subscribed topics, so a rack change does not."""
+    coord = coordinator("4.2", {"foo": 1})
+    hb(coord, topics=["foo"], rack="rack-a")
+    member = lambda: coord.share_groups.groups["fooup"].members[M1]  # noqa: E731
+    assert member().rack_id == "rack-a"
+    hb(coord, epoch=1)
+    assert member().rack_id == "rack-a"
+    r = hb(coord, epoch=1, rack="rack-b")
+    assert (r.error, member().rack_id, coord.group_epoch("fooup")) == (Errors.NONE, "rack-b", 1)
+
+
+def test_each_group_epoch_bump_names_its_cause():
+    """The GroupEpochBumped row's reason: the group's creation, a member joining, a member changing
+    its subscription, the subscribed topics' metadata changing (4.0: every bump computes a target);
+    4.1+: initialized partitions not yet in the target (`initializedAssignmentPending`)."""
+    coord = coordinator("4.0", {"foo": 1, "bar": 1})
+    hb(coord, group="g", member="m1", topics=["foo"])
+    hb(coord, group="g", member="m2", topics=["foo", "bar"])  # bar's metadata is new too: still a join
+    hb(coord, group="g", member="m1", epoch=coord.member_epoch("g", "m1"), topics=["foo", "bar"])
+    coord.create_partitions("foo", 2)
+    hb(coord, group="g", member="m1", epoch=coord.member_epoch("g", "m1"))
+    assert [(r[5], r[9]) for r in coord.sim.events.rows if r[4] == "GroupEpochBumped"] == [
+        (1, "new_group"), (2, "member_joined"), (3, "subscription_changed"), (4, "metadata_changed")]
+    coord = coordinator("4.2", {"foo": 1})
+    hb(coord, group="g", member="m1", topics=["foo"])
+    coord.complete_share_init("g")
+    hb(coord, group="g", member="m1", epoch=1)
+    assert [(r[5], r[9]) for r in coord.sim.events.rows if r[4] == "GroupEpochBumped"] == [
+        (1, "new_group"), (2, "initialized")]

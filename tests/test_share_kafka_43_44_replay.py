@@ -343,6 +343,25 @@ def test_before_4_3_every_epoch_bump_computes_a_target():
     assert got[0] == (1, {"foo": [0, 1, 2, 3, 4, 5]}) and got[1][0] == 2 and len(got[1][1]["foo"]) == 3
 
 
+def test_a_subscription_change_drops_the_unsubscribed_topics_at_once_during_the_interval():
+    """`maybeReconcile(..., bumpGroupEpoch)` and `ShareGroupAssignmentBuilder.build` (branch 4.3):
+    with the target epoch unchanged (the interval holds the next target back), a subscription change
+    still filters the member's partitions to its subscribed topics ("Force consistency with the
+    subscription when the subscription has changed"); its epoch stays at the target's."""
+    sim = Simulation(seed=0)
+    coord = GroupCoordinator(sim, kafka_version="4.3", topics={"foo": 2, "bar": 1},
+                             group_share_assignment_interval_ms=5000)
+    coord.load_share_group("fooup", group_epoch=1, members={},
+                           initialized_partitions={"foo": range(2), "bar": range(1)})
+    r = coord.share_group_heartbeat("fooup", member_id="m1", member_epoch=0, subscribed_topic_names=["foo", "bar"])
+    assert (r.member_epoch, r.assignment) == (2, {"bar": [0], "foo": [0, 1]})
+    sim.advance(1000)
+    r = coord.share_group_heartbeat("fooup", member_id="m1", member_epoch=2, subscribed_topic_names=["foo"])
+    assert (r.member_epoch, r.assignment) == (2, {"foo": [0, 1]})
+    assert (coord.group_epoch("fooup"), coord.target_assignment_epoch("fooup")) == (3, 2)
+    assert coord.assigned_partitions("fooup", "m1") == {"foo": [0, 1]}
+
+
 def test_the_group_config_overrides_the_interval():
     """`shareGroupAssignmentIntervalMs(groupId)` (branch 4.3): the group's share.assignment.interval.ms."""
     sim = Simulation(seed=0)

@@ -197,8 +197,8 @@ class ShareGroupManager(ModernGroupQueries):
         group = self._get_or_create_group(group_id, create=epoch == 0)
         created = group_id not in self.groups
         self._check_size(group, member_id)
-        if not member_id:  # 4.0: the coordinator generates the member id
-            member_id = self.new_member_id() if self.new_member_id else f"member-{len(group.members) + 1}"
+        if not member_id:  # 4.0: the coordinator generates the member id (`Uuid.randomUuid()`, the front's)
+            member_id = self.new_member_id()
         member = group.members.get(member_id)
         if member is None:
             if epoch != 0:
@@ -232,16 +232,13 @@ class ShareGroupManager(ModernGroupQueries):
                 group_epoch += 1
                 if created:
                     reason = "new_group"
-        target_epoch = group.assignment_epoch
         targets = None
         if group_epoch > group.assignment_epoch and can_compute_next_target_assignment(
                 group.last_assignment_ms, self.assignment_interval_ms(group_id), self.sim.now):
             targets = self._compute_targets(group, members, metadata)
-            target_epoch = group_epoch
         # -- commit -----------------------------------------------------------------------------
-        if created:
+        if created:  # a deleted id stays in `_deleted`, read only for an id no group holds
             self.groups[group_id] = group
-            self._deleted.discard(group_id)
         is_new = member_id not in group.members
         group.members[member_id] = updated
         if is_new:
@@ -252,7 +249,7 @@ class ShareGroupManager(ModernGroupQueries):
             self._event(group, "GroupEpochBumped", reason=reason, value=group_epoch)
             self._emit_log("group_epoch_bumped", group_id, None, epoch=group_epoch, metadata=metadata)
         if targets is not None:
-            self._store_target(group, members, targets, target_epoch)
+            self._store_target(group, members, targets, group_epoch)
         reconciled = self._reconcile(group, updated, bump)
         self._touch_session(group, member_id)
         self._sync_state(group)
