@@ -47,7 +47,8 @@ def test_deleting_a_missing_znode_is_not_an_error_and_tells_no_watcher():
     assert rows(sim)[-1] == ("NodeChildrenChanged", "g", "/consumers/g/ids", 1)
 
 
-@pytest.mark.parametrize("parent, group", [("/consumers/g/ids", "g"), ("/brokers/ids", None), ("/consumers", None)])
+@pytest.mark.parametrize("parent, group", [("/consumers/g/ids", "g"), ("/consumers/g", "g"), ("/brokers/ids", None),
+                                           ("/consumers", None)])
 def test_a_fired_watch_is_one_row_naming_its_path_and_the_consumer_group_of_that_path(parent, group):
     sim = Simulation(0)
     zk = ZooKeeper(sim)
@@ -68,6 +69,71 @@ def test_a_closed_session_is_ended_once_and_its_ephemeral_znodes_go_with_it():
     zk.close(s)
     assert not s.alive and not zk.exists("/consumers/g/ids/c-1")
     assert [r[0] for r in rows(sim)].count("SessionClosed") == 1
+
+
+def test_deleting_a_znode_tells_its_data_watchers_node_deleted_and_its_parents_child_watchers_once():
+    """ZooKeeper's delete (DataTree.deleteNode): the sessions watching the znode's data (exists,
+    getData) are sent NodeDeleted, those watching its parent's children (getChildren)
+    NodeChildrenChanged, each delivered latency_ms (2) later; watches are one-shot, so the same znode
+    created and deleted again at 10, with nobody watching again, tells nobody."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a, b = zk.connect("c-1", 6000, group="g"), zk.connect("c-2", 6000, group="g")
+    path = "/consumers/g/ids/c-1"
+    zk.create(path, session=a)
+    told = []
+    zk.watch_data(path, b, lambda: told.append((sim.now, "data of c-1")))
+    zk.watch_children("/consumers/g/ids", a, lambda: told.append((sim.now, "children of ids")))
+    assert zk.delete(path) is True and not zk.exists(path)
+    sim.at(10, zk.create, path)
+    sim.at(10, zk.delete, path)
+    sim.run()
+    assert [r for r in rows(sim) if r[0].startswith("Node")] == [
+        ("NodeDeleted", "g", path, 1), ("NodeChildrenChanged", "g", "/consumers/g/ids", 1)]
+    assert sorted(told) == [(2, "children of ids"), (2, "data of c-1")]
+
+
+def test_a_deleted_ephemeral_znode_is_no_longer_its_sessions_so_its_end_spares_the_next_owners_znode():
+    """An ephemeral znode belongs to the session that created it until it is deleted: c-1 releases
+    partition 0 (releasePartitionOwnership deletes its owner znode) and c-2 claims it on its own
+    session; when c-1's session closes, ZooKeeper deletes only what that session still owns, its
+    registration, and c-2's owner znode stays."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a, b = zk.connect("c-1", 6000, group="g"), zk.connect("c-2", 6000, group="g")
+    owner = "/consumers/g/owners/t/0"
+    zk.create("/consumers/g/ids/c-1", session=a)
+    zk.create(owner, "c-1-0", a)
+    zk.delete(owner)
+    zk.create(owner, "c-2-0", b)
+    zk.close(a)
+    assert zk.tree("/consumers/g/owners/t/") == [(owner, "c-2-0", "c-2")]
+    assert [r for r in rows(sim) if r[0] == "SessionClosed"] == [("SessionClosed", "g", "0x100", 1)]
+
+
+def test_a_top_level_znode_is_a_child_of_the_root_and_is_deleted_like_any_other():
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    zk.create("/brokers")
+    assert zk.delete("/brokers") is True and zk.tree() == []
+
+
+@pytest.mark.parametrize("latency_ms, ops_per_s, answered_at", [
+    (2, None, 6), (1, None, 3), (0, None, 0), (0, 1000.0, 3), (2, 250.0, 12)])
+def test_a_batch_is_answered_one_latency_per_request_at_once_without_latency_or_at_the_ensembles_pace(
+        latency_ms, ops_per_s, answered_at):
+    """ZkClient is synchronous: each of a batch's 3 requests (getData 2, create 1) is sent when the one
+    before is answered, latency_ms after it; with no latency the batch is answered at once, unless
+    ops_per_s paces the ensemble (1000/s: one request a ms; 250/s: one every 4 ms, slower than 2 ms of
+    latency). The load log accounts for every request served, 2 reads and 1 write."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim, latency_ms=latency_ms, ops_per_s=ops_per_s)
+    answered = []
+    zk.submit(lambda: answered.append(sim.now), getData=2, create=1)
+    sim.run()
+    zk.flush()
+    assert answered == [answered_at] and zk.requests == {"getData": 2, "create": 1}
+    assert (sum(r[2] for r in zk.load), sum(r[3] for r in zk.load)) == (pytest.approx(2), pytest.approx(1))
 
 
 def test_one_membership_change_costs_are_named_by_the_request_they_count():

@@ -241,10 +241,9 @@ class ZooKeeper:
         if session is not None:
             self.owner[path] = session.id
             session.ephemerals[path] = None
-        if parent:
-            self.children[parent][name] = None
-            self.cversion[parent] += 1
-            self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
+        self.children[parent][name] = None   # a top-level znode's parent is the root, ""
+        self.cversion[parent] += 1
+        self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
 
     def delete(self, path: str) -> bool:
         """Delete a znode; False if it did not exist (ZkUtils.deletePath ignores ZkNoNodeException)."""
@@ -253,9 +252,9 @@ class ZooKeeper:
         del self.data[path]
         sid = self.owner.pop(path, None)
         if sid is not None:
-            self.sessions[sid].ephemerals.pop(path, None)
+            del self.sessions[sid].ephemerals[path]
         parent, _, name = path.rpartition("/")
-        self.children[parent].pop(name, None)
+        del self.children[parent][name]
         self.cversion[parent] += 1
         self._notify(self.data_watches.get(path), "NodeDeleted", path)
         self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
