@@ -13,7 +13,12 @@ ZKTopicPartitionChangeListener's rebalance), every time it changes. `herd_cost` 
 below its floor, and each count of one membership change is the module docstring's closed form (offsets
 in ZooKeeper with offsets.storage=zookeeper or dual.commit.enabled, committed there with
 auto.commit.enable too); `ZookeeperScenario.replace` merges consumer overrides; a silent session's
-expiry is armed once; a 0 ms pause leaves a connector in its state."""
+expiry is armed once; a 0 ms pause leaves a connector in its state. ZooKeeper's create makes missing
+parents and its delete sends NodeDeleted to the znode's data watchers and NodeChildrenChanged to its
+parent's child watchers, one-shot; a deleted ephemeral znode is no longer its session's; a batch of
+requests takes latency_ms each, or the ensemble's pace. A claim that finds an owner znode held logs
+reflectPartitionOwnershipDecision's ZkNodeExistsException and reads it once; a pause holds whichever
+step of a try it meets (closing the fetchers, the release, starting the fetchers)."""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from kafkasim.core.events import FIELDS
 from kafkasim.zookeeper.consumer_connector import (AddPartitions, ConsumerSpec, Join, ZookeeperRun,
                                                    ZookeeperScenario, consumers_per_topic, herd_cost,
                                                    seed_incident, simulate_zookeeper)
-from kafkasim.zookeeper.ensemble import NoNodeError, ZooKeeper
+from kafkasim.zookeeper.ensemble import NodeExistsError, NoNodeError, ZooKeeper
 
 
 def rows(sim: Simulation) -> list[tuple]:
@@ -71,6 +76,27 @@ def test_a_closed_session_is_ended_once_and_its_ephemeral_znodes_go_with_it():
     assert [r[0] for r in rows(sim)].count("SessionClosed") == 1
 
 
+def test_creating_a_znode_creates_its_missing_parents_and_tells_its_parents_child_watchers_once():
+    """ZkClient's createParents makes the missing persistent parents of c-1's registration; each create
+    counts a child change of its parent (its cversion) and sends NodeChildrenChanged to the sessions
+    watching that parent's children, one-shot: c-3's registration tells nobody. A create of a znode
+    that exists is NodeExists naming its path (ZkClient: ZkNodeExistsException)."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a = zk.connect("c-1", 6000, group="g")
+    zk.create("/consumers/g/ids/c-1", {"t": 1}, a)
+    zk.watch_children("/consumers/g/ids", a, lambda: None)
+    zk.create("/consumers/g/ids/c-2", {"t": 1})
+    zk.create("/consumers/g/ids/c-3", {"t": 1})
+    with pytest.raises(NodeExistsError, match="^/consumers/g/ids/c-1$"):
+        zk.create("/consumers/g/ids/c-1")
+    assert zk.tree() == [("/consumers", None, None), ("/consumers/g", None, None), ("/consumers/g/ids", None, None),
+                         ("/consumers/g/ids/c-1", {"t": 1}, "c-1"), ("/consumers/g/ids/c-2", {"t": 1}, None),
+                         ("/consumers/g/ids/c-3", {"t": 1}, None)]
+    assert zk.cversion["/consumers/g/ids"] == 3 and zk.cversion["/consumers"] == 1
+    assert [r for r in rows(sim) if r[0].startswith("Node")] == [("NodeChildrenChanged", "g", "/consumers/g/ids", 1)]
+
+
 def test_deleting_a_znode_tells_its_data_watchers_node_deleted_and_its_parents_child_watchers_once():
     """ZooKeeper's delete (DataTree.deleteNode): the sessions watching the znode's data (exists,
     getData) are sent NodeDeleted, those watching its parent's children (getChildren)
@@ -91,6 +117,7 @@ def test_deleting_a_znode_tells_its_data_watchers_node_deleted_and_its_parents_c
     assert [r for r in rows(sim) if r[0].startswith("Node")] == [
         ("NodeDeleted", "g", path, 1), ("NodeChildrenChanged", "g", "/consumers/g/ids", 1)]
     assert sorted(told) == [(2, "children of ids"), (2, "data of c-1")]
+    assert zk.cversion["/consumers/g/ids"] == 4   # two creates, two deletes
 
 
 def test_a_deleted_ephemeral_znode_is_no_longer_its_sessions_so_its_end_spares_the_next_owners_znode():
