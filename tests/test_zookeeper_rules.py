@@ -13,7 +13,12 @@ ZKTopicPartitionChangeListener's rebalance), every time it changes. `herd_cost` 
 below its floor, and each count of one membership change is the module docstring's closed form (offsets
 in ZooKeeper with offsets.storage=zookeeper or dual.commit.enabled, committed there with
 auto.commit.enable too); `ZookeeperScenario.replace` merges consumer overrides; a silent session's
-expiry is armed once; a 0 ms pause leaves a connector in its state."""
+expiry is armed once; a 0 ms pause leaves a connector in its state. ZooKeeper's create makes missing
+parents and its delete sends NodeDeleted to the znode's data watchers and NodeChildrenChanged to its
+parent's child watchers, one-shot; a deleted ephemeral znode is no longer its session's; a batch of
+requests takes latency_ms each, or the ensemble's pace. A claim that finds an owner znode held logs
+reflectPartitionOwnershipDecision's ZkNodeExistsException and reads it once; a pause holds whichever
+step of a try it meets (closing the fetchers, the release, starting the fetchers)."""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from kafkasim.core.events import FIELDS
 from kafkasim.zookeeper.consumer_connector import (AddPartitions, ConsumerSpec, Join, ZookeeperRun,
                                                    ZookeeperScenario, consumers_per_topic, herd_cost,
                                                    seed_incident, simulate_zookeeper)
-from kafkasim.zookeeper.ensemble import NoNodeError, ZooKeeper
+from kafkasim.zookeeper.ensemble import NodeExistsError, NoNodeError, ZooKeeper
 
 
 def rows(sim: Simulation) -> list[tuple]:
@@ -47,7 +52,8 @@ def test_deleting_a_missing_znode_is_not_an_error_and_tells_no_watcher():
     assert rows(sim)[-1] == ("NodeChildrenChanged", "g", "/consumers/g/ids", 1)
 
 
-@pytest.mark.parametrize("parent, group", [("/consumers/g/ids", "g"), ("/brokers/ids", None), ("/consumers", None)])
+@pytest.mark.parametrize("parent, group", [("/consumers/g/ids", "g"), ("/consumers/g", "g"), ("/brokers/ids", None),
+                                           ("/consumers", None)])
 def test_a_fired_watch_is_one_row_naming_its_path_and_the_consumer_group_of_that_path(parent, group):
     sim = Simulation(0)
     zk = ZooKeeper(sim)
@@ -68,6 +74,93 @@ def test_a_closed_session_is_ended_once_and_its_ephemeral_znodes_go_with_it():
     zk.close(s)
     assert not s.alive and not zk.exists("/consumers/g/ids/c-1")
     assert [r[0] for r in rows(sim)].count("SessionClosed") == 1
+
+
+def test_creating_a_znode_creates_its_missing_parents_and_tells_its_parents_child_watchers_once():
+    """ZkClient's createParents makes the missing persistent parents of c-1's registration; each create
+    counts a child change of its parent (its cversion) and sends NodeChildrenChanged to the sessions
+    watching that parent's children, one-shot: c-3's registration tells nobody. A create of a znode
+    that exists is NodeExists naming its path (ZkClient: ZkNodeExistsException)."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a = zk.connect("c-1", 6000, group="g")
+    zk.create("/consumers/g/ids/c-1", {"t": 1}, a)
+    zk.watch_children("/consumers/g/ids", a, lambda: None)
+    zk.create("/consumers/g/ids/c-2", {"t": 1})
+    zk.create("/consumers/g/ids/c-3", {"t": 1})
+    with pytest.raises(NodeExistsError, match="^/consumers/g/ids/c-1$"):
+        zk.create("/consumers/g/ids/c-1")
+    assert zk.tree() == [("/consumers", None, None), ("/consumers/g", None, None), ("/consumers/g/ids", None, None),
+                         ("/consumers/g/ids/c-1", {"t": 1}, "c-1"), ("/consumers/g/ids/c-2", {"t": 1}, None),
+                         ("/consumers/g/ids/c-3", {"t": 1}, None)]
+    assert zk.cversion["/consumers/g/ids"] == 3 and zk.cversion["/consumers"] == 1
+    assert [r for r in rows(sim) if r[0].startswith("Node")] == [("NodeChildrenChanged", "g", "/consumers/g/ids", 1)]
+
+
+def test_deleting_a_znode_tells_its_data_watchers_node_deleted_and_its_parents_child_watchers_once():
+    """ZooKeeper's delete (DataTree.deleteNode): the sessions watching the znode's data (exists,
+    getData) are sent NodeDeleted, those watching its parent's children (getChildren)
+    NodeChildrenChanged, each delivered latency_ms (2) later; watches are one-shot, so the same znode
+    created and deleted again at 10, with nobody watching again, tells nobody."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a, b = zk.connect("c-1", 6000, group="g"), zk.connect("c-2", 6000, group="g")
+    path = "/consumers/g/ids/c-1"
+    zk.create(path, session=a)
+    told = []
+    zk.watch_data(path, b, lambda: told.append((sim.now, "data of c-1")))
+    zk.watch_children("/consumers/g/ids", a, lambda: told.append((sim.now, "children of ids")))
+    assert zk.delete(path) is True and not zk.exists(path)
+    sim.at(10, zk.create, path)
+    sim.at(10, zk.delete, path)
+    sim.run()
+    assert [r for r in rows(sim) if r[0].startswith("Node")] == [
+        ("NodeDeleted", "g", path, 1), ("NodeChildrenChanged", "g", "/consumers/g/ids", 1)]
+    assert sorted(told) == [(2, "children of ids"), (2, "data of c-1")]
+    assert zk.cversion["/consumers/g/ids"] == 4   # two creates, two deletes
+
+
+def test_a_deleted_ephemeral_znode_is_no_longer_its_sessions_so_its_end_spares_the_next_owners_znode():
+    """An ephemeral znode belongs to the session that created it until it is deleted: c-1 releases
+    partition 0 (releasePartitionOwnership deletes its owner znode) and c-2 claims it on its own
+    session; when c-1's session closes, ZooKeeper deletes only what that session still owns, its
+    registration, and c-2's owner znode stays."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a, b = zk.connect("c-1", 6000, group="g"), zk.connect("c-2", 6000, group="g")
+    owner = "/consumers/g/owners/t/0"
+    zk.create("/consumers/g/ids/c-1", session=a)
+    zk.create(owner, "c-1-0", a)
+    zk.delete(owner)
+    zk.create(owner, "c-2-0", b)
+    zk.close(a)
+    assert zk.tree("/consumers/g/owners/t/") == [(owner, "c-2-0", "c-2")]
+    assert [r for r in rows(sim) if r[0] == "SessionClosed"] == [("SessionClosed", "g", "0x100", 1)]
+
+
+def test_a_top_level_znode_is_a_child_of_the_root_and_is_deleted_like_any_other():
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    zk.create("/brokers")
+    assert zk.delete("/brokers") is True and zk.tree() == []
+
+
+@pytest.mark.parametrize("latency_ms, ops_per_s, answered_at", [
+    (2, None, 6), (1, None, 3), (0, None, 0), (0, 1000.0, 3), (2, 250.0, 12)])
+def test_a_batch_is_answered_one_latency_per_request_at_once_without_latency_or_at_the_ensembles_pace(
+        latency_ms, ops_per_s, answered_at):
+    """ZkClient is synchronous: each of a batch's 3 requests (getData 2, create 1) is sent when the one
+    before is answered, latency_ms after it; with no latency the batch is answered at once, unless
+    ops_per_s paces the ensemble (1000/s: one request a ms; 250/s: one every 4 ms, slower than 2 ms of
+    latency). The load log accounts for every request served, 2 reads and 1 write, and no notification."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim, latency_ms=latency_ms, ops_per_s=ops_per_s)
+    answered = []
+    zk.submit(lambda: answered.append(sim.now), getData=2, create=1)
+    sim.run()
+    zk.flush()
+    assert answered == [answered_at] and zk.requests == {"getData": 2, "create": 1}
+    assert [sum(r[i] for r in zk.load) for i in (2, 3, 4)] == [pytest.approx(2), pytest.approx(1), 0]
 
 
 def test_one_membership_change_costs_are_named_by_the_request_they_count():
@@ -206,6 +299,46 @@ def test_a_pause_shorter_than_the_session_holds_the_rebalance_and_resumes_it_whe
         *[(4033, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
         (4033, "StateChanged", None, None, "consuming", None),
         (4033, "RebalanceCompleted", None, None, None, 0)]
+
+
+@pytest.mark.parametrize("pause_at, resumed_rows", [
+    (1010, [(1110, "PartitionsRevoked", "t", 0, "rebalance", None),
+            (1110, "PartitionsRevoked", "t", 1, "rebalance", None),
+            *[(1136, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+            (1136, "StateChanged", None, None, "consuming", None), (1136, "RebalanceCompleted", None, None, None, 0)]),
+    (1045, [*[(1145, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+            (1145, "StateChanged", None, None, "consuming", None), (1145, "RebalanceCompleted", None, None, None, 0)])])
+def test_a_pause_holds_the_release_or_the_fetchers_start_and_the_try_goes_on_from_there(pause_at, resumed_rows):
+    """A stop-the-world pause of 100 ms stops the rebalancing thread between two ZooKeeper answers, and
+    it goes on with the same try when the pause ends. Paused at 1010, t-1 has the answer of its first
+    batch (1024) at 1110: it releases 0 and 1 (releasePartitionOwnership) and reads the group (9
+    requests: 1128), then claims (4 creates: 1136). Paused at 1045, after its claim (1042), it has the
+    creates' answer (1050) at 1145, and starts its fetchers on the 4 partitions it claimed."""
+    run = mid_rebalance(faults.Pause("t-1", pause_at, 100))
+    assert consumer_rows(run, "main_t-1", pause_at) == [
+        (pause_at, "StateChanged", None, None, "paused", None),
+        (pause_at + 100, "StateChanged", None, None, "rebalancing", None), *resumed_rows]
+
+
+def test_a_pause_while_the_fetchers_stop_holds_the_commit_and_release_until_it_ends():
+    """closeFetchersForQueues lets a fetch in flight finish (a seeded time within fetch.wait.max.ms, 100
+    by default: 10 ms for t-1 with seed 1), then commitOffsets and releasePartitionOwnership run. mid_rebalance's
+    timeline with fetchers that take time to stop: t-1's try starts at 1006 and it pauses at 1007 for
+    100 ms, so its fetchers are stopped when the pause ends (1107): it commits and releases its 2
+    partitions then (getChildren 2, getData 3, setData 2, delete 2: 1125), reads the group (9 requests:
+    1143) and claims the 4 partitions (1151). The run's requests, by hand: t-2's shutdown (setData 2,
+    closeSession), the notification to t-1, its re-arm (exists, getChildren), then its try."""
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1,
+        faults=(faults.ScaleIn(1000, ("t-2",)), faults.Pause("t-1", 1007, 100)), duration_ms=5_000))
+    assert consumer_rows(run, "main_t-1", 1007) == [
+        (1007, "StateChanged", None, None, "paused", None), (1107, "StateChanged", None, None, "rebalancing", None),
+        (1125, "PartitionsRevoked", "t", 0, "rebalance", None), (1125, "PartitionsRevoked", "t", 1, "rebalance", None),
+        *[(1151, "PartitionsAssigned", "t", p, "main_t-1-0", None) for p in range(4)],
+        (1151, "StateChanged", None, None, "consuming", None), (1151, "RebalanceCompleted", None, None, None, 0)]
+    assert run.zk.requests == {"setData": 2 + 2, "closeSession": 1, "notification": 1, "exists": 1,
+                               "getChildren": 1 + 2 + 2, "getData": 3 + 7, "delete": 2, "create": 4}
 
 
 def test_a_session_silent_through_two_overlapping_faults_expires_a_timeout_after_it_fell_silent():
@@ -559,22 +692,48 @@ def test_a_failed_tries_end_and_its_backoffs_end_heard_while_paused_are_handled_
         (12_242, "RebalanceAttemptFailed", conflict, 1), (12_242, "StateChanged", "backoff", None)]
 
 
-def test_a_try_that_fails_on_a_conflict_deletes_the_owner_znodes_it_created():
-    """reflectPartitionOwnershipDecision: if any partition's owner znode exists, the try fails and
-    "remove all paths that we have owned in ZK". Topic a (6 partitions), a-1 owning 0-2 and a-2 3-5;
-    a-2 frozen from 5 s (its session of 30 s alive, its znodes kept); a-0 registers at 10 s and range
-    gives a-0 0 and 1, a-1 2 and 3, a-2 4 and 5. a-1 creates 2's znode and finds 3's (10,055), so its
-    try fails (10,063) and 2's znode is deleted: during its backoff, partition 2 has no owner."""
+def conflict() -> ZookeeperRun:
+    """Topic a (6 partitions), a-1 owning 0-2 and a-2 3-5 (3 brokers, 2 ms a request); a-2 frozen from
+    5 s (its session of 30 s alive, its znodes kept); a-0 registers at 10 s and range gives a-0 0 and
+    1, a-1 2 and 3, a-2 4 and 5. a-1, told at 10,002 and re-armed by 10,006, stops its fetchers (the
+    seeded draw: 1 ms), commits and releases 0-2 (getChildren 2, getData 7, setData 3, delete 3:
+    10,037), reads the group (getChildren 2, getData 1 + 1 topic + 3 registrations + 2 offsets:
+    10,055), creates 2's znode and finds 3's. The run ends at 11 s, in a-1's backoff."""
     a = {"a": 6}
-    run = simulate_zookeeper(ZookeeperScenario(
+    return simulate_zookeeper(ZookeeperScenario(
         topics=a, consumers=consumers_per_topic(a, 2), consumer={"zookeeper.session.timeout.ms": 30_000},
         faults=(faults.Pause("a-2", 5_000, 20_000), Join(10_000, ConsumerSpec("a-0", "main", {"a": 1}))),
         duration_ms=11_000))
+
+
+def test_a_try_that_fails_on_a_conflict_deletes_the_owner_znodes_it_created():
+    """reflectPartitionOwnershipDecision: if any partition's owner znode exists, the try fails and
+    "remove all paths that we have owned in ZK": a-1's try fails (10,063) and 2's znode is deleted:
+    during its backoff, partition 2 has no owner."""
+    run = conflict()
     assert [r[:4] for r in consumer_rows(run, "main_a-1", 10_050)] == [
         (10_055, "OwnershipConflict", "a", 3), (10_063, "RebalanceAttemptFailed", None, None),
         (10_063, "StateChanged", None, None)]
     assert {p: run.zk.data.get(f"/consumers/main/owners/a/{p}") for p in range(6)} == {
         0: "main_a-0-0", 1: "main_a-0-0", 2: None, 3: "main_a-2-0", 4: "main_a-2-0", 5: "main_a-2-0"}
+
+
+def test_an_owner_znode_found_held_is_a_zk_node_exists_conflict_read_once_and_the_created_ones_deleted():
+    """reflectPartitionOwnershipDecision: createEphemeralPathExpectConflict throws ZkNodeExistsException
+    after reading the znode it found (one getData: the data is another thread's id), logged as "waiting
+    for the partition ownership to be deleted: <partition>"; then the owner znodes created in the try are
+    deleted. a-1's claim: create 2, getData 1, delete 1 (10,063). The run's requests, by hand: a-0's
+    registration (createSession, create, exists 2, getChildren) tells a-1 and a-2 (2 notifications;
+    a-2, frozen, acts at 25 s); a-1's re-arm (exists, getChildren) and try as above; a-0's try, owning
+    nothing: getChildren 2 + getData 7 (10,028), getChildren 2 + getData 7 (10,046: a-1 released 0 and 1
+    at 10,037), create 2."""
+    run = conflict()
+    assert [r for r in run.rows if r[4] == "OwnershipConflict"] == [
+        (10_055, "consumer", "main", "main_a-1", "OwnershipConflict", None, "a", 3, "ZkNodeExistsException",
+         "waiting for the partition ownership to be deleted: 3", None, None)]
+    assert run.zk.requests == {"createSession": 1, "create": 1 + 2 + 2, "exists": 2 + 1, "notification": 2,
+                               "getChildren": 1 + 1 + 2 + 2 + 2 + 2, "getData": 7 + 7 + 1 + 7 + 7, "setData": 3,
+                               "delete": 3 + 1}
 
 
 # -- herd_cost: the closed form of one membership change (the module docstring's table) -------------

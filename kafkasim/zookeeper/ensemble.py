@@ -66,7 +66,7 @@ class Session:
 
     def __init__(self, sid: int, client: str, group: str | None, timeout_ms: int):
         self.id, self.client, self.group, self.timeout_ms = sid, client, group, timeout_ms
-        self.ephemerals: dict[str, None] = {}   # insertion-ordered set of paths
+        self.ephemerals: list[str] = []        # paths, in creation order
         self.alive = True
         self.expiry = None                      # Timer while the client is silent
 
@@ -90,7 +90,7 @@ class ZooKeeper:
         self.tick_time_ms = check_range("zk_tick_time_ms", tick_time_ms, 1)
         self.data: dict[str, Any] = {}
         self.owner: dict[str, int] = {}                          # ephemeral path -> session id
-        self.children: defaultdict[str, dict[str, None]] = defaultdict(dict)
+        self.children: defaultdict[str, set[str]] = defaultdict(set)  # read sorted
         self.cversion: Counter = Counter()                       # parent -> child changes so far
         self.child_watches: defaultdict[str, dict[int, Callable]] = defaultdict(dict)
         self.data_watches: defaultdict[str, dict[int, Callable]] = defaultdict(dict)
@@ -240,11 +240,10 @@ class ZooKeeper:
         self.data[path] = data
         if session is not None:
             self.owner[path] = session.id
-            session.ephemerals[path] = None
-        if parent:
-            self.children[parent][name] = None
-            self.cversion[parent] += 1
-            self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
+            session.ephemerals.append(path)
+        self.children[parent].add(name)   # a top-level znode's parent is the root, ""
+        self.cversion[parent] += 1
+        self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
 
     def delete(self, path: str) -> bool:
         """Delete a znode; False if it did not exist (ZkUtils.deletePath ignores ZkNoNodeException)."""
@@ -253,9 +252,9 @@ class ZooKeeper:
         del self.data[path]
         sid = self.owner.pop(path, None)
         if sid is not None:
-            self.sessions[sid].ephemerals.pop(path, None)
+            self.sessions[sid].ephemerals.remove(path)
         parent, _, name = path.rpartition("/")
-        self.children[parent].pop(name, None)
+        self.children[parent].remove(name)
         self.cversion[parent] += 1
         self._notify(self.data_watches.get(path), "NodeDeleted", path)
         self._notify(self.child_watches.get(parent), "NodeChildrenChanged", parent)
