@@ -499,7 +499,9 @@ def test_a_run_records_where_it_came_from():
     the scenario as a dict."""
     from kafkasim.core.provenance import KAFKASIM_VERSION
     scenario = tiny(seed=7, consumer={"rebalance.max.retries": 2})
-    p = simulate_zookeeper(scenario).provenance
+    run = simulate_zookeeper(scenario)
+    p = run.provenance
+    assert run.scenario is scenario
     assert p == {"kafkasim_version": KAFKASIM_VERSION, "model": "kafkasim.zookeeper.consumer_connector",
                  "kafka_version": "0.8.2", "seed": 7, "configs": {"consumer": scenario.consumer_config},
                  "inputs": {"scenario": scenario.to_dict()}}
