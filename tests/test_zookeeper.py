@@ -376,3 +376,170 @@ def test_bad_consumers_are_config_errors():
         ZookeeperScenario(topics={"t": 1}, consumers=(ConsumerSpec("a", "main", {"u": 1}),))
     with pytest.raises(ConfigError, match="unique"):
         ZookeeperScenario(topics={"t": 1}, consumers=(ConsumerSpec("a", "g", {"t": 1}),) * 2)
+
+
+# -- the ensemble's request queue (ensemble.ZooKeeper.submit, _rate, _advance, _reschedule) -----------
+def served(zk, sim, **requests):
+    """Submit one batch now; the list gets the ms at which its last request is answered."""
+    done = []
+    zk.submit(lambda: done.append(sim.now), **requests)
+    return done
+
+
+def test_without_capacity_each_batch_is_served_one_request_per_latency_side_by_side():
+    """No `ops_per_s`: batches in flight do not slow each other; a batch of n sequential requests
+    takes n x latency_ms (2 ms: 2 reads end at 4 ms, 1 write at 2 ms). The log gets one row per
+    interval between changes of the batches in flight, none for the instant both were sent."""
+    sim = Simulation(seed=1)
+    zk = ZooKeeper(sim, latency_ms=2)
+    reads, write = served(zk, sim, getData=2), served(zk, sim, create=1)
+    sim.run()
+    assert (reads, write) == ([4], [2])
+    assert zk.load == [(0, 2, 1.0, 1.0, 0), (2, 4, 1.0, 0.0, 0)]
+
+
+def test_a_capacity_is_shared_fairly_by_the_batches_in_flight():
+    """ops_per_s=100 is 0.1 request per ms (below 1 / 2 ms): 3 reads sent at 0 alone would end at 30 ms.
+    At 10 ms (1 read served) a create joins: each now gets 0.05/ms, so the create ends at 30 ms and the
+    reads' last one at 40 ms; a setData sent at 50 ms to the idle ensemble ends at 60 ms."""
+    sim = Simulation(seed=1)
+    zk = ZooKeeper(sim, latency_ms=2, ops_per_s=100)
+    reads = served(zk, sim, getData=3)
+    later = {}
+    sim.at(10, lambda: later.update(create=served(zk, sim, create=1)))
+    sim.at(50, lambda: later.update(set=served(zk, sim, setData=1)))
+    sim.run()
+    assert (reads, later) == ([40], {"create": [30], "set": [60]})
+    assert zk.load == [(0, 10, pytest.approx(1.0), 0.0, 0), (10, 30, pytest.approx(1.0), pytest.approx(1.0), 0),
+                       (30, 40, pytest.approx(1.0), 0.0, 0), (50, 60, 0.0, pytest.approx(1.0), 0)]
+
+
+def test_with_no_latency_the_capacity_alone_sets_the_pace():
+    """latency_ms=0 with ops_per_s=5000 (5 requests per ms): 10 reads take 2 ms; two such batches sent
+    together get 2.5/ms each and both end at 4 ms."""
+    sim = Simulation(seed=1)
+    zk = ZooKeeper(sim, latency_ms=0, ops_per_s=5000)
+    alone = served(zk, sim, getData=10)
+    sim.run()
+    first, second = served(zk, sim, getData=10), served(zk, sim, exists=10)
+    sim.run()
+    assert (alone, first, second) == ([2], [6], [6])
+
+
+def test_with_no_latency_and_no_capacity_a_batch_is_answered_at_once():
+    """latency_ms=0 and no ops_per_s: a batch is logged as an instant row (start = end, its reads and
+    writes) and its callback runs in the same millisecond; an empty batch logs nothing."""
+    sim = Simulation(seed=1)
+    zk = ZooKeeper(sim, latency_ms=0)
+    sim.advance(5)
+    batch, empty = served(zk, sim, getData=2, exists=1, create=1), served(zk, sim)
+    zk.submit(None, getChildren=1)
+    sim.run()
+    assert (batch, empty, zk.load) == ([5], [5], [(5, 5, 3, 1, 0), (5, 5, 1, 0, 0)])
+
+
+# -- what a run keeps (ZookeeperRun), its load timeline (zk_load), the scenario as a dict (to_dict) ---
+def tiny(**fields):
+    """Two connectors of topic t (2 partitions), one broker; t-1 shuts down at 1 s (see
+    test_request_counts_for_a_tiny_group_worked_by_hand for its requests)."""
+    return ZookeeperScenario(topics={"t": 2}, consumers=consumers_per_topic({"t": 2}, 2), brokers=1,
+                             **{"faults": (faults.ScaleIn(1_000, ("t-1",)),), "duration_ms": 2_000, **fields})
+
+
+def test_the_tiny_runs_zookeeper_rows_at_2_ms_a_request():
+    """The rows zk_load reads: the leaver's setData + closeSession from 1,000 ms; the notification at
+    1,000 ms, delivered at 1,002, re-armed with exists + getChildren; the two batches share 1,002-1,004
+    (1 request each); then, after t-2's fetchers stop, its 7-request batches at 2 ms each: 5 reads + 2
+    writes (setData, delete) in 14 ms, 7 reads in 14 ms, 2 creates in 4 ms."""
+    run = simulate_zookeeper(tiny())
+    stop = run.zk.load[4][0]
+    assert 1_006 <= stop <= 1_006 + 100  # fetch.wait.max.ms
+    assert run.zk.load == [(1000, 1000, 0, 0, 1), (1000, 1002, 0.0, 1.0, 0), (1002, 1004, 1.0, 1.0, 0),
+                           (1004, 1006, 1.0, 0.0, 0), (stop, stop + 14, 5.0, 2.0, 0),
+                           (stop + 14, stop + 28, 7.0, 0.0, 0), (stop + 28, stop + 32, 0.0, 2.0, 0)]
+    assert stop == 1_026  # seed 1
+
+
+def test_zk_load_spreads_each_row_evenly_over_its_buckets():
+    """From the rows above, in 10 ms buckets (201 of them, 0 to 2,000 ms): 1,000-1,010 holds the
+    first four rows whole (2 reads, 2 writes, the notification); 1,026-1,040 (5 reads, 2 writes) puts
+    4/14 of it in 1,020-1,030 and 10/14 in 1,030-1,040; 1,040-1,054 (7 reads) 10/14 in 1,040-1,050 and
+    4/14 in 1,050-1,060 with the 2 creates. requests_per_s is (reads + writes) x 100 per 10 ms bucket."""
+    load = simulate_zookeeper(tiny()).zk_load(10)
+    assert load["time_ms"].tolist() == [10 * i for i in range(201)]
+    busy = load[(load.reads + load.writes + load.notifications) > 0]
+    assert busy.time_ms.tolist() == [1000, 1020, 1030, 1040, 1050]
+    assert busy.reads.tolist() == pytest.approx([2, 5 * 4 / 14, 5 * 10 / 14, 7 * 10 / 14, 7 * 4 / 14])
+    assert busy.writes.tolist() == pytest.approx([2, 2 * 4 / 14, 2 * 10 / 14, 0, 2])
+    assert busy.notifications.tolist() == [1, 0, 0, 0, 0]
+    assert busy.requests_per_s.tolist() == pytest.approx([400, 7 * 4 / 14 * 100, 7 * 10 / 14 * 100, 500, 400])
+
+
+def test_zk_load_counts_an_instant_row_in_its_bucket_one_second_by_default():
+    """zk_latency_ms=0: every batch is an instant row, counted whole in the bucket it falls in; the
+    default bucket is 1 s (0, 1,000, 2,000 ms here): 14 reads + 6 writes in 1 s are 20 requests/s."""
+    run = simulate_zookeeper(tiny(zk_latency_ms=0))
+    assert {r[0] == r[1] for r in run.zk.load} == {True}
+    load = run.zk_load()
+    assert load.to_dict("list") == {"time_ms": [0, 1000, 2000], "reads": [0, 14, 0], "writes": [0, 6, 0],
+                                    "notifications": [0, 1, 0], "requests_per_s": [0, 20, 0]}
+    assert run.zk_load(10).loc[lambda d: d.reads + d.writes > 0, "time_ms"].tolist() == [1000, 1020]
+
+
+def test_zk_load_rejects_a_bucket_under_1_ms_naming_it():
+    run = simulate_zookeeper(tiny())
+    with pytest.raises(ConfigError, match=re.escape("configuration bucket_ms: Value must be at least 1 "
+                                                    "(valid range: [1, +inf])")):
+        run.zk_load(0)
+
+
+def test_a_run_records_where_it_came_from():
+    """The provenance record (kafkasim.core.provenance): this model, Kafka 0.8.2, the seed, the consumer
+    config resolved against 0.8.2's defaults (rebalance.max.retries 4 -> 2 here, session 6,000 ms) and
+    the scenario as a dict."""
+    from kafkasim.core.provenance import KAFKASIM_VERSION
+    scenario = tiny(seed=7, consumer={"rebalance.max.retries": 2})
+    run = simulate_zookeeper(scenario)
+    p = run.provenance
+    assert run.scenario is scenario
+    assert p == {"kafkasim_version": KAFKASIM_VERSION, "model": "kafkasim.zookeeper.consumer_connector",
+                 "kafka_version": "0.8.2", "seed": 7, "configs": {"consumer": scenario.consumer_config},
+                 "inputs": {"scenario": scenario.to_dict()}}
+    config = p["configs"]["consumer"]
+    assert (config["rebalance.max.retries"], config["zookeeper.session.timeout.ms"]) == (2, 6000)
+
+
+def test_the_storm_is_timed_from_the_first_fault_of_a_warm_group_else_from_0():
+    """time_until_stable_ms counts from the first fault when the group starts stable (t-2's rebalance ends
+    at 1,058 ms: 58 ms), from 0 when the connectors start cold; a stable group with no fault schedules
+    nothing (no heartbeats in 0.8.2: sessions are kept alive by the ZooKeeper client)."""
+    warm = simulate_zookeeper(tiny())
+    assert (warm.first_fault_ms, warm.summary["time_until_stable_ms"]) == (1_000, 58)
+    idle = simulate_zookeeper(tiny(faults=()))
+    assert (idle.first_fault_ms, idle.summary["time_until_stable_ms"], idle.engine_stats) == (0, 0, {"events": 0})
+    cold = simulate_zookeeper(tiny(warm_start=False, faults=(faults.ScaleIn(1_500, ("t-1",)),), duration_ms=3_000))
+    last = cold.events.query("kind == 'RebalanceCompleted'").time.max()
+    assert cold.first_fault_ms == 0 and cold.summary["time_until_stable_ms"] == last > 1_500
+
+
+def test_owners_lists_the_owner_znodes_by_group_topic_partition():
+    """After t-1 leaves, t-2's only thread owns both partitions: /consumers/main/owners/t/{0,1}."""
+    owners_ = simulate_zookeeper(tiny()).owners()
+    assert owners_.to_dict("list") == {"group": ["main", "main"], "topic": ["t", "t"], "partition": [0, 1],
+                                       "owner": ["main_t-2-0", "main_t-2-0"]}
+
+
+def test_a_scenario_as_a_dict_names_every_field_consumers_and_faults_with_their_type():
+    """to_dict (the provenance's scenario): every dataclass field by name; consumers and faults as
+    plain dicts, each fault with its class name under "type" (a Join's consumer nested too)."""
+    joiner = ConsumerSpec("t-3", "main", {"t": 1})
+    scenario = tiny(faults=(faults.ScaleIn(1_000, ("t-1",)), Join(1_500, joiner)), consumer={"rebalance.backoff.ms": 500})
+    assert scenario.to_dict() == {
+        "topics": {"t": 2},
+        "consumers": [{"name": "t-1", "group": "main", "topics": {"t": 1}},
+                      {"name": "t-2", "group": "main", "topics": {"t": 1}}],
+        "consumer": {"rebalance.backoff.ms": 500},
+        "faults": [{"type": "ScaleIn", "at_ms": 1000, "members": ("t-1",)},
+                   {"type": "Join", "at_ms": 1500, "consumer": {"name": "t-3", "group": "main", "topics": {"t": 1}}}],
+        "brokers": 1, "zk_latency_ms": 2, "zk_ops_per_s": None, "zk_tick_time_ms": 2000, "warm_start": True,
+        "start_spread_ms": 1000, "duration_ms": 2000, "seed": 1}

@@ -858,22 +858,22 @@ class ZookeeperRun:
 
         check_range("bucket_ms", bucket_ms, 1)
         n = self.end_ms // bucket_ms + 1
-        horizon = n * bucket_ms
-        load = [row for row in self.zk.load if row[0] < horizon]
-        start, end, reads, writes, notes = (np.array([row[i] for row in load], dtype=float).reshape(-1)
-                                            for i in range(5))
+        # every row ends by the run's end (the ensemble is flushed there), so within the n buckets
+        start, end, reads, writes, notes = (np.array([row[i] for row in self.zk.load]) for i in range(5))
+        start, end = start.astype(int), end.astype(int)  # ms, also when nothing was logged
+        spread = end > start
+        bucket = start // bucket_ms
         sums = []
         for count in (reads, writes):
-            per_ms = np.zeros(horizon + 1)
-            spread = end > start
-            rate = np.where(spread, count / np.where(spread, end - start, 1), 0.0)
-            np.add.at(per_ms, start[spread].astype(int), rate[spread])
-            np.add.at(per_ms, np.minimum(end[spread], horizon).astype(int), -rate[spread])
-            by_bucket = np.cumsum(per_ms)[:horizon].reshape(n, bucket_ms).sum(axis=1)
-            np.add.at(by_bucket, (start[~spread] // bucket_ms).astype(int), count[~spread])
+            rate = count[spread] / (end[spread] - start[spread])
+            per_ms = np.zeros(n * bucket_ms)
+            np.add.at(per_ms, start[spread], rate)
+            np.add.at(per_ms, end[spread], -rate)
+            by_bucket = np.cumsum(per_ms).reshape(n, bucket_ms).sum(axis=1)
+            np.add.at(by_bucket, bucket[~spread], count[~spread])  # an instant row counts in its bucket
             sums.append(by_bucket)
         notified = np.zeros(n)
-        np.add.at(notified, (start // bucket_ms).astype(int), notes)
+        np.add.at(notified, bucket, notes)
         df = pd.DataFrame({"time_ms": np.arange(n) * bucket_ms, "reads": sums[0], "writes": sums[1],
                            "notifications": notified})
         df["requests_per_s"] = (df["reads"] + df["writes"]) * 1000.0 / bucket_ms

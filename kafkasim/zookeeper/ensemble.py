@@ -149,7 +149,7 @@ class ZooKeeper:
     def _reschedule(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
-            self._timer = None
+        self._timer = None
         if self._active:
             wait = (self._active[0][0] - self._vt) / self._rate(len(self._active))
             self._timer = self.sim.schedule(max(0, math.ceil(wait - 1e-9)), self._complete)
