@@ -940,3 +940,113 @@ def test_a_warm_consumer_beyond_the_partition_count_owns_nothing_but_is_register
         ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-2-0")]
     assert consumer_rows(run, "main_t-3", 0) == [(0, "StateChanged", None, None, "consuming", None)]
     assert run.zk.exists("/consumers/main/ids/main_t-3")
+
+
+# -- a ZooKeeper scenario's inputs --------------------------------------------------------------------
+# Bad input is refused before anything runs, with the setting's name and its valid range (check_range's
+# words, Kafka's ConfigDef.Range); a scenario keeps its topics sorted and its consumers as a tuple, so
+# the same inputs in another order or container are the same scenario and the same run.
+def least(name: str, value, low) -> str:
+    """check_range's refusal of a value below its floor."""
+    return f"Invalid value {value} for configuration {name}: Value must be at least {low} (valid range: [{low}, +inf])"
+
+
+def one_topic(**changes) -> ZookeeperScenario:
+    t = {"t": 2}
+    return ZookeeperScenario(**{"topics": t, "consumers": consumers_per_topic(t, 2), "duration_ms": 1_000, **changes})
+
+
+def test_consumers_per_topic_needs_at_least_one_consumer_a_topic():
+    with pytest.raises(ConfigError) as e:
+        consumers_per_topic(["t"], 0)
+    assert str(e.value) == least("consumers", 0, 1)
+
+
+@pytest.mark.parametrize("name, group, what, bad", [("t 1", "main", "consumer name", "t 1"),
+                                                    ("t-1", "main/x", "group.id", "main/x")])
+def test_a_consumer_name_or_group_id_outside_kafkas_legal_characters_is_refused_naming_which(name, group, what, bad):
+    """Kafka 0.8.2's kafka.common.Config.validateChars: ASCII alphanumerics, '.', '_' and '-' only."""
+    with pytest.raises(ConfigError) as e:
+        ConsumerSpec(name, group, {"t": 1})
+    assert str(e.value) == (f"{what} {bad!r} is illegal, contains a character other than ASCII alphanumerics, "
+                            "'.', '_' and '-'")
+
+
+def test_a_consumers_topics_must_be_a_mapping_of_topic_to_streams():
+    with pytest.raises(ConfigError) as e:
+        ConsumerSpec("t-1", "main", ["t"])
+    assert str(e.value) == "topics of consumer t-1 must map topic names to stream counts, got ['t']"
+
+
+def test_a_consumer_spec_keeps_its_topic_count_map_as_a_dict_sorted_by_topic():
+    from types import MappingProxyType
+    spec = ConsumerSpec("c-1", "main", MappingProxyType({"b": 1, "a": 2}))
+    assert type(spec.topics) is dict and list(spec.topics.items()) == [("a", 2), ("b", 1)]
+
+
+@pytest.mark.parametrize("topics", [{}, ["t"]])
+def test_a_scenarios_topics_must_be_a_non_empty_mapping_of_topic_to_partitions(topics):
+    with pytest.raises(ConfigError) as e:
+        one_topic(topics=topics)
+    assert str(e.value) == f"topics must map topic names to partition counts, got {topics!r}"
+
+
+def test_a_topic_needs_at_least_one_partition():
+    with pytest.raises(ConfigError) as e:
+        one_topic(topics={"t": 0})
+    assert str(e.value) == least("partitions of topic 't'", 0, 1)
+
+
+@pytest.mark.parametrize("names, listed", [(["a", "b", "b"], ["b"]),
+                                           (["0", *"fedcba", *"abcdef"], ["a", "b", "c", "d", "e"])])
+def test_duplicate_consumer_names_are_refused_listing_at_most_five_duplicates_sorted(names, listed):
+    specs = [ConsumerSpec(n, "main", {"t": 1}) for n in names]
+    with pytest.raises(ConfigError) as e:
+        one_topic(consumers=specs)
+    assert str(e.value) == f"consumer names must be unique: {listed}"
+
+
+@pytest.mark.parametrize("setting, value, low", [("brokers", 0, 1), ("zk_latency_ms", -1, 0), ("zk_ops_per_s", 0.5, 1),
+                                                 ("zk_tick_time_ms", 0, 1)])
+def test_a_scenario_setting_below_its_floor_is_refused_naming_it_and_its_range(setting, value, low):
+    with pytest.raises(ConfigError) as e:
+        one_topic(**{setting: value})
+    assert str(e.value) == least(setting, value, low)
+
+
+def test_zookeepers_pace_may_be_a_fraction_of_requests_per_second():
+    assert one_topic(zk_ops_per_s=1.5).zk_ops_per_s == 1.5
+
+
+def test_a_scenario_stores_its_topics_sorted_and_its_consumers_as_a_tuple_and_runs_the_same_either_way():
+    specs = consumers_per_topic(["a", "b"], 2)
+    given = ZookeeperScenario(topics={"b": 3, "a": 2}, consumers=list(specs), duration_ms=2_000)
+    assert type(given.topics) is dict and list(given.topics.items()) == [("a", 2), ("b", 3)]
+    assert given.consumers == specs
+    ordered = ZookeeperScenario(topics={"a": 2, "b": 3}, consumers=specs, duration_ms=2_000)
+    assert simulate_zookeeper(given).rows == simulate_zookeeper(ordered).rows
+
+
+def test_simulate_zookeeper_takes_a_scenario_and_names_what_it_got():
+    with pytest.raises(TypeError) as e:
+        simulate_zookeeper({"topics": {"t": 1}})
+    assert str(e.value) == "simulate_zookeeper() takes a ZookeeperScenario, got dict"
+
+
+def test_a_cold_start_draws_each_connectors_start_in_order_from_the_seeds_own_start_stream():
+    """Without warm_start each connector starts at a seeded instant within start_spread_ms, drawn from
+    the simulation's `start` stream (Simulation.random: one `Random("<seed>/<stream>")` per stream)."""
+    import random
+    t = {"t": 3}
+    run = simulate_zookeeper(one_topic(topics=t, consumers=consumers_per_topic(t, 3), warm_start=False,
+                                       start_spread_ms=1000, seed=7))
+    draws = random.Random("7/start")
+    for name in ("main_t-1", "main_t-2", "main_t-3"):
+        assert consumer_rows(run, name, 0)[0] == (draws.randrange(1000), "Started", None, None, None, None)
+
+
+@pytest.mark.parametrize("fault", [faults.Crash("t-9", 5_000), faults.ScaleIn(5_000, ("t-9",))])
+def test_a_fault_naming_an_unknown_consumer_is_refused_before_the_run_even_one_after_its_end(fault):
+    with pytest.raises(ConfigError) as e:
+        simulate_zookeeper(one_topic(faults=(fault,)))
+    assert str(e.value) == "fault names consumer 't-9', but the consumers are t-1, t-2, ..."
