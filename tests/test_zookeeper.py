@@ -543,3 +543,97 @@ def test_a_scenario_as_a_dict_names_every_field_consumers_and_faults_with_their_
                    {"type": "Join", "at_ms": 1500, "consumer": {"name": "t-3", "group": "main", "topics": {"t": 1}}}],
         "brokers": 1, "zk_latency_ms": 2, "zk_ops_per_s": None, "zk_tick_time_ms": 2000, "warm_start": True,
         "start_spread_ms": 1000, "duration_ms": 2000, "seed": 1}
+
+
+# -- ZookeeperRun.summary (_summarize) --
+# Each run's figures are worked by hand from its consumer rows and from the requests each step sends
+# (the table of test_request_counts_for_a_tiny_group_worked_by_hand; 2 ms a request, one broker).
+def test_a_settled_storm_is_timed_to_its_last_rebalance_end_and_a_later_pause_is_downtime_only():
+    """The tiny run (t-2 rebalances 1,006-1,058 ms, see test_the_tiny_runs_zookeeper_rows_at_2_ms_a_request)
+    and then t-2 frozen 1,500-1,600 ms (a GC pause: no session lost, no rebalance): the storm ends at
+    1,058 (the StateChanged rows at 1,500 and 1,600 end no rebalance): 58 ms from the first fault;
+    not fetching: 52 ms rebalancing + 100 ms paused. 14 reads + 6 writes, all in the second 1,000-2,000,
+    for one membership change (t-1's registration deleted)."""
+    run = simulate_zookeeper(tiny(faults=(faults.ScaleIn(1_000, ("t-1",)), faults.Pause("t-2", 1_500, 100))))
+    assert run.summary == {
+        "consumers": 2, "groups": 1, "membership_changes": 1, "partition_changes": 0,
+        "consumers_rebalanced": 1, "consumers_rebalanced_by_topic": {"t": 1},
+        "rebalance_runs": 1, "rebalance_attempts": 1, "failed_attempts": {}, "ownership_conflicts": 0,
+        "rebalance_failures": 0, "time_until_stable_ms": 1_058 - 1_000, "consumer_downtime_ms": 52 + 100,
+        "unowned_partitions_at_end": 0, "zk_reads": 14, "zk_writes": 6, "zk_notifications": 1,
+        "zk_requests_by_type": {"closeSession": 1, "create": 2, "delete": 1, "exists": 1, "getChildren": 5,
+                                "getData": 8, "notification": 1, "setData": 2},
+        "zk_requests_per_change": 20 / 1, "zk_peak_requests_per_s": 20.0}
+
+
+def test_a_run_that_ends_mid_rebalance_has_no_time_until_stable():
+    """The tiny run cut at 1,010 ms: t-2 started its try at 1,006 and is still stopping its fetchers, so
+    the group never settled (None) and lost 4 ms; only the leaver's setData + closeSession and t-2's
+    exists + getChildren were sent (2 reads, 2 writes, 4 requests for the one change, all in the second
+    1,000-2,000); t-1's partition 0 lost its owner znode with t-1's session."""
+    run = simulate_zookeeper(tiny(duration_ms=1_010))
+    assert run.summary == {
+        "consumers": 2, "groups": 1, "membership_changes": 1, "partition_changes": 0,
+        "consumers_rebalanced": 1, "consumers_rebalanced_by_topic": {"t": 1},
+        "rebalance_runs": 1, "rebalance_attempts": 1, "failed_attempts": {}, "ownership_conflicts": 0,
+        "rebalance_failures": 0, "time_until_stable_ms": None, "consumer_downtime_ms": 1_010 - 1_006,
+        "unowned_partitions_at_end": 1, "zk_reads": 2, "zk_writes": 2, "zk_notifications": 1,
+        "zk_requests_by_type": {"closeSession": 1, "exists": 1, "getChildren": 1, "notification": 1,
+                                "setData": 1},
+        "zk_requests_per_change": 4 / 1, "zk_peak_requests_per_s": 4.0}
+
+
+def test_a_failed_try_counts_by_exception_and_a_give_up_ends_the_storm():
+    """t-1 frozen 1,000-2,000 ms while t-0 joins (rebalance.max.retries=1): range gives t-0 partition 0,
+    still owned by the frozen t-1, so t-0's only try fails (ZkNodeExistsException, one conflict) and it
+    gives up after the 2,000 ms backoff, at 3,040 (ConsumerRebalanceFailedException) - the last end,
+    after t-1's rebalance ended at 2,046: 2,040 ms. Three runs, one try each. Not fetching: t-1 paused
+    1,000 + rebalancing 2,004-2,046 (42); t-2 1,006-1,054 (48); t-0 rebalancing 1,010-1,040 (30), backing
+    off 2,000, failed 3,040-5,000 (1,960). Partition 0 ends unowned. Requests: t-0's createSession,
+    create, 2 exists, getChildren; 2 notifications (t-1, t-2); exists + getChildren per rearm (t-2, t-1);
+    per try getChildren 2 + getData 3 (+ setData, delete of the one partition t-2 and t-1 owned), then
+    getChildren 2 + getData 1 + 1 topic + 3 registrations + 1 offset per new partition (t-0, t-1), a
+    create for it and t-0's getData of the conflict: 46 reads, 8 writes. By second: 1,000-2,000 holds
+    31 reads + 5 writes (t-2 and t-0), 2,000-3,000 the other 18 (t-1)."""
+    joiner = ConsumerSpec("t-0", "main", {"t": 1})
+    run = simulate_zookeeper(tiny(faults=(faults.Pause("t-1", 1_000, 1_000), Join(1_000, joiner)),
+                                  consumer={"rebalance.max.retries": 1}, duration_ms=5_000))
+    by_type = {"create": 1 + 1 + 1, "createSession": 1, "delete": 2, "exists": 2 + 1 + 1,
+               "getChildren": 1 + 2 + 3 * (2 + 2), "getData": 3 * 3 + (5 + 6 + 6) + 1, "notification": 2,
+               "setData": 2}
+    assert run.summary == {
+        "consumers": 3, "groups": 1, "membership_changes": 1, "partition_changes": 0,
+        "consumers_rebalanced": 3, "consumers_rebalanced_by_topic": {"t": 3},
+        "rebalance_runs": 3, "rebalance_attempts": 3, "failed_attempts": {"ZkNodeExistsException": 1},
+        "ownership_conflicts": 1, "rebalance_failures": 1, "time_until_stable_ms": 3_040 - 1_000,
+        "consumer_downtime_ms": 1_000 + 42 + 48 + 30 + 2_000 + 1_960, "unowned_partitions_at_end": 1,
+        "zk_reads": 46, "zk_writes": 8, "zk_notifications": 2, "zk_requests_by_type": by_type,
+        "zk_requests_per_change": (46 + 8) / 1, "zk_peak_requests_per_s": 31.0 + 5.0}
+
+
+def test_a_cold_start_is_timed_from_0_and_counts_its_own_registration_as_a_change():
+    """One connector started cold (at 34 ms, start.spread) and a partition added at 500 ms: two changes
+    (its registration and the partition count), two runs from try #0, 28 + 50 ms rebalancing, stable at
+    556 ms from 0. Requests: createSession, create, 2 exists, getChildren; per try getChildren 2 + getData
+    3, then getChildren 2 + getData 1 + 1 + 1 + one offset per partition (2, then 3) and a create each;
+    the second try also commits and releases its 2 (setData, delete); the topic rearm exists + getData:
+    30 reads + 11 writes in the first second, 41 / 2 changes."""
+    scenario = ZookeeperScenario(topics={"t": 2}, consumers=(ConsumerSpec("t-1", "main", {"t": 1}),), brokers=1,
+                                 warm_start=False, faults=(AddPartitions(500, "t", 3),), duration_ms=1_000)
+    run = simulate_zookeeper(scenario)
+    assert run.summary == {
+        "consumers": 1, "groups": 1, "membership_changes": 1, "partition_changes": 1,
+        "consumers_rebalanced": 1, "consumers_rebalanced_by_topic": {"t": 1},
+        "rebalance_runs": 2, "rebalance_attempts": 2, "failed_attempts": {}, "ownership_conflicts": 0,
+        "rebalance_failures": 0, "time_until_stable_ms": 556, "consumer_downtime_ms": (72 - 44) + (556 - 506),
+        "unowned_partitions_at_end": 0, "zk_reads": 30, "zk_writes": 11, "zk_notifications": 1,
+        "zk_requests_by_type": {"create": 1 + 2 + 3, "createSession": 1, "delete": 2, "exists": 2 + 1,
+                                "getChildren": 1 + 2 * (2 + 2), "getData": 2 * 3 + 5 + 6 + 1,
+                                "notification": 1, "setData": 2},
+        "zk_requests_per_change": 41 / 2, "zk_peak_requests_per_s": 41.0}
+
+
+def test_a_run_with_nothing_to_rebalance_is_stable_from_the_start():
+    """No fault: no rebalance ended, none running, so stable at 0; no request, no change (None per change)."""
+    s = simulate_zookeeper(tiny(faults=())).summary
+    assert (s["time_until_stable_ms"], s["zk_requests_per_change"], s["zk_peak_requests_per_s"]) == (0, None, 0.0)

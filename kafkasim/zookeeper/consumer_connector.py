@@ -890,12 +890,13 @@ class ZookeeperRun:
             by_topic.update(topics_of.get(member, {}).keys())
         ends = [r[0] for r in rows if r[4] in ("RebalanceCompleted", "RebalanceFailed")]
         still_running = any(c.running and c.alive for c in world.connectors.values())
+        # no interval ends by `start`: a warm group does nothing before its first fault, a cold one counts from 0
         downtime = sum(min(end, self.end_ms) - max(begin, start)
                        for _, state, begin, end in state_intervals(self.rows, self.end_ms)
-                       if state in (REBALANCING, BACKOFF, FAILED, "paused") and end > start)
+                       if state in (REBALANCING, BACKOFF, FAILED, "paused"))
         expected = {(c.group, t, p) for c in world.connectors.values() if c.alive
                     for t in c.topics for p in range(world.partitions[t])}
-        owned = {(g, t, p) for g, t, p, _ in self.owners().itertuples(index=False, name=None)}
+        owned = {(g, t, p) for g, t, p, _ in self.owners().values.tolist()}
         unowned = len(expected - owned)
         req = self.zk.requests
         cv = self.zk.cversion
