@@ -661,7 +661,6 @@ class ZookeeperWorld:
     """The clock, the ensemble, the topics and the connectors of one run."""
 
     def __init__(self, scenario: ZookeeperScenario):
-        self.scenario = scenario
         self.sim = Simulation(scenario.seed)
         self.zk = ZooKeeper(self.sim, latency_ms=scenario.zk_latency_ms, ops_per_s=scenario.zk_ops_per_s,
                             tick_time_ms=scenario.zk_tick_time_ms)
