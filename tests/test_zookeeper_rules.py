@@ -28,8 +28,9 @@ from kafkasim import faults
 from kafkasim.core.engine import Simulation
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
-from kafkasim.zookeeper.consumer_connector import (AddPartitions, ConsumerSpec, Join, ZookeeperRun,
-                                                   ZookeeperScenario, consumers_per_topic, herd_cost,
+import kafkasim.zookeeper.consumer_connector as cc
+from kafkasim.zookeeper.consumer_connector import (AddPartitions, AssignmentError, ConsumerSpec, GroupView, Join,
+                                                   ZookeeperRun, ZookeeperScenario, consumers_per_topic, herd_cost,
                                                    seed_incident, simulate_zookeeper)
 from kafkasim.zookeeper.ensemble import NodeExistsError, NoNodeError, ZooKeeper
 
@@ -1050,3 +1051,87 @@ def test_a_fault_naming_an_unknown_consumer_is_refused_before_the_run_even_one_a
     with pytest.raises(ConfigError) as e:
         simulate_zookeeper(one_topic(faults=(fault,)))
     assert str(e.value) == "fault names consumer 't-9', but the consumers are t-1, t-2, ..."
+
+
+# -- the connector's and the world's set-up --------------------------------------------------------
+@pytest.mark.parametrize("latency_ms, attempt_at, completed_at", [(2, 10, 38), (3, 15, 57)])
+def test_every_zookeeper_request_of_a_first_rebalance_takes_the_scenarios_zk_latency_ms(
+        latency_ms, attempt_at, completed_at):
+    """A new connector's registration (5 requests), getCluster and own TopicCount (5), the group read
+    with 2 offsets (7) and 2 creates: 5 requests before its first try, 19 in all, zk_latency_ms each."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 1), brokers=1, zk_latency_ms=latency_ms, warm_start=False,
+        start_spread_ms=0, duration_ms=1_000))
+    assert [r[:2] for r in consumer_rows(run, "main_t-1", 0) if r[1] in ("RebalanceAttempt", "RebalanceCompleted")] \
+        == [(attempt_at, "RebalanceAttempt"), (completed_at, "RebalanceCompleted")]
+
+
+@pytest.mark.parametrize("tick_ms, told_at", [(2000, 6106), (4000, 8106), (200, 4106)])
+def test_the_zookeeper_tick_bounds_a_consumers_session_timeout_to_2_to_20_ticks(tick_ms, told_at):
+    """ZooKeeperServer negotiates a session timeout within [2, 20] x tickTime: 0.8.2's default
+    zookeeper.session.timeout.ms (6000, ZKConfig) is kept with a 2 s tick, raised to 8000 with a 4 s
+    tick, cut to 4000 with a 200 ms one. t-2 crashes at 100; its registration goes when its session
+    expires, and t-1 is told 2 ms later and re-arms its watch by 4 ms more."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 2), brokers=1, zk_tick_time_ms=tick_ms,
+        faults=(faults.Crash("t-2", 100),), duration_ms=12_000))
+    assert triggers(run, "main_t-1") == [(told_at, "child change on /consumers/main/ids")]
+
+
+def test_the_world_registers_each_broker_with_its_host_and_port_and_each_topic_with_its_partition_count():
+    """The znodes a 0.8.2 consumer reads: /brokers/ids/<id> (a broker's registration, host and port,
+    9092 being the broker's default port) and /brokers/topics/<topic> (here its partition count)."""
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics={"b": 1, "a": 3}, consumers=consumers_per_topic({"a": 3}, 1), brokers=2, duration_ms=1_000))
+    assert run.zk.tree("/brokers/") == [
+        ("/brokers/ids", None, None), ("/brokers/ids/0", {"host": "broker-0", "port": 9092}, None),
+        ("/brokers/ids/1", {"host": "broker-1", "port": 9092}, None),
+        ("/brokers/topics", None, None), ("/brokers/topics/a", 3, None), ("/brokers/topics/b", 1, None)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    (ConsumerSpec("t-1", "other", {"t": 1}), "consumer 't-1' already exists"),
+    (ConsumerSpec("j", "main", {"t": 1, "u": 1, "v": 1}), "consumer j reads ['u', 'v'], which are not in topics")])
+def test_a_joining_consumer_needs_a_name_of_its_own_and_topics_of_the_scenario(spec, message):
+    t = {"t": 2}
+    scenario = ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 1), faults=(Join(100, spec),),
+                                 duration_ms=1_000)
+    with pytest.raises(ConfigError) as e:
+        simulate_zookeeper(scenario)
+    assert str(e.value) == message
+
+
+def test_the_groups_assignment_is_computed_once_per_zookeeper_state_however_many_connectors_read_it(monkeypatch):
+    """Every connector of a group runs the whole group's assignment (the herd: 1,199 readers of one
+    change); readers of the same registrations and partition counts share one computation. The warm
+    start reads the group once; after t-3's shutdown at 1000, t-1 and t-2 read it (fetchers stopped
+    at once) at the same moment: 2 computations."""
+    calls = []
+    assign = cc.ASSIGNORS_082["range"]
+    monkeypatch.setitem(cc.ASSIGNORS_082, "range", lambda *a: calls.append(1) or assign(*a))
+    t = {"t": 4}
+    run = simulate_zookeeper(ZookeeperScenario(
+        topics=t, consumers=consumers_per_topic(t, 3), brokers=1, consumer={"fetch.wait.max.ms": 0},
+        faults=(faults.ScaleIn(1000, ("t-3",)),), duration_ms=2_000))
+    assert len(calls) == 2
+    assert [tuple(r) for r in run.owners().itertuples(index=False)] == [
+        ("main", "t", 0, "main_t-1-0"), ("main", "t", 1, "main_t-1-0"),
+        ("main", "t", 2, "main_t-2-0"), ("main", "t", 3, "main_t-2-0")]
+
+
+def test_roundrobin_refuses_a_group_with_different_subscriptions_each_time_it_is_asked():
+    """0.8.2 RoundRobinAssignor's require: every topic must have the same consumer threads; a reader
+    asking again of the same view gets the same IllegalArgumentException."""
+    view = GroupView(["a", "b"], {"a": {"t": 1}, "b": {"t": 1, "u": 1}}, {"t": 2, "u": 2})
+    for _ in range(2):
+        with pytest.raises(AssignmentError, match="^requirement failed: Round-robin assignment is allowed only"):
+            view.assignment("roundrobin")
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin"])
+def test_a_group_without_consumer_threads_is_assigned_nothing(strategy):
+    """PartitionAssignor.scala (0.9-0.10.2): RoundRobinAssignor runs only `if (ctx.consumersForTopic.nonEmpty)`,
+    and RangeAssignor only over the consumer's own topics: no threads, no partitions."""
+    assert GroupView(["a"], {"a": {}}, {"t": 2}).assignment(strategy) == {}

@@ -340,20 +340,11 @@ class ZookeeperConsumerConnector:
         self.zk_offsets, self.commits = _zookeeper_offsets(cfg)
         self.ids_dir = f"/consumers/{self.group}/ids"
         self.rng = world.sim.random(f"fetchers/{spec.name}")
-        self.alive = False
-        self.started = False
-        self.session = None
-        self.epoch = 0                       # bumped when pending callbacks must be dropped
+        # no process yet: start() or the warm start sets up its session, its threads and what it owns
+        self.alive = self.started = self.fetching = self.uncommitted = self.triggered = self.running = False
+        self.session = self.state = self.shown = None   # its session; its state (str), the one shown
+        self.epoch = self.try_no = self.blocked_until = self.frozen_until = 0   # epoch: bumped to drop callbacks
         self.owned: dict[TopicPartition, str] = {}
-        self.state: str | None = None
-        self.shown: str | None = None
-        self.fetching = False
-        self.uncommitted = False
-        self.triggered = False
-        self.running = False
-        self.try_no = 0
-        self.blocked_until = 0
-        self.frozen_until = 0
 
     # -- plumbing ---------------------------------------------------------------------------
     def _row(self, kind: str, *, topic=None, partition=None, error=None, reason=None, value=None) -> None:
@@ -661,7 +652,6 @@ class ZookeeperWorld:
     """The clock, the ensemble, the topics and the connectors of one run."""
 
     def __init__(self, scenario: ZookeeperScenario):
-        self.scenario = scenario
         self.sim = Simulation(scenario.seed)
         self.zk = ZooKeeper(self.sim, latency_ms=scenario.zk_latency_ms, ops_per_s=scenario.zk_ops_per_s,
                             tick_time_ms=scenario.zk_tick_time_ms)
