@@ -555,7 +555,8 @@ def zk_rows(sim):
 def test_the_ensemble_defaults_to_2_ms_a_request_no_capacity_and_zookeepers_2000_ms_tick():
     """ZooKeeper(sim) as documented: latency_ms=2 (a batch of 3 sequential requests is answered at
     6 ms), ops_per_s=None (no capacity: 4 batches in flight do not slow each other) and tickTime
-    2000 ms, zoo.cfg's default, so sessions are clamped into [4000, 40000] ms."""
+    2000 ms, as ZooKeeper's conf/zoo_sample.cfg sets it, so sessions are clamped into [4000, 40000] ms
+    (ZooKeeperServer's default min/max session timeout: 2 and 20 x tickTime)."""
     sim = Simulation(0)
     zk = ZooKeeper(sim)
     done = [served(zk, sim, getData=3)] + [served(zk, sim, create=1) for _ in range(3)]
