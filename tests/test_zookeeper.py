@@ -15,7 +15,7 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
 from kafkasim.core.java import java_string_hash
 from kafkasim.analysis.experiments import compare_with_group_coordinator
-from kafkasim.zookeeper.ensemble import ZooKeeper, negotiated_timeout
+from kafkasim.zookeeper.ensemble import NodeExistsError, ZooKeeper, negotiated_timeout
 from kafkasim.core.engine import Simulation
 from kafkasim.zookeeper.consumer_connector import (AddPartitions, AssignmentError, ConsumerSpec, Join, ZookeeperScenario,
                                          assign_range, assign_roundrobin,
@@ -637,3 +637,121 @@ def test_a_run_with_nothing_to_rebalance_is_stable_from_the_start():
     """No fault: no rebalance ended, none running, so stable at 0; no request, no change (None per change)."""
     s = simulate_zookeeper(tiny(faults=())).summary
     assert (s["time_until_stable_ms"], s["zk_requests_per_change"], s["zk_peak_requests_per_s"]) == (0, None, 0.0)
+
+
+# -- the ZooKeeper ensemble: sessions, znodes, watches --
+def zk_rows(sim):
+    """The ensemble's rows as (time, kind, group, member, value, reason)."""
+    at = [FIELDS.index(f) for f in ("time", "kind", "group", "member", "value", "reason")]
+    return [tuple(r[i] for i in at) for r in sim.events.rows if r[FIELDS.index("source")] == "zookeeper"]
+
+
+def test_the_ensemble_defaults_to_2_ms_a_request_no_capacity_and_zookeepers_2000_ms_tick():
+    """ZooKeeper(sim) as documented: latency_ms=2 (a batch of 3 sequential requests is answered at
+    6 ms), ops_per_s=None (no capacity: 4 batches in flight do not slow each other) and tickTime
+    2000 ms, as ZooKeeper's conf/zoo_sample.cfg sets it, so sessions are clamped into [4000, 40000] ms
+    (ZooKeeperServer's default min/max session timeout: 2 and 20 x tickTime)."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    done = [served(zk, sim, getData=3)] + [served(zk, sim, create=1) for _ in range(3)]
+    sim.run()
+    assert done == [[6], [2], [2], [2]]
+    assert [zk.connect(c, t).timeout_ms for c, t in (("a", 1000), ("b", 6000), ("c", 100_000))] == [4000, 6000, 40_000]
+
+
+@pytest.mark.parametrize("setting, message", [
+    ({"latency_ms": -1}, "Invalid value -1 for configuration zk_latency_ms: Value must be at least 0 "
+                         "(valid range: [0, +inf])"),
+    ({"ops_per_s": 0.5}, "Invalid value 0.5 for configuration zk_ops_per_s: Value must be at least 1 "
+                         "(valid range: [1, +inf])"),
+    ({"tick_time_ms": 0}, "Invalid value 0 for configuration zk_tick_time_ms: Value must be at least 1 "
+                          "(valid range: [1, +inf])"),
+])
+def test_the_ensemble_refuses_a_setting_below_its_floor_naming_it_and_its_range(setting, message):
+    with pytest.raises(ConfigError) as err:
+        ZooKeeper(Simulation(0), **setting)
+    assert str(err.value) == message
+
+
+def test_the_ensemble_takes_each_setting_at_its_floor_and_a_fractional_capacity():
+    """latency_ms=0 with ops_per_s=1 (the floors): one request a second, so 1 request is answered at
+    1000 ms; a capacity need not be whole (1.5 a second: 3 requests take 2000 ms); tickTime 1 ms
+    clamps any session into [2, 20] ms."""
+    sim = Simulation(0)
+    one = served(ZooKeeper(sim, latency_ms=0, ops_per_s=1), sim, getData=1)
+    three = served(ZooKeeper(sim, latency_ms=0, ops_per_s=1.5), sim, getData=3)
+    sim.run()
+    assert (one, three) == ([1000], [2000])
+    zk = ZooKeeper(sim, tick_time_ms=1)
+    assert [zk.connect(c, t).timeout_ms for c, t in (("a", 1), ("b", 7), ("c", 6000))] == [2, 7, 20]
+
+
+def test_sessions_get_consecutive_ids_from_0x100_and_a_timeout_negotiated_within_2_to_20_ticks():
+    """ZooKeeperServer.processConnectRequest clamps the requested timeout into [minSessionTimeout,
+    maxSessionTimeout], by default [2, 20] x tickTime (here 500 ms: [1000, 10000]);
+    SessionTrackerImpl.createSession hands out consecutive ids (nextSessionId++), kafkasim's from
+    0x100. Each session is one SessionEstablished row: its client, group, negotiated timeout, id."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim, tick_time_ms=500)
+    sessions = [zk.connect("c-1", 100, group="g"), zk.connect("c-2", 6000), zk.connect("c-3", 30_000, group="h")]
+    assert [(s.id, s.client, s.group, s.timeout_ms) for s in sessions] == [
+        (0x100, "c-1", "g", 1000), (0x101, "c-2", None, 6000), (0x102, "c-3", "h", 10_000)]
+    assert zk.sessions == {0x100: sessions[0], 0x101: sessions[1], 0x102: sessions[2]}
+    assert zk_rows(sim) == [(0, "SessionEstablished", "g", "c-1", 1000, "0x100"),
+                            (0, "SessionEstablished", None, "c-2", 6000, "0x101"),
+                            (0, "SessionEstablished", "h", "c-3", 10_000, "0x102")]
+
+
+def test_each_watcher_told_is_one_notification_counted_over_every_fire():
+    """DataTree.createNode triggers NodeChildrenChanged on the parent's child watches, and
+    WatchManager.triggerWatch removes them (one-shot), sending one event to each watcher: two
+    watchers, then one that watched again, are 3 notifications, logged as (now, now, 0, 0, n) rows."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a, b = zk.connect("c-1", 6000, group="g"), zk.connect("c-2", 6000, group="g")
+    for s in (a, b):
+        zk.watch_children("/consumers/g/ids", s, lambda: None)
+    zk.create("/consumers/g/ids/c-1", session=a)
+    sim.at(10, zk.watch_children, "/consumers/g/ids", b, lambda: None)
+    sim.at(10, zk.create, "/consumers/g/ids/c-2", None, b)
+    sim.run()
+    assert zk.requests["notification"] == 3
+    assert [row for row in zk.load if row[4]] == [(0, 0, 0, 0, 2), (10, 10, 0, 0, 1)]
+    assert [r for r in zk_rows(sim) if r[1] == "NodeChildrenChanged"] == [
+        (0, "NodeChildrenChanged", "g", None, 2, "/consumers/g/ids"),
+        (10, "NodeChildrenChanged", "g", None, 1, "/consumers/g/ids")]
+
+
+def test_create_makes_missing_parents_and_refuses_an_existing_znode_with_node_exists_naming_it():
+    """ZkClient's createParents makes /consumers/g/ids for c-1's registration, an existing parent is
+    not created again; creating an existing znode is NodeExists naming its path. The ephemeral znode
+    belongs to its session (the tree's owner column, the session's ephemerals), the parents to none."""
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    a = zk.connect("c-1", 6000, group="g")
+    zk.create("/consumers/g/ids/c-1", {"t": 1}, a)
+    zk.create("/consumers/g/ids/c-2", {"t": 2})
+    with pytest.raises(NodeExistsError) as err:
+        zk.create("/consumers/g/ids")
+    assert err.value.args == ("/consumers/g/ids",)
+    assert zk.tree() == [("/consumers", None, None), ("/consumers/g", None, None), ("/consumers/g/ids", None, None),
+                         ("/consumers/g/ids/c-1", {"t": 1}, "c-1"), ("/consumers/g/ids/c-2", {"t": 2}, None)]
+    assert a.ephemerals == ["/consumers/g/ids/c-1"] and zk.owner == {"/consumers/g/ids/c-1": 0x100}
+    assert zk.get_children("/consumers/g/ids") == ["c-1", "c-2"] and zk.cversion["/consumers/g/ids"] == 2
+
+
+def test_a_path_without_children_lists_none_whether_or_not_it_exists():
+    """As Kafka's ZkUtils.getChildrenParentMayNotExist reads it: no znode, no children."""
+    zk = ZooKeeper(Simulation(0))
+    zk.create("/consumers/g/ids")
+    assert zk.get_children("/consumers/g/ids") == [] and zk.get_children("/consumers/h/ids") == []
+
+
+def test_the_tree_lists_every_znode_by_default_or_those_under_a_prefix_with_their_owner():
+    sim = Simulation(0)
+    zk = ZooKeeper(sim)
+    zk.create("/brokers/topics/t", 4)
+    zk.create("/consumers/g/ids/c-1", "x", zk.connect("c-1", 6000))
+    assert [p for p, _, _ in zk.tree()] == ["/brokers", "/brokers/topics", "/brokers/topics/t", "/consumers",
+                                            "/consumers/g", "/consumers/g/ids", "/consumers/g/ids/c-1"]
+    assert zk.tree("/consumers/g/ids/") == [("/consumers/g/ids/c-1", "x", "c-1")]
