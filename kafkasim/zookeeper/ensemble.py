@@ -185,7 +185,8 @@ class ZooKeeper:
 
     # -- sessions ---------------------------------------------------------------------------
     def connect(self, client: str, requested_timeout_ms: int, group: str | None = None) -> Session:
-        """A new session for `client` (counted as one createSession request)."""
+        """A new session for `client`, its timeout negotiated within the tick bounds (the caller counts its
+        createSession request in the batch it submits)."""
         timeout = negotiated_timeout(requested_timeout_ms, self.tick_time_ms)
         session = Session(self._next_sid, client, group, timeout)
         self._next_sid += 1
