@@ -381,3 +381,28 @@ def test_sweep_with_yes_starts_a_grid_past_confirm_runs_without_asking(tmp_path,
     grid = _tiny_grid(tmp_path, CONFIRM_RUNS + 1)
     assert main(["sweep", str(grid), "--out", "s3a://b/out", "--yes"]) != EXIT_OK  # past the question, at --out
     assert capsys.readouterr().err.splitlines()[-1].startswith("kafkasim sweep: error: --out s3a://b/out: ")
+
+
+@pytest.mark.parametrize("flags, runs_per_task", [([], None), (["--runs-per-task", "3"], 3)])
+def test_sweep_hands_runs_per_task_to_spark_sweep_and_asks_for_progress_lines(tmp_path, capsys, monkeypatch, flags,
+                                                                              runs_per_task):
+    """`kafkasim sweep` runs `kafkasim.analysis.spark.sweep` with --runs-per-task as given (absent: None, the
+    sweep's own default) and progress=True (its progress lines on stderr); here a stand-in for the Spark module
+    records the call and is interrupted, so nothing is saved."""
+    from types import SimpleNamespace
+
+    import kafkasim.analysis.cli as cli
+
+    calls = []
+
+    def sweep(spark, grid, out, **options):
+        calls.append((spark, out, options))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_spark", lambda args: (SimpleNamespace(sweep=sweep), "session"))
+    out = str(tmp_path / "out")
+    assert main(["sweep", str(_tiny_grid(tmp_path, 1)), "--out", out, *flags]) == cli.EXIT_INTERRUPTED
+    assert calls == [("session", out, {"runs_per_task": runs_per_task, "progress": True})]
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kafkasim sweep: interrupted: 0 of 1 runs are saved in {out} (runs in flight are lost); run the same "
+        "command to resume")

@@ -797,6 +797,19 @@ def test_throttling_looks_only_at_the_offsets_being_acquired():
     assert got == [AR(0, 4, 2), AR(5, 9, 2)]
 
 
+def test_throttling_ignores_offsets_before_the_first_fetched_batch():
+    """`shouldThrottleRecordsDelivery(batch, firstBatch.baseOffset(), lastOffsetToAcquire)` (4.2): offsets
+    of a cached batch before the fetched range do not count. Limit 5, threshold 3. 0-4 alone twice:
+    count 1 -> 2 -> 3, released each time (the batch 0-9 splits per offset); a fetch of 5-14 takes 5-9
+    and goes on to 10-14 (a throttled batch would end the acquire), though 0-4 would be throttled."""
+    sp = build()
+    sp.load_state(0, [(0, 9, "AVAILABLE", 1), (10, 14, "AVAILABLE", 1)])
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 4)]) == [AR(0, 4, count)]
+        assert sp.acknowledge(MEMBER_ID, [(0, 4, "RELEASE")]) is Errors.NONE
+    assert sp.acquire(MEMBER_ID, 20, fetch_offset=5, log_batches=[(5, 9), (10, 14)]) == [AR(5, 9, 2), AR(10, 14, 2)]
+    assert [sp.state(o) for o in (0, 5, 10)] == ["AVAILABLE", "ACQUIRED", "ACQUIRED"]
+
 def test_spso_inside_a_later_batch_removes_only_the_batches_before_it():
     """`maybeUpdateCachedStateAndOffsets`: the terminal run 0-6 (0-4 whole, 5-6 of 5-9) moves SPSO
     to 7; the batches before the one holding SPSO leave the cache (0-4), 5-9 and 10-14 stay."""

@@ -1008,11 +1008,38 @@ def test_duplicate_consumer_names_are_refused_listing_at_most_five_duplicates_so
 
 
 @pytest.mark.parametrize("setting, value, low", [("brokers", 0, 1), ("zk_latency_ms", -1, 0), ("zk_ops_per_s", 0.5, 1),
-                                                 ("zk_tick_time_ms", 0, 1)])
+                                                 ("zk_tick_time_ms", 0, 1), ("start_spread_ms", -1, 0),
+                                                 ("duration_ms", 0, 1)])
 def test_a_scenario_setting_below_its_floor_is_refused_naming_it_and_its_range(setting, value, low):
     with pytest.raises(ConfigError) as e:
         one_topic(**{setting: value})
     assert str(e.value) == least(setting, value, low)
+
+
+def test_a_scenario_may_last_from_one_millisecond_to_max_duration_ms_and_start_its_consumers_at_once():
+    assert one_topic(duration_ms=1).duration_ms == 1
+    assert one_topic(duration_ms=cc.MAX_DURATION_MS).duration_ms == 100_000_000
+    assert one_topic(warm_start=False, start_spread_ms=0).start_spread_ms == 0
+
+
+def test_a_run_longer_than_max_duration_ms_is_refused_with_the_memory_its_load_summary_would_take():
+    """The load summary keeps 8 bytes per millisecond: 402,653,184 ms x 8 B = 3 x 2**30 B, 3.0 GB."""
+    with pytest.raises(ConfigError) as e:
+        one_topic(duration_ms=402_653_184)
+    assert str(e.value) == ("duration_ms=402,653,184 is longer than a ZooKeeper run can be (100,000,000 ms, about "
+                            "28 hours): its ZooKeeper load is summarised millisecond by millisecond, 3.0 GB here")
+
+
+@pytest.mark.parametrize("seed", ["1", 1.0, True])
+def test_a_scenarios_seed_must_be_an_int(seed):
+    with pytest.raises(ConfigError) as e:
+        one_topic(seed=seed)
+    assert str(e.value) == f"seed must be an int, got {seed!r}"
+
+
+def test_a_scenario_keeps_its_faults_as_a_tuple():
+    crash = faults.Crash("t-1", 500)
+    assert one_topic(faults=[crash]).faults == (crash,)
 
 
 def test_zookeepers_pace_may_be_a_fraction_of_requests_per_second():

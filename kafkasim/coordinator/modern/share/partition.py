@@ -535,8 +535,8 @@ class SharePartition:
 
     def _should_throttle(self, batch: InFlightBatch, first: int, last: int) -> bool:
         """`shouldThrottleRecordsDelivery` (4.2): an AVAILABLE record at the throttle threshold."""
-        counts = [s.delivery_count for _, _, s in batch.states(first, last) if s.state == AVAILABLE]
-        return max(counts, default=0) >= self.throttle_limit()
+        limit = self.throttle_limit()
+        return any(s.state == AVAILABLE and s.delivery_count >= limit for _, _, s in batch.states(first, last))
 
     def _acquire_subset(self, member_id: str, record_limit: bool, max_records: int, first: int, last: int,
                         batch: InFlightBatch, result: list[AcquiredRecords]) -> int:
