@@ -406,3 +406,31 @@ def test_sweep_hands_runs_per_task_to_spark_sweep_and_asks_for_progress_lines(tm
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"kafkasim sweep: interrupted: 0 of 1 runs are saved in {out} (runs in flight are lost); run the same "
         "command to resume")
+
+
+@pytest.mark.parametrize("seconds, rate", [(2.0, ", 2.00 runs/s"), (0.0, "")])
+def test_a_sweep_on_spark_counts_runs_simulated_now_as_ok_plus_failed_and_names_failed_runs(tmp_path, capsys,
+                                                                                            monkeypatch, seconds,
+                                                                                            rate):
+    """The sweep's closing lines: the runs simulated now are those that ended ok plus those that failed
+    (3 + 1), the rate is theirs over the sweep's seconds (none when no time was measured), each failed
+    run is named with its error, and the exit status says runs failed. A stand-in plays the Spark module."""
+    from types import SimpleNamespace
+
+    import kafkasim.analysis.cli as cli
+
+    out = str(tmp_path / "out")
+    failed = [{"run_id": "r-7", "error": "ConfigError: boom"}]
+    summaries = SimpleNamespace(where=lambda cond: SimpleNamespace(
+        select=lambda *cols: SimpleNamespace(limit=lambda n: SimpleNamespace(collect=lambda: failed))))
+    ks = SimpleNamespace(
+        sweep=lambda spark, grid, out_, **options: SimpleNamespace(runs=6, done=3, failed=1, skipped=2,
+                                                                   seconds=seconds, out=out_),
+        read_sweep=lambda spark, folder: (None, summaries),
+        safe_region=lambda s: SimpleNamespace(collect=lambda: []))
+    monkeypatch.setattr(cli, "_spark", lambda args: (ks, "session"))
+    assert main(["sweep", str(_tiny_grid(tmp_path, 1)), "--out", out]) == EXIT_FAILED_RUNS
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == (f"kafkasim sweep: 6 runs in the grid: 4 simulated now (3 ok, 1 failed), 2 already in {out}; "
+                          f"{seconds:.1f} s{rate}")
+    assert printed[-1] == "  failed run r-7: ConfigError: boom"
