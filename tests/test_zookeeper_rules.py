@@ -1162,3 +1162,15 @@ def test_a_group_without_consumer_threads_is_assigned_nothing(strategy):
     """PartitionAssignor.scala (0.9-0.10.2): RoundRobinAssignor runs only `if (ctx.consumersForTopic.nonEmpty)`,
     and RangeAssignor only over the consumer's own topics: no threads, no partitions."""
     assert GroupView(["a"], {"a": {}}, {"t": 2}).assignment(strategy) == {}
+
+
+def test_a_connector_started_with_an_instant_zookeeper_rebalances_at_its_start():
+    """With ZooKeeper answering at once (zk_latency_ms 0, no capacity limit) a cold connector registers,
+    reads and claims within its start's millisecond: nothing holds a new process (no pause, no cut)."""
+    t = {"t": 2}
+    run = simulate_zookeeper(ZookeeperScenario(topics=t, consumers=consumers_per_topic(t, 1), brokers=1,
+                                               warm_start=False, start_spread_ms=0, duration_ms=1000,
+                                               zk_latency_ms=0))
+    assert [r[:2] for r in consumer_rows(run, "main_t-1", 0)] == [
+        (0, "Started"), (0, "RebalanceTriggered"), (0, "RebalanceAttempt"), (0, "StateChanged"),
+        (0, "PartitionsAssigned"), (0, "PartitionsAssigned"), (0, "StateChanged"), (0, "RebalanceCompleted")]
