@@ -128,6 +128,9 @@ def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
     assert "kafkasim sweep: 2 runs (2 combinations x 1 seeds) on local[2]" in err.splitlines()
     assert "2 runs in the grid: 2 simulated now (2 ok, 0 failed), 0 already in" in out
     assert "of 2 combinations" in out
+    out_dir = tmp_path / "out"  # where the Parquet went, partitioned by the swept axes' column names
+    assert f"  events:    {out_dir / 'events'} (Parquet, partitioned by session_timeout_ms)" in out.splitlines()
+    assert f"  summaries: {out_dir / 'summaries'}" in out.splitlines()
     assert main(args) == EXIT_OK
     assert "0 simulated now (0 ok, 0 failed), 2 already in" in capsys.readouterr().out
 
