@@ -121,7 +121,7 @@ def test_logs_without_spark(tmp_path, capsys):
 
 
 def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
-    (tmp_path / "grid.yaml").write_text(GOOD)
+    (tmp_path / "grid.yaml").write_text(GOOD.replace("seeds:", "  members: [2]\nseeds:"))  # a second axis, one value
     args = ["sweep", str(tmp_path / "grid.yaml"), "--out", str(tmp_path / "out"), "--master", "local[2]"]
     assert main(args) == EXIT_OK
     out, err = capsys.readouterr()
@@ -129,7 +129,7 @@ def test_sweep_end_to_end_and_resumed(spark, tmp_path, capsys):
     assert "2 runs in the grid: 2 simulated now (2 ok, 0 failed), 0 already in" in out
     assert "of 2 combinations" in out
     out_dir = tmp_path / "out"  # where the Parquet went, partitioned by the swept axes' column names
-    assert f"  events:    {out_dir / 'events'} (Parquet, partitioned by session_timeout_ms)" in out.splitlines()
+    assert f"  events:    {out_dir / 'events'} (Parquet, partitioned by session_timeout_ms, members)" in out.splitlines()
     assert f"  summaries: {out_dir / 'summaries'}" in out.splitlines()
     assert main(args) == EXIT_OK
     assert "0 simulated now (0 ok, 0 failed), 2 already in" in capsys.readouterr().out
