@@ -61,7 +61,12 @@ def chromium():
 MARKER_TIMEOUTS_S = {"notebook": 1200, "wheelhouse": 1800}
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("KAFKASIM_TEST_SPARK_REMOTE"):  # see the `spark` fixture: local-only tests leave, said so
+        local = [item for item in items if item.get_closest_marker("local_spark")]
+        if local:
+            config.hook.pytest_deselected(items=local)
+            items[:] = [item for item in items if item not in local]
     for item in items:
         if item.get_closest_marker("timeout") is None:
             limits = [s for name, s in MARKER_TIMEOUTS_S.items() if item.get_closest_marker(name)]
@@ -93,6 +98,14 @@ def spark():
     fails the tests with what to install rather than skipping them quietly."""
     from kafkasim.analysis import spark as ks
 
+    remote = os.environ.get("KAFKASIM_TEST_SPARK_REMOTE")
+    if remote:
+        # `make mutation` forks a fresh process per mutant: rather than start a JVM in each, they share one
+        # Spark Connect server (local[2]), standing in for the local[2] session the tests ask for.
+        session = ks.session(remote)
+        ks._current["master"] = "local[2]"
+        yield session
+        return
     problem = ks.java_problem()
     if problem:
         pytest.fail(problem)

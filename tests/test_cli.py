@@ -75,6 +75,7 @@ exit 1
 """
 
 
+@pytest.mark.local_spark  # the JVM this test breaks is the local one a command starts
 @pytest.mark.parametrize("java,conf,why", [
     # a broken Java 17 (it says its version, then cannot run Spark's launcher): its stack trace is one line
     ("broken", [], 'Exception in thread "main" java.lang.NoClassDefFoundError: org/apache/spark/launcher/Main'),

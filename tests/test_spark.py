@@ -34,6 +34,7 @@ def swept(spark, tmp_path_factory):
     return out, result, events, summaries
 
 
+@pytest.mark.local_spark  # a Connect server's executors import the package it was sent
 def test_executors_import_this_checkout_of_kafkasim(spark):
     import kafkasim
 

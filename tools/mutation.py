@@ -36,6 +36,7 @@ import sys
 import tomllib
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +94,24 @@ def mutmut(*args: str, quiet: bool = False) -> str:
     if done.returncode not in (0, 1):
         raise SystemExit(f"mutation: `mutmut {' '.join(args[:3])}` failed with exit status {done.returncode}")
     return done.stdout or ""
+
+
+@contextmanager
+def connect_server():
+    """One Spark Connect server (local[2]) for the whole run, which the tests' `spark` fixture uses instead
+    of a local session (KAFKASIM_TEST_SPARK_REMOTE): mutmut forks a process per mutant, and starting a JVM in
+    each made a mutant whose tests use Spark take 25 s instead of 6. The server's executors run the
+    package unmutated (the mutant is switched on in the test's own process only): code that runs inside
+    `mapInPandas` is judged by the tests that call it directly."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from spark_helpers import connect_server as server
+
+    with server(ROOT / "build" / "mutation" / "spark-connect") as url:
+        os.environ["KAFKASIM_TEST_SPARK_REMOTE"] = url
+        try:
+            yield url
+        finally:
+            del os.environ["KAFKASIM_TEST_SPARK_REMOTE"]
 
 
 def check(names: list[str], children: int) -> None:
@@ -341,9 +360,18 @@ def main(argv=None) -> int:
                     help="check only the chosen mutants without a verdict yet (a long run stopped with Ctrl-C "
                          "goes on; mutmut forgets the verdicts of a function whose code changed); `survived`: "
                          "its survivors and untested mutants too (after tests were added)")
+    ap.add_argument("--spark", choices=("connect", "local"), default="connect",
+                    help="the Spark the tests use: one Spark Connect server for the run (connect), or a local "
+                         "session started by each mutant's tests (local: slower; executors see the mutant)")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the last run's results (after editing the equivalent mutants)")
     args = ap.parse_args(argv)
+    with connect_server() if args.spark == "connect" and not args.report_only else nullcontext():
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`main` with its arguments read (and the Spark Connect server, if any, running)."""
     if not args.report_only:
         # mutmut generates every mutant and maps tests to functions on its first run: a run that
         # selects no mutant does only that, and lists them all (through `mutmut_names`, whose mapping
