@@ -11,6 +11,7 @@ import pytest
 from kafkasim import Scenario, simulate
 from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, main
 from kafkasim.analysis.logs import parse_file
+from kafkasim.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """\
@@ -46,6 +47,30 @@ def test_a_bad_grid_file_is_named_with_its_problem(tmp_path, capsys, text, messa
     err = capsys.readouterr().err
     assert err.startswith(f"kafkasim sweep: error: {grid}") and message in err
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("name,data,read", [
+    # a .json file is read as JSON: its mistakes are named so, even where YAML would accept the text
+    ("grid.json", b'{"grid": {"members": [3, 4]}, "seeds": 2}', {"members": [3, 4]}),
+    ("grid.json", b"grid: {members: [3]}\n", "not valid JSON"),
+    ("grid.json", b'{"grid": {"members": [3]},}', "not valid JSON"),
+    # either parser finds the encoding: UTF-8, or UTF-16 by its byte-order mark
+    ("grid.yaml", "grid: {members: [3]}  # café\n".encode("utf-16"), {"members": [3]}),
+    ("grid.json", '{"grid": {"members": [3]}, "seeds": 1}'.encode("utf-16"), {"members": [3]}),
+    # bytes in no Unicode encoding are the file's problem, named, not a UnicodeDecodeError's traceback
+    ("grid.yaml", "grid: {members: [3]}  # café\n".encode("latin-1"), "not valid YAML"),
+    ("grid.json", '{"grid": {"members": [3]}} café'.encode("latin-1"), "not valid JSON"),
+])
+def test_a_grid_file_is_json_by_its_name_else_yaml_in_the_encoding_it_says(tmp_path, name, data, read):
+    from kafkasim.analysis.sweep_grid import Grid
+
+    (tmp_path / name).write_bytes(data)
+    if isinstance(read, dict):
+        assert Grid.from_file(tmp_path / name).axes == read
+    else:
+        with pytest.raises(ConfigError) as refused:
+            Grid.from_file(tmp_path / name)
+        assert str(refused.value).startswith(f"{tmp_path / name}: {read}: ")
 
 
 def test_a_missing_grid_file_or_log_path_is_named(tmp_path, capsys):

@@ -221,10 +221,12 @@ class Grid:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "Grid":
-        """Read a YAML (or JSON) grid file. ConfigError names the file for any problem."""
+        """Read a YAML (or JSON) grid file. ConfigError names the file for any problem. Read as bytes:
+        both parsers find the encoding themselves (UTF-8, or UTF-16 by its byte-order mark), and bytes
+        in no encoding are a parse error, not a crash."""
         path = os.fspath(path)
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(path, "rb") as f:
                 text = f.read()
         except OSError as e:
             raise ConfigError(f"{path}: cannot read the grid file ({e.strerror})") from None
