@@ -236,11 +236,8 @@ class Grid:
             except ValueError as e:
                 raise ConfigError(f"{path}: not valid JSON: {e}") from None
         else:
-            try:
-                import yaml
-            except ImportError:
-                raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml), or give a .json "
-                                  f"grid file") from None
+            import yaml  # a dependency of kafkasim (pyproject.toml), imported when a grid file is read
+
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError as e:
