@@ -444,22 +444,21 @@ def _grid_file(folder, axes: str, seeds: int = 1):
     return grid
 
 
-def _sweep_printing(monkeypatch, safe_rows: list[dict], spark="session", summaries=None, failed: int = 0, **spark_fns):
-    """Stand in for the Spark module: a sweep that ran (`failed` of its runs failing; `spark_fns` may write
-    its folder), summaries as given, and `safe_region` rows as given unless `spark_fns` holds a real one."""
+def _sweep_printing(monkeypatch, safe_rows: list[dict], *, failed: int = 0, write=lambda out: None, spark="session",
+                    **real):
+    """Stand in for the Spark module: a sweep that calls `write(out)` and reports `failed` failed runs, no
+    summaries, and `safe_region` rows `safe_rows`; `real` puts the real `read_sweep`/`safe_region` in instead."""
     from types import SimpleNamespace
 
     import kafkasim.analysis.cli as cli
-
-    write = spark_fns.pop("write", lambda out: None)
 
     def sweep(spark, grid, out, **options):
         write(out)
         return SimpleNamespace(runs=0, done=0, failed=failed, skipped=0, seconds=0.0, out=out)
 
-    ks = SimpleNamespace(sweep=sweep, **{"read_sweep": lambda spark, folder: (None, summaries),
-                                         "safe_region": lambda s: SimpleNamespace(collect=lambda: safe_rows),
-                                         **spark_fns})
+    ks = SimpleNamespace(sweep=sweep, read_sweep=lambda spark, folder: (None, None),
+                         safe_region=lambda summaries: SimpleNamespace(collect=lambda: safe_rows))
+    ks.__dict__.update(real)
     monkeypatch.setattr(cli, "_spark", lambda args: (ks, spark))
 
 
@@ -513,8 +512,8 @@ def _summary_rows(rows: list[dict]):
 def test_a_sweep_with_failed_runs_names_at_most_3_of_them_each_with_its_run_id_and_error(spark, tmp_path, capsys,
                                                                                           monkeypatch):
     """Real summaries (Parquet in a sweep's layout) read by the real `read_sweep` and `safe_region`: 4 runs
-    failed, so 3 of them are named with their errors, and no run that ended ok is. Failed runs are no
-    combination's runs; removals by the member's own LeaveGroup leave a run safe. The session resolves names
+    failed, so 3 of them are named with their errors, and no run that ended ok is. Failed runs count in no
+    combination; removals by the member's own LeaveGroup leave a run safe. The session resolves names
     case-sensitively (`--conf spark.sql.caseSensitive=true`), which the closing lines must survive."""
     import pyarrow.parquet as pq
 
