@@ -434,3 +434,117 @@ def test_a_sweep_on_spark_counts_runs_simulated_now_as_ok_plus_failed_and_names_
     assert printed[0] == (f"kafkasim sweep: 6 runs in the grid: 4 simulated now (3 ok, 1 failed), 2 already in {out}; "
                           f"{seconds:.1f} s{rate}")
     assert printed[-1] == "  failed run r-7: ConfigError: boom"
+
+
+# -- kafkasim sweep's closing lines: a line per combination (40 or fewer), at most 3 failed runs named --------
+def _grid_file(folder, axes: str, seeds: int = 1):
+    """A grid of 2-member, 1-second runs over `axes` (YAML lines under `grid:`)."""
+    grid = folder / "grid.yaml"
+    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n{axes}seeds: {seeds}\n")
+    return grid
+
+
+def _sweep_printing(monkeypatch, safe_rows: list[dict], *, failed: int = 0, write=lambda out: None, spark="session",
+                    **real):
+    """Stand in for the Spark module: a sweep that calls `write(out)` and reports `failed` failed runs, no
+    summaries, and `safe_region` rows `safe_rows`; `real` puts the real `read_sweep`/`safe_region` in instead."""
+    from types import SimpleNamespace
+
+    import kafkasim.analysis.cli as cli
+
+    def sweep(spark, grid, out, **options):
+        write(out)
+        return SimpleNamespace(runs=0, done=0, failed=failed, skipped=0, seconds=0.0, out=out)
+
+    ks = SimpleNamespace(sweep=sweep, read_sweep=lambda spark, folder: (None, None),
+                         safe_region=lambda summaries: SimpleNamespace(collect=lambda: safe_rows))
+    ks.__dict__.update(real)
+    monkeypatch.setattr(cli, "_spark", lambda args: (ks, spark))
+
+
+def _combination(safe: bool, safe_runs: int, runs: int, removals: int, duplicates: int, **params) -> dict:
+    """A `safe_region` row: the combination's parameter columns and its figures."""
+    return {**params, "runs": runs, "safe_runs": safe_runs, "safe": safe, "worst_removals_unplanned": removals,
+            "worst_duplicates": duplicates}
+
+
+def test_a_small_sweep_lists_each_combination_as_safe_or_unsafe_with_its_settings_and_worst_figures(
+        tmp_path, capsys, monkeypatch):
+    """Each combination's line: `safe  ` (padded to UNSAFE's width) or `UNSAFE`, its swept settings by their
+    grid names as `name=value` joined by ", ", its safe runs of its runs, and the most unplanned removals and
+    duplicates of one of its runs."""
+    grid = _grid_file(tmp_path, "  session.timeout.ms: [10000, 45000]\n  max.poll.records: [500]\n", seeds=3)
+    _sweep_printing(monkeypatch, [
+        _combination(False, 1, 3, 2, 7, session_timeout_ms=10000, max_poll_records=500),
+        _combination(True, 3, 3, 0, 0, session_timeout_ms=45000, max_poll_records=500)])
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "out")]) == EXIT_OK
+    assert capsys.readouterr().out.splitlines()[-3:] == [
+        "  safe (no member removed except by its own LeaveGroup, no duplicates): 1 of 2 combinations",
+        "    UNSAFE session.timeout.ms=10000, max.poll.records=500: 1/3 runs safe, up to 2 removals, 7 duplicates",
+        "    safe   session.timeout.ms=45000, max.poll.records=500: 3/3 runs safe, up to 0 removals, 0 duplicates"]
+
+
+@pytest.mark.parametrize("combinations, listed", [(40, True), (41, False)])
+def test_a_sweep_lists_its_combinations_one_a_line_only_when_it_has_40_or_fewer(tmp_path, capsys, monkeypatch,
+                                                                               combinations, listed):
+    """Past 40 combinations the lines would flood the terminal: only the count of safe ones is printed."""
+    timeouts = [10_000 + 1000 * i for i in range(combinations)]
+    grid = _grid_file(tmp_path, f"  session.timeout.ms: {timeouts}\n")
+    _sweep_printing(monkeypatch, [_combination(True, 1, 1, 0, 0, session_timeout_ms=t) for t in timeouts])
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "out")]) == EXIT_OK
+    printed = capsys.readouterr().out.splitlines()
+    each = [f"    safe   session.timeout.ms={t}: 1/1 runs safe, up to 0 removals, 0 duplicates" for t in timeouts]
+    total = (f"  safe (no member removed except by its own LeaveGroup, no duplicates): {combinations} of "
+             f"{combinations} combinations")
+    assert printed[printed.index(total) + 1:] == (each if listed else [])
+
+
+def _summary_rows(rows: list[dict]):
+    """Summary rows as a sweep commits them (`summary_schema`); metrics left out are 0, `error` None."""
+    import pyarrow as pa
+
+    from kafkasim.analysis.sweep_grid import SUMMARY_METRICS, summary_schema
+
+    full = [{**{m: 0 for m in SUMMARY_METRICS}, "error": None, **row} for row in rows]
+    return pa.Table.from_pylist(full, schema=summary_schema())
+
+
+def test_a_sweep_with_failed_runs_names_at_most_3_of_them_each_with_its_run_id_and_error(spark, tmp_path, capsys,
+                                                                                          monkeypatch):
+    """Real summaries (Parquet in a sweep's layout) read by the real `read_sweep` and `safe_region`: 4 runs
+    failed, so 3 of them are named with their errors, and no run that ended ok is. Failed runs count in no
+    combination; removals by the member's own LeaveGroup leave a run safe. The session resolves names
+    case-sensitively (`--conf spark.sql.caseSensitive=true`), which the closing lines must survive."""
+    import pyarrow.parquet as pq
+
+    import kafkasim.analysis.spark as ks
+
+    failed = {f"r{i}": f"RuntimeError: run {i} broke" for i in (3, 4, 7, 8)}
+    folders = {10000: [{"run_id": "r1"}, {"run_id": "r2", "removals_session_timeout": 1, "removals_poll_timeout": 1,
+                                          "removals_leave_group": 3, "duplicates": 4}],
+               45000: [{"run_id": "r5", "removals_leave_group": 2}, {"run_id": "r6"}]}
+    folders[10000] += [{"run_id": r, "error": failed[r]} for r in ("r3", "r4")]
+    folders[45000] += [{"run_id": r, "error": failed[r]} for r in ("r7", "r8")]
+
+    def write(out):
+        for timeout, rows in folders.items():
+            folder = os.path.join(out, "summaries", f"session_timeout_ms={timeout}")
+            os.makedirs(folder)
+            pq.write_table(_summary_rows(rows), os.path.join(folder, "part-00000.parquet"))
+
+    grid = _grid_file(tmp_path, "  session.timeout.ms: [10000, 45000]\n", seeds=4)
+    _sweep_printing(monkeypatch, [], spark=spark, failed=4, write=write, read_sweep=ks.read_sweep,
+                    safe_region=ks.safe_region)
+    before = spark.conf.get("spark.sql.caseSensitive")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        assert main(["sweep", str(grid), "--out", str(tmp_path / "out")]) == EXIT_FAILED_RUNS
+    finally:
+        spark.conf.set("spark.sql.caseSensitive", before)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-6:-3] == [
+        "  safe (no member removed except by its own LeaveGroup, no duplicates): 1 of 2 combinations",
+        "    UNSAFE session.timeout.ms=10000: 1/2 runs safe, up to 2 removals, 4 duplicates",
+        "    safe   session.timeout.ms=45000: 2/2 runs safe, up to 0 removals, 0 duplicates"]
+    named = printed[-3:]
+    assert len(set(named)) == 3 and set(named) <= {f"  failed run {r}: {e}" for r, e in failed.items()}, named
