@@ -613,6 +613,27 @@ def test_only_a_heartbeat_that_succeeded_is_flagged_as_an_ok_heartbeat():
     assert {"JoinGroup", "SyncGroup"} <= set(frame.loc[frame["kind"] == "request", "label"])
 
 
+def test_a_consumer_heartbeat_reply_is_drawn_when_it_changed_the_members_epoch_state_or_assignment():
+    """KIP-848 sequence diagram (`protocol.messages`): a ConsumerGroupHeartbeat's reply is drawn only if it
+    changed something. Alone in a 1-partition group, c-1's join gets its reply (epoch 1, the partition), and
+    its heartbeats at epoch 1 after that change nothing: no reply. When c-2 joins (ScaleOut at 10 s) the
+    group epoch bumps to 2; c-1 keeps the partition, so its next heartbeat's reply bumps its epoch with no
+    new assignment, and is drawn."""
+    from kafkasim.viz.protocol import messages
+
+    def replies(run):
+        frame = messages(run)
+        return frame.loc[frame["kind"] == "reply", ["time", "member", "label"]].values.tolist()
+
+    consumer = {"group.protocol": "consumer"}
+    alone = simulate(Scenario(members=1, topics={"t": 1}, duration_ms=30_000, kafka_version="4.0", consumer=consumer))
+    assert replies(alone) == [[34, "c-1", "epoch 1: STABLE, new assignment"]]  # at c-1's start (34 ms)
+    joined = simulate(Scenario(members=1, topics={"t": 1}, duration_ms=20_000, kafka_version="4.0", consumer=consumer,
+                               faults=[faults.ScaleOut(at_ms=10_000, count=1)]))
+    assert [r for r in replies(joined) if r[1] == "c-1"] == [[34, "c-1", "epoch 1: STABLE, new assignment"],
+                                                              [10_034, "c-1", "epoch 2: STABLE"]]
+
+
 def test_cells_on_a_log_axis_meet_at_geometric_midpoints_mirrored_at_the_ends():
     from kafkasim.viz.poll import _edges
     # 10 and 1000: midpoint sqrt(10 * 1000) = 100; mirrored: 10^2 / 100 = 1 and 1000^2 / 100 = 10,000.

@@ -195,11 +195,13 @@ class ConsumerHeartbeats:
             self._flush()
 
     def _flush(self) -> None:
-        """Draw the pending reply if the heartbeat changed something (else it stays one row)."""
+        """Draw the pending reply if the heartbeat changed something (else it stays one row): the member's
+        epoch or state (the coordinator's MemberEpochBumped or MemberStateChanged, which set both), its
+        assignment, or its membership (a join, epoch 0, or a leave, -1 or -2)."""
         reply, self.reply = self.reply, None
         if reply is None:
             return
-        changed = reply["epoch"] != reply["sent"] or reply["state"] or reply["assignment"] or reply["sent"] <= 0
+        changed = reply["state"] or reply["assignment"] or reply["sent"] <= 0
         if not changed:
             return
         label = f"epoch {reply['epoch']}" + (f": {reply['state']}" if reply["state"] else "")
