@@ -7,6 +7,7 @@ Expectations are worked out by hand from each function's docstring, never read o
 from __future__ import annotations
 
 import dataclasses
+import functools
 from types import SimpleNamespace
 
 import numpy as np
@@ -1604,3 +1605,96 @@ def test_fewest_and_most_partitions_per_member_are_the_smallest_and_largest_memb
                          [("c-1", "stable", 0, 100), ("c-2", "stable", 0, 100)], partitions=3)
     _, counts = snapshot_frames(run, {"only": 50})
     assert counts == {"moved": 0, "idle": 0, "members": 2, "fewest": 1, "most": 2, "unowned": 0}
+
+
+# -- the KIP-848 sequence diagram's rows (protocol.ConsumerHeartbeats): labels, ok_heartbeat, details, notes --
+# One run, worked out from KIP-848: c-1 alone owns t-0 and t-1 (group epoch 1, heartbeats every 5 s from 34 ms);
+# c-2 joins at 10 s (epoch 0; group epoch 2), gets t-1 only once c-1 revoked it (c-1 reconciles at its 10 034 ms
+# heartbeat and acknowledges at once; c-2 is told at its 15 s heartbeat), and leaves at 20 s (epoch -1; group
+# epoch 3), the new target being computed at c-1's next heartbeat (20 034 ms), which hands c-1 t-1 back.
+KIP848 = dict(kafka_version="4.0", consumer={"group.protocol": "consumer"}, topics={"t": 2})
+
+
+@functools.cache
+def _kip848_scaled():
+    return simulate(Scenario(members=1, duration_ms=25_000, **KIP848,
+                             faults=[faults.ScaleOut(at_ms=10_000, count=1), faults.ScaleIn(20_000, ("c-2",))]))
+
+
+@functools.cache
+def _kip848_static_leave():
+    """Static c-2 closes at 10 s (a graceful Restart): it leaves with epoch -2, keeping its place (KIP-345)."""
+    return simulate(Scenario(members=2, duration_ms=10_020, static_membership=True, **KIP848,
+                             faults=[faults.Restart("c-2", 10_000, delay_ms=5_000, graceful=True)]))
+
+
+def _kip848_rows(run, kind: str, *columns: str) -> list[list]:
+    from kafkasim.viz.protocol import messages
+    frame = messages(run)
+    return frame.loc[frame["kind"] == kind, ["time", "member", *columns]].values.tolist()
+
+
+def test_a_consumer_heartbeat_label_gives_the_epoch_it_sent_and_whether_it_joins_leaves_or_acknowledges():
+    # 0 join, -1 leave, -2 static leave; "ack" for the heartbeat right after a reconciliation; nothing else.
+    hb = "ConsumerGroupHeartbeat epoch"
+    assert _kip848_rows(_kip848_scaled(), "request", "label") == [
+        [34, "c-1", f"{hb} 0 (join)"], [34, "c-1", f"{hb} 1 (ack)"], [5_034, "c-1", f"{hb} 1"],
+        [10_000, "c-2", f"{hb} 0 (join)"], [10_000, "c-2", f"{hb} 2 (ack)"],  # it assigned nothing yet, still acks
+        [10_034, "c-1", f"{hb} 1"], [10_034, "c-1", f"{hb} 1 (ack)"],  # revoked t-1 at epoch 1, then acks
+        [15_000, "c-2", f"{hb} 2"], [15_000, "c-2", f"{hb} 2 (ack)"], [15_034, "c-1", f"{hb} 2"],
+        [20_000, "c-2", f"{hb} 2"], [20_000, "c-2", f"{hb} -1 (leave)"],
+        [20_034, "c-1", f"{hb} 2"], [20_034, "c-1", f"{hb} 3 (ack)"]]
+    static = _kip848_static_leave()
+    assert [r for r in _kip848_rows(static, "request", "label") if r[0] >= 10_000] == [
+        [10_009, "c-2", f"{hb} 2"], [10_009, "c-2", f"{hb} -2 (static leave)"]]
+
+
+def test_only_a_consumer_heartbeat_that_succeeded_changed_nothing_and_acknowledges_nothing_is_an_ok_heartbeat():
+    # heartbeats="errors" thins out exactly these: a join, a leave, an ack, a heartbeat whose reply is drawn
+    # (it changed the member's epoch, state or assignment), a failed one, every reply and error stay.
+    run = _kip848_scaled()
+    assert _kip848_rows(run, "request", "ok_heartbeat") == [
+        [34, "c-1", False], [34, "c-1", False], [5_034, "c-1", True],
+        [10_000, "c-2", False], [10_000, "c-2", False],
+        [10_034, "c-1", False],  # its reply is drawn (UNREVOKED_PARTITIONS, new assignment)
+        [10_034, "c-1", False], [15_000, "c-2", False], [15_000, "c-2", False], [15_034, "c-1", True],
+        [20_000, "c-2", True], [20_000, "c-2", False], [20_034, "c-1", False], [20_034, "c-1", False]]
+    assert {flag for _, _, flag in _kip848_rows(run, "reply", "ok_heartbeat")} == {False}
+    # c-2's network is cut for longer than the 45 s session: removed at 50 009 ms (its last heartbeat at
+    # 5 009 ms + 45 s), its first heartbeat after the cut, at its epoch 2, is answered UNKNOWN_MEMBER_ID.
+    fenced = simulate(Scenario(members=2, duration_ms=61_000, **KIP848,
+                               faults=[faults.NetworkCut("c-2", 10_000, duration_ms=50_000)]))
+    assert _kip848_rows(fenced, "error", "label", "ok_heartbeat") == [
+        [60_509, "c-2", "ConsumerGroupHeartbeat: UNKNOWN_MEMBER_ID (25)", False]]
+    assert [r for r in _kip848_rows(fenced, "request", "label", "ok_heartbeat") if r[0] == 60_509] == [
+        [60_509, "c-2", "ConsumerGroupHeartbeat epoch 2", False]]
+
+
+def test_a_consumer_heartbeat_detail_names_the_member_id_its_epoch_and_the_group_epoch():
+    run = _kip848_scaled()
+    (c2,) = {r[3] for r in run.rows if r[4] == "ConsumerGroupHeartbeat" and r[0] == 10_000}  # its member id
+    details = [r for r in _kip848_rows(run, "request", "detail") if r[1] == "c-2"]
+    assert [d for _, _, d in details] == [
+        f"member id {c2}, member epoch 0, group epoch 2", f"member id {c2}, member epoch 2, group epoch 2",
+        f"member id {c2}, member epoch 2, group epoch 2", f"member id {c2}, member epoch 2, group epoch 2",
+        f"member id {c2}, member epoch 2, group epoch 2", f"member id {c2}, member epoch -1, group epoch 3"]
+
+
+def test_a_coordinator_note_says_what_it_decided_and_gives_its_reason_as_detail():
+    # The group epoch bump (its reason), the target assignment (the assignor; members whose target changed:
+    # c-1 loses t-1 and c-2 gets it, 2; after c-2 left only c-1, 1), the group state (the old one).
+    notes = [r for r in _kip848_rows(_kip848_scaled(), "coordinator note", "label", "detail") if r[0] >= 10_000]
+    assert notes == [
+        [10_000, "coordinator", "group epoch 2 (member_joined)", "member_joined"],
+        [10_000, "coordinator", "target assignment, epoch 2 (uniform, 2 changed)", "uniform"],
+        [10_000, "coordinator", "group Stable → Reconciling", "Stable"],
+        [15_000, "coordinator", "group Reconciling → Stable", "Reconciling"],
+        [20_000, "coordinator", "removes c-2: leave_group", "leave_group"],
+        [20_000, "coordinator", "group epoch 3 (member_removed)", "member_removed"],
+        [20_000, "coordinator", "group Stable → Assigning", "Stable"],
+        [20_034, "coordinator", "target assignment, epoch 3 (uniform, 1 changed)", "uniform"],
+        [20_034, "coordinator", "group Assigning → Stable", "Assigning"]]
+    static = _kip848_static_leave()
+    # A static member's leave (epoch -2) has no reason: an empty detail.
+    assert [r for r in _kip848_rows(static, "coordinator note", "label", "detail") if r[0] == 10_009][0] == [
+        10_009, "coordinator", "c-2: left temporarily (static member, epoch -2)", ""]

@@ -220,17 +220,19 @@ class ConsumerHeartbeats:
             return
         note = self._note(row, name)
         if note:
-            self.out.append([row[T], COORDINATOR, "coordinator note", note, _short(row[REASON], 200), False])
+            self.out.append([row[T], COORDINATOR, "coordinator note", note, row[REASON] or "", False])
 
     def _heartbeat(self, row, name: str) -> None:
         sent, error = int(row[VALUE]), row[ERROR]
-        ack = sent > 0 and name in self.acking
+        ack = name in self.acking  # a join or leave keeps its EPOCH_MEANING and gets a reply anyway
         self.acking.discard(name)
         meaning = EPOCH_MEANING.get(sent, "ack" if ack else "")
         label = f"ConsumerGroupHeartbeat epoch {sent}" + (f" ({meaning})" if meaning else "")
         detail = f"member id {row[MEMBER]}, member epoch {sent}, group epoch {row[GENERATION]}"
         failed = error not in (None, "NONE")
-        self.out.append([row[T], name, "request", label, detail, not failed and sent > 0 and not ack])
+        # ok_heartbeat unless it failed or acknowledges; _flush clears it when the reply is drawn (a join or
+        # leave always is).
+        self.out.append([row[T], name, "request", label, detail, not failed and not ack])
         if failed:
             self.out.append([row[T], name, "error", f"ConsumerGroupHeartbeat: {_error(error)}", detail, False])
             return
