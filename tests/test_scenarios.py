@@ -213,6 +213,18 @@ def test_bad_scenarios_get_clear_errors(kwargs, fragment):
         small(**kwargs)
 
 
+def test_replace_merges_consumer_and_broker_configs_into_the_existing_ones_and_sets_other_fields():
+    """`Scenario.replace`: configs add to the scenario's (a later value wins), any other field is replaced."""
+    sc = Scenario(consumer={"session.timeout.ms": 10_000, "max.poll.records": 100},
+                  broker={"group.min.session.timeout.ms": 3_000}, members=2)
+    changed = sc.replace(consumer={"max.poll.records": 50}, broker={"group.max.session.timeout.ms": 60_000},
+                         members=4)
+    assert changed.consumer == {"session.timeout.ms": 10_000, "max.poll.records": 50}
+    assert changed.broker == {"group.min.session.timeout.ms": 3_000, "group.max.session.timeout.ms": 60_000}
+    assert changed.members == 4
+    assert sc.consumer == {"session.timeout.ms": 10_000, "max.poll.records": 100} and sc.members == 2  # a copy
+
+
 def test_fault_on_unknown_member_is_a_clear_error():
     with pytest.raises(ConfigError, match="members are c-1, c-2, c-3"):
         simulate(small(faults=[faults.Crash("c-9", at_ms=10)]))
