@@ -438,8 +438,9 @@ class SharePartition:
             if acquired >= max_to_acquire:
                 break
             if self._gap_active():
-                # Kafka calls acquireNewBatchRecords only when gap_start < batch.first; `_acquire_new`
-                # takes nothing from an empty range, so the same check is left to it.
+                # Kafka calls acquireNewBatchRecords only when gap_start < batch.first (and for new
+                # records only past the last cached offset): `_acquire_new` takes nothing from an
+                # empty range, so those checks are left to it.
                 records, count = self._acquire_new(member_id, batches, record_limit, gap_start, batch.first - 1,
                                                    batch_size, max_to_acquire - acquired)
                 result += records
@@ -469,7 +470,7 @@ class SharePartition:
             state.timer = self._arm(batch.first, batch.last)
             result.append(AcquiredRecords(batch.first, batch.last, state.delivery_count))
             acquired += batch.last - batch.first + 1
-        if acquired < max_to_acquire and sub[-1].last < last_to_acquire:
+        if acquired < max_to_acquire:  # new records past the cached ones (none when they reach last_to_acquire)
             records, _ = self._acquire_new(member_id, batches, record_limit, sub[-1].last + 1, last_to_acquire,
                                            batch_size, max_to_acquire - acquired)
             result += records
