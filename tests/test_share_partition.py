@@ -1092,3 +1092,16 @@ def test_a_throttled_batch_that_gives_one_record_ends_the_acquisition():
     assert got == [AR(0, 0, 4)]
     assert offsets(sp, 1, 2) == {1: ("AVAILABLE", 3, ""), 2: ("AVAILABLE", 1, "")}
     assert (sp.end_offset, sp.state(5), sp.next_fetch_offset) == (4, None, 1)
+
+
+def test_acquire_multiple_records_with_overlap_and_new_batch_in_record_limit_mode():
+    """testAcquireMultipleRecordsWithOverlapAndNewBatchInRecordLimitMode (4.2.0): record_limit,
+    MaxRecords 3. 0-2 of the log batch 0-4 first; then, with the log at 0-9, 3-4 from the cache and
+    the one record left from the new records after it (5, of a new batch 5-9 kept whole)."""
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 3, fetch_offset=0, log_batches=[(0, 4)], acquire_mode="record_limit") == [AR(0, 2, 1)]
+    assert sp.next_fetch_offset == 3
+    got = sp.acquire(MEMBER_ID, 3, fetch_offset=0, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(3, 4, 1), AR(5, 5, 1)]
+    assert (sp.next_fetch_offset, sp.cached_batches()) == (6, [(0, 4), (5, 9)])
+    assert offsets(sp, 0, 4) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in range(5)}
