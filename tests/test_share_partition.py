@@ -978,3 +978,130 @@ def test_counts_and_owners_are_known_only_for_cached_records():
     assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT")]) is Errors.NONE
     assert (sp.start_offset, sp.cached_batches()) == (5, [])
     assert (sp.delivery_count(0), sp.owner(0), sp.state(0)) == (None, "", None)
+
+
+# -- acquiring cached batches and the gaps between them (issue 29, `_acquire_cached`) ---------------
+# Each expectation is worked out by hand from `SharePartition.acquire` (4.2.0), or replays the
+# Kafka test its docstring names. `load_state` with a hole between two batches opens the gap window.
+def test_acquire_cached_state_gap_in_between_overlaps_with_actual_partition_gap_in_record_limit_mode():
+    """testAcquireCachedStateGapInBetweenOverlapsWithActualPartitionGapInRecordLimitMode (4.2.0):
+    SPSO 11, 21-30 ACKNOWLEDGED and 41-50 ARCHIVED loaded, log batches 11-20, 21-35, 41-60,
+    record_limit with MaxRecords 15: the gap 11-20 gives 10, the gap 31-40 only the 5 left (31-35,
+    where its log batch ends: 36-40 is a gap of the log itself); 41-50 is never reached."""
+    sp = build()
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (41, 50, "ARCHIVED", 1)])
+    got = sp.acquire(MEMBER_ID, 15, fetch_offset=0, log_batches=[(11, 20), (21, 35), (41, 60)],
+                     acquire_mode="record_limit")
+    assert got == [AR(11, 20, 1), AR(31, 35, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (11, 50, 36)
+    assert sp.cached_batches() == [(11, 20), (21, 30), (31, 35), (41, 50)]
+    assert (sp.state(36), sp.state(51)) == (None, None)
+
+
+def test_a_gap_takes_only_the_records_left_and_ends_the_acquisition_when_they_are_used():
+    """`acquire`'s gap branch (4.2): a gap between cached batches is acquired for the member with
+    `maxRecordsToAcquire - acquiredCount` records, added to the count, and `acquiredCount >=
+    maxRecordsToAcquire` then ends the loop. 0-4 and 10-14 loaded AVAILABLE (gap 5-9), log batches
+    0-4, 5-6, 7-9, 10-14, MaxRecords 7: 0-4 (5, second delivery), then the gap with 2 left: the log
+    batch 5-6 exactly; 7 reached, so 10-14 waits. The gap's next offset, 7, is the next fetch."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (10, 14, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, 7, fetch_offset=0, log_batches=[(0, 4), (5, 6), (7, 9), (10, 14)])
+    assert got == [AR(0, 4, 2), AR(5, 6, 1)]
+    assert offsets(sp, 5, 7) == {5: ("ACQUIRED", 1, MEMBER_ID), 6: ("ACQUIRED", 1, MEMBER_ID),
+                                 7: (None, None, "")}
+    assert offsets(sp, 10, 10) == {10: ("AVAILABLE", 1, "")}
+    assert (sp.cached_batches(), sp.next_fetch_offset) == ([(0, 4), (5, 6), (10, 14)], 7)
+
+
+def test_a_gap_in_record_limit_mode_takes_exactly_the_records_left_offset_by_offset():
+    """`acquireNewBatchRecords(..., isRecordLimitMode, ...)` for a gap (4.2, KIP-1206): the new
+    batch covers the whole log batch 5-9, but record_limit acquires only the 2 records left after
+    0-4 (MaxRecords 7); 7-9 stay AVAILABLE, never delivered, and are the next fetch."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (10, 14, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, 7, fetch_offset=0, log_batches=[(0, 4), (5, 9), (10, 14)],
+                     acquire_mode="record_limit")
+    assert got == [AR(0, 4, 2), AR(5, 6, 1)]
+    assert sp.split_batches() == [(5, 9)]
+    assert offsets(sp, 6, 7) == {6: ("ACQUIRED", 1, MEMBER_ID), 7: ("AVAILABLE", 0, "")}
+    assert (sp.state(10), sp.next_fetch_offset) == ("AVAILABLE", 7)
+
+
+def test_max_records_is_a_soft_limit_counted_over_whole_cached_batches():
+    """`acquire` (4.2): a full-match cached batch is acquired whole and adds its size to the count;
+    the loop stops once the count reaches MaxRecords. 10-14, 15-19, 20-24 AVAILABLE, MaxRecords 11:
+    5, 10, then 20-24 (10 < 11) for 15; no new record 25-29 (15 >= 11)."""
+    sp = build()
+    sp.load_state(10, [(10, 14, "AVAILABLE", 1), (15, 19, "AVAILABLE", 1), (20, 24, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, 11, fetch_offset=10, log_batches=[(10, 14), (15, 19), (20, 24), (25, 29)])
+    assert got == [AR(10, 14, 2), AR(15, 19, 2), AR(20, 24, 2)]
+    assert (sp.end_offset, sp.state(25), sp.split_batches()) == (24, None, [])
+
+
+def test_a_cached_batch_is_split_only_when_record_limit_leaves_fewer_records_than_it_holds():
+    """`checkForRecordLimitSubsetMatch` (4.2): only record_limit splits a cached batch, and only
+    when it holds more than the records left. batch_optimized with MaxRecords 3 takes 0-9 whole
+    (a soft limit); record_limit with exactly 3 left takes 10-12 whole. Both keep one batch state
+    and one lock."""
+    sp = build()
+    sp.load_state(0, [(0, 9, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 3, fetch_offset=0, log_batches=[(0, 9)]) == [AR(0, 9, 2)]
+    assert (sp.split_batches(), len(sp.lock_timers())) == ([], 1)
+    sp = build()
+    sp.load_state(10, [(10, 12, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, 3, fetch_offset=10, log_batches=[(10, 12)], acquire_mode="record_limit")
+    assert got == [AR(10, 12, 2)]
+    assert (sp.split_batches(), len(sp.lock_timers())) == ([], 1)
+
+
+def test_record_limit_takes_only_the_records_left_from_the_next_cached_batch():
+    """`acquire` (4.2), record_limit: `numRecordsRemaining = maxRecordsToAcquire - acquiredCount`
+    is what `acquireSubsetBatchRecords` may take, and its count adds to the total. 0-4 and 5-9
+    AVAILABLE, MaxRecords 7: 0-4 whole, then 5-6 of 5-9 (split); 7 reached, so no new record from
+    the log batch 10-14."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, 7, fetch_offset=0, log_batches=[(0, 4), (5, 9), (10, 14)],
+                     acquire_mode="record_limit")
+    assert got == [AR(0, 4, 2), AR(5, 6, 2)]
+    assert sp.split_batches() == [(5, 9)]
+    assert offsets(sp, 6, 7) == {6: ("ACQUIRED", 2, MEMBER_ID), 7: ("AVAILABLE", 1, "")}
+    assert (sp.end_offset, sp.state(10), sp.next_fetch_offset) == (9, None, 7)
+
+
+def test_a_throttled_batch_after_one_acquired_record_waits_for_the_next_fetch():
+    """`acquire` (4.2, KAFKA-17541): `if (throttleRecordsDelivery && acquiredCount > 0)` stops
+    before a throttled batch, even after a single record. Limit 5, threshold 3: 0 at count 1 is
+    acquired, 1-5 at count 3 stay AVAILABLE, and no new record 6-9 is acquired."""
+    sp = build()
+    sp.load_state(0, [(0, 0, "AVAILABLE", 1), (1, 5, "AVAILABLE", 3)])
+    got = sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 0), (1, 5), (6, 9)])
+    assert got == [AR(0, 0, 2)]
+    assert offsets(sp, 1, 1) == {1: ("AVAILABLE", 3, "")}
+    assert (sp.end_offset, sp.state(6), sp.next_fetch_offset) == (5, None, 1)
+
+
+def test_a_throttled_batch_that_gives_one_record_ends_the_acquisition():
+    """`acquire` (4.2): after a throttled batch's records are taken, `maxRecordsToAcquire = 0`
+    ends the acquisition, however few they were. Limit 5, threshold 3: 0-1 at count 3 gives
+    max(1, 2 >> 1) = 1 record (0, count 4); 2-4 at count 1 and the new 5-9 wait."""
+    sp = build()
+    sp.load_state(0, [(0, 1, "AVAILABLE", 3), (2, 4, "AVAILABLE", 1)])
+    got = sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 1), (2, 4), (5, 9)])
+    assert got == [AR(0, 0, 4)]
+    assert offsets(sp, 1, 2) == {1: ("AVAILABLE", 3, ""), 2: ("AVAILABLE", 1, "")}
+    assert (sp.end_offset, sp.state(5), sp.next_fetch_offset) == (4, None, 1)
+
+
+def test_acquire_multiple_records_with_overlap_and_new_batch_in_record_limit_mode():
+    """testAcquireMultipleRecordsWithOverlapAndNewBatchInRecordLimitMode (4.2.0): record_limit,
+    MaxRecords 3. 0-2 of the log batch 0-4 first; then, with the log at 0-9, 3-4 from the cache and
+    the one record left from the new records after it (5, of a new batch 5-9 kept whole)."""
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 3, fetch_offset=0, log_batches=[(0, 4)], acquire_mode="record_limit") == [AR(0, 2, 1)]
+    assert sp.next_fetch_offset == 3
+    got = sp.acquire(MEMBER_ID, 3, fetch_offset=0, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(3, 4, 1), AR(5, 5, 1)]
+    assert (sp.next_fetch_offset, sp.cached_batches()) == (6, [(0, 4), (5, 9)])
+    assert offsets(sp, 0, 4) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in range(5)}

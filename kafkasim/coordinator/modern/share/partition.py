@@ -417,22 +417,19 @@ class SharePartition:
         if not sub:
             return self._acquire_new(member_id, batches, record_limit, base, last_to_acquire, batch_size,
                                      max_to_acquire)[0]
-        result, acquired, max_to_acquire = self._acquire_cached(member_id, batches, record_limit, sub, base,
-                                                                last_to_acquire, batch_size, max_to_acquire)
-        if acquired < max_to_acquire and sub[-1].last < last_to_acquire:
-            records, _ = self._acquire_new(member_id, batches, record_limit, sub[-1].last + 1, last_to_acquire,
-                                           batch_size, max_to_acquire - acquired)
-            result += records
+        result = self._acquire_cached(member_id, batches, record_limit, sub, base, last_to_acquire, batch_size,
+                                      max_to_acquire)
         if result:
             self._update_gap_start(result[-1].last_offset + 1)
         return result
 
     def _acquire_cached(self, member_id: str, batches: list[tuple[int, int]], record_limit: bool,
                         sub: list[InFlightBatch], base: int, last_to_acquire: int, batch_size: int,
-                        max_to_acquire: int) -> tuple[list[AcquiredRecords], int, int]:
-        """The overlap loop of `acquire`: cached batches (and, 4.1+, the persisted state's gaps
-        between them) in offset order. Returns the records, their number and the limit left
-        (0 once throttling stops the acquisition)."""
+                        max_to_acquire: int) -> list[AcquiredRecords]:
+        """The overlap part of `acquire`: cached batches (and, 4.1+, the persisted state's gaps
+        between them) in offset order, then new records past the last of them while fewer than
+        `max_to_acquire` were taken. A throttled batch ends the acquisition: Kafka sets
+        `maxRecordsToAcquire` to 0, so nothing new follows it."""
         first_base = batches[0][0]
         result: list[AcquiredRecords] = []
         acquired = 0
@@ -441,11 +438,13 @@ class SharePartition:
             if acquired >= max_to_acquire:
                 break
             if self._gap_active():
-                if gap_start < batch.first:
-                    records, count = self._acquire_new(member_id, batches, record_limit, gap_start, batch.first - 1,
-                                                       batch_size, max_to_acquire - acquired)
-                    result += records
-                    acquired += count
+                # Kafka calls acquireNewBatchRecords only when gap_start < batch.first (and for new
+                # records only past the last cached offset): `_acquire_new` takes nothing from an
+                # empty range, so those checks are left to it.
+                records, count = self._acquire_new(member_id, batches, record_limit, gap_start, batch.first - 1,
+                                                   batch_size, max_to_acquire - acquired)
+                result += records
+                acquired += count
                 gap_start = batch.last + 1
                 if acquired >= max_to_acquire:
                     break
@@ -454,19 +453,16 @@ class SharePartition:
             subset_limit = record_limit and batch.last - batch.first + 1 > remaining
             throttle = self.rules.throttle and self._should_throttle(batch, first_base, last_to_acquire)
             if throttle and acquired > 0:
-                max_to_acquire = 0
-                break
+                return result
             if not full or batch.offset_state is not None or subset_limit or throttle:
                 if batch.offset_state is None:
                     if batch.batch_state.state != AVAILABLE:
                         continue
                     self._split(batch)
-                count = self._acquire_subset(member_id, record_limit, remaining, first_base, last_to_acquire,
-                                             batch, result)
-                acquired += count
-                if throttle and count > 0:
-                    max_to_acquire = 0
-                    break
+                acquired += self._acquire_subset(member_id, record_limit, remaining, first_base, last_to_acquire,
+                                                 batch, result)
+                if throttle:  # Kafka also asks for a count > 0: the first AVAILABLE offset is always taken
+                    return result
                 continue
             state = batch.batch_state
             if state.state != AVAILABLE or not state.try_update(ACQUIRED, INCREASE, self.max_delivery(), member_id):
@@ -474,7 +470,11 @@ class SharePartition:
             state.timer = self._arm(batch.first, batch.last)
             result.append(AcquiredRecords(batch.first, batch.last, state.delivery_count))
             acquired += batch.last - batch.first + 1
-        return result, acquired, max_to_acquire
+        if acquired < max_to_acquire:  # new records past the cached ones (none when they reach last_to_acquire)
+            records, _ = self._acquire_new(member_id, batches, record_limit, sub[-1].last + 1, last_to_acquire,
+                                           batch_size, max_to_acquire - acquired)
+            result += records
+        return result
 
     def _last_offset_and_max_records(self, fetch_offset: int, max_records: int, last_offset: int) -> tuple[int, int]:
         """`lastOffsetAndMaxRecordsToAcquire` (4.2): the in-flight cap inside one acquisition."""
