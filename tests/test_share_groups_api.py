@@ -840,3 +840,90 @@ def test_group_config_validation_checks_unset_defaults_before_44_only_the_set_on
     new = GroupCoordinator(Simulation(seed=0), kafka_version="4.4", **kw)
     new.set_group_config("g", {"share.heartbeat.interval.ms": 6000})
     assert new.group_config("g") == {"share.heartbeat.interval.ms": 6000}
+
+
+# == load_state: the refusals and boundaries of a ReadShareGroupState result (issue 29, load_state) ====
+# `SharePartition.maybeInitialize` (4.1-4.4, confluentinc/kafka branches 4.1-4.4) fails the partition
+# when a state batch starts below the start offset or ends before it starts; kafkasim says so as a
+# ConfigError naming the batch and the bound, and also refuses what the share coordinator never
+# returns (overlapping or unordered batches: `PersisterStateBatchCombiner` merges them into a sorted,
+# non-overlapping list; ACQUIRED) and a delivery count below 0 (Kafka checks no count).
+def load_refusal(start_offset, batches, version="4.2") -> str:
+    """The message `load_state` refuses this ReadShareGroupState result with."""
+    with pytest.raises(ConfigError) as refused:
+        SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version=version).load_state(start_offset, batches)
+    return str(refused.value)
+
+
+def loaded(start_offset, batches, version="4.2") -> SharePartition:
+    sp = SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version=version)
+    sp.load_state(start_offset, batches)
+    return sp
+
+
+def test_load_state_is_refused_once_records_are_in_flight_with_its_exact_reason():
+    """`maybeInitialize` runs once, before the first fetch; a load after an acquire says why."""
+    sp = SharePartition(Simulation(seed=0), "g", "t", 0)
+    sp.acquire("m", 5, log_batches=[(0, 4)])
+    with pytest.raises(ConfigError) as refused:
+        sp.load_state(0, [])
+    assert str(refused.value) == "load_state: records are already in flight; load before the first acquire"
+
+
+def test_load_state_start_offset_is_an_offset_from_zero():
+    """The start offset is a log offset (SPSO): 0 is the first one, -1 is refused by name."""
+    assert load_refusal(-1, []) == "start_offset must be an integer >= 0, got -1"
+    assert load_refusal(True, []) == "start_offset must be an integer >= 0, got True"
+    sp = loaded(0, [])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (0, 0, 0)
+
+
+def test_load_state_accepts_the_delivery_count_0_that_4_1_writes_after_a_session_release():
+    """4.1 releases a closed session's records with `DeliveryCountOps.DECREASE`
+    (`releaseAcquiredRecordsForCompleteBatch`, KAFKA-17541 part 1): records delivered once are
+    written AVAILABLE with count 0 (`PersisterStateBatch.deliveryCount`, a short). A new leader
+    loads that count and the next delivery is the first again; -1 is refused by name and floor."""
+    old = SharePartition(Simulation(seed=0), "g", "t", 0, kafka_version="4.1")
+    assert old.acquire("m", 10, log_batches=[(0, 4)]) == [AcquiredRecords(0, 4, 1)]
+    old.release_all("m")
+    assert old.persisted_state() == (0, [(0, 4, "AVAILABLE", 0)])
+    new = loaded(*old.persisted_state(), version="4.1")
+    assert (new.state(0), new.delivery_count(0)) == ("AVAILABLE", 0)
+    assert new.acquire("n", 10, log_batches=[(0, 4)]) == [AcquiredRecords(0, 4, 1)]
+    assert load_refusal(0, [(0, 4, "AVAILABLE", -1)]) == "delivery_count must be an integer >= 0, got -1"
+
+
+def test_load_state_refuses_a_state_that_is_never_persisted_by_its_exact_reason():
+    """ACQUIRED lives only on the leader: `__share_group_state` never holds it."""
+    assert load_refusal(0, [(0, 4, "ACQUIRED", 1)]) == (
+        "load_state: state 'ACQUIRED' of 0-4 is not persisted; valid: AVAILABLE, ACKNOWLEDGED, ARCHIVED "
+        "(ACQUIRED is never written)")
+
+
+def test_load_state_batch_starts_at_or_after_the_start_offset_and_ends_at_or_after_its_first():
+    """`maybeInitialize`: `firstOffset() < startOffset` and `lastOffset() < firstOffset()` fail
+    the partition; a batch starting at the start offset and a one-offset batch are valid."""
+    sp = loaded(10, [(10, 10, "AVAILABLE", 1)])
+    assert (sp.cached_batches(), sp.state(10), sp.end_offset) == ([(10, 10)], "AVAILABLE", 10)
+    assert load_refusal(10, [(9, 12, "AVAILABLE", 1)]) == (
+        "load_state: batch 9-12 overlaps, is out of order or starts below the start offset 10")
+    assert load_refusal(10, [(12, 11, "AVAILABLE", 1)]) == (
+        "load_state: batch 12-11 overlaps, is out of order or starts below the start offset 10")
+
+
+def test_load_state_batches_follow_each_other_without_overlap():
+    """The share coordinator returns disjoint batches in offset order: one starting right after the
+    previous batch's last offset is valid, one starting at that last offset overlaps it."""
+    sp = loaded(10, [(10, 14, "AVAILABLE", 1), (15, 15, "ARCHIVED", 2)])
+    assert sp.cached_batches() == [(10, 14), (15, 15)]
+    assert load_refusal(10, [(10, 14, "AVAILABLE", 1), (14, 16, "ARCHIVED", 2)]) == (
+        "load_state: batch 14-16 overlaps, is out of order or starts below the start offset 10")
+
+
+@pytest.mark.parametrize("version, next_fetch", [("4.0", 21), ("4.1", 10), ("4.2", 10)])
+def test_load_state_a_gap_of_one_offset_is_fetched_first_from_4_1(version, next_fetch):
+    """`gapStartOffset` is set when `firstOffset() > previousBatchLastOffset + 1`: one missing
+    offset (10, before 11-20 ACKNOWLEDGED) is a gap, fetched first from 4.1 (`InitialReadGapOffset`,
+    4.2 `GapWindow`); 4.0 has no gap window and fetches after the terminal batch."""
+    sp = loaded(10, [(11, 20, "ACKNOWLEDGED", 1)], version)
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 20, next_fetch)
