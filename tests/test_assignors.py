@@ -883,6 +883,15 @@ def test_member_ids_sort_in_javas_utf16_order():
     assert assign("range", {"t": 2}, subs) == {second: [("t", 1)], first: [("t", 0)]}
 
 
+def test_roundrobin_deals_topics_in_javas_utf16_order():
+    """RoundRobinAssignor walks the topics sorted (`new TreeSet<>(topics)` of topic names, Java's
+    String.compareTo): "t-\U0001F600" (surrogates D83D DE00) before "t-\uFFFD", where Python's
+    code-point order puts it after; the first topic's partition goes to the first member."""
+    first, second = "t-\U0001F600", "t-\uFFFD"
+    subs = {"m-1": Subscription((first, second)), "m-2": Subscription((first, second))}
+    assert assign("roundrobin", {second: 1, first: 1}, subs) == {"m-1": [(first, 0)], "m-2": [(second, 0)]}
+
+
 def test_a_subscription_of_the_wrong_type_is_named():
     with pytest.raises(TypeError, match=r"^subscription of member 'm-1' must be a Subscription, got tuple$"):
         assign("range", {"t": 1}, {"m-1": ("t",)})

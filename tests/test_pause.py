@@ -124,6 +124,17 @@ def test_seed_records_are_lost_once_the_passed_offsets_are_committed():
     assert s["duplicates"] == 0
 
 
+def test_duplicates_count_every_processing_of_a_record_after_its_first():
+    """A member expelled at 10 s ("lost", no pause) has processed records past its last auto-commit; their
+    new owner starts again from the committed offset. `duplicates` counts each processing beyond a record's
+    first: the records processed (the Processed events' counts) minus the distinct records processed."""
+    s = PauseScenario(pause_at_ms=36_000, resume_at_ms=None, changes=((10_000, "lost"),))
+    run = simulate_pause(s)
+    processed = int(run.events.loc[run.events.kind == "Processed", "value"].sum())
+    distinct = s.partitions * s.records_per_partition - run.summary["unprocessed_at_end"]
+    assert run.summary["duplicates"] == processed - distinct > 0
+
+
 def test_where_the_unexpected_records_come_from_by_era():
     """C.4 path (a), buffered data returned after the blocking join, exists in 2.4 eager; from 2.5 the
     buffer is drained first and everything unexpected is a fresh fetch (path (b))."""

@@ -89,3 +89,18 @@ def test_a_file_without_provenance_says_so(tmp_path):
     pq.write_table(pa.table({"x": [1]}), tmp_path / "other.parquet")
     with pytest.raises(ValueError, match="holds no kafkasim provenance"):
         read_provenance(tmp_path / "other.parquet")
+
+
+def test_a_pause_run_records_its_model_version_resolved_consumer_configs_and_scenario():
+    """`simulate_pause` (KAFKA-13463's model) has no random draws (its Simulation is seeded 0): its record
+    names that model, the scenario's Kafka version, seed 0, the consumer configs resolved against that
+    version, and the scenario's fields as given."""
+    from kafkasim.client.pause_resume import PauseScenario, simulate_pause
+
+    scenario = PauseScenario(kafka_version="3.1")
+    p = simulate_pause(scenario).provenance
+    assert p == {"kafkasim_version": KAFKASIM_VERSION, "model": "kafkasim.client.pause_resume",
+                 "kafka_version": "3.1", "seed": 0, "configs": {"consumer": scenario.consumer_config},
+                 "inputs": {"scenario": scenario.to_dict()}}
+    assert p["configs"]["consumer"]["session.timeout.ms"] == 45_000  # 3.0's default (KIP-735), resolved
+    assert p["inputs"]["scenario"]["kafka_version"] == "3.1"
