@@ -211,8 +211,7 @@ def _run_storm(storm: JoinStorm) -> StormRun:
     sim = Simulation(storm.seed)
     broker = storm.broker_config
     coord = GroupCoordinator(sim, kafka_version=storm.kafka_version, group_max_size=broker["group.max.size"],
-                             group_initial_rebalance_delay_ms=broker["group.initial.rebalance.delay.ms"],
-                             record_heartbeats=False)
+                             group_initial_rebalance_delay_ms=broker["group.initial.rebalance.delay.ms"])
     settings = dict(session_timeout_ms=storm.consumer_config["session.timeout.ms"],
                     rebalance_timeout_ms=storm.consumer_config["max.poll.interval.ms"],
                     protocols=storm.protocols(), client_id=storm.client_id)
