@@ -1013,3 +1013,24 @@ def test_a_time_of_day_goes_on_the_day_that_puts_it_within_12_hours_of_its_neigh
     assert at(30 * hour, 7 * hour) == day + 7 * hour                 # the neighbour's day, not the origin's
     assert at(hour, 2 * hour, datetime(2024, 3, 5, 0, 0, 0, 1)) == \
         (datetime(2024, 3, 5, 2) - datetime(2024, 3, 5, 0, 0, 0, 1)) // timedelta(milliseconds=1) == 2 * hour - 1
+
+
+def test_skipping_the_rest_of_a_huge_line_holds_64_kb_pieces_never_the_line(tmp_path):
+    """`_rest_of_line` keeps the head it needs and reads past the rest in pieces of 64 KB: skipping a 4 MB
+    line allocates a few such pieces at a time (tracemalloc's peak under 4 x 64 KB), never the line, and the
+    next line is read whole."""
+    import tracemalloc
+
+    from kafkasim.analysis.logs.files import _rest_of_line
+
+    path = tmp_path / "huge.log"
+    path.write_bytes(b"x" * (4 << 20) + b"\nnext line\n")
+    with open(path, "rb") as f:
+        tracemalloc.start()
+        try:
+            head = _rest_of_line(f, 10)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert head == b"x" * 10 and f.readline() == b"next line\n"
+    assert peak < 4 * (1 << 16)
