@@ -220,13 +220,13 @@ def _run_storm(storm: JoinStorm) -> StormRun:
 
     def join() -> None:
         counts["joins"] += 1
-        first = coord.join_group(storm.group_id, "", require_known_member_id=storm.two_step, **settings)
+        first = coord.join_group(storm.group_id, require_known_member_id=storm.two_step, **settings)  # no member id
         last = first
         if first.error is Errors.MEMBER_ID_REQUIRED:
             last = coord.join_group(storm.group_id, first.member_id, **settings)
-        if last.done and last.error is Errors.GROUP_MAX_SIZE_REACHED:
+        if last.error is Errors.GROUP_MAX_SIZE_REACHED:  # an error is set only with the answer (`_Response`)
             counts["rejected"] += 1
-        elif storm.group_id in coord.groups and last.member_id in coord.groups[storm.group_id].members:
+        elif last.member_id in coord.groups[storm.group_id].members:  # the group: made by the join at 0
             counts["accepted"] += 1
         if sim.now + storm.interval_ms < storm.duration_ms:
             sim.schedule(storm.interval_ms, join)
@@ -234,8 +234,7 @@ def _run_storm(storm: JoinStorm) -> StormRun:
     def sample() -> None:
         group = coord.groups[storm.group_id]  # created by the join at 0, which runs first
         samples.append((sim.now, len(group.members), len(group.pending_join), group_bytes(group), group.state))
-        if sim.now + storm.sample_ms <= storm.duration_ms:
-            sim.schedule(storm.sample_ms, sample)
+        sim.schedule(storm.sample_ms, sample)  # one past duration_ms never runs: `run` stops there
 
     sim.at(0, join)
     sim.at(0, sample)  # scheduled after the first join: the sample at 0 sees it
