@@ -1034,3 +1034,55 @@ def test_skipping_the_rest_of_a_huge_line_holds_64_kb_pieces_never_the_line(tmp_
             tracemalloc.stop()
         assert head == b"x" * 10 and f.readline() == b"next line\n"
     assert peak < 4 * (1 << 16)
+
+
+# -- chunks and newline counts, read directly ----------------------------------------------------------------
+# Spark runs these inside its executors (`parse_broker_logs`' mapInPandas bodies), where `make mutation`'s
+# shared Spark Connect server runs the package unmutated: these tests call them in the test's own process.
+@pytest.mark.parametrize("start, end", [(0, 9), (1, 9), (2, 8), (3, 9), (4, 5), (0, 100), (5, 100), (9, 9)])
+def test_count_newlines_counts_the_newlines_in_its_byte_range_up_to_the_files_end(tmp_path, start, end):
+    from kafkasim.analysis.logs import count_newlines
+
+    data = b"ab\ncd\nef\n"
+    (tmp_path / "s.log").write_bytes(data)
+    assert count_newlines(str(tmp_path / "s.log"), start, end) == data[start:end].count(b"\n")
+
+
+def test_count_newlines_adds_up_the_blocks_of_a_range_longer_than_one_read(tmp_path):
+    """Past 8 MB the range is read in several blocks: each block's newlines add to the count, and a
+    newline at the range's last byte counts."""
+    from kafkasim.analysis.logs import count_newlines
+
+    data = (b"x" * 99 + b"\n") * 200_000  # 20 MB, a newline every 100 bytes
+    (tmp_path / "big.log").write_bytes(data)
+    assert count_newlines(str(tmp_path / "big.log"), 0, len(data)) == 200_000
+    start, end = 91, 91 + (8 << 20) + 1  # one block, then a last byte alone: a newline (index 8,388,699)
+    assert data[end - 1:end] == b"\n"
+    assert count_newlines(str(tmp_path / "big.log"), start, end) == data[start:end].count(b"\n")
+
+
+def test_count_newlines_reads_a_range_in_blocks_of_8_mb_at_most(tmp_path):
+    """Memory: a 20 MB range is read 8 MB at a time, never whole: tracemalloc's peak is two blocks (the
+    next one is read before the last is let go), under 17 MB."""
+    import tracemalloc
+
+    from kafkasim.analysis.logs import count_newlines
+
+    (tmp_path / "big.log").write_bytes(b"\n" * (20 << 20))
+    tracemalloc.start()
+    try:
+        assert count_newlines(str(tmp_path / "big.log"), 0, 20 << 20) == 20 << 20
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * (8 << 20) + (1 << 20)
+
+
+@pytest.mark.parametrize("data, lines", [(b"ab\ncd\nef\n", 2), (b"\ncd\nef\n", 2)])
+def test_a_chunk_from_byte_1_leaves_the_line_begun_at_byte_0_to_the_chunk_before(tmp_path, data, lines):
+    """A chunk parses the lines that begin in [start, end): from byte 1 that excludes a line that begins at
+    byte 0 ("ab"), while an empty line at byte 0 leaves "cd" beginning at byte 1."""
+    from kafkasim.analysis.logs import parse_chunk
+
+    (tmp_path / "c.log").write_bytes(data)
+    assert parse_chunk(str(tmp_path / "c.log"), 1, len(data), newlines_before=0).counts["lines"] == lines
