@@ -1105,3 +1105,69 @@ def test_acquire_multiple_records_with_overlap_and_new_batch_in_record_limit_mod
     assert got == [AR(3, 4, 1), AR(5, 5, 1)]
     assert (sp.next_fetch_offset, sp.cached_batches()) == (6, [(0, 4), (5, 9)])
     assert offsets(sp, 0, 4) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in range(5)}
+
+
+# -- SPSO and the persisted state's gap window (issue 29, `_last_terminal_offset`) -------------------
+# `findLastOffsetAcknowledged` (4.1.1) / `findLastOffsetAcknowledgedAndMetadata` (4.2.0) stop at the
+# first cached batch whose last offset reaches the gap start (`lastOffset() >= gapStartOffset()`):
+# the records from there on may still be fetched from the gap, so SPSO must not pass them.
+@pytest.mark.parametrize("version", ["4.1", "4.2"])
+def test_maybe_update_cached_state_gap_after_last_offset_acknowledged(version):
+    """testMaybeUpdateCachedStateGapAfterLastOffsetAcknowledged (4.1.1, 4.2.0): SPSO 11, 11-20
+    AVAILABLE, 31-40 ARCHIVED (gap 21-30). 11-20 acquired (gap start 21) and accepted: SPSO moves
+    to 21, the gap start, not to 31 or past the ARCHIVED 31-40; only 11-20 leaves the cache."""
+    sp = build(version)
+    sp.load_state(11, [(11, 20, "AVAILABLE", 1), (31, 40, "ARCHIVED", 1)])
+    assert sp.delivery_complete_count == 10
+    assert fetch(sp, 11, 10) == [AR(11, 20, 2)]
+    assert sp.acknowledge(MEMBER_ID, [(11, 20, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (21, 40, 21)
+    assert sp.cached_batches() == [(31, 40)]
+    assert sp.delivery_complete_count == 10
+
+
+@pytest.mark.parametrize("version", ["4.1", "4.2"])
+def test_a_terminal_batch_ending_at_the_gap_start_stays_cached(version):
+    """`lastOffset() >= gapStartOffset()`, the equal case: SPSO 11, 11-20 AVAILABLE, 21 ARCHIVED,
+    31-40 ARCHIVED (gap 22-30). Acquiring 11-20 sets the gap start to 21 (last acquired + 1), the
+    one-offset batch 21. Accepting 11-20 stops the scan at 21 (21 >= 21): the last terminal offset
+    is 20, so only 11-20 leaves the cache; SPSO is 21 (the higher key, capped by the gap start) and
+    the next fetch 22, the first offset of the gap after the cached 21."""
+    sp = build(version)
+    sp.load_state(11, [(11, 20, "AVAILABLE", 1), (21, 21, "ARCHIVED", 1), (31, 40, "ARCHIVED", 1)])
+    assert fetch(sp, 11, 10) == [AR(11, 20, 2)]
+    assert sp.acknowledge(MEMBER_ID, [(11, 20, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (21, 40, 22)
+    assert sp.cached_batches() == [(21, 21), (31, 40)]
+
+
+@pytest.mark.parametrize("version", ["4.1", "4.2"])
+def test_find_last_offset_acknowledged_when_gap_at_beginning(version):
+    """testFindLastOffsetAcknowledgedWhenGapAtBeginning (4.1.1; testComputeStartOffsetAdvanceResult
+    WhenGapAtBeginning in 4.2.0), which calls the method directly: SPSO 11, 21-30 ACKNOWLEDGED,
+    31-40 ARCHIVED; the gap window starts at SPSO, so no offset counts as acknowledged: -1."""
+    sp = build(version)
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert sp._last_terminal_offset() == -1
+    assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (11, 40, [(21, 30), (31, 40)])
+
+
+@pytest.mark.parametrize("version", ["4.1", "4.2"])
+def test_spso_stays_when_the_gap_start_moves_back_into_the_first_batch(version):
+    """The -1 of the gap check on the first batch, reached through `acknowledge`: the gap start is
+    set to every acquisition's last offset + 1 while the window's end is SPEO, even back (4.1.1
+    `maybeUpdateReadGapFetchOffset`; 4.2.0 `maybeUpdatePersisterGapWindowStartOffset` only refuses
+    offsets past the window's end). 0-9 and 20-29 AVAILABLE (gap 10-19): 0-9 and 10-15 acquired (gap
+    start 16), 0-9 released, 0-2 acquired again from the log batch 0-2 (gap start 3) and accepted.
+    SPSO at 0 is terminal, but the first batch 0-9 reaches the gap start 3, so the last terminal
+    offset is -1 and SPSO stays 0 with 0-2 ACKNOWLEDGED; the next fetch is 3."""
+    sp = build(version)
+    sp.load_state(0, [(0, 9, "AVAILABLE", 1), (20, 29, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 9), (10, 15)]) == [AR(0, 9, 2), AR(10, 15, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(0, 9, "RELEASE")]) is Errors.NONE
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 2)]) == [AR(0, 2, 3)]
+    assert sp.acknowledge(MEMBER_ID, [(0, 2, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (0, 29, 3)
+    assert sp.cached_batches() == [(0, 9), (10, 15), (20, 29)]
+    assert offsets(sp, 2, 3) == {2: ("ACKNOWLEDGED", 3, ""), 3: ("AVAILABLE", 2, "")}
+    assert sp.delivery_complete_count == 3
