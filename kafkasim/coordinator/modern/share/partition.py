@@ -752,7 +752,10 @@ class SharePartition:
             del self._keys[:cut]
 
     def _last_terminal_offset(self) -> int:
-        """`findLastOffsetAcknowledgedAndMetadata`: the end of the terminal run from the cache's start."""
+        """`findLastOffsetAcknowledgedAndMetadata`: the end of the terminal run from the cache's start,
+        -1 if none. The run stops at the first batch reaching the gap start (`lastOffset() >=
+        gapStartOffset()`): records from there may still be fetched from the gap. That can be the
+        first batch (the gap start moves back when it is acquired again), hence a -1 here too."""
         last_acknowledged = -1
         for batch in self._batches():
             if self._gap_active() and batch.last >= self._gap[1]:
