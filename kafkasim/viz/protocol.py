@@ -240,6 +240,8 @@ class ConsumerHeartbeats:
                       "assignment": False, "detail": detail, "request": len(self.out) - 1}
 
     def _note(self, row, name: str | None) -> str | None:
+        """A coordinator note. A member's epoch or state is one only when no reply of its own carries it: a
+        classic member's JoinGroup in a consumer group (KIP-848's online migration) draws no reply here."""
         kind, reason, value = row[KIND], row[REASON], row[VALUE]
         if kind == "GroupEpochBumped":
             return f"group epoch {int(value)} ({reason})"
