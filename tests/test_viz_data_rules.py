@@ -1698,3 +1698,81 @@ def test_a_coordinator_note_says_what_it_decided_and_gives_its_reason_as_detail(
     # A static member's leave (epoch -2) has no reason: an empty detail.
     assert [r for r in _kip848_rows(static, "coordinator note", "label", "detail") if r[0] == 10_009][0] == [
         10_009, "coordinator", "c-2: left temporarily (static member, epoch -2)", ""]
+
+
+# -- the KIP-848 sequence diagram's notes and callbacks (protocol.ConsumerHeartbeats): member notes, a member's
+# epoch changed outside its own heartbeat, the "changed" count of a target, the callbacks' labels and details --
+def test_a_consumer_groups_member_notes_are_on_the_members_lane_with_no_detail_and_never_thinned():
+    # c-1 starts at 34 ms, c-2 at 10 s (ScaleOut) and closes at 20 s (ScaleIn); heartbeats="errors" drops
+    # ok_heartbeat rows only, so a note must not be one.
+    assert _kip848_rows(_kip848_scaled(), "member note", "label", "detail", "ok_heartbeat") == [
+        [34, "c-1", "starts", "", False], [10_000, "c-2", "starts", "", False], [20_000, "c-2", "closes", "", False]]
+
+
+def test_a_members_epoch_or_state_changed_outside_its_own_consumer_heartbeat_is_a_coordinator_note():
+    # KIP-848's online downgrade: c-2 (first to join, 9 ms; closes after its batch at 10 009 ms, c-1 then owns
+    # t-0 and t-1 at epoch 3) comes back at 11 s as a classic consumer. Its JoinGroup, answered by the consumer
+    # group (GroupMetadataManager.classicGroupJoinToConsumerGroup), bumps the group epoch to 4, computes a
+    # target that moves t-1 from c-1 to c-2 (2 changed) and reconciles c-2 at once: epoch 4,
+    # UNRELEASED_PARTITIONS (c-1 still owns t-1). No ConsumerGroupHeartbeat of c-2 carries that, so the
+    # coordinator says it. c-1 revokes t-1 at its 15 034 ms heartbeat; c-2's classic heartbeat at 17 s (every
+    # 3 s from 11 s; at 14 s t-1 was not released yet) gets REBALANCE_IN_PROGRESS, and its rejoin's JoinGroup
+    # moves it to STABLE at the same epoch (MemberStateChanged).
+    run = simulate(Scenario(members=2, duration_ms=18_000, **KIP848, faults=[
+        faults.Restart("c-2", 10_000, delay_ms=1_000, graceful=True, consumer={"group.protocol": "classic"})]))
+    assert [r for r in _kip848_rows(run, "coordinator note", "label", "detail") if r[0] >= 11_000] == [
+        [11_000, "coordinator", "group epoch 4 (member_joined)", "member_joined"],
+        [11_000, "coordinator", "target assignment, epoch 4 (uniform, 2 changed)", "uniform"],
+        [11_000, "coordinator", "c-2: epoch 4, UNRELEASED_PARTITIONS", "UNRELEASED_PARTITIONS"],
+        [11_000, "coordinator", "group Stable → Reconciling", "Stable"],
+        [17_000, "coordinator", "c-2: epoch 4, STABLE", "STABLE"],
+        [17_000, "coordinator", "group Reconciling → Stable", "Reconciling"]]
+
+
+def test_a_target_assignment_note_counts_the_members_whose_target_changed_none_when_an_idle_member_leaves():
+    # 3 members, 2 partitions: c-3, the last to join (871 ms), gets nothing. It leaves at 10 s (group epoch 4);
+    # c-2's next heartbeat (10 009 ms) computes the target, and the uniform assignor, sticky, moves nothing:
+    # 0 changed. The group reconciles until c-1 heartbeats at epoch 4 (10 034 ms).
+    run = simulate(Scenario(members=3, duration_ms=10_100, **{**KIP848, "topics": {"t": 2}},
+                            faults=[faults.ScaleIn(10_000, ("c-3",))]))
+    assert [r for r in _kip848_rows(run, "coordinator note", "label") if r[0] >= 10_000] == [
+        [10_000, "coordinator", "removes c-3: leave_group"], [10_000, "coordinator", "group epoch 4 (member_removed)"],
+        [10_000, "coordinator", "group Stable → Assigning"],
+        [10_009, "coordinator", "target assignment, epoch 4 (uniform, 0 changed)"],
+        [10_009, "coordinator", "group Assigning → Reconciling"],
+        [10_034, "coordinator", "group Reconciling → Stable"]]
+
+
+def test_a_callback_note_is_one_row_per_callback_on_the_members_lane_never_thinned():
+    # What each member's ConsumerRebalanceListener was called with; the KIP-848 consumer calls
+    # onPartitionsAssigned even with nothing new (c-2 joining while t-1 is unreleased, c-1 after revoking).
+    assign, revoke = "onPartitionsAssigned", "onPartitionsRevoked"
+    rows = _kip848_rows(_kip848_scaled(), "callback", "label", "detail", "ok_heartbeat")
+    assert rows == [[t, m, f"{name}: {what}", f"{name}: {what}", False] for t, m, name, what in [
+        (34, "c-1", assign, "t-0, t-1"), (10_000, "c-2", assign, "none"), (10_034, "c-1", revoke, "t-1"),
+        (10_034, "c-1", assign, "none"), (15_000, "c-2", assign, "t-1"), (20_000, "c-2", revoke, "t-1"),
+        (20_034, "c-1", assign, "t-1")]]
+
+
+def _alone_with(topic: str, partitions: int) -> list[list]:
+    """c-1 alone in a consumer group: at its join (34 ms) it is assigned every partition of `topic`."""
+    run = simulate(Scenario(members=1, duration_ms=100, **{**KIP848, "topics": {topic: partitions}}))
+    return _kip848_rows(run, "callback", "label", "detail")
+
+
+def test_a_callback_label_names_six_partitions_and_counts_the_others_as_more():
+    six = ", ".join(f"t-{p}" for p in range(6))  # the consumer's callback gets them sorted (topic, partition)
+    assert _alone_with("t", 6) == [[34, "c-1", f"onPartitionsAssigned: {six}", f"onPartitionsAssigned: {six}"]]
+    assert _alone_with("t", 7) == [[34, "c-1", f"onPartitionsAssigned: {six} +1 more",
+                                    f"onPartitionsAssigned: {six}, t-6"]]
+
+
+def test_a_callback_detail_names_every_partition_cut_at_400_characters():
+    # A tooltip, not the diagram: it may name more, but not without bound. 12 partitions of a 38-character
+    # topic: 22 + 10 x 40 + 2 x 41 (partitions 10, 11) + 11 x 2 = 526 characters, cut to 399 and an ellipsis.
+    topic = "payments.eu-west-1.card-authorisations"
+    names = [f"{topic}-{p}" for p in range(12)]
+    full = f"onPartitionsAssigned: {', '.join(names)}"
+    assert len(full) == 526
+    assert _alone_with(topic, 12) == [[34, "c-1", f"onPartitionsAssigned: {', '.join(names[:6])} +6 more",
+                                       full[:399] + "…"]]

@@ -240,11 +240,13 @@ class ConsumerHeartbeats:
                       "assignment": False, "detail": detail, "request": len(self.out) - 1}
 
     def _note(self, row, name: str | None) -> str | None:
+        """A coordinator note. A member's epoch or state is one only when no reply of its own carries it: a
+        classic member's JoinGroup in a consumer group (KIP-848's online migration) draws no reply here."""
         kind, reason, value = row[KIND], row[REASON], row[VALUE]
         if kind == "GroupEpochBumped":
             return f"group epoch {int(value)} ({reason})"
         if kind == "TargetAssignmentComputed":
-            return f"target assignment, epoch {row[GENERATION]} ({reason}, {int(value or 0)} changed)"
+            return f"target assignment, epoch {row[GENERATION]} ({reason}, {int(value)} changed)"
         if kind == "StateChanged":
             return f"group {reason} → {row[STATE]}"
         if kind == "MemberRemoved":
@@ -260,11 +262,10 @@ class ConsumerHeartbeats:
     def _member(self, row) -> None:
         kind, member = row[KIND], row[MEMBER]
         if kind == "MemberTransition":
-            reply = self.reply
             if row[REASON] == "ACKNOWLEDGING":
                 self.acking.add(member)
-            elif row[REASON] == "RECONCILING" and reply is not None and reply["member"] == member:
-                reply["assignment"] = True
+            elif row[REASON] == "RECONCILING":  # its answer to the new target of the response being handled
+                self.reply["assignment"] = True  # (processAssignmentReceived): that reply is pending, its own
         elif kind in CALLBACKS:
             self._callback(row)
         else:
@@ -276,16 +277,17 @@ class ConsumerHeartbeats:
         """One note per callback: the partitions of its consecutive events, merged."""
         name, at = CALLBACKS[row[KIND]], len(self.out) - 1
         last = self.callbacks.get(at)
-        if last is not None and self.out[at][:2] == [row[T], row[MEMBER]] and last[0] == name:
-            partitions = last[1]
-        else:
-            partitions, at = [], at + 1
-            self.callbacks[at] = (name, partitions)
-            self.out.append([row[T], row[MEMBER], "callback", "", "", False])
+        merged = last is not None and self.out[at][:2] == [row[T], row[MEMBER]] and last[0] == name
+        partitions = last[1] if merged else []
         if row[TOPIC] is not None:  # a callback with nothing to hand over writes no partition
             partitions.append(f"{row[TOPIC]}-{row[PARTITION]}")
-        self.out[at][3] = _callback_label(name, partitions)
-        self.out[at][4] = _short(f"{name}: {', '.join(partitions) or 'none'}", 400)
+        note = [row[T], row[MEMBER], "callback", _callback_label(name, partitions),
+                _short(f"{name}: {', '.join(partitions) or 'none'}", 400), False]
+        if merged:
+            self.out[at] = note
+        else:
+            self.callbacks[at + 1] = (name, partitions)
+            self.out.append(note)
 
 
 def _callback_label(name: str, partitions: list[str]) -> str:
