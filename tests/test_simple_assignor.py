@@ -354,3 +354,41 @@ def test_a_4_0_assignor_object_gives_every_member_every_partition_and_names_its_
     assert assignor.assign(_spec({"A": ["foo"], "B": ["foo"]}, {"foo": 3})) == {
         "A": {"foo": frozenset({0, 1, 2})}, "B": {"foo": frozenset({0, 1, 2})}}
     assert repr(assignor) == "SimpleAssignor('4.0')"
+
+
+# -- 4.2 revoke and fill orders, pinned by mutation testing (issue 29, `_share_partitions`) ----------
+def test_42_an_overshared_partition_is_revoked_from_its_lowest_index_holders_first():
+    """revokeOversharedPartitions (4.2-4.4, both builders) walks a partition's holders, a
+    `HashSet<Integer>` of member indices (small Integers iterate ascending), and revokes until
+    `desiredSharing` remain. 3 members on foo (3 partitions): sharing 1, quota 1 each. All hold
+    foo-0: m0 and m1 lose it, m2 keeps it; the fill then gives foo-1 to m0 and foo-2 to m1.
+    Heterogeneous: m2 also subscribes to bar, which is assigned on its own; foo goes the same way."""
+    current = {m: {"foo": [0]} for m in ("m0", "m1", "m2")}
+    got = simple_share_assign("4.2", {m: ["foo"] for m in current}, {"foo": 3}, current)
+    assert got == {"m0": {"foo": [1]}, "m1": {"foo": [2]}, "m2": {"foo": [0]}}
+    members = {"m0": ["foo"], "m1": ["foo"], "m2": ["foo", "bar"]}
+    got = simple_share_assign("4.4", members, {"foo": 3, "bar": 1}, current)
+    assert got == {"m0": {"foo": [1]}, "m1": {"foo": [2]}, "m2": {"bar": [0], "foo": [0]}}
+
+
+def test_42_the_fill_rotation_over_unfilled_members_carries_across_partitions():
+    """assignRemainingPartitions makes one `memberIterator` before its loop over the partitions, so
+    the next partition goes to the member after the last one served, not back to the first:
+    2 members, foo with 4 partitions, no current assignment: sharing 1, quota 2 each; foo-0 to m0,
+    foo-1 to m1, foo-2 to m0, foo-3 to m1."""
+    got = simple_share_assign("4.2", {"m0": ["foo"], "m1": ["foo"]}, {"foo": 4})
+    assert got == {"m0": {"foo": [0, 2]}, "m1": {"foo": [1, 3]}}
+
+
+def test_42_a_pass_over_the_unfilled_members_that_places_nothing_ends_the_fill():
+    """assignRemainingPartitions's "tricky case": when a whole pass over the unfilled members places
+    nothing (each already holds the partition), the while loop breaks; its Javadoc says it carries
+    on, but the iterator stays exhausted and `partitionAssignedForThisIterator` false, so every later
+    partition breaks at once too. 7 members on foo (3 partitions): sharing ceil(7 / 3) = 3, q = 9 / 7,
+    quotas [2, 1, 1, 2, 1, 1, 1]. m0 and m3 (quota 2) hold foo-0, the only unfilled members; foo-0
+    wants a third holder, neither can take it, so the fill stops: foo-2 stays with 2 holders though
+    m0 could take it. Nothing is over its quota or sharing, so the current assignment is kept."""
+    current = {"m0": {"foo": [0]}, "m1": {"foo": [1]}, "m2": {"foo": [1]}, "m3": {"foo": [0]},
+               "m4": {"foo": [1]}, "m5": {"foo": [2]}, "m6": {"foo": [2]}}
+    assert quotas(7, 3) == (3, [2, 1, 1, 2, 1, 1, 1])
+    assert simple_share_assign("4.2", {m: ["foo"] for m in current}, {"foo": 3}, current) == current

@@ -242,16 +242,15 @@ def _share_partitions(member_ids: list[str], partitions: list[TP], held: dict[st
             held[ms.pop(0)].discard(tp)
     unfilled = [m for i, m in enumerate(member_ids) if len(held[m]) < quota[i]]
     index = {m: i for i, m in enumerate(member_ids)}
+    # assignRemainingPartitions: one rotation over the unfilled members, carried across partitions.
     position, placed = 0, False
-    for tp in partitions:  # assignRemainingPartitions
-        if not unfilled:
-            break
+    for tp in partitions:
         assigned = by_partition.get(tp, [])
         to_make = sharing - len(assigned)
-        while to_make > 0:
+        while to_make > 0 and unfilled:
             if position >= len(unfilled):
-                if not placed:
-                    break
+                if not placed:  # a whole pass placed nothing: Kafka's loop `break`s, but its iterator
+                    return      # stays exhausted and its flag false, so every later partition breaks too
                 position, placed = 0, False
             m = unfilled[position]
             if m in assigned:  # Kafka does not add the new holder to `membersAssigned`
