@@ -392,3 +392,13 @@ def test_42_a_pass_over_the_unfilled_members_that_places_nothing_ends_the_fill()
                "m4": {"foo": [1]}, "m5": {"foo": [2]}, "m6": {"foo": [2]}}
     assert quotas(7, 3) == (3, [2, 1, 1, 2, 1, 1, 1])
     assert simple_share_assign("4.2", {m: ["foo"] for m in current}, {"foo": 3}, current) == current
+
+
+def test_42_no_fill_when_every_member_is_at_its_quota_counting_a_held_non_assignable_partition():
+    """revokeUnassignablePartitions drops only the partitions of topics no longer subscribed, so a
+    member keeps, and counts toward its quota, a partition not (yet) assignable; assignRemainingPartitions
+    returns at once when no member is unfilled. m0, m1 on foo (2 partitions, only foo-0 assignable):
+    P = 1, sharing 2, quota 1 each; m0 holds foo-1, m1 foo-0: both full, so foo-0 keeps 1 holder."""
+    current = {"m0": {"foo": [1]}, "m1": {"foo": [0]}}
+    got = simple_share_assign("4.3", {"m0": ["foo"], "m1": ["foo"]}, {"foo": 2}, current, assignable={"foo": [0]})
+    assert got == current

@@ -247,7 +247,7 @@ def _share_partitions(member_ids: list[str], partitions: list[TP], held: dict[st
     for tp in partitions:
         assigned = by_partition.get(tp, [])
         to_make = sharing - len(assigned)
-        while to_make > 0 and unfilled:
+        while to_make > 0:
             if position >= len(unfilled):
                 if not placed:  # a whole pass placed nothing: Kafka's loop `break`s, but its iterator
                     return      # stays exhausted and its flag false, so every later partition breaks too
@@ -261,6 +261,8 @@ def _share_partitions(member_ids: list[str], partitions: list[TP], held: dict[st
             placed = True
             if len(held[m]) >= quota[index[m]]:
                 unfilled.pop(position)
+                if not unfilled:  # every member at its quota: Kafka's loop ends too (or, with a
+                    return        # non-assignable partition still held, its emptied iterator throws)
             else:
                 position += 1
 
