@@ -402,3 +402,14 @@ def test_42_no_fill_when_every_member_is_at_its_quota_counting_a_held_non_assign
     current = {"m0": {"foo": [1]}, "m1": {"foo": [0]}}
     got = simple_share_assign("4.3", {"m0": ["foo"], "m1": ["foo"]}, {"foo": 2}, current, assignable={"foo": [0]})
     assert got == current
+
+
+def test_42_a_member_holding_the_partition_is_skipped_for_the_next_unfilled_one():
+    """assignRemainingPartitions skips an unfilled member already in `membersAssigned` and offers the
+    partition to the next one in the rotation. 3 members on foo (2 partitions): sharing 2, q = 4 / 3,
+    quotas [2, 1, 1]; m0 holds foo-0 (unfilled). foo-0 wants one more: m0 is skipped, m1 takes it
+    (full); foo-1 wants two: m2, then m0 after the rotation wraps (partitions ascending here: Kafka's
+    `HashMap` order of `TopicIdPartition`s depends on the random topic id)."""
+    got = simple_share_assign("4.2", {m: ["foo"] for m in ("m0", "m1", "m2")}, {"foo": 2}, {"m0": {"foo": [0]}})
+    assert quotas(3, 2) == (2, [2, 1, 1])
+    assert got == {"m0": {"foo": [0, 1]}, "m1": {"foo": [0]}, "m2": {"foo": [1]}}
