@@ -413,3 +413,9 @@ def test_42_a_member_holding_the_partition_is_skipped_for_the_next_unfilled_one(
     got = simple_share_assign("4.2", {m: ["foo"] for m in ("m0", "m1", "m2")}, {"foo": 2}, {"m0": {"foo": [0]}})
     assert quotas(3, 2) == (2, [2, 1, 1])
     assert got == {"m0": {"foo": [0, 1]}, "m1": {"foo": [0]}, "m2": {"foo": [1]}}
+
+
+def test_42_no_target_partition_means_sharing_0_and_quota_0():
+    """SimpleHomogeneousAssignmentBuilder's constructor: `desiredSharing = 0` when there is no target
+    partition (else ceil(M / P) would divide by 0), so q = 0 and every quota is 0."""
+    assert quotas(2, 0) == (0, [0, 0])
