@@ -419,3 +419,12 @@ def test_42_no_target_partition_means_sharing_0_and_quota_0():
     """SimpleHomogeneousAssignmentBuilder's constructor: `desiredSharing = 0` when there is no target
     partition (else ceil(M / P) would divide by 0), so q = 0 and every quota is 0."""
     assert quotas(2, 0) == (0, [0, 0])
+
+
+def test_42_a_homogeneous_group_shares_all_its_topics_partitions_together():
+    """SimpleAssignor (4.2+) runs SimpleHomogeneousAssignmentBuilder when every member subscribes to
+    the same topics: its targets are all their partitions at once, so 2 members on T1 and T2 (1
+    partition each) get P = 2, sharing 1, quota 1 each: one partition per member. Per topic (the
+    heterogeneous builder) each topic would have P = 1, sharing 2, and both members would hold both."""
+    got = simple_share_assign("4.2", {"m0": ["T1", "T2"], "m1": ["T1", "T2"]}, {"T1": 1, "T2": 1})
+    assert got == {"m0": {"T1": [0]}, "m1": {"T2": [0]}}
