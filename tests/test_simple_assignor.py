@@ -428,3 +428,11 @@ def test_42_a_homogeneous_group_shares_all_its_topics_partitions_together():
     heterogeneous builder) each topic would have P = 1, sharing 2, and both members would hold both."""
     got = simple_share_assign("4.2", {"m0": ["T1", "T2"], "m1": ["T1", "T2"]}, {"T1": 1, "T2": 1})
     assert got == {"m0": {"T1": [0]}, "m1": {"T2": [0]}}
+
+
+def test_4_0_gives_every_partition_even_one_not_assignable():
+    """SimpleAssignor.computeTargetPartitions (4.0.0) lists partitions 0 to numPartitions - 1 with no
+    `isPartitionAssignable` check (added in 4.1): foo-1, not initialized, goes to the member too."""
+    got = simple_share_assign("4.0", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]})
+    assert got == {"A": {"foo": [0, 1]}}
+    assert simple_share_assign("4.1", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]}) == {"A": {"foo": [0]}}
