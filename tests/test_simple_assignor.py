@@ -436,3 +436,10 @@ def test_4_0_gives_every_partition_even_one_not_assignable():
     got = simple_share_assign("4.0", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]})
     assert got == {"A": {"foo": [0, 1]}}
     assert simple_share_assign("4.1", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]}) == {"A": {"foo": [0]}}
+
+
+def test_share_version_is_the_major_and_minor_of_a_share_group_version():
+    """Which share-group line a release runs is its (major, minor): "4.0" (read as (4,)) is (4, 0),
+    a patch release is its line."""
+    from kafkasim.coordinator.assignor.simple import share_version
+    assert [share_version(v) for v in ("4.0", "4.1.1", "4.2")] == [(4, 0), (4, 1), (4, 2)]

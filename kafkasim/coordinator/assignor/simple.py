@@ -41,7 +41,7 @@ Plain = dict[str, dict[str, list[int]]]
 
 def share_version(kafka_version) -> tuple[int, int]:
     """(major, minor) of a version with share groups (KIP-932, 4.0+); ConfigError otherwise."""
-    v = (version_tuple(kafka_version) + (0, 0))[:2]  # ConfigError naming the supported versions
+    v = (version_tuple(kafka_version) + (0,))[:2]  # "4.0" reads (4,); ConfigError naming the supported versions
     if v < (4, 0):
         raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {kafka_version!r}")
     return v
