@@ -354,3 +354,92 @@ def test_a_4_0_assignor_object_gives_every_member_every_partition_and_names_its_
     assert assignor.assign(_spec({"A": ["foo"], "B": ["foo"]}, {"foo": 3})) == {
         "A": {"foo": frozenset({0, 1, 2})}, "B": {"foo": frozenset({0, 1, 2})}}
     assert repr(assignor) == "SimpleAssignor('4.0')"
+
+
+# -- 4.2 revoke and fill orders, pinned by mutation testing (issue 29, `_share_partitions`) ----------
+def test_42_an_overshared_partition_is_revoked_from_its_lowest_index_holders_first():
+    """revokeOversharedPartitions (4.2-4.4, both builders) walks a partition's holders, a
+    `HashSet<Integer>` of member indices (small Integers iterate ascending), and revokes until
+    `desiredSharing` remain. 3 members on foo (3 partitions): sharing 1, quota 1 each. All hold
+    foo-0: m0 and m1 lose it, m2 keeps it; the fill then gives foo-1 to m0 and foo-2 to m1.
+    Heterogeneous: m2 also subscribes to bar, which is assigned on its own; foo goes the same way."""
+    current = {m: {"foo": [0]} for m in ("m0", "m1", "m2")}
+    got = simple_share_assign("4.2", {m: ["foo"] for m in current}, {"foo": 3}, current)
+    assert got == {"m0": {"foo": [1]}, "m1": {"foo": [2]}, "m2": {"foo": [0]}}
+    members = {"m0": ["foo"], "m1": ["foo"], "m2": ["foo", "bar"]}
+    got = simple_share_assign("4.4", members, {"foo": 3, "bar": 1}, current)
+    assert got == {"m0": {"foo": [1]}, "m1": {"foo": [2]}, "m2": {"bar": [0], "foo": [0]}}
+
+
+def test_42_the_fill_rotation_over_unfilled_members_carries_across_partitions():
+    """assignRemainingPartitions makes one `memberIterator` before its loop over the partitions, so
+    the next partition goes to the member after the last one served, not back to the first:
+    2 members, foo with 4 partitions, no current assignment: sharing 1, quota 2 each; foo-0 to m0,
+    foo-1 to m1, foo-2 to m0, foo-3 to m1."""
+    got = simple_share_assign("4.2", {"m0": ["foo"], "m1": ["foo"]}, {"foo": 4})
+    assert got == {"m0": {"foo": [0, 2]}, "m1": {"foo": [1, 3]}}
+
+
+def test_42_a_pass_over_the_unfilled_members_that_places_nothing_ends_the_fill():
+    """assignRemainingPartitions's "tricky case": when a whole pass over the unfilled members places
+    nothing (each already holds the partition), the while loop breaks; its Javadoc says it carries
+    on, but the iterator stays exhausted and `partitionAssignedForThisIterator` false, so every later
+    partition breaks at once too. 7 members on foo (3 partitions): sharing ceil(7 / 3) = 3, q = 9 / 7,
+    quotas [2, 1, 1, 2, 1, 1, 1]. m0 and m3 (quota 2) hold foo-0, the only unfilled members; foo-0
+    wants a third holder, neither can take it, so the fill stops: foo-2 stays with 2 holders though
+    m0 could take it. Nothing is over its quota or sharing, so the current assignment is kept."""
+    current = {"m0": {"foo": [0]}, "m1": {"foo": [1]}, "m2": {"foo": [1]}, "m3": {"foo": [0]},
+               "m4": {"foo": [1]}, "m5": {"foo": [2]}, "m6": {"foo": [2]}}
+    assert quotas(7, 3) == (3, [2, 1, 1, 2, 1, 1, 1])
+    assert simple_share_assign("4.2", {m: ["foo"] for m in current}, {"foo": 3}, current) == current
+
+
+def test_42_no_fill_when_every_member_is_at_its_quota_counting_a_held_non_assignable_partition():
+    """revokeUnassignablePartitions drops only the partitions of topics no longer subscribed, so a
+    member keeps, and counts toward its quota, a partition not (yet) assignable; assignRemainingPartitions
+    returns at once when no member is unfilled. m0, m1 on foo (2 partitions, only foo-0 assignable):
+    P = 1, sharing 2, quota 1 each; m0 holds foo-1, m1 foo-0: both full, so foo-0 keeps 1 holder."""
+    current = {"m0": {"foo": [1]}, "m1": {"foo": [0]}}
+    got = simple_share_assign("4.3", {"m0": ["foo"], "m1": ["foo"]}, {"foo": 2}, current, assignable={"foo": [0]})
+    assert got == current
+
+
+def test_42_a_member_holding_the_partition_is_skipped_for_the_next_unfilled_one():
+    """assignRemainingPartitions skips an unfilled member already in `membersAssigned` and offers the
+    partition to the next one in the rotation. 3 members on foo (2 partitions): sharing 2, q = 4 / 3,
+    quotas [2, 1, 1]; m0 holds foo-0 (unfilled). foo-0 wants one more: m0 is skipped, m1 takes it
+    (full); foo-1 wants two: m2, then m0 after the rotation wraps (partitions ascending here: Kafka's
+    `HashMap` order of `TopicIdPartition`s depends on the random topic id)."""
+    got = simple_share_assign("4.2", {m: ["foo"] for m in ("m0", "m1", "m2")}, {"foo": 2}, {"m0": {"foo": [0]}})
+    assert quotas(3, 2) == (2, [2, 1, 1])
+    assert got == {"m0": {"foo": [0, 1]}, "m1": {"foo": [0]}, "m2": {"foo": [1]}}
+
+
+def test_42_no_target_partition_means_sharing_0_and_quota_0():
+    """SimpleHomogeneousAssignmentBuilder's constructor: `desiredSharing = 0` when there is no target
+    partition (else ceil(M / P) would divide by 0), so q = 0 and every quota is 0."""
+    assert quotas(2, 0) == (0, [0, 0])
+
+
+def test_42_a_homogeneous_group_shares_all_its_topics_partitions_together():
+    """SimpleAssignor (4.2+) runs SimpleHomogeneousAssignmentBuilder when every member subscribes to
+    the same topics: its targets are all their partitions at once, so 2 members on T1 and T2 (1
+    partition each) get P = 2, sharing 1, quota 1 each: one partition per member. Per topic (the
+    heterogeneous builder) each topic would have P = 1, sharing 2, and both members would hold both."""
+    got = simple_share_assign("4.2", {"m0": ["T1", "T2"], "m1": ["T1", "T2"]}, {"T1": 1, "T2": 1})
+    assert got == {"m0": {"T1": [0]}, "m1": {"T2": [0]}}
+
+
+def test_4_0_gives_every_partition_even_one_not_assignable():
+    """SimpleAssignor.computeTargetPartitions (4.0.0) lists partitions 0 to numPartitions - 1 with no
+    `isPartitionAssignable` check (added in 4.1): foo-1, not initialized, goes to the member too."""
+    got = simple_share_assign("4.0", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]})
+    assert got == {"A": {"foo": [0, 1]}}
+    assert simple_share_assign("4.1", {"A": ["foo"]}, {"foo": 2}, assignable={"foo": [0]}) == {"A": {"foo": [0]}}
+
+
+def test_share_version_is_the_major_and_minor_of_a_share_group_version():
+    """Which share-group line a release runs is its (major, minor): "4.0" (read as (4,)) is (4, 0),
+    a patch release is its line."""
+    from kafkasim.coordinator.assignor.simple import share_version
+    assert [share_version(v) for v in ("4.0", "4.1.1", "4.2")] == [(4, 0), (4, 1), (4, 2)]

@@ -41,7 +41,7 @@ Plain = dict[str, dict[str, list[int]]]
 
 def share_version(kafka_version) -> tuple[int, int]:
     """(major, minor) of a version with share groups (KIP-932, 4.0+); ConfigError otherwise."""
-    v = (version_tuple(kafka_version) + (0, 0))[:2]  # ConfigError naming the supported versions
+    v = (version_tuple(kafka_version) + (0,))[:2]  # "4.0" reads (4,); ConfigError naming the supported versions
     if v < (4, 0):
         raise ConfigError(f"share groups (KIP-932) need kafka_version 4.0 or later, got {kafka_version!r}")
     return v
@@ -242,16 +242,15 @@ def _share_partitions(member_ids: list[str], partitions: list[TP], held: dict[st
             held[ms.pop(0)].discard(tp)
     unfilled = [m for i, m in enumerate(member_ids) if len(held[m]) < quota[i]]
     index = {m: i for i, m in enumerate(member_ids)}
+    # assignRemainingPartitions: one rotation over the unfilled members, carried across partitions.
     position, placed = 0, False
-    for tp in partitions:  # assignRemainingPartitions
-        if not unfilled:
-            break
+    for tp in partitions:
         assigned = by_partition.get(tp, [])
         to_make = sharing - len(assigned)
         while to_make > 0:
             if position >= len(unfilled):
-                if not placed:
-                    break
+                if not placed:  # a whole pass placed nothing: Kafka's loop `break`s, but its iterator
+                    return      # stays exhausted and its flag false, so every later partition breaks too
                 position, placed = 0, False
             m = unfilled[position]
             if m in assigned:  # Kafka does not add the new holder to `membersAssigned`
@@ -262,6 +261,8 @@ def _share_partitions(member_ids: list[str], partitions: list[TP], held: dict[st
             placed = True
             if len(held[m]) >= quota[index[m]]:
                 unfilled.pop(position)
+                if not unfilled:  # every member at its quota: Kafka's loop ends too (or, with a
+                    return        # non-assignable partition still held, its emptied iterator throws)
             else:
                 position += 1
 
