@@ -1099,14 +1099,14 @@ def _chunk_file(tmp_path, data: bytes):
 WHOLE = kafka_line(BARE)  # a whole coordinator record: line 1 of each file below
 
 
-@pytest.mark.parametrize("start, end", [(len(WHOLE) + 11, len(WHOLE) + 51), (len(WHOLE) + 102, len(WHOLE) + 102), (0, 0)],
-                         ids=["inside a line", "empty at a line's start", "empty at byte 0"])
+@pytest.mark.parametrize("start, end", [(len(WHOLE) + 11, len(WHOLE) + 51), (len(WHOLE) + 102, len(WHOLE) + 102),
+                                        (0, 0)], ids=["inside a line", "empty at a line's start", "empty at byte 0"])
 def test_a_chunk_in_which_no_line_begins_reads_no_line(tmp_path, start, end):
     """Lines begin at bytes 0, len(WHOLE) + 1 (100 x's) and len(WHOLE) + 102 (a record): a chunk inside the x's
     ends before the next line begins, and an empty chunk holds no byte, so neither reads a line (not even the
     record after it: that one is the next chunk's)."""
     path = _chunk_file(tmp_path, f"{WHOLE}\n{'x' * 100}\n{WHOLE}\n".encode())
-    result = parse_chunk(path, start, end, newlines_before=1, origin=ORIGIN)
+    result = parse_chunk(path, start, end, count_newlines(path, 0, start), ORIGIN)
     assert result.rows == [] and result.unparsed == [] and result.files == [path]
     assert result.counts["lines"] == 0 and result.counts["events"] == 0
 
@@ -1146,17 +1146,20 @@ def test_a_huge_line_at_a_chunks_end_is_held_to_its_first_line_bytes_never_whole
     assert peak < 4 * _LINE_BYTES < 32 << 20
 
 
+EIO = OSError(errno.EIO, os.strerror(errno.EIO))
+
+
 class _BadBlockFrom(io.BufferedReader):
     """A file whose bytes from `bad` on cannot be read, as past a disk's bad block: a read that reaches
-    them fails with EIO (read1 and readline first return the bytes before them)."""
+    them raises `error` (read1 and readline first return the bytes before them)."""
 
-    def __init__(self, path: str, bad: int):
+    def __init__(self, path: str, bad: int, error: OSError = EIO):
         super().__init__(io.FileIO(path))
-        self.bad = bad
+        self.bad, self.error = bad, error
 
     def read(self, size=-1):
         if size < 0 or self.tell() + size > self.bad:
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
+            raise self.error
         return super().read(size)
 
     def read1(self, size=-1):
@@ -1168,21 +1171,25 @@ class _BadBlockFrom(io.BufferedReader):
     def _up_to_bad(self, read, size):
         left = self.bad - self.tell()
         if left <= 0:
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
+            raise self.error
         return read(left if size < 0 else min(size, left))
 
 
-@pytest.mark.parametrize("start, bad", [(len(WHOLE) + 1, len(WHOLE)), (len(WHOLE) + 1, len(WHOLE) + 1),
-                                        (len(WHOLE) + 11, len(WHOLE) + 16)],
-                         ids=["the newline before it", "its first line", "the line straddling its start"])
-def test_a_read_error_in_a_chunk_is_its_problem_at_the_line_before_the_chunk(tmp_path, monkeypatch, start, bad):
+@pytest.mark.parametrize("start, bad, error, problem", [
+    (len(WHOLE) + 1, len(WHOLE), EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 1, len(WHOLE) + 1, EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 11, len(WHOLE) + 16, EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 1, len(WHOLE) + 1, OSError("stale handle"), "unreadable: OSError: stale handle")],
+    ids=["the newline before it", "its first line", "the line straddling its start", "an error without errno"])
+def test_a_read_error_in_a_chunk_is_its_problem_at_the_line_before_the_chunk(tmp_path, monkeypatch, start, bad,
+                                                                             error, problem):
     """Three records; a chunk from line 2 (1 newline before it), or from inside it, whose file cannot be read
-    from byte `bad` on (whichever read of the chunk meets it) reports the error by its strerror at line 1,
-    its only row in `unparsed`."""
+    from byte `bad` on (whichever read of the chunk meets it) reports the error at line 1, its only row in
+    `unparsed`: by its strerror (EIO's is "Input/output error"), or by its type and text when it has none."""
     path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n{WHOLE}\n".encode())
-    monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, bad))
+    monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, bad, error))
     result = parse_chunk(path, start, os.path.getsize(path), newlines_before=1, origin=ORIGIN)
-    assert result.unparsed == [(path, 1, f"unreadable: {os.strerror(errno.EIO)}", "")]
+    assert result.unparsed == [(path, 1, problem, "")]
     assert result.rows == [] and result.counts == {"unparsed": 1, "unreadable": 1}
 
 
@@ -1195,7 +1202,7 @@ def test_a_chunk_of_the_whole_file_reads_it_as_a_whole_file_keeping_the_lines_be
     monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, 2 * (len(WHOLE) + 1)))
     result = parse_chunk(path, 0, os.path.getsize(path) + end_past_size, origin=ORIGIN)
     assert [r[COL["line"]] for r in result.rows] == [1, 2]
-    problem = f"unreadable: {os.strerror(errno.EIO)}, read up to there (line 2)"
+    problem = "unreadable: Input/output error, read up to there (line 2)"
     assert result.unparsed == [(path, 2, problem, "")] and result.counts["lines"] == 2
 
 
@@ -1245,7 +1252,7 @@ def test_a_chunks_results_name_the_file_by_name_not_by_path(tmp_path, monkeypatc
     assert result.unparsed == [(name, 3, "unrecognised wording", bad)]
     monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, 0))
     assert parse_chunk(path, len(NOISE) + 1, 1000, 1, ORIGIN, name=name).file_problems == [
-        (name, 1, f"unreadable: {os.strerror(errno.EIO)}")]
+        (name, 1, "unreadable: Input/output error")]
 
 
 def test_a_record_straddling_a_chunks_end_takes_at_most_max_continuation_lines_plus_1_lines_past_it(tmp_path):
@@ -1270,3 +1277,28 @@ def test_a_record_straddling_a_chunks_end_takes_at_most_max_continuation_lines_p
         (T, "consumer", "ClientConfig", None, "client.id", None, "caf\ufffd-1", "caf\ufffd-1", None, 1),
         (T, "consumer", "ClientConfig", None, "auto.commit.interval.ms", 5000.0, "5000", "caf\ufffd-1", None, 1)]
     assert result.unparsed == [] and (result.counts["lines"], result.counts["other"]) == (1, -4)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_chunk_through_a_symbolic_link_names_what_kept_its_target_from_being_read(tmp_path, monkeypatch):
+    """Only a link whose target is missing is named a missing link's (with its target); a link to a FIFO is
+    a FIFO's problem, and one to a file that refuses this user a permission problem."""
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "refused.log").write_text(WHOLE + "\n")
+    for target in ("pipe", "refused.log", "gone.log"):
+        os.symlink(tmp_path / target, tmp_path / f"to-{target}")
+    real_open = os.open
+
+    def refuse(p, *args, **kwargs):
+        if os.path.realpath(p) == str(tmp_path / "refused.log"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), p)
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    problems = {target: _in_time(lambda: parse_chunk(str(tmp_path / f"to-{target}"), 0, 100, 0, ORIGIN)).file_problems
+                for target in ("pipe", "refused.log", "gone.log")}
+    assert problems == {
+        "pipe": [(str(tmp_path / "to-pipe"), 0, "a FIFO (named pipe), not a log file: skipped")],
+        "refused.log": [(str(tmp_path / "to-refused.log"), 0, "unreadable: Permission denied")],
+        "gone.log": [(str(tmp_path / "to-gone.log"), 0,
+                      f"a symbolic link to a missing file ({tmp_path / 'gone.log'}): skipped")]}
