@@ -1229,16 +1229,32 @@ def test_a_file_that_becomes_unreadable_after_its_plan_is_reported_by_each_chunk
                          ids=["gzip", "utf-16"])
 def test_a_file_that_cannot_be_split_is_read_whole_by_its_first_chunk_only(tmp_path, encode):
     """Byte ranges of a gzip or UTF-16 file (known by its first bytes, not its name) cannot be read apart:
-    planned as if they could, the chunk from byte 0 reads the whole file (its 3 records) and the others
-    read nothing."""
+    planned as if they could (byte 0 to 1, then 40 bytes each), the chunk from byte 0 reads the whole file
+    (its 3 records) and the others, the one from byte 1 too, read nothing (with the parse's origin, which a
+    result's provenance names)."""
     path = _chunk_file(tmp_path, encode(f"{WHOLE}\n{WHOLE}\n{WHOLE}\n"))
     size = os.path.getsize(path)
-    first, *others = [parse_chunk(path, s, min(s + 40, size), count_newlines(path, 0, s), ORIGIN)
-                      for s in range(0, size, 40)]
+    starts = [0, 1, *range(41, size, 40)]
+    first, *others = [parse_chunk(path, s, e, count_newlines(path, 0, s), ORIGIN)
+                      for s, e in zip(starts, [*starts[1:], size])]
     assert [r[COL["line"]] for r in first.rows] == [1, 2, 3] and first.rows == parse_file(path, ORIGIN).rows
     assert len(others) >= 2
     for other in others:
         assert other.files == [path] and other.rows == other.unparsed == [] and other.counts == {}
+        assert other.origin == ORIGIN
+
+
+def test_a_fault_of_the_parser_in_a_chunk_is_that_chunks_problem_at_the_line_before_it(tmp_path, monkeypatch):
+    """Like `parse_file`, a chunk never raises for a fault of the parser (a Spark job must not end): it is
+    the chunk's problem, named by its type and text, at the line before the chunk (1 newline before it)."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n".encode())
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(files, "_parse_range", broken)
+    result = parse_chunk(path, len(WHOLE) + 1, os.path.getsize(path), 1, ORIGIN)
+    assert result.unparsed == [(path, 1, "not read (RuntimeError: a bug)", "")] and result.rows == []
 
 
 def test_a_chunks_results_name_the_file_by_name_not_by_path(tmp_path, monkeypatch):
