@@ -15,7 +15,9 @@ read back.
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
 import json
 import os
 import random
@@ -1086,3 +1088,233 @@ def test_a_chunk_from_byte_1_leaves_the_line_begun_at_byte_0_to_the_chunk_before
 
     (tmp_path / "c.log").write_bytes(data)
     assert parse_chunk(str(tmp_path / "c.log"), 1, len(data), newlines_before=0).counts["lines"] == lines
+
+
+def _chunk_file(tmp_path, data: bytes):
+    """`data` as a log file, and its path as `parse_chunk` takes it."""
+    (tmp_path / "server.log").write_bytes(data)
+    return str(tmp_path / "server.log")
+
+
+WHOLE = kafka_line(BARE)  # a whole coordinator record: line 1 of each file below
+
+
+@pytest.mark.parametrize("start, end", [(len(WHOLE) + 11, len(WHOLE) + 51), (len(WHOLE) + 102, len(WHOLE) + 102),
+                                        (0, 0)], ids=["inside a line", "empty at a line's start", "empty at byte 0"])
+def test_a_chunk_in_which_no_line_begins_reads_no_line(tmp_path, start, end):
+    """Lines begin at bytes 0, len(WHOLE) + 1 (100 x's) and len(WHOLE) + 102 (a record): a chunk inside the x's
+    ends before the next line begins, and an empty chunk holds no byte, so neither reads a line (not even the
+    record after it: that one is the next chunk's)."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{'x' * 100}\n{WHOLE}\n".encode())
+    result = parse_chunk(path, start, end, count_newlines(path, 0, start), ORIGIN)
+    assert result.rows == [] and result.unparsed == [] and result.files == [path]
+    assert result.counts["lines"] == 0 and result.counts["events"] == 0
+
+
+@pytest.mark.parametrize("end", ["\n", ""], ids=["a newline", "none"])
+def test_a_chunk_reads_its_last_line_to_the_files_end_with_or_without_a_newline(tmp_path, end):
+    """The chunk from line 2 holds one line, the file's last: ended by a newline (the empty string after it is
+    no line) or by the end of the file (a line all the same)."""
+    path = _chunk_file(tmp_path, f"{NOISE}\n{WHOLE}{end}".encode())
+    size = os.path.getsize(path)
+    result = parse_chunk(path, len(NOISE) + 1, size + 10, newlines_before=1, origin=ORIGIN)
+    assert [(r[COL["line"]], r[COL["kind"]], r[COL["time"]]) for r in result.rows] == [(2, "MemberRemoved", T)]
+    assert result.counts["lines"] == 1 and result.counts["other"] == 0 and result.unparsed == []
+
+
+@pytest.mark.parametrize("after_end", [False, True], ids=["the chunk's last line", "a line past its end"])
+def test_a_huge_line_at_a_chunks_end_is_held_to_its_first_line_bytes_never_whole(tmp_path, after_end):
+    """A chunk reads its last line to its end, and looks past its end for the continuation of a record
+    without its logger name; of a 32 MB line either way it holds the first _LINE_BYTES (4 MB, enough for
+    MAX_LINE_CHARS + 1 characters) and skips the rest: tracemalloc's peak stays under 4 x _LINE_BYTES, below
+    the line's size, and the chunk reads what the whole file reads of its line 1 (the record, cut or not)."""
+    import tracemalloc
+
+    from kafkasim.analysis.logs.files import _LINE_BYTES
+
+    record = kafka_line(BARE, logger="")[:-3]  # no " ()": a record that may continue on the next line
+    path = _chunk_file(tmp_path, record.encode() + (b"\n" if after_end else b" ") + b"y" * (32 << 20) + b"\n")
+    tracemalloc.start()
+    try:
+        chunk = parse_chunk(path, 0, len(record) + 1 if after_end else 10, 0, ORIGIN)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    whole = parse_file(path, ORIGIN)
+    assert [(r[COL["line"]], r[COL["kind"]]) for r in chunk.rows] == [(1, "MemberRemoved")]
+    assert chunk.rows == whole.rows and chunk.unparsed == whole.unparsed
+    assert peak < 4 * _LINE_BYTES < 32 << 20
+
+
+EIO = OSError(errno.EIO, os.strerror(errno.EIO))
+
+
+class _BadBlockFrom(io.BufferedReader):
+    """A file whose bytes from `bad` on cannot be read, as past a disk's bad block: a read that reaches
+    them raises `error` (read1 and readline first return the bytes before them)."""
+
+    def __init__(self, path: str, bad: int, error: OSError = EIO):
+        super().__init__(io.FileIO(path))
+        self.bad, self.error = bad, error
+
+    def read(self, size=-1):
+        if size < 0 or self.tell() + size > self.bad:
+            raise self.error
+        return super().read(size)
+
+    def read1(self, size=-1):
+        return self._up_to_bad(super().read1, size)
+
+    def readline(self, size=-1):
+        return self._up_to_bad(super().readline, size)
+
+    def _up_to_bad(self, read, size):
+        left = self.bad - self.tell()
+        if left <= 0:
+            raise self.error
+        return read(left if size < 0 else min(size, left))
+
+
+@pytest.mark.parametrize("start, bad, error, problem", [
+    (len(WHOLE) + 1, len(WHOLE), EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 1, len(WHOLE) + 1, EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 11, len(WHOLE) + 16, EIO, "unreadable: Input/output error"),
+    (len(WHOLE) + 1, len(WHOLE) + 1, OSError("stale handle"), "unreadable: OSError: stale handle")],
+    ids=["the newline before it", "its first line", "the line straddling its start", "an error without errno"])
+def test_a_read_error_in_a_chunk_is_its_problem_at_the_line_before_the_chunk(tmp_path, monkeypatch, start, bad,
+                                                                             error, problem):
+    """Three records; a chunk from line 2 (1 newline before it), or from inside it, whose file cannot be read
+    from byte `bad` on (whichever read of the chunk meets it) reports the error at line 1, its only row in
+    `unparsed`: by its strerror (EIO's is "Input/output error"), or by its type and text when it has none."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n{WHOLE}\n".encode())
+    monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, bad, error))
+    result = parse_chunk(path, start, os.path.getsize(path), newlines_before=1, origin=ORIGIN)
+    assert result.unparsed == [(path, 1, problem, "")]
+    assert result.rows == [] and result.counts == {"unparsed": 1, "unreadable": 1}
+
+
+@pytest.mark.parametrize("end_past_size", [0, 100])
+def test_a_chunk_of_the_whole_file_reads_it_as_a_whole_file_keeping_the_lines_before_a_read_error(
+        tmp_path, monkeypatch, end_past_size):
+    """A chunk from byte 0 to the file's size or past it is the whole file, read as `parse_file` reads one:
+    the 2 lines before a read error at line 3 are read, and the error is noted after them (line 2)."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n{WHOLE}\n".encode())
+    monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, 2 * (len(WHOLE) + 1)))
+    result = parse_chunk(path, 0, os.path.getsize(path) + end_past_size, origin=ORIGIN)
+    assert [r[COL["line"]] for r in result.rows] == [1, 2]
+    problem = "unreadable: Input/output error, read up to there (line 2)"
+    assert result.unparsed == [(path, 2, problem, "")] and result.counts["lines"] == 2
+
+
+def test_a_file_that_becomes_unreadable_after_its_plan_is_reported_by_each_chunk_at_its_line(tmp_path, monkeypatch):
+    """Planned and counted while readable, then refused (a permission changed): each chunk reports the file
+    at the line before its first, the newlines counted before it (0, 1, 2 for chunks of one line each)."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n{WHOLE}\n".encode())
+    plan = [(s, e, count_newlines(path, 0, s)) for _, s, e in chunk_plan([path], len(WHOLE) + 1)]
+    assert [n for _, _, n in plan] == [0, 1, 2]
+    real_open = os.open
+
+    def refuse(p, *args, **kwargs):
+        if os.fspath(p) == path:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), p)
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    for start, end, before in plan:
+        result = parse_chunk(path, start, end, before, ORIGIN)
+        assert result.unparsed == [(path, before, "unreadable: Permission denied", "")] and result.rows == []
+
+
+@pytest.mark.parametrize("encode", [lambda text: gzip.compress(text.encode()), lambda text: text.encode("utf-16")],
+                         ids=["gzip", "utf-16"])
+def test_a_file_that_cannot_be_split_is_read_whole_by_its_first_chunk_only(tmp_path, encode):
+    """Byte ranges of a gzip or UTF-16 file (known by its first bytes, not its name) cannot be read apart:
+    planned as if they could (byte 0 to 1, then 40 bytes each), the chunk from byte 0 reads the whole file
+    (its 3 records) and the others, the one from byte 1 too, read nothing (with the parse's origin, which a
+    result's provenance names)."""
+    path = _chunk_file(tmp_path, encode(f"{WHOLE}\n{WHOLE}\n{WHOLE}\n"))
+    size = os.path.getsize(path)
+    starts = [0, 1, *range(41, size, 40)]
+    first, *others = [parse_chunk(path, s, e, count_newlines(path, 0, s), ORIGIN)
+                      for s, e in zip(starts, [*starts[1:], size])]
+    assert [r[COL["line"]] for r in first.rows] == [1, 2, 3] and first.rows == parse_file(path, ORIGIN).rows
+    assert len(others) >= 2
+    for other in others:
+        assert other.files == [path] and other.rows == other.unparsed == [] and other.counts == {}
+        assert other.origin == ORIGIN
+
+
+def test_a_fault_of_the_parser_in_a_chunk_is_that_chunks_problem_at_the_line_before_it(tmp_path, monkeypatch):
+    """Like `parse_file`, a chunk never raises for a fault of the parser (a Spark job must not end): it is
+    the chunk's problem, named by its type and text, at the line before the chunk (1 newline before it)."""
+    path = _chunk_file(tmp_path, f"{WHOLE}\n{WHOLE}\n".encode())
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(files, "_parse_range", broken)
+    result = parse_chunk(path, len(WHOLE) + 1, os.path.getsize(path), 1, ORIGIN)
+    assert result.unparsed == [(path, 1, "not read (RuntimeError: a bug)", "")] and result.rows == []
+
+
+def test_a_chunks_results_name_the_file_by_name_not_by_path(tmp_path, monkeypatch):
+    """`name` (Spark's executors read a copy, the results name the file given): the chunk's file list, its
+    rows, its kept lines and a problem reading it all say `name`."""
+    name = "broker-1/server.log"
+    bad = kafka_line("Preparing to explode group g")
+    path = _chunk_file(tmp_path, f"{NOISE}\n{WHOLE}\n{bad}\n".encode())
+    result = parse_chunk(path, len(NOISE) + 1, os.path.getsize(path), 1, ORIGIN, name=name)
+    assert result.files == [name] and [r[COL["file"]] for r in result.rows] == [name]
+    assert result.unparsed == [(name, 3, "unrecognised wording", bad)]
+    monkeypatch.setattr(files, "_open_binary", lambda p: _BadBlockFrom(p, 0))
+    assert parse_chunk(path, len(NOISE) + 1, 1000, 1, ORIGIN, name=name).file_problems == [
+        (name, 1, "unreadable: Input/output error")]
+
+
+def test_a_record_straddling_a_chunks_end_takes_at_most_max_continuation_lines_plus_1_lines_past_it(tmp_path):
+    """A chunk looks past its end for at most MAX_CONTINUATION_LINES + 1 = 4 lines: a "ConsumerConfig
+    values:" block (AbstractConfig.logAll, one `\\tname = value` line per config) whose header is the
+    chunk's last line keeps the settings of those 4 lines (client.id and auto.commit.interval.ms among
+    allow.auto.create.topics, auto.commit.interval.ms, bootstrap.servers, client.id), not group.id on the
+    5th; the lines past the end are decoded as the chunk's own are, an invalid byte replaced (a Latin-1
+    é in client.id). Those 4 lines are counted by the next chunk, so this one takes them off its "other"."""
+    from kafkasim.analysis.logs.reader import MAX_CONTINUATION_LINES
+
+    assert MAX_CONTINUATION_LINES + 1 == 4
+    header = f"{STAMP} INFO ConsumerConfig values: "
+    settings = [b"allow.auto.create.topics = true", b"auto.commit.interval.ms = 5000",
+                b"bootstrap.servers = [broker-1:9092]", b"client.id = caf\xe9-1", b"group.id = orders",
+                b"group.instance.id = null", b"session.timeout.ms = 45000"]
+    path = _chunk_file(tmp_path, header.encode() + b"\n" + b"".join(b"\t" + s + b"\n" for s in settings)
+                       + b" (org.apache.kafka.clients.consumer.ConsumerConfig)\n")
+    result = parse_chunk(path, 0, len(header) + 1, 0, ORIGIN)
+    keys = ("time", "source", "kind", "group", "reason", "value", "detail", "client", "instance", "line")
+    assert [tuple(r[COL[k]] for k in keys) for r in result.rows] == [
+        (T, "consumer", "ClientConfig", None, "client.id", None, "caf\ufffd-1", "caf\ufffd-1", None, 1),
+        (T, "consumer", "ClientConfig", None, "auto.commit.interval.ms", 5000.0, "5000", "caf\ufffd-1", None, 1)]
+    assert result.unparsed == [] and (result.counts["lines"], result.counts["other"]) == (1, -4)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_chunk_through_a_symbolic_link_names_what_kept_its_target_from_being_read(tmp_path, monkeypatch):
+    """Only a link whose target is missing is named a missing link's (with its target); a link to a FIFO is
+    a FIFO's problem, and one to a file that refuses this user a permission problem."""
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "refused.log").write_text(WHOLE + "\n")
+    for target in ("pipe", "refused.log", "gone.log"):
+        os.symlink(tmp_path / target, tmp_path / f"to-{target}")
+    real_open = os.open
+
+    def refuse(p, *args, **kwargs):
+        if os.path.realpath(p) == str(tmp_path / "refused.log"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), p)
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    problems = {target: _in_time(lambda: parse_chunk(str(tmp_path / f"to-{target}"), 0, 100, 0, ORIGIN)).file_problems
+                for target in ("pipe", "refused.log", "gone.log")}
+    assert problems == {
+        "pipe": [(str(tmp_path / "to-pipe"), 0, "a FIFO (named pipe), not a log file: skipped")],
+        "refused.log": [(str(tmp_path / "to-refused.log"), 0, "unreadable: Permission denied")],
+        "gone.log": [(str(tmp_path / "to-gone.log"), 0,
+                      f"a symbolic link to a missing file ({tmp_path / 'gone.log'}): skipped")]}

@@ -63,19 +63,25 @@ def _open_binary(path: str):
         raise
 
 
-def _why(path: str, exc: BaseException) -> str:
-    """What kept a file from being read, in a line."""
-    if isinstance(exc, NotARegularFile):
-        return str(exc)
+def _why_not_opened(path: str, exc: OSError) -> str:
+    """What kept `path` from being opened, in a line: a symbolic link to a missing file named as one."""
     if isinstance(exc, FileNotFoundError) and os.path.islink(path):
         return f"a symbolic link to a missing file ({os.readlink(path)}): skipped"
+    return _why(exc)
+
+
+def _why(exc: BaseException) -> str:
+    """What kept a file from being read, in a line (a read of an open file fails for its own reason, not its path's)."""
+    if isinstance(exc, NotARegularFile):
+        return str(exc)
     if isinstance(exc, OSError) and exc.strerror:
         return f"unreadable: {exc.strerror}"
     return f"unreadable: {type(exc).__name__}: {exc}"
 
 
 def _format_of(start: bytes) -> str:
-    """"gzip", "utf-16" (a byte-order mark: PowerShell's `>` writes it), or "text" (UTF-8)."""
+    """"gzip", "utf-16" (a byte-order mark: PowerShell's `>` writes it), or "text" (UTF-8), by the first two
+    bytes of `start` (an open file's `peek()`: its buffer, however long)."""
     if start.startswith(_GZIP_MAGIC):
         return "gzip"
     if start[:2] in _UTF16_BOMS:
@@ -88,7 +94,7 @@ def _text_blocks(f, problems: list) -> Iterator[str]:
     bytes, whatever its name), UTF-8 (invalid bytes replaced, a BOM dropped) or UTF-16 with a BOM. A
     read that fails (a truncated or corrupt gzip stream, an I/O error) ends the text and adds a
     problem to `problems`; what was read before it is kept."""
-    fmt = _format_of(f.peek(4)[:4])
+    fmt = _format_of(f.peek())
     stream = gzip.GzipFile(fileobj=f, mode="rb") if fmt == "gzip" else f
     decoder = None
     try:
@@ -99,7 +105,7 @@ def _text_blocks(f, problems: list) -> Iterator[str]:
                 if fmt == "gzip":  # truncated (EOFError), corrupt (BadGzipFile, zlib.error), a bad checksum
                     problems.append(f"damaged gzip stream ({type(exc).__name__}: {exc}), read up to there")
                 else:
-                    problems.append(f"{_why('', exc)}, read up to there")
+                    problems.append(f"{_why(exc)}, read up to there")
                 break
             if decoder is None:
                 if not block:
@@ -161,7 +167,7 @@ def parse_file(path: str, origin: datetime = START_TIME) -> ParseResult:
     try:
         f = _open_binary(str(path))
     except OSError as exc:
-        return parser.failed(_why(str(path), exc))
+        return parser.failed(_why_not_opened(str(path), exc))
     try:
         with f:
             return _parse_open_file(parser, f)
@@ -236,7 +242,7 @@ def _probe(path: str) -> tuple[int, bool]:
     or one that cannot be opened (its chunk reports why), is read whole."""
     try:
         with _open_binary(path) as f:
-            return os.fstat(f.fileno()).st_size, _format_of(f.peek(4)[:4]) == "text"
+            return os.fstat(f.fileno()).st_size, _format_of(f.peek()) == "text"
     except OSError:
         return 0, False
 
@@ -302,11 +308,11 @@ def parse_chunk(path: str, start: int, end: int, newlines_before: int = 0,
     try:
         f = _open_binary(str(path))
     except OSError as exc:
-        return parser.failed(_why(str(path), exc), newlines_before)
+        return parser.failed(_why_not_opened(str(path), exc), newlines_before)
     try:
         with f:
             size = os.fstat(f.fileno()).st_size
-            if _format_of(f.peek(4)[:4]) != "text" or (start == 0 and end >= size):
+            if _format_of(f.peek()) != "text" or (start == 0 and end >= size):
                 if start > 0:  # a file that cannot be split, planned as if it could: its first chunk reads it
                     return ParseResult(files=[parser.file], origin=parser.origin)
                 return _parse_open_file(parser, f)
@@ -317,21 +323,20 @@ def parse_chunk(path: str, start: int, end: int, newlines_before: int = 0,
 
 def _parse_range(parser: LogParser, f, start: int, end: int, newlines_before: int) -> ParseResult:
     first_line = newlines_before + 1
-    if start > 0:
-        f.seek(start - 1)
-        if f.read(1) != b"\n":
-            _skip_line(f)  # the line that straddles `start` belongs to the previous chunk
-            first_line += 1
-    pos = f.tell()
-    try:
-        data = f.read(max(end - pos, 0))
+    try:  # an I/O error on any read of the range: the chunk's problem, at the line before it
+        if start > 0:
+            f.seek(start - 1)
+            if f.read(1) != b"\n":
+                _skip_line(f)  # the line that straddles `start` belongs to the previous chunk
+                first_line += 1
+        data = f.read(max(end - f.tell(), 0))
         if data and not data.endswith(b"\n"):
             data += _rest_of_line(f, _LINE_BYTES)  # the last line that begins before `end`, read to its end
     except OSError as exc:
-        return parser.failed(_why(parser.file, exc), newlines_before)
+        return parser.failed(_why(exc), newlines_before)
     text = data.decode(errors="replace")  # UTF-8
     lines = text.split("\n")
-    if lines and lines[-1] == "":
+    if lines[-1] == "":  # what follows the last newline: no line (split always gives one string at least)
         lines.pop()
 
     def lookahead():
