@@ -548,3 +548,66 @@ def test_a_sweep_with_failed_runs_names_at_most_3_of_them_each_with_its_run_id_a
         "    safe   session.timeout.ms=45000: 2/2 runs safe, up to 0 removals, 0 duplicates"]
     named = printed[-3:]
     assert len(set(named)) == 3 and set(named) <= {f"  failed run {r}: {e}" for r, e in failed.items()}, named
+
+
+# -- kafkasim diagnose --spark: what it hands the Spark diagnosis (a stand-in records the calls) ------------
+class _SparkLogsStandIn:
+    """Records how `kafkasim diagnose --spark` opens the Spark-parsed logs; `counts` and `problems` as given."""
+
+    calls: list = []
+
+    def __init__(self, ks, spark, files, progress=False):
+        type(self).calls.append(("SparkLogs", spark, list(files), progress))
+        self.counts, self.problems = _SparkLogsStandIn.read
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("flags, keep_rows", [([], False), (["--html", "{tmp}/r.html"], True), (["--replay"], True),
+                                              (["--replay-json", "{tmp}/r.json"], True), (["--redact"], False)])
+def test_diagnose_on_spark_asks_for_progress_keeps_rows_only_for_html_or_replay_and_passes_redact(
+        tmp_path, capsys, monkeypatch, flags, keep_rows):
+    """The events stay in Spark unless the HTML page or a replay needs them (keep_rows); the parse shows its
+    progress; --group and --redact reach the diagnosis; --html and the replay reach `write`."""
+    import kafkasim.analysis.cli as cli
+    from kafkasim.analysis.diagnose import command as diagnose_cli
+
+    calls = _SparkLogsStandIn.calls = []
+    _SparkLogsStandIn.read = (Counter(lines=10), [])
+    monkeypatch.setattr(cli, "_spark", lambda args: (object(), "session"))
+    monkeypatch.setattr(diagnose_cli, "SparkLogs", _SparkLogsStandIn)
+    monkeypatch.setattr(diagnose_cli, "diagnose_on_spark", lambda logs, group, **kw: calls.append(
+        ("diagnose_on_spark", group, kw)) or ("report", "clean"))
+    monkeypatch.setattr(diagnose_cli, "write", lambda report, clean, **outputs: calls.append(
+        ("write", report, clean, outputs)) or "the report\n")
+    log = tmp_path / "server.log"
+    log.write_text("a line\n")
+    flags = [f.format(tmp=tmp_path) for f in flags]
+    assert main(["diagnose", str(log), "--spark", "--group", "g", *flags]) == EXIT_OK
+    assert capsys.readouterr().out == "the report\n"
+    html = next((f for f in flags if f.endswith(".html")), None)
+    replay_json = next((f for f in flags if f.endswith(".json")), None)
+    assert calls == [("SparkLogs", "session", [str(log)], True),
+                     ("diagnose_on_spark", "g", {"keep_rows": keep_rows, "redact": "--redact" in flags}),
+                     ("write", "report", "clean", {"json_out": None, "html_out": html, "replay": "--replay" in flags,
+                                                   "replay_json": replay_json})]
+
+
+def test_diagnose_on_spark_that_read_no_line_names_the_files_problems(tmp_path, capsys, monkeypatch):
+    """Spark read not one line: the command ends with the files' problems, as without Spark (`_some_read`)."""
+    import kafkasim.analysis.cli as cli
+    from kafkasim.analysis.diagnose import command as diagnose_cli
+
+    log = tmp_path / "server.log"
+    log.write_text("a line\n")
+    _SparkLogsStandIn.calls = []
+    _SparkLogsStandIn.read = (Counter(unreadable=1), [(str(log), "unreadable: Input/output error")])
+    monkeypatch.setattr(cli, "_spark", lambda args: (object(), "session"))
+    monkeypatch.setattr(diagnose_cli, "SparkLogs", _SparkLogsStandIn)
+    assert main(["diagnose", str(log), "--spark"]) == cli.EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kafkasim diagnose: error: read none of the 1 file(s) given: {log}: unreadable: Input/output error")
