@@ -327,3 +327,33 @@ def test_the_broker_memory_benchmark_times_the_scenarios_kip72_experiments_build
     built = {f"{name}/{label}": (sum(g.count for g in s.clients), s.duration_ms / 1000)
              for name, pair in N.kip72_experiments().items() for label, s in pair.items()}
     assert {k: v for k, v in rows.items() if k != "default"} == built
+
+
+# -- ClientGroup's inputs: what it accepts, how it stores it, what it refuses (by name and range) -------------
+def test_a_client_group_keeps_a_size_range_as_a_tuple_a_constant_as_an_int_and_instants_sorted():
+    from kafkasim.broker.network import ClientGroup
+
+    ranged = ClientGroup(size_bytes=[100, 200], arrivals=[30, 10, 20], stop_ms=5)
+    assert (ranged.size_bytes, ranged.max_size, ranged.arrivals, ranged.stop_ms) == ((100, 200), 200, (10, 20, 30), 5)
+    constant = ClientGroup(size_bytes=1_000)
+    assert (constant.size_bytes, constant.max_size) == (1_000, 1_000)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"stop_ms": 0, "start_ms": 0}, "ClientGroup('producer').stop_ms must be an integer >= 1, got 0"),
+    ({"stop_ms": 10, "start_ms": 10}, "ClientGroup('producer').stop_ms must be an integer >= 11, got 10"),
+    ({"size_bytes": (100, 200, 300)}, "size_bytes must be an int >= 1 or a range (low, high) with 1 <= low <= high, "
+                                      "got (100, 200, 300)"),
+    ({"size_bytes": (1, True)}, "got (1, True)"),
+    ({"size_bytes": (1, 2.5)}, "got (1, 2.5)"),
+    ({"arrivals": (10, True)}, "arrivals as instants must be ints >= 0 (ms), got (10, True)"),
+    ({"arrivals": (10, 2.5)}, "arrivals as instants must be ints >= 0 (ms), got (10, 2.5)"),
+    ({"arrivals": (10, -1)}, "arrivals as instants must be ints >= 0 (ms), got (10, -1)"),
+])
+def test_a_client_group_refuses_each_bad_field_by_its_name_and_range(fields, message):
+    from kafkasim.broker.network import ClientGroup
+    from kafkasim.core.errors import ConfigError
+
+    with pytest.raises(ConfigError) as refused:
+        ClientGroup(**fields)
+    assert message in str(refused.value)

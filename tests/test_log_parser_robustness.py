@@ -1318,3 +1318,13 @@ def test_a_chunk_through_a_symbolic_link_names_what_kept_its_target_from_being_r
         "refused.log": [(str(tmp_path / "to-refused.log"), 0, "unreadable: Permission denied")],
         "gone.log": [(str(tmp_path / "to-gone.log"), 0,
                       f"a symbolic link to a missing file ({tmp_path / 'gone.log'}): skipped")]}
+
+
+def test_a_file_that_cannot_be_read_keeps_the_instant_its_time_0_stands_for(tmp_path):
+    """A failed parse is still a result of that parse: its `origin` is the one asked for, so its (empty)
+    events line up with the other files' when results are merged."""
+    from kafkasim.analysis.logs import parse_chunk, parse_file
+
+    origin = datetime(2024, 5, 1, 12, 0)
+    assert parse_file(str(tmp_path / "missing.log"), origin).origin == origin
+    assert parse_chunk(str(tmp_path / "missing.log"), 0, 10, origin=origin).origin == origin
