@@ -359,11 +359,16 @@ def test_the_cost_of_a_large_grid_is_its_events_over_150000_a_second_in_core_hou
                                          "simulation (an hour on 4 cores)")
 
 
+def _grid_file(folder, axes: str, seeds: int = 1):
+    """A grid of 2-member, 1-second runs over `axes` (YAML lines under `grid:`)."""
+    grid = folder / "grid.yaml"
+    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n{axes}seeds: {seeds}\n")
+    return grid
+
+
 def _tiny_grid(folder, seeds: int):
     """A grid of one 2-member point run `seeds` times."""
-    grid = folder / "grid.yaml"
-    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n  session.timeout.ms: [10000]\nseeds: {seeds}\n")
-    return grid
+    return _grid_file(folder, "  session.timeout.ms: [10000]\n", seeds)
 
 
 @pytest.mark.parametrize("runs_per_task,refused", [(0, True), (1, False)])
@@ -437,13 +442,6 @@ def test_a_sweep_on_spark_counts_runs_simulated_now_as_ok_plus_failed_and_names_
 
 
 # -- kafkasim sweep's closing lines: a line per combination (40 or fewer), at most 3 failed runs named --------
-def _grid_file(folder, axes: str, seeds: int = 1):
-    """A grid of 2-member, 1-second runs over `axes` (YAML lines under `grid:`)."""
-    grid = folder / "grid.yaml"
-    grid.write_text(f"base: {{members: 2, duration_ms: 1000}}\ngrid:\n{axes}seeds: {seeds}\n")
-    return grid
-
-
 def _sweep_printing(monkeypatch, safe_rows: list[dict], *, failed: int = 0, write=lambda out: None, spark="session",
                     **real):
     """Stand in for the Spark module: a sweep that calls `write(out)` and reports `failed` failed runs, no
@@ -551,20 +549,22 @@ def test_a_sweep_with_failed_runs_names_at_most_3_of_them_each_with_its_run_id_a
 
 
 # -- kafkasim diagnose --spark: what it hands the Spark diagnosis (a stand-in records the calls) ------------
-class _SparkLogsStandIn:
-    """Records how `kafkasim diagnose --spark` opens the Spark-parsed logs; `counts` and `problems` as given."""
+def _spark_logs(calls: list, counts: Counter, problems: list):
+    """A stand-in for `SparkLogs` that records how `kafkasim diagnose --spark` opens the Spark-parsed logs in
+    `calls`, and has read `counts` with `problems`."""
 
-    calls: list = []
+    class SparkLogs:
+        def __init__(self, ks, spark, files, progress=False):
+            calls.append(("SparkLogs", spark, list(files), progress))
+            self.counts, self.problems = counts, problems
 
-    def __init__(self, ks, spark, files, progress=False):
-        type(self).calls.append(("SparkLogs", spark, list(files), progress))
-        self.counts, self.problems = _SparkLogsStandIn.read
+        def __enter__(self):
+            return self
 
-    def __enter__(self):
-        return self
+        def __exit__(self, *exc):
+            return False
 
-    def __exit__(self, *exc):
-        return False
+    return SparkLogs
 
 
 @pytest.mark.parametrize("flags, keep_rows", [([], False), (["--html", "{tmp}/r.html"], True), (["--replay"], True),
@@ -576,10 +576,9 @@ def test_diagnose_on_spark_asks_for_progress_keeps_rows_only_for_html_or_replay_
     import kafkasim.analysis.cli as cli
     from kafkasim.analysis.diagnose import command as diagnose_cli
 
-    calls = _SparkLogsStandIn.calls = []
-    _SparkLogsStandIn.read = (Counter(lines=10), [])
+    calls = []
     monkeypatch.setattr(cli, "_spark", lambda args: (object(), "session"))
-    monkeypatch.setattr(diagnose_cli, "SparkLogs", _SparkLogsStandIn)
+    monkeypatch.setattr(diagnose_cli, "SparkLogs", _spark_logs(calls, Counter(lines=10), []))
     monkeypatch.setattr(diagnose_cli, "diagnose_on_spark", lambda logs, group, **kw: calls.append(
         ("diagnose_on_spark", group, kw)) or ("report", "clean"))
     monkeypatch.setattr(diagnose_cli, "write", lambda report, clean, **outputs: calls.append(
@@ -604,10 +603,9 @@ def test_diagnose_on_spark_that_read_no_line_names_the_files_problems(tmp_path, 
 
     log = tmp_path / "server.log"
     log.write_text("a line\n")
-    _SparkLogsStandIn.calls = []
-    _SparkLogsStandIn.read = (Counter(unreadable=1), [(str(log), "unreadable: Input/output error")])
     monkeypatch.setattr(cli, "_spark", lambda args: (object(), "session"))
-    monkeypatch.setattr(diagnose_cli, "SparkLogs", _SparkLogsStandIn)
+    monkeypatch.setattr(diagnose_cli, "SparkLogs", _spark_logs([], Counter(unreadable=1),
+                                                               [(str(log), "unreadable: Input/output error")]))
     assert main(["diagnose", str(log), "--spark"]) == cli.EXIT_BAD_INPUT
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"kafkasim diagnose: error: read none of the 1 file(s) given: {log}: unreadable: Input/output error")
