@@ -368,3 +368,60 @@ def test_a_full_runs_alone_reruns_its_timeouts_and_the_survivors_of_functions_ru
     assert asked == [(["kafkasim.analysis.logs.reader.x_a__mutmut_1", "kafkasim.analysis.logs.reader.x_a__mutmut_2",
                        "kafkasim.analysis.logs.reader.x_a__mutmut_3", "kafkasim.analysis.logs.reader.x_a__mutmut_4"],
                       ("timeout", "survived"))]
+
+
+def _meta(root: Path, module: str, codes: dict[str, int | None], hashes: dict[str, str]) -> Path:
+    meta = root / "mutants" / (module.replace(".", "/") + ".py.meta")
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": hashes}))
+    return meta
+
+
+def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_code_is_unchanged(tmp_path, monkeypatch):
+    """A full run outlasts a session and `mutants/` stays on its machine: `keep` writes each function's
+    verdicts with its code's hash, `restore` gives mutmut back those of an unchanged function, never over
+    a verdict it has, and a verdict run alone comes back with its change."""
+    f, g = "kafkasim.core.faults.x_f", "kafkasim.core.faults.xǁCǁg"
+    ran = tmp_path / "ran"
+    _meta(ran, "kafkasim.core.faults", {f"{f}__mutmut_1": 1, f"{f}__mutmut_2": 0, f"{f}__mutmut_3": None,
+                                        f"{g}__mutmut_1": 36, f"{g}__mutmut_2": 1},
+          {"x_f": "hf", "xǁCǁg": "hg"})
+    alone_json = ran / "alone.json"
+    alone_json.write_text(json.dumps({f"{g}__mutmut_1": {"change": ["a = 2"], "verdict": "killed"}}))
+    kept = tmp_path / "verdicts.tsv"
+    kept.write_text("kafkasim.old.x_h\thh\t1 0\n")
+    assert mutation.keep(ran / "mutants", kept, alone_json) == 4
+    assert kept.read_text().splitlines()[2:] == [f"{f}\thf\t1 0 -", f"{g}\thg\t36/k 1", "kafkasim.old.x_h\thh\t1 0"]
+
+    fresh = tmp_path / "fresh"  # g's code changed there; f's third mutant and g's had no verdict
+    meta = _meta(fresh, "kafkasim.core.faults", {f"{f}__mutmut_1": None, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None,
+                                                 f"{g}__mutmut_1": None, f"{g}__mutmut_2": None},
+                 {"x_f": "hf", "xǁCǁg": "changed"})
+    assert mutation.restore(fresh / "mutants", kept, fresh / "alone.json") == 1
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {
+        f"{f}__mutmut_1": 1, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None, f"{g}__mutmut_1": None,
+        f"{g}__mutmut_2": None}
+    assert not (fresh / "alone.json").exists()
+
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "--- a\n+++ b\n-a = 1\n+a = 2\n")
+    _meta(fresh, "kafkasim.core.faults", {f"{g}__mutmut_1": None, f"{g}__mutmut_2": None}, {"xǁCǁg": "hg"})
+    assert mutation.restore(fresh / "mutants", kept, fresh / "alone.json") == 2
+    assert json.loads((fresh / "alone.json").read_text()) == {f"{g}__mutmut_1": {"change": ["a = 2"],
+                                                                                    "verdict": "killed"}}
+
+
+def test_a_resumed_run_restores_the_kept_verdicts_before_choosing_what_to_check(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
+    monkeypatch.setattr(mutation, "results", lambda: calls.append("results") or dict(STATUS))
+    monkeypatch.setattr(mutation, "check", lambda names, children: calls.append("check"))
+    monkeypatch.setattr(mutation, "restore", lambda: calls.append("restore") or 0)
+    monkeypatch.setattr(mutation, "keep", lambda: calls.append("keep") or 0)
+    monkeypatch.setattr(mutation, "alone", lambda *args, **kwargs: {})
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
+    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator", "--resume"])
+    assert calls == ["check", "restore", "results", "check", "results", "keep"]
+    calls.clear()
+    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator"])
+    assert calls == ["check", "results", "check", "results", "keep"]

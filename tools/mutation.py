@@ -2,7 +2,7 @@
 
     make mutation                          # a seeded sample of mutants per module (SAMPLE, default 150)
     make mutation SAMPLE=0                 # every mutant (hours on two cores)
-    make mutation SAMPLE=0 RESUME=1        # go on with a run that was stopped
+    make mutation SAMPLE=0 RESUME=1        # go on with a run that was stopped, here or on another machine
     make mutation SAMPLE=0 RESUME=survived # ... and check its survivors again (tests were added)
     make mutation SAMPLE=0 ALONE=timeouts  # rerun alone only timeouts and survivors run at import
     make mutation ONLY=kafkasim.coordinator,kafkasim.client.assignors   # modules whose names start so
@@ -20,6 +20,9 @@ and its forked children import the package before a mutant is switched on, so a 
 import keeps the unmutated code. Every timeout and every survivor is therefore run again alone in
 a fresh process (`alone`), limited only by the tests' own time limits, and that verdict is counted;
 `--alone all` reruns the kills too.
+Every run ends by writing its verdicts into `tools/mutation_verdicts.tsv` (`keep`), and a resumed run
+first gives mutmut back those of every function whose code is unchanged (`restore`): commit the file,
+and a full run, longer than a working day on two cores, goes on from a fresh clone on another machine.
 A survivor listed in `tools/equivalent_mutants.toml` (no input can tell its change from the code,
 said why there) counts apart, as equivalent, while its change is still the one listed.
 """
@@ -82,7 +85,12 @@ _LINE = re.compile(r"\s*(\S+): (.+)")
 _MODULE = re.compile(r"(.+?)\.x(?:ǁ|_)")
 _FUNCTION = re.compile(r".+?\.x(?:ǁ[^ǁ]+ǁ|_)(.+?)__mutmut_\d+$")
 KILLED = ("killed", "timeout")
-ALONE = ROOT / "build" / "mutation" / "alone.json"
+ALONE = Path("build") / "mutation" / "alone.json"  # under ROOT
+#: The verdicts kept between machines (`keep`, `restore`): a full run outlasts a working session, and
+#: `mutants/` does not leave the machine it ran on.
+VERDICTS = Path("tools") / "mutation_verdicts.tsv"  # under ROOT
+_HEADER = ("# tools/mutation.py's kept verdicts (`keep`): a mutated function, its code's hash (mutmut's), and per mutant\n"
+           "# number mutmut's exit code (- for none), with /k or /s where it was run again alone (killed, survived).\n")
 #: mutmut's verdicts that are run again alone by default.
 DOUBTFUL = ("timeout", "survived")
 
@@ -144,6 +152,93 @@ def forget(names: set[str], mutants: Path = ROOT / "mutants") -> int:
     return dropped
 
 
+def _metas(mutants: Path):
+    """(path, data) of each of mutmut's `.meta` files, read again if caught half-written by a running mutmut."""
+    for meta in sorted(mutants.rglob("*.meta")):
+        for attempt in range(5):
+            try:
+                yield meta, json.loads(meta.read_text())
+                break
+            except json.JSONDecodeError:
+                if attempt == 4:
+                    raise
+
+
+def _split(name: str) -> tuple[str, int]:
+    """A mutant's function (module-qualified, as mutmut names it) and number."""
+    function, _, number = name.rpartition("__mutmut_")
+    return function, int(number)
+
+
+def _places(mutants: Path | None, path: Path | None, alone_path: Path | None) -> tuple[Path, Path, Path]:
+    """mutmut's folder, the kept verdicts and the verdicts run alone: these, or the run's own under ROOT."""
+    return mutants or ROOT / "mutants", path or ROOT / VERDICTS, alone_path or ROOT / ALONE
+
+
+def _kept(path: Path) -> dict[str, tuple[str, list[str]]]:
+    """{function: (hash, tokens)} from a verdict file."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return {f: (h, tokens.split()) for f, h, tokens in (line.split("\t") for line in lines if not line.startswith("#"))}
+
+
+def keep(mutants: Path | None = None, path: Path | None = None, alone_path: Path | None = None) -> int:
+    """Write mutmut's verdicts (and those run alone) into `path`, one line per mutated function, so that
+    a run on another machine can `restore` them. A function seen in `mutants/` replaces its line; the
+    lines of others stay. Returns the verdicts written for the functions seen."""
+    mutants, path, alone_path = _places(mutants, path, alone_path)
+    kept = _kept(path)
+    alone_verdicts = {n: v["verdict"][0] for n, v in json.loads(alone_path.read_text()).items()} \
+        if alone_path.exists() else {}
+    seen = 0
+    for _, data in _metas(mutants):
+        codes: dict[str, dict[int, str]] = defaultdict(dict)
+        for name, code in data["exit_code_by_key"].items():
+            function, number = _split(name)
+            token = "-" if code is None else str(code)
+            if name in alone_verdicts:
+                token += "/" + alone_verdicts[name]
+            codes[function][number] = token
+            seen += code is not None
+        hashes = {f.rpartition(".")[2]: h for f, h in data.get("hash_by_function_name", {}).items()}
+        for function, by_number in codes.items():
+            tokens = [by_number.get(n, "-") for n in range(1, max(by_number) + 1)]
+            kept[function] = (hashes.get(function.rpartition(".")[2], ""), tokens)
+    lines = (f"{f}\t{h}\t{' '.join(tokens)}\n" for f, (h, tokens) in sorted(kept.items())
+             if any(t != "-" for t in tokens))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_HEADER + "".join(lines), encoding="utf-8")
+    return seen
+
+
+def restore(mutants: Path | None = None, path: Path | None = None, alone_path: Path | None = None) -> int:
+    """Give mutmut back the kept verdicts of every function whose code is unchanged (same hash), where
+    it has none, and the verdicts run alone with their changes. Returns how many were restored."""
+    mutants, path, alone_path = _places(mutants, path, alone_path)
+    kept = _kept(path)
+    alone_kept = json.loads(alone_path.read_text()) if alone_path.exists() else {}
+    restored = 0
+    for meta, data in _metas(mutants):
+        hashes = {f.rpartition(".")[2]: h for f, h in data.get("hash_by_function_name", {}).items()}
+        codes = data["exit_code_by_key"]
+        for name, code in codes.items():
+            function, number = _split(name)
+            line = kept.get(function)
+            if code is not None or not line or line[0] != hashes.get(function.rpartition(".")[2]) \
+                    or number > len(line[1]) or line[1][number - 1].startswith("-"):
+                continue
+            token, _, alone_verdict = line[1][number - 1].partition("/")
+            codes[name] = int(token)
+            restored += 1
+            if alone_verdict and name not in alone_kept:
+                alone_kept[name] = {"change": added_lines(mutmut("show", name, quiet=True)),
+                                    "verdict": {"k": "killed", "s": "survived"}[alone_verdict]}
+        meta.write_text(json.dumps(data, indent=4))
+    if alone_kept:
+        alone_path.parent.mkdir(parents=True, exist_ok=True)
+        alone_path.write_text(json.dumps(alone_kept, indent=1, ensure_ascii=False))
+    return restored
+
+
 def results() -> dict[str, str]:
     """Every generated mutant's status, by name."""
     return {m.group(1): m.group(2) for m in map(_LINE.fullmatch, mutmut("results", "--all", "true", quiet=True)
@@ -173,13 +268,14 @@ def added_lines(diff: str) -> list[str]:
 
 
 def alone(names: list[str], status: dict[str, str], which: tuple[str, ...] = DOUBTFUL,
-          path: Path = ALONE, run: bool = True, children: int = 1) -> dict[str, str]:
+          path: Path | None = None, run: bool = True, children: int = 1) -> dict[str, str]:
     """Each of `names` whose mutmut verdict is in `which`, run again by itself: its tests (`tests_of`)
     in a fresh process with the mutant switched on from the start
     (`MUTANT_UNDER_TEST`), so that code run at import is mutated too, and no limit but the tests'
     own (pytest-timeout); `children` at a time. Returns {name: "killed" | "survived"}; verdicts are
     kept in `path` with the mutant's change and reused while the change is the same (only those
     when not `run`)."""
+    path = path or ROOT / ALONE
     kept = json.loads(path.read_text()) if path.exists() else {}
     changes = {n: added_lines(mutmut("show", n, quiet=True)) for n in names if status.get(n) in which}
     todo = [n for n, change in changes.items() if kept.get(n, {}).get("change") != change] if run else []
@@ -377,6 +473,9 @@ def run(args: argparse.Namespace) -> int:
         # selects no mutant does only that, and lists them all (through `mutmut_names`, whose mapping
         # of functions new since the stored stats must see them before a plain run stores them).
         check(["kafkasim.no_such_module.*"], args.children)
+        if args.resume:
+            print(f"mutation: {restore():,} verdicts kept in {VERDICTS} restored (functions whose "
+                  "code is unchanged)", file=sys.stderr)
     status = results()
     names = choose(list(status), args.sample, args.only)
     if not names:
@@ -391,8 +490,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             check(todo, args.children)
         except KeyboardInterrupt:
-            raise SystemExit("mutation: stopped; the verdicts so far are kept, and the same command with "
-                             "RESUME=1 (--resume) goes on from there") from None
+            keep()
+            raise SystemExit(f"mutation: stopped; the verdicts so far are kept (also in {VERDICTS}, "
+                             "for another machine), and the same command with RESUME=1 (--resume) goes on from "
+                             "there") from None
     status = results()
     if not any(status.get(n, "not checked") != "not checked" for n in names):
         raise SystemExit("mutation: no mutant was checked (see mutmut's output above: the tests must pass "
@@ -405,6 +506,7 @@ def run(args: argparse.Namespace) -> int:
                   run=not args.report_only, children=args.children)
     changed = sum(status[n] != v and not (status[n] in KILLED and v == "killed") for n, v in rerun.items())
     status.update(rerun)
+    keep()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True, capture_output=True).stdout
     text = (f"Mutation testing of commit {commit.strip() or '(unknown)'}: {args.sample or 'every'} mutant(s) per "
             f"module{f' of {args.only}' if args.only else ''}. Run again alone: {len(rerun)} "
