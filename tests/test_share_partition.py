@@ -1171,3 +1171,209 @@ def test_spso_stays_when_the_gap_start_moves_back_into_the_first_batch(version):
     assert sp.cached_batches() == [(0, 9), (10, 15), (20, 29)]
     assert offsets(sp, 2, 3) == {2: ("ACKNOWLEDGED", 3, ""), 3: ("AVAILABLE", 2, "")}
     assert sp.delivery_complete_count == 3
+
+
+# -- acknowledgement path: rules pinned for mutation testing (issue 29) ---------------------------
+# The answer of a failed acknowledgement is its error code plus Kafka's exception message:
+# `SharePartitionManager.mapAcknowledgementFutures` (4.0-4.4) sets the partition's ErrorMessage to
+# `getMessage()` of the failure, `KafkaApis` (4.2+) copies it to ShareFetch's AcknowledgeErrorMessage
+# and the 4.2+ consumer builds its exception with it. `sp.ack_error_message` is that ErrorMessage.
+# The batches `KafkaApis.validateAcknowledgementBatches` refuses are answered with the code alone
+# (`ShareAcknowledgeResponse.partitionResponse`): no message.
+def test_a_malformed_acknowledgement_batch_entry_is_a_config_error_naming_it():
+    """kafkasim's own input check: an entry that is not (first, last, type) is refused, named."""
+    sp = build()
+    fetch(sp, 0, 5)
+    with pytest.raises(ConfigError) as raised:
+        sp.acknowledge(MEMBER_ID, [(0, 4)])
+    assert str(raised.value) == "acknowledgement batches are (first_offset, last_offset, type), got (0, 4)"
+
+
+def test_an_acknowledgement_batch_ending_before_it_starts_is_invalid_request():
+    """`KafkaApis.validateAcknowledgementBatches`: FirstOffset > LastOffset -> INVALID_REQUEST with
+    no message; nothing changes, nothing is written."""
+    sp = build()
+    fetch(sp, 0, 10)
+    assert sp.acknowledge(MEMBER_ID, [(5, 3, "ACCEPT")]) is Errors.INVALID_REQUEST
+    assert sp.ack_error_message is None
+    assert offsets(sp, 3, 5) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in (3, 4, 5)}
+    assert sp.split_batches() == [] and sp.stats["write_share_group_state"] == 0
+
+
+@pytest.mark.parametrize("batch", [(0, 0, ["ACCEPT", "ACCEPT"]), (0, 2, ["ACCEPT", "REJECT"]),
+                                   (0, 1, ["ACCEPT", "ACCEPT", "ACCEPT"])])
+def test_per_offset_types_must_be_one_per_offset_of_the_batch(batch):
+    """`KafkaApis.validateAcknowledgementBatches`: more than one type and not one per offset
+    (`lastOffset - firstOffset != acknowledgeTypes.size() - 1`) -> INVALID_REQUEST, no message;
+    two types count as per-offset types too."""
+    sp = build()
+    fetch(sp, 0, 3)
+    assert sp.acknowledge(MEMBER_ID, [batch]) is Errors.INVALID_REQUEST
+    assert sp.ack_error_message is None
+    assert offsets(sp, 0, 2) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in (0, 1, 2)}
+
+
+@pytest.mark.parametrize("version, kinds", [("4.2", "BOGUS"), ("4.2", []), ("4.1", "RENEW")])
+def test_an_unknown_or_missing_acknowledge_type_is_invalid_request_without_a_message(version, kinds):
+    """`KafkaApis.validateAcknowledgementBatches`: no type, or a type past the version's last (3,
+    REJECT, before 4.2; 4, RENEW, from 4.2) -> INVALID_REQUEST, no message."""
+    sp = build(version)
+    fetch(sp, 0, 3)
+    assert sp.acknowledge(MEMBER_ID, [(0, 2, kinds)]) is Errors.INVALID_REQUEST
+    assert sp.ack_error_message is None
+
+
+def test_acknowledge_out_of_range_cached_data_messages():
+    """testAcknowledgeOutOfRangeCachedData (4.2.0) with Kafka's messages
+    (`fetchSubMapForAcknowledgementBatch`): an empty cache -> INVALID_RECORD_STATE "Batch record
+    not found. The request batch offsets are not found in the cache."; a batch starting past the
+    cached 5-9 -> INVALID_REQUEST "... The first offset in request is past acquired records.\""""
+    sp = build()
+    assert sp.acknowledge(MEMBER_ID, [(0, 15, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "Batch record not found. The request batch offsets are not found in the cache."
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(20, 25, "REJECT")]) is Errors.INVALID_REQUEST
+    assert sp.ack_error_message == "Batch record not found. The first offset in request is past acquired records."
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "ACCEPT")]) is Errors.NONE
+    assert sp.ack_error_message is None  # a success answers no message
+
+
+def test_acknowledge_out_of_range_cached_data_first_batch():
+    """testAcknowledgeOutOfRangeCachedDataFirstBatch (4.2.0): 0-4 and 20-24 cached; 0-10 ends past
+    the batch it starts in -> INVALID_REQUEST "Batch record not found. The last offset in request
+    is past acquired records." and the call is rolled back; once 5-10 is acquired the same call
+    succeeds and everything is terminal: the cache empties."""
+    sp = build()
+    fetch(sp, 0, 5)
+    fetch(sp, 20, 5)
+    acks = [(0, 10, "ACCEPT"), (20, 24, "ACCEPT")]
+    assert sp.acknowledge(MEMBER_ID, acks) is Errors.INVALID_REQUEST
+    assert sp.ack_error_message == "Batch record not found. The last offset in request is past acquired records."
+    assert fetch(sp, 5, 6) == [AR(5, 10, 1)]
+    assert sp.delivery_complete_count == 0
+    assert sp.acknowledge(MEMBER_ID, acks) is Errors.NONE
+    assert sp.cached_batches() == [] and sp.delivery_complete_count == 0
+
+
+def test_acknowledge_with_another_member_message():
+    """testAcknowledgeWithAnotherMember (4.2.0): "Member is not the owner of batch record"
+    (`validateAcknowledgementBatchMemberId`)."""
+    sp = build()
+    fetch(sp, 5, 5)
+    assert sp.acknowledge("member-2", [(5, 9, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "Member is not the owner of batch record"
+
+
+def test_acknowledge_subset_with_another_member():
+    """testAcknowledgeSubsetWithAnotherMember (4.2.0): 5-11 acquired, 5-7 accepted (the batch is
+    split), member-2 acknowledges 9-11 -> INVALID_RECORD_STATE "Member is not the owner of offset"
+    (`acknowledgePerOffsetBatchRecords`); 9-11 stay the owner's."""
+    sp = build()
+    fetch(sp, 5, 7)
+    assert sp.acknowledge(MEMBER_ID, [(5, 7, "ACCEPT")]) is Errors.NONE
+    assert sp.acknowledge("member-2", [(9, 11, "ACCEPT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "Member is not the owner of offset"
+    assert offsets(sp, 9, 11) == {o: ("ACQUIRED", 1, MEMBER_ID) for o in (9, 10, 11)}
+
+
+@pytest.mark.parametrize("version, message", [
+    ("4.0", "The batch cannot be acknowledged. The offset is not acquired."),
+    ("4.1", "The batch cannot be acknowledged. The offset is not acquired."),
+    ("4.2", "The offset cannot be acknowledged. The offset is not acquired."),
+    ("4.3", "The offset cannot be acknowledged. The offset is not acquired."),
+    ("4.4", "The offset cannot be acknowledged. The offset is not acquired.")])
+def test_acknowledge_when_offset_not_acquired_messages(version, message):
+    """testAcknowledgeWhenOffsetNotAcquired (4.0.0, 4.2.0) with Kafka's messages: ACCEPT of the
+    released 5-9 -> "The batch cannot be acknowledged. The batch is not in the acquired state."
+    (`validateAcknowledgementBatchMemberId`, empty member); REJECT of 6-8 a second time -> the
+    per-offset "offset is not acquired", worded "The batch cannot ..." in 4.0-4.1 and "The offset
+    cannot ..." from 4.2 (KAFKA-19476)."""
+    sp = build(version)
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "ACCEPT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "The batch cannot be acknowledged. The batch is not in the acquired state."
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(6, 8, "REJECT")]) is Errors.NONE
+    assert sp.acknowledge(MEMBER_ID, [(6, 8, "REJECT")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == message
+    assert offsets(sp, 5, 9) == {5: ("ACQUIRED", 2, MEMBER_ID), **{o: ("ARCHIVED", 2, "") for o in (6, 7, 8)},
+                                 9: ("ACQUIRED", 2, MEMBER_ID)}
+
+
+def test_acknowledge_rollback_with_subset_error():
+    """testAcknowledgeRollbackWithSubsetError (4.2.0): 15-19 accepted, then 16-19 in the same call:
+    the batch has no owner any more -> "The batch cannot be acknowledged. The batch is not in the
+    acquired state."; every change rolls back, no batch is split, nothing is written."""
+    sp = build()
+    for start in (5, 10, 15):
+        fetch(sp, start, 5)
+    got = sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE"), (10, 14, "ACCEPT"), (15, 19, "ACCEPT"), (16, 19, "ACCEPT")])
+    assert got is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "The batch cannot be acknowledged. The batch is not in the acquired state."
+    assert [sp.state(o) for o in (5, 10, 15)] == ["ACQUIRED"] * 3
+    assert [sp.owner(o) for o in (5, 10, 15)] == [MEMBER_ID] * 3
+    assert sp.split_batches() == [] and sp.stats["write_share_group_state"] == 0
+    assert sp.next_fetch_offset == 20
+
+
+def test_renew_switched_off_for_the_group_answers_kafkas_message():
+    """4.3's `share.renew.acknowledge.enable=false` (KIP-1240): INVALID_RECORD_STATE "Renewing
+    acquisition locks is not enabled for the group." and the lock is left as it was."""
+    sp = build("4.3", group_config=lambda: {"share.renew.acknowledge.enable": False})
+    fetch(sp, 0, 1)
+    lock = sp.lock_timers()[0]
+    assert sp.acknowledge(MEMBER_ID, [(0, 0, "RENEW")]) is Errors.INVALID_RECORD_STATE
+    assert sp.ack_error_message == "Renewing acquisition locks is not enabled for the group."
+    assert sp.lock_timers() == [lock] and not lock.cancelled
+
+
+@pytest.mark.parametrize("version", ["4.3", "4.4"])
+def test_renew_is_enabled_when_the_group_does_not_set_it(version):
+    """`share.renew.acknowledge.enable` defaults to true (KIP-1240, `GroupConfig`): with no group
+    override, RENEW replaces the lock and answers NONE."""
+    sp = build(version, default_record_lock_duration_ms=LOCK_MS)
+    fetch(sp, 0, 1)
+    lock = sp.lock_timers()[0]
+    sp.sim.advance(40)
+    assert sp.acknowledge(MEMBER_ID, [(0, 0, "RENEW")]) is Errors.NONE
+    assert lock.cancelled and [t.time for t in sp.lock_timers()] == [40 + LOCK_MS]
+    assert sp.state(0) == "ACQUIRED" and sp.owner(0) == MEMBER_ID
+
+
+def test_an_acknowledgement_starting_below_the_cache_is_taken_from_spso():
+    """`fetchSubMapForAcknowledgementBatch`: no cached batch at or below the first offset, but SPSO
+    inside the request (`checkForStartOffsetWithinBatch`: first < SPSO <= last) -> the sub-map
+    starts at the floor of SPSO. 0-9 accepted (SPSO 10, cache empty), 10-19 acquired; 5-10 (SPSO
+    equal to the last offset) accepts 10 alone, then 3-12 accepts 11-12; an acknowledgement wholly
+    below SPSO is skipped, and the next batch of the same call still applies."""
+    sp = build()
+    fetch(sp, 0, 10)
+    assert sp.acknowledge(MEMBER_ID, [(0, 9, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.cached_batches()) == (10, [])
+    fetch(sp, 10, 10)
+    assert sp.acknowledge(MEMBER_ID, [(5, 10, "ACCEPT")]) is Errors.NONE
+    assert sp.start_offset == 11
+    assert offsets(sp, 10, 11) == {10: ("ACKNOWLEDGED", 1, ""), 11: ("ACQUIRED", 1, MEMBER_ID)}
+    assert sp.acknowledge(MEMBER_ID, [(3, 12, "ACCEPT")]) is Errors.NONE
+    assert sp.start_offset == 13
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "ACCEPT"), (13, 14, "REJECT")]) is Errors.NONE
+    assert sp.start_offset == 15
+    assert offsets(sp, 13, 15) == {13: ("ARCHIVED", 1, ""), 14: ("ARCHIVED", 1, ""), 15: ("ACQUIRED", 1, MEMBER_ID)}
+
+
+def test_with_a_dlq_gap_archives_without_the_dlq_and_a_release_at_the_limit_goes_with_its_cause():
+    """4.4 (KIP-1191, `recordStateWithDlq`): only REJECT (cause "Offset rejected by client.") and a
+    RELEASE at the delivery limit (ARCHIVING, cause "Offset delivery count exceeded the
+    threshold.") go to the DLQ; GAP is ARCHIVED straight away and ACCEPT is ACKNOWLEDGED."""
+    from kafkasim.coordinator.modern.share.partition import CLIENT_REJECT, DELIVERY_COUNT_EXCEEDED, DlqRecord
+    sp = build("4.4", max_delivery_count=2, group_config=lambda: {"errors.deadletterqueue.topic.name": "dlq.t"})
+    fetch(sp, 0, 4)
+    assert sp.acknowledge(MEMBER_ID, [(0, 3, ["GAP", "ACCEPT", "RELEASE", "REJECT"])]) is Errors.NONE
+    assert sp.dlq_records == [DlqRecord("test-group", "test-topic", 0, 3, 3, 1, CLIENT_REJECT)]
+    assert sp.start_offset == 2  # 0 ARCHIVED and 1 ACKNOWLEDGED are terminal
+    assert [sp.state(o) for o in (2, 3)] == ["AVAILABLE", "ARCHIVED"]
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=2, log_batches=[(2, 2)]) == [AR(2, 2, 2)]
+    assert sp.acknowledge(MEMBER_ID, [(2, 2, "RELEASE")]) is Errors.NONE
+    assert sp.dlq_records[1:] == [DlqRecord("test-group", "test-topic", 0, 2, 2, 2, DELIVERY_COUNT_EXCEEDED)]
+    assert sp.start_offset == 4 and sp.cached_batches() == []

@@ -100,6 +100,8 @@ class SharePartitionRules:
     gap_bounds: bool               # 4.2+: the gap start never moves back, nor past the window's end
     group_limits: bool             # 4.3+: per-group delivery limit, record locks, RENEW switch (KIP-1240)
     dlq: bool                      # 4.4+: the dead-letter queue, with share.version=2 (KIP-1191)
+    offset_ack_wording: bool       # 4.2+: "The offset cannot be acknowledged. ..." where 4.0-4.1 say
+                                   # "The batch cannot be acknowledged. ..." (KAFKA-19476)
 
     @classmethod
     def for_version(cls, kafka_version) -> "SharePartitionRules":
@@ -107,16 +109,17 @@ class SharePartitionRules:
         return cls(split_new_batches=v >= (4, 1), release_decrements=v == (4, 1), release_leaves_batch=v < (4, 2),
                    cap_in_acquisition=v >= (4, 2),
                    throttle=v >= (4, 2), record_limit=v >= (4, 2), renew=v >= (4, 2), gap_window=v >= (4, 1),
-                   start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3), dlq=v >= (4, 4))
+                   start_adjust=v >= (4, 2), gap_bounds=v >= (4, 2), group_limits=v >= (4, 3), dlq=v >= (4, 4),
+                   offset_ack_wording=v >= (4, 2))
 
 
 class _Failed(Exception):
     """An acknowledgement batch failed: the whole call answers `error` and is rolled back. Raised as
-    `_Failed(error, Kafka's exception message)`; the message is for a reader, the answer is the code."""
+    `_Failed(error, message)`: `message` is the exception's message Kafka puts in the response's
+    ErrorMessage (`SharePartition.ack_error_message`), None where Kafka answers the code alone."""
 
-    @property
-    def error(self) -> Errors:
-        return self.args[0]
+    def __init__(self, error: Errors, message: str | None = None):
+        self.error, self.message = error, message
 
 
 class SharePartition:
@@ -165,6 +168,12 @@ class SharePartition:
         self.dlq_failures = 0  # DLQ writes that failed (4.4): the records were archived regardless
         self._persisted_start = 0
         self._persisted = PersistedState()  # the state batches as last written
+        #: The ErrorMessage of the last `acknowledge`'s answer: Kafka's exception message, None on
+        #: success or where Kafka sends none. `SharePartitionManager.mapAcknowledgementFutures` puts
+        #: `getMessage()` of the failure in ShareAcknowledgeResponse's ErrorMessage (4.0+); `KafkaApis`
+        #: copies it to ShareFetch's AcknowledgeErrorMessage (4.2+), and the 4.2+ consumer's exception
+        #: carries it (`ShareConsumeRequestManager`: `Errors.forCode(...).exception(acknowledgeErrorMessage)`).
+        self.ack_error_message: str | None = None
         #: kafkasim's observer of every WriteShareGroupState (not Kafka's): called with the written
         #: [(first, last, InFlightState)]; a scenario writes them as events.
         self.on_write: Callable[[Sequence[tuple[int, int, InFlightState]]], None] | None = None
@@ -187,7 +196,7 @@ class SharePartition:
     def dlq_enabled(self) -> bool:
         """`isDLQEnabledForGroup` (4.4): share.version >= 2 and the group names a DLQ topic."""
         return (self.rules.dlq and self.share_version >= 2
-                and bool(self._override("errors.deadletterqueue.topic.name", "")))
+                and bool(self._group_config().get("errors.deadletterqueue.topic.name")))
 
     def _to_dlq(self, entries: Sequence[tuple[int, int, InFlightState, str | None]]) -> None:
         """`initiateDLQAndArchive` for every archived range with a DLQ cause: produced to the DLQ
@@ -591,11 +600,14 @@ class SharePartition:
                     continue
                 self._acknowledge_batch(member_id, first, last, types, changes)
         except _Failed as failed:
+            # Every change was made on an ACQUIRED record, so the rollback makes no record AVAILABLE:
+            # `rollbackOrProcessStateUpdates`'s `updateFindNextFetchOffset(true)` for a record rolled
+            # back to AVAILABLE never applies here.
             for _, _, state, snapshot, _ in reversed(changes):
                 state.state, state.member_id = snapshot[0], snapshot[2]  # the count is not reverted
-                if state.state == AVAILABLE:
-                    self._find_next = True
+            self.ack_error_message = failed.message
             return failed.error
+        self.ack_error_message = None
         self._commit(changes)
         return Errors.NONE
 
@@ -604,19 +616,22 @@ class SharePartition:
         for batch in self._ack_sub_map(first, last):
             if batch.last < self._start:
                 continue
-            if batch.offset_state is None:
+            if batch.offset_state is None:  # `validateAcknowledgementBatchMemberId`
                 owner = batch.batch_state.member_id
                 if owner == EMPTY_MEMBER_ID:
                     raise _Failed(Errors.INVALID_RECORD_STATE, "The batch cannot be acknowledged. The batch is not "
                                                                "in the acquired state.")
                 if owner != member_id:
                     raise _Failed(Errors.INVALID_RECORD_STATE, "Member is not the owner of batch record")
+            # From here an unsplit batch is ACQUIRED: a record has an owner exactly while it is
+            # ACQUIRED (only a move to ACQUIRED sets one, every move out clears it, a rollback restores
+            # both). So Kafka's checks "The batch cannot be acknowledged. The subset batch is not in
+            # the acquired state." (before the split) and "The batch cannot be acknowledged. The batch
+            # is not in the acquired state." (`acknowledgeCompleteBatch`) never fail here.
             full = batch.first >= first and batch.last <= last
             start_moved = batch.first < self._start <= batch.last
             if not full or batch.offset_state is not None or len(types) > 1 or start_moved:
                 if batch.offset_state is None:
-                    if batch.batch_state.state != ACQUIRED:
-                        raise _Failed(Errors.INVALID_RECORD_STATE, "The subset batch is not in the acquired state.")
                     self._split(batch)
                 for offset, state in batch.offset_state.items():
                     if offset < first or offset < self._start:
@@ -624,15 +639,15 @@ class SharePartition:
                     if offset > last:
                         break
                     if state.state != ACQUIRED:
-                        raise _Failed(Errors.INVALID_RECORD_STATE, "The offset is not acquired.")
+                        raise _Failed(Errors.INVALID_RECORD_STATE, "The offset cannot be acknowledged. The offset is "
+                                      "not acquired." if self.rules.offset_ack_wording else
+                                      "The batch cannot be acknowledged. The offset is not acquired.")
                     if state.member_id != member_id:
                         raise _Failed(Errors.INVALID_RECORD_STATE, "Member is not the owner of offset")
                     kind = types[offset - first] if len(types) > 1 else types[0]
-                    self._apply(kind, member_id, offset, offset, state, changes)
+                    self._apply(kind, offset, offset, state, changes)
             else:
-                if batch.batch_state.state != ACQUIRED:
-                    raise _Failed(Errors.INVALID_RECORD_STATE, "The batch is not in the acquired state.")
-                self._apply(types[0], member_id, batch.first, batch.last, batch.batch_state, changes)
+                self._apply(types[0], batch.first, batch.last, batch.batch_state, changes)
 
     def _ack_sub_map(self, first: int, last: int) -> list[InFlightBatch]:
         """`fetchSubMapForAcknowledgementBatch`: the cached batches an acknowledgement covers."""
@@ -643,13 +658,16 @@ class SharePartition:
             raise _Failed(Errors.INVALID_RECORD_STATE, "Batch record not found. The request batch offsets are not "
                                                        "found in the cache.")
         sub = self._range(floor.first, last)
-        if sub[-1].last < first or last > sub[-1].last:
-            raise _Failed(Errors.INVALID_REQUEST, "Batch record not found. The offsets in request are past "
+        if sub[-1].last < first:
+            raise _Failed(Errors.INVALID_REQUEST, "Batch record not found. The first offset in request is past "
+                                                  "acquired records.")
+        if last > sub[-1].last:
+            raise _Failed(Errors.INVALID_REQUEST, "Batch record not found. The last offset in request is past "
                                                   "acquired records.")
         return sub
 
-    def _apply(self, kind: str, member_id: str, first: int, last: int, state: InFlightState,
-               changes: list[tuple]) -> None:
+    def _apply(self, kind: str, first: int, last: int, state: InFlightState, changes: list[tuple]) -> None:
+        """One ACQUIRED record state acknowledged (Kafka's member id here only feeds its log lines)."""
         if kind == "RENEW":  # a fresh full lock; nothing changes, nothing is written
             if self.rules.group_limits and not self._override("share.renew.acknowledge.enable", True):
                 raise _Failed(Errors.INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled for the group.")
@@ -657,8 +675,9 @@ class SharePartition:
             state.timer = self._arm(first, last)
             return
         snapshot = state.snapshot()
-        if not state.try_update(ACK_TYPE_TO_RECORD_STATE[kind], NO_OP, self.max_delivery(), EMPTY_MEMBER_ID):
-            raise _Failed(Errors.INVALID_RECORD_STATE, "Unable to acknowledge records for the batch")
+        # ACQUIRED -> AVAILABLE, ACKNOWLEDGED or ARCHIVED always succeeds: Kafka's "Unable to
+        # acknowledge records for the batch" (a refused transition) cannot happen here.
+        state.try_update(ACK_TYPE_TO_RECORD_STATE[kind], NO_OP, self.max_delivery(), EMPTY_MEMBER_ID)
         cause = CLIENT_REJECT if kind == "REJECT" else DELIVERY_COUNT_EXCEEDED if kind == "RELEASE" else None
         changes.append((first, last, state, snapshot, cause))
 
@@ -801,7 +820,9 @@ def _checked_log_batches(log_batches: Sequence[tuple[int, int]]) -> list[tuple[i
 
 def _checked_ack_batch(entry: tuple[int, int, Any], renew: bool) -> tuple[int, int, list[str]]:
     """One acknowledgement batch; INVALID_REQUEST for an unknown type (RENEW before 4.2) or a
-    malformed range, as `fetchAckTypeMapForBatch` and `KafkaApis` answer."""
+    malformed range, as `KafkaApis.validateAcknowledgementBatches` answers before the share
+    partition sees the batch: the code alone (`ShareAcknowledgeResponse.partitionResponse`), no
+    message (`SharePartition`'s own "Invalid acknowledge type: [...]" is not reached from the wire)."""
     try:
         first, last, types = entry
     except (TypeError, ValueError):
@@ -809,9 +830,9 @@ def _checked_ack_batch(entry: tuple[int, int, Any], renew: bool) -> tuple[int, i
     types = [types] if isinstance(types, str) else list(types)
     known = set(ACKNOWLEDGE_TYPES) - (set() if renew else {"RENEW"})
     if not types or any(t not in known for t in types):
-        raise _Failed(Errors.INVALID_REQUEST, f"Invalid acknowledge type: {types}")
+        raise _Failed(Errors.INVALID_REQUEST)
     if first > last or (len(types) > 1 and len(types) != last - first + 1):
-        raise _Failed(Errors.INVALID_REQUEST, f"Invalid acknowledgement batch {first}-{last}")
+        raise _Failed(Errors.INVALID_REQUEST)
     return first, last, types
 
 
