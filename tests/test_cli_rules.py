@@ -112,10 +112,14 @@ def test_an_unexpected_one_line_error_points_to_debug(tmp_path, capsys, monkeypa
         "kafkasim logs: error: RuntimeError: disk on fire (run with --debug for the traceback)"
 
 
-def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys):
+def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys, monkeypatch):
     """`kafkasim logs` on local Spark (--chunk-mb 1), a simulated broker log beside a FIFO it cannot read: the
     events by kind and the rebalances by group are those of the plain parser and of the run, and the FIFO is
-    named."""
+    named. The parse gets --chunk-mb in bytes (MiB) and shows its progress."""
+    import kafkasim.analysis.spark as ks
+
+    asked, parse = [], ks.parse_broker_logs
+    monkeypatch.setattr(ks, "parse_broker_logs", lambda *args, **kw: asked.append(kw) or parse(*args, **kw))
     logs = tmp_path / "logs"
     logs.mkdir()
     run = simulate(Scenario(members=3, topics={"t": 4}, duration_ms=60_000))
@@ -125,6 +129,7 @@ def test_logs_on_spark_reads_what_the_plain_parser_reads(spark, tmp_path, capsys
     assert main(["logs", str(logs), "--out", str(out), "--master", "local[2]", "--chunk-mb", "1"]) == EXIT_OK
     printed, err = capsys.readouterr()
     assert "kafkasim logs: 2 file(s) on local[2]" in err.splitlines()
+    assert asked == [{"chunk_bytes": 1 << 20, "progress": True}]
     kinds = Counter(r[4] for r in parse_file(str(logs / "server.log")).rows)
     events = re.search(r"  events:   ([\d,]+) \((.*)\) -> (.*)", printed)
     assert events.group(1) == f"{sum(kinds.values()):,}" and events.group(3) == str(out / "events")
