@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import stat
 import threading
 import time
 from datetime import datetime, timedelta
@@ -1328,3 +1329,14 @@ def test_a_file_that_cannot_be_read_keeps_the_instant_its_time_0_stands_for(tmp_
     origin = datetime(2024, 5, 1, 12, 0)
     assert parse_file(str(tmp_path / "missing.log"), origin).origin == origin
     assert parse_chunk(str(tmp_path / "missing.log"), 0, 10, origin=origin).origin == origin
+
+
+@pytest.mark.parametrize("mode, named", [(stat.S_IFIFO, "a FIFO (named pipe)"), (stat.S_IFSOCK, "a socket"),
+                                         (stat.S_IFCHR, "a character device"), (stat.S_IFBLK, "a block device"),
+                                         (stat.S_IFDIR, "a directory"), (stat.S_IFLNK, "not a regular file")])
+def test_a_path_that_is_no_regular_file_is_named_by_what_it_is(mode, named):
+    """A log path the reader refuses (it could wait for a writer forever, or never end) is named by its kind
+    in the file's problem, and whatever else it is, as not a regular file."""
+    from kafkasim.analysis.logs.files import _kind_of
+
+    assert _kind_of(mode | 0o644) == named
