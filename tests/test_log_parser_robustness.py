@@ -1340,3 +1340,16 @@ def test_a_path_that_is_no_regular_file_is_named_by_what_it_is(mode, named):
     from kafkasim.analysis.logs.files import _kind_of
 
     assert _kind_of(mode | 0o644) == named
+
+
+def test_files_parsed_one_after_another_keep_the_origin_they_are_given(tmp_path):
+    """`parse_files` reads each file as `parse_file` does with the same origin (the instant times are counted
+    from), not the default one."""
+    paths = []
+    for i, members in enumerate((2, 3)):
+        path = tmp_path / f"server.log.{i}"
+        path.write_text("\n".join(simulate(Scenario(members=members, topics={"t": 2}, duration_ms=20_000)).broker_log))
+        paths.append(str(path))
+    rows = files.parse_files(paths, ORIGIN).rows
+    assert rows == files.parse_file(paths[0], ORIGIN).rows + files.parse_file(paths[1], ORIGIN).rows
+    assert rows != files.parse_files(paths).rows
