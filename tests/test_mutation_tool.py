@@ -380,10 +380,11 @@ def _meta(root: Path, module: str, codes: dict[str, int | None], hashes: dict[st
 def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_code_is_unchanged(tmp_path, monkeypatch):
     """A full run outlasts a session and `mutants/` stays on its machine: `keep` writes each function's
     verdicts with its code's hash, `restore` gives mutmut back those of an unchanged function, never over
-    a verdict it has, and a verdict run alone comes back with its change."""
+    a verdict it has (a timeout's negative exit code included), and a verdict run alone comes back with its
+    change."""
     f, g = "kafkasim.core.faults.x_f", "kafkasim.core.faults.xǁCǁg"
     ran = tmp_path / "ran"
-    _meta(ran, "kafkasim.core.faults", {f"{f}__mutmut_1": 1, f"{f}__mutmut_2": 0, f"{f}__mutmut_3": None,
+    _meta(ran, "kafkasim.core.faults", {f"{f}__mutmut_1": -24, f"{f}__mutmut_2": 0, f"{f}__mutmut_3": None,
                                         f"{g}__mutmut_1": 36, f"{g}__mutmut_2": 1},
           {"x_f": "hf", "xǁCǁg": "hg"})
     alone_json = ran / "alone.json"
@@ -391,7 +392,7 @@ def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_cod
     kept = tmp_path / "verdicts.tsv"
     kept.write_text("kafkasim.old.x_h\thh\t1 0\n")
     assert mutation.keep(ran / "mutants", kept, alone_json) == 4
-    assert kept.read_text().splitlines()[2:] == [f"{f}\thf\t1 0 -", f"{g}\thg\t36/k 1", "kafkasim.old.x_h\thh\t1 0"]
+    assert kept.read_text().splitlines()[2:] == [f"{f}\thf\t-24 0 -", f"{g}\thg\t36/k 1", "kafkasim.old.x_h\thh\t1 0"]
 
     fresh = tmp_path / "fresh"  # g's code changed there; f's third mutant and g's had no verdict
     meta = _meta(fresh, "kafkasim.core.faults", {f"{f}__mutmut_1": None, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None,
@@ -399,7 +400,7 @@ def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_cod
                  {"x_f": "hf", "xǁCǁg": "changed"})
     assert mutation.restore(fresh / "mutants", kept, fresh / "alone.json") == 1
     assert json.loads(meta.read_text())["exit_code_by_key"] == {
-        f"{f}__mutmut_1": 1, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None, f"{g}__mutmut_1": None,
+        f"{f}__mutmut_1": -24, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None, f"{g}__mutmut_1": None,
         f"{g}__mutmut_2": None}
     assert not (fresh / "alone.json").exists()
 

@@ -227,9 +227,11 @@ def restore(mutants: Path | None = None, path: Path | None = None, alone_path: P
             function, number = _split(name)
             line = kept.get(function)
             if code is not None or not line or line[0] != hashes.get(function.rpartition(".")[2]) \
-                    or number > len(line[1]) or line[1][number - 1].startswith("-"):
+                    or number > len(line[1]):
                 continue
             token, _, alone_verdict = line[1][number - 1].partition("/")
+            if token == "-":
+                continue
             codes[name] = int(token)
             restored += 1
             if alone_verdict and name not in alone_kept:
