@@ -144,8 +144,7 @@ def forget(names: set[str], mutants: Path = ROOT / "mutants") -> int:
     again: mutmut itself forgets a verdict only when the function's code changes, not when a test
     that kills the mutant is added. Returns how many were dropped."""
     dropped = 0
-    for meta in mutants.rglob("*.meta"):
-        data = json.loads(meta.read_text())
+    for meta, data in _metas(mutants):
         codes = data["exit_code_by_key"]
         mine = names.intersection(codes)
         if mine:
@@ -171,6 +170,11 @@ def _split(name: str) -> tuple[str, int]:
     """A mutant's function (module-qualified, as mutmut names it) and number."""
     function, _, number = name.rpartition("__mutmut_")
     return function, int(number)
+
+
+def _hash_of(data: dict, function: str) -> str | None:
+    """mutmut's hash of a function's code, from its module's `.meta` data (which names it unqualified)."""
+    return data.get("hash_by_function_name", {}).get(function.rpartition(".")[2])
 
 
 def _places(mutants: Path | None, path: Path | None, alone_path: Path | None) -> tuple[Path, Path, Path]:
@@ -202,10 +206,9 @@ def keep(mutants: Path | None = None, path: Path | None = None, alone_path: Path
                 token += "/" + alone_verdicts[name]
             codes[function][number] = token
             seen += code is not None
-        hashes = {f.rpartition(".")[2]: h for f, h in data.get("hash_by_function_name", {}).items()}
         for function, by_number in codes.items():
             tokens = [by_number.get(n, "-") for n in range(1, max(by_number) + 1)]
-            kept[function] = (hashes.get(function.rpartition(".")[2], ""), tokens)
+            kept[function] = (_hash_of(data, function) or "", tokens)
     lines = (f"{f}\t{h}\t{' '.join(tokens)}\n" for f, (h, tokens) in sorted(kept.items())
              if any(t != "-" for t in tokens))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -221,23 +224,23 @@ def restore(mutants: Path | None = None, path: Path | None = None, alone_path: P
     alone_kept = json.loads(alone_path.read_text()) if alone_path.exists() else {}
     restored = 0
     for meta, data in _metas(mutants):
-        hashes = {f.rpartition(".")[2]: h for f, h in data.get("hash_by_function_name", {}).items()}
-        codes = data["exit_code_by_key"]
+        codes, given = data["exit_code_by_key"], 0
         for name, code in codes.items():
             function, number = _split(name)
             line = kept.get(function)
-            if code is not None or not line or line[0] != hashes.get(function.rpartition(".")[2]) \
-                    or number > len(line[1]):
+            if code is not None or not line or line[0] != _hash_of(data, function) or number > len(line[1]):
                 continue
             token, _, alone_verdict = line[1][number - 1].partition("/")
             if token == "-":
                 continue
             codes[name] = int(token)
-            restored += 1
+            given += 1
             if alone_verdict and name not in alone_kept:
                 alone_kept[name] = {"change": added_lines(mutmut("show", name, quiet=True)),
                                     "verdict": {"k": "killed", "s": "survived"}[alone_verdict]}
-        meta.write_text(json.dumps(data, indent=4))
+        if given:
+            meta.write_text(json.dumps(data, indent=4))
+            restored += given
     if alone_kept:
         alone_path.parent.mkdir(parents=True, exist_ok=True)
         alone_path.write_text(json.dumps(alone_kept, indent=1, ensure_ascii=False))
