@@ -119,7 +119,6 @@ class _Failed(Exception):
     ErrorMessage (`SharePartition.ack_error_message`), None where Kafka answers the code alone."""
 
     def __init__(self, error: Errors, message: str | None = None):
-        super().__init__(error, message)
         self.error, self.message = error, message
 
 
