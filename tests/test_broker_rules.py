@@ -340,6 +340,7 @@ def test_a_client_group_keeps_a_size_range_as_a_tuple_a_constant_as_an_int_and_i
 
 
 @pytest.mark.parametrize("fields, message", [
+    ({"start_ms": -1}, "ClientGroup('producer').start_ms must be an integer >= 0, got -1"),
     ({"stop_ms": 0, "start_ms": 0}, "ClientGroup('producer').stop_ms must be an integer >= 1, got 0"),
     ({"stop_ms": 10, "start_ms": 10}, "ClientGroup('producer').stop_ms must be an integer >= 11, got 10"),
     ({"size_bytes": (100, 200, 300)}, "size_bytes must be an int >= 1 or a range (low, high) with 1 <= low <= high, "

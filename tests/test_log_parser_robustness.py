@@ -698,6 +698,49 @@ def test_a_frame_that_cut_a_word_is_joined_without_its_spaces():
     assert result.unparsed == []
 
 
+def test_a_line_with_more_frame_breaks_than_a_wrapped_record_has_is_joined_the_likelier_way_only():
+    """Past MAX_FRAME_BREAKS breaks in one line, only one joint per break is tried (a space where the frame
+    had spaces around it): the one reading is the line."""
+    from kafkasim.analysis.logs.layouts import MAX_FRAME_BREAKS
+    words = REBALANCE.split(" ")
+    framed = " │ ".join([" ".join(words[:3]), *words[3:3 + MAX_FRAME_BREAKS], " ".join(words[3 + MAX_FRAME_BREAKS:])])
+    assert framed.count("│") == MAX_FRAME_BREAKS + 1
+    (ev,), result = rows([kafka_line(framed)])
+    assert (ev["kind"], ev["generation"], ev["reason"]) == ("RebalanceStarted", 4, REASON)
+    assert result.unparsed == []
+
+
+# (kind, complete, events) of each reading of a framed line, as `_try` would answer them: a whole record
+# (events, not a salvage) beats one that is not; then a complete one (ended with its logger name); then the
+# most events; the first on a tie.
+_WHOLE, _SALVAGE = (lp.reader._EVENTS, False), (lp.reader._EVENTS, True)
+
+
+@pytest.mark.parametrize("readings, best", [
+    ({"a": (*_SALVAGE, True, 3), "b": (*_WHOLE, False, 1)}, "b"),  # whole beats a salvage, however complete
+    ({"a": (lp.reader._OTHER, False, True, 0), "b": (*_WHOLE, False, 1)}, "b"),  # whole beats no events
+    ({"a": (*_WHOLE, False, 3), "b": (*_WHOLE, True, 1)}, "b"),  # then complete beats more events
+    ({"a": (*_WHOLE, True, 1), "b": (*_WHOLE, True, 2)}, "b"),  # then the most events
+    ({"a": (lp.reader._OTHER, False, True, 0), "b": (*_SALVAGE, True, 1)}, "b"),  # a salvage has events
+    ({"a": (*_WHOLE, True, 2), "b": (*_WHOLE, True, 2)}, "a"),  # the first on a tie
+    ({"a": (lp.reader._OTHER, False, True, 0), "b": (lp.reader._OTHER, False, True, 0)}, "a"),
+])
+def test_of_several_readings_of_a_framed_line_the_whole_complete_one_with_most_events_is_kept(readings, best):
+    parser = lp.LogParser()
+    parser._recent["kept"] = 1
+
+    def reading(text):
+        kind, partial, complete, n = readings[text]
+        parser._recent["tried"] = text  # a try may note what it read: forgotten before the next one
+        events = [("event",)] * n if kind == lp.reader._EVENTS else None
+        return (kind, complete, events, None, 0, False, None, False, partial, ("broker", None))
+
+    parser._try = reading
+    assert parser._best_of(list(readings)) == best
+    assert parser._best_of([best]) == best
+    assert dict(parser._recent) == {"kept": 1}
+
+
 @pytest.mark.parametrize("how", ["json_escape", "cri_part"])
 def test_box_characters_of_a_line_read_all_in_ascii_are_the_records_own_not_a_frame(how):
     """A terminal draws its frame on every row it shows, so a line whose characters are all ASCII as

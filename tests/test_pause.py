@@ -330,6 +330,8 @@ def test_same_scenario_same_events():
     ({"app_loop": "sometimes"}, "app_loop must be one of"),
     ({"changes": ((1000, "explode"),)}, "membership change"),
     ({"changes": ((1000, "join", "consumer-5"),)}, "takes no member name"),
+    ({"changes": ([1000, "join"],)}, "membership change is \\(time_ms"),  # a tuple, not a list
+    ({"changes": ((-1, "join"),)}, "change time_ms must be an integer >= 0, got -1"),
     ({"consumer": {"max.poll.records": 0}}, "max.poll.records"),
     ({"resume_at_ms": 1000}, "resume_at_ms must be an integer >= 6000"),
     ({"poll_timeout_ms": 0}, "poll_timeout_ms"),
@@ -338,6 +340,24 @@ def test_same_scenario_same_events():
 def test_bad_input_is_a_config_error(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         PauseScenario(**kwargs)
+
+
+def test_a_change_at_time_zero_is_accepted_and_a_change_without_a_member_names_none():
+    assert PauseScenario(changes=((0, "leave"),)).changes == ((0, "leave", None),)
+
+
+def test_a_leave_when_no_member_is_left_is_a_config_error_naming_no_live_member():
+    with pytest.raises(ConfigError, match="'leave' names None, but the live members are none$"):
+        simulate_pause(members=1, changes=((12_000, "leave"), (13_000, "leave")))
+
+
+def test_the_summarys_discarded_records_are_the_discard_rows_summed_per_reason():
+    """Before 2.4 every poll discards the paused partitions' fetched data: several RecordsDiscarded rows
+    of one reason, which the summary adds up."""
+    run = simulate_pause(kafka_version="2.3", changes=())
+    rows = run.events[run.events.kind == "RecordsDiscarded"]
+    assert rows.groupby("reason").size().min() >= 2
+    assert run.summary["records_discarded"] == {r: int(n) for r, n in rows.groupby("reason")["value"].sum().items()}
 
 
 def test_a_change_naming_an_unknown_member_is_a_config_error():

@@ -283,16 +283,15 @@ class LogParser(Clock):
         if len(texts) == 1:
             return texts[0]
         memory = dict(self._recent)
-        best, best_score = texts[0], None
-        for text in texts:
+
+        def score(text: str) -> tuple:
             outcome = self._try(text)
             self._recent.clear()
             self._recent.update(memory)
             events = outcome[0] == _EVENTS
-            score = (events and not outcome[8], outcome[1], len(outcome[2]) if events else 0)
-            if best_score is None or score > best_score:
-                best, best_score = text, score
-        return best
+            return events and not outcome[8], outcome[1], len(outcome[2]) if events else 0
+
+        return max(texts, key=score)  # max keeps the first of equals
 
     def _try(self, line: str, mark=None, over: bool = False):
         """The outcome of reading `line` as one record (see _OTHER_OUTCOME for its fields), or _FUSED
