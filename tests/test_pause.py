@@ -256,6 +256,18 @@ def test_clear_buffer_proposal_alone_does_not_stop_unexpected_records():
     assert cleared["unexpected_records"] > 0
 
 
+def test_the_clear_buffer_proposal_discards_on_revocation_the_buffered_data_of_partitions_not_paused():
+    """Each discard is a RecordsDiscarded row of its member and partition, at the revocation, with its count and
+    the proposal's reason; the summary adds them up."""
+    run = simulate_pause(kafka_version="2.4", remedy="proposal_clear_buffer_on_revoke")
+    ev = run.events
+    rows = ev[(ev.kind == "RecordsDiscarded") & (ev.reason == "proposal: cleared on revocation")]
+    revoked = ev[ev.kind == "PartitionsRevoked"]
+    assert len(rows) > 0 and (rows.value > 0).all()
+    assert set(zip(rows.time, rows.member, rows.partition)) <= set(zip(revoked.time, revoked.member, revoked.partition))
+    assert run.summary["records_discarded"]["proposal: cleared on revocation"] == rows.value.sum()
+
+
 def test_pause_once_loses_far_more_than_the_seed_loop():
     """An application that pauses once is un-paused for good by an eager rebalance (KAFKA-2350)."""
     once = simulate_pause(app_loop="pause_once").summary["unexpected_records"]

@@ -412,9 +412,12 @@ class _Member:
             return []
         returned, discarded = self.fetcher.collect()
         for d in discarded:
-            self.row("RecordsDiscarded", d.tp, value=d.count, reason=d.reason)
-            self.run.discarded(d)
+            self._discarded(d)
         return returned
+
+    def _discarded(self, d) -> None:
+        self.row("RecordsDiscarded", d.tp, value=d.count, reason=d.reason)
+        self.run.discarded(d)
 
     def _send_fetches(self) -> None:
         if self.consumer_paused:
@@ -501,8 +504,7 @@ class _Member:
         if paused and self.run.scenario.remedy == "proposal_clear_buffer_on_revoke":
             for d in self.fetcher.clear_buffered_data(set(self.fetcher.buffered()) - set(paused),
                                                       "proposal: cleared on revocation"):
-                self.row("RecordsDiscarded", d.tp, value=d.count, reason=d.reason)
-                self.run.discarded(d)
+                self._discarded(d)
         self._callback("PartitionsLost" if lost else "PartitionsRevoked", tps)
 
     def _callback(self, kind: str, tps: list[TopicPartition]) -> None:
