@@ -354,6 +354,12 @@ def test_bad_input_is_a_config_error(kwargs, match):
         PauseScenario(**kwargs)
 
 
+def test_the_application_is_paused_from_pause_at_ms_up_to_but_not_at_resume_at_ms():
+    s = PauseScenario(pause_at_ms=6_000, resume_at_ms=24_000)
+    assert [s.phase(t) for t in (5_999, 6_000, 23_999, 24_000)] == ["consuming", "paused", "paused", "consuming"]
+    assert s.replace(resume_at_ms=None).phase(10**9) == "paused"  # never resumed
+
+
 def test_a_change_at_time_zero_is_accepted_and_a_change_without_a_member_names_none():
     assert PauseScenario(changes=((0, "leave"),)).changes == ((0, "leave", None),)
 
