@@ -354,6 +354,23 @@ def test_bad_input_is_a_config_error(kwargs, match):
         PauseScenario(**kwargs)
 
 
+def test_from_2_0_a_polls_timeout_covers_the_join_before_it_counts_from_the_joins_end():
+    """KIP-266 (2.0): `poll(Duration)` returns when its timeout passes, join or not; `poll(long)` before it
+    blocks in the join and counts its timeout from there. consumer-3 joins at 12,000 and the join completes at
+    15,000 (the others' heartbeat); with 1,001 ms polls, its poll then ends at 15,003, before the first fetch
+    comes back (10 ms): from 2.0 it returns nothing and the application pauses the new partitions first; in
+    1.1 that poll waits for the fetch and returns its records while the application means to be paused."""
+    def seen(version):
+        ev = simulate_pause(kafka_version=version, poll_timeout_ms=1001).events
+        ev = ev[(ev.member == "consumer-3") & ev.time.between(15_000, 15_010)
+                & ev.kind.isin(["Paused", "RecordsReturned"])]
+        return list(zip(ev.time, ev.kind, ev.partition, ev.reason))
+
+    assert seen("2.0") == [(15_003, "Paused", 4, "application"), (15_003, "Paused", 5, "application")]
+    assert seen("1.1") == [(15_010, "RecordsReturned", 4, "unexpected_new_fetch"),
+                           (15_010, "Paused", 4, "application"), (15_010, "Paused", 5, "application")]
+
+
 def test_the_application_is_paused_from_pause_at_ms_up_to_but_not_at_resume_at_ms():
     s = PauseScenario(pause_at_ms=6_000, resume_at_ms=24_000)
     assert [s.phase(t) for t in (5_999, 6_000, 23_999, 24_000)] == ["consuming", "paused", "paused", "consuming"]

@@ -285,27 +285,21 @@ class _Member:
         self.saved_paused: list[TopicPartition] = []
         self.consumer_paused = False   # proposal_consumer_pause
         self.app_paused = False
-        self.alive = False
-        self.hb_base = 0
-        self.next_auto_commit = 0
-        self._gen: Iterator | None = None
-        self._timer = None
-        self._waiting = False
 
     # -- plumbing: the application thread as a generator of waits ---------------------------------
     def start(self) -> None:
+        """The member's clocks and application thread start (`_Run.add_member`, right after it is made)."""
         self.alive, self.hb_base = True, self.sim.now
         self.next_auto_commit = self.sim.now + self.auto_commit_ms
-        self._gen = self._application()
+        self._gen: Iterator = self._application()
         self._step()
 
     def _step(self) -> None:
-        self._waiting, self._timer = False, None
-        if not self.alive:
-            return
-        until, interruptible = next(self._gen)
-        self._waiting = interruptible
-        self._timer = self.sim.at(until, self._step) if until is not None else None
+        """Run the application thread to its next wait: until a time (None: until woken), interruptible
+        or not by a response (`wake`)."""
+        if self.alive:
+            until, self._waiting = next(self._gen)
+            self._timer = self.sim.at(until, self._step) if until is not None else None
 
     def wake(self) -> None:
         """A response arrived while the app thread waits in the network client: it runs now."""
