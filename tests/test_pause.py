@@ -371,6 +371,37 @@ def test_from_2_0_a_polls_timeout_covers_the_join_before_it_counts_from_the_join
                            (15_010, "Paused", 4, "application"), (15_010, "Paused", 5, "application")]
 
 
+def test_a_consumers_rows_before_its_first_generation_carry_no_generation():
+    """NO_GENERATION (-1) is shown as none: only the members' first JoinGroup rows, at 0, have no generation."""
+    ev = simulate_pause(changes=()).events
+    none = ev[(ev.source == "consumer") & ev.generation.isna()]
+    assert list(zip(none.time, none.member, none.kind)) == [(0, "consumer-1", "JoinGroup"), (0, "consumer-2", "JoinGroup")]
+
+
+def test_the_loops_resume_writes_a_resumed_row_for_each_partition_it_paused():
+    ev = simulate_pause(changes=()).events
+    paused, resumed = (ev[ev.kind == kind] for kind in ("Paused", "Resumed"))
+    assert (paused.time < 24_000).all() and (resumed.time >= 24_000).all()
+    assert list(zip(resumed.member, resumed.partition)) == list(zip(paused.member, paused.partition)) == [
+        ("consumer-1", 0), ("consumer-1", 1), ("consumer-1", 2), ("consumer-2", 3), ("consumer-2", 4), ("consumer-2", 5)]
+
+
+def test_the_consumer_level_pause_proposal_pauses_and_resumes_each_member_once_where_the_loop_would():
+    """proposal_consumer_pause: one Paused and one Resumed row per member, for no partition, with the
+    proposal's reason, at the polls where the KAFKA-13463 loop pauses and resumes its partitions; after the
+    resume the members consume everything."""
+    plain = simulate_pause(changes=()).events
+    run = simulate_pause(remedy="proposal_consumer_pause", changes=())
+    ev = run.events
+    rows = ev[ev.kind.isin(["Paused", "Resumed"])]
+    firsts = plain[plain.kind.isin(["Paused", "Resumed"])].drop_duplicates(["member", "kind"])
+    reason = {"Paused": "proposal: consumer-level pause()", "Resumed": "proposal: consumer-level resume()"}
+    assert list(zip(rows.time, rows.member, rows.kind, rows.reason)) == [
+        (t, m, k, reason[k]) for t, m, k in zip(firsts.time, firsts.member, firsts.kind)]
+    assert rows.partition.isna().all()
+    assert run.summary["unprocessed_at_end"] == 0
+
+
 def test_the_application_is_paused_from_pause_at_ms_up_to_but_not_at_resume_at_ms():
     s = PauseScenario(pause_at_ms=6_000, resume_at_ms=24_000)
     assert [s.phase(t) for t in (5_999, 6_000, 23_999, 24_000)] == ["consuming", "paused", "paused", "consuming"]

@@ -310,8 +310,11 @@ class _Member:
             self._timer = self.sim.at(self.sim.now, self._step)
 
     def row(self, kind: str, tp: TopicPartition | None = None, **kw) -> None:
-        self.run.row("consumer", self.name, kind, generation=self.generation if self.generation >= 0 else None,
-                     tp=tp, **kw)
+        self.run.row("consumer", self.name, kind, generation=self._known_generation(), tp=tp, **kw)
+
+    def _known_generation(self) -> int | None:
+        """The member's generation, None before its first one or after it lost it (NO_GENERATION)."""
+        return None if self.generation == NO_GENERATION else self.generation
 
     # -- the application ----------------------------------------------------------------------------
     def _application(self):
@@ -442,7 +445,7 @@ class _Member:
     # -- ConsumerCoordinator: the rebalance ------------------------------------------------------
     def _join_group(self) -> None:
         owned = tuple(owned_partitions(self.subs.assigned_partitions())) if self.cooperative else self.sticky_memory
-        sub = Subscription((self.run.scenario.topic,), owned, self.generation if self.generation >= 0 else None)
+        sub = Subscription((self.run.scenario.topic,), owned, self._known_generation())
         self.join_pending, self.rejoin_needed = True, False
         self.row("JoinGroup")
         self.group.join_group(self, sub)
