@@ -378,6 +378,12 @@ def test_a_consumers_rows_before_its_first_generation_carry_no_generation():
     assert list(zip(none.time, none.member, none.kind)) == [(0, "consumer-1", "JoinGroup"), (0, "consumer-2", "JoinGroup")]
 
 
+def test_each_partitions_processed_rows_add_up_to_its_records_when_nothing_rebalances():
+    ev = simulate_pause(changes=()).events
+    processed = ev[ev.kind == "Processed"].groupby("partition").value.sum()
+    assert processed.to_dict() == {p: 5_000 for p in range(6)}
+
+
 def test_the_loops_resume_writes_a_resumed_row_for_each_partition_it_paused():
     ev = simulate_pause(changes=()).events
     paused, resumed = (ev[ev.kind == kind] for kind in ("Paused", "Resumed"))
