@@ -371,6 +371,29 @@ def test_from_2_0_a_polls_timeout_covers_the_join_before_it_counts_from_the_join
                            (15_010, "Paused", 4, "application"), (15_010, "Paused", 5, "application")]
 
 
+def test_auto_commits_come_every_interval_from_the_joins_end_even_in_a_paused_poll():
+    """onJoinComplete starts the auto-commit timer (ConsumerCoordinator `nextAutoCommitTimer.updateAndReset`):
+    the join ends at 3,000, so commits are due every 5,000 ms from there; a poll waiting on paused partitions
+    wakes for one at 8,000 (its own timeout would end it at 8,010); a commit writes only the partitions whose
+    position moved: nothing while paused, everything once resumed and consumed (28,000)."""
+    ev = simulate_pause(changes=()).events
+    commits = ev[ev.kind == "Commit"]
+    assert sorted(set(commits.time)) == [8_000, 28_000]
+    assert (commits[commits.time == 28_000].value == 5_000).all() and len(commits) == 12
+
+
+def test_before_2_0_a_paused_poll_still_returns_after_its_timeout_so_the_application_resumes():
+    """poll(long) (before KIP-266) counts its timeout from the join only when it joined: a poll on paused
+    partitions returns empty after its 2,000 ms, whatever woke it meanwhile (the auto-commits at 8,000, 13,000
+    ...). The paused polls run from 6,010 to 8,010, ..., 22,010 to 24,010: the application resumes at 24,010 and
+    consumes everything."""
+    run = simulate_pause(kafka_version="1.1", changes=())
+    ev = run.events
+    resumed = ev[ev.kind == "Resumed"]
+    assert len(resumed) == 6 and (resumed.time == 24_010).all()
+    assert run.summary["unprocessed_at_end"] == 0
+
+
 def test_a_consumers_rows_before_its_first_generation_carry_no_generation():
     """NO_GENERATION (-1) is shown as none: only the members' first JoinGroup rows, at 0, have no generation."""
     ev = simulate_pause(changes=()).events
