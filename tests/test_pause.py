@@ -394,6 +394,17 @@ def test_before_2_0_a_paused_poll_still_returns_after_its_timeout_so_the_applica
     assert run.summary["unprocessed_at_end"] == 0
 
 
+def test_a_fetch_names_the_partitions_with_nothing_buffered_and_waits_fetch_max_wait_ms_when_none_has_data():
+    """600 records a partition, all of them in one fetch (1 MiB / 1 KiB records); 500 a poll (max.poll.records),
+    200 ms to process them. consumer-1 fetches its 3 partitions when the join ends (3,000), then partition 0 alone
+    once its buffer runs dry (3,210), at its end: that fetch answers after fetch.max.wait.ms (500 ms, at 3,710). From
+    3,730 everything is consumed and every fetch (3 partitions) waits 500 ms."""
+    ev = simulate_pause(changes=(), records_per_partition=600, pause_at_ms=30_000, resume_at_ms=None).events
+    fetches = ev[(ev.member == "consumer-1") & (ev.kind == "FetchSent") & (ev.time < 6_000)]
+    assert list(zip(fetches.time, fetches.value)) == [(3_000, 3), (3_210, 1), (3_730, 3), (4_230, 3), (4_730, 3),
+                                                      (5_230, 3), (5_730, 3)]
+
+
 def test_a_consumers_rows_before_its_first_generation_carry_no_generation():
     """NO_GENERATION (-1) is shown as none: only the members' first JoinGroup rows, at 0, have no generation."""
     ev = simulate_pause(changes=()).events
