@@ -405,6 +405,65 @@ def test_a_fetch_names_the_partitions_with_nothing_buffered_and_waits_fetch_max_
                                                       (5_230, 3), (5_730, 3)]
 
 
+def test_a_partition_two_members_claim_stays_with_the_newer_generations_claim():
+    """The sticky assignor (eager) sends each member's last assignment with its generation (KIP-341). consumer-2,
+    expelled at 12,000, learns it at 15,000 (UNKNOWN_MEMBER_ID, its generation reset) and rejoins claiming its
+    generation-1 partitions 1 and 4, which generation 2 gave to consumer-4. The newer claim wins both; then
+    `constrainedAssign` lets two members keep two (consumer-1, consumer-3, first by member id) and consumer-4 its
+    first one: partition 4 goes to consumer-2."""
+    ev = simulate_pause(assignor="sticky", members=3, changes=((12_000, "lost", "consumer-2"), (12_500, "join"))).events
+    failed = ev[ev.kind == "HeartbeatFailed"]
+    assert list(zip(failed.time, failed.member, failed.error, failed.generation)) == [
+        (15_000, "consumer-2", "UNKNOWN_MEMBER_ID", 1)]
+    gen2, gen3 = (ev[(ev.kind == "PartitionsAssigned") & (ev.generation == g)] for g in (2, 3))
+    assert dict(gen2.groupby("member").partition.agg(list)) == {"consumer-1": [0, 3], "consumer-3": [2, 5],
+                                                                "consumer-4": [1, 4]}
+    assert dict(gen3.groupby("member").partition.agg(list)) == {"consumer-1": [0, 3], "consumer-2": [4],
+                                                                "consumer-3": [2, 5], "consumer-4": [1]}
+
+
+def test_members_learn_of_a_rebalance_at_their_next_heartbeat_on_their_own_grid():
+    """Heartbeats every 3,000 ms from a member's last join: consumer-3 joins at 13,000; the others, whose join ended
+    at 3,000, learn of the rebalance at 15,000 and rejoin; consumer-3's own heartbeat at 16,000 finds the group
+    stable and asks for nothing."""
+    ev = simulate_pause(changes=((13_000, "join"),)).events
+    joins = ev[ev.kind == "JoinGroup"]
+    assert list(zip(joins.time, joins.member)) == [(0, "consumer-1"), (0, "consumer-2"), (13_000, "consumer-3"),
+                                                   (15_000, "consumer-1"), (15_000, "consumer-2")]
+
+
+@pytest.mark.parametrize("version, protocol, cleared", [("2.3", EAGER, {"fresh_state": 6}),
+                                                        ("2.4", EAGER, {"revocation": 6}),
+                                                        ("3.7", EAGER, {"revocation": 6}),
+                                                        ("3.7", COOPERATIVE, {"revocation": 2})])
+def test_the_rebalance_clears_the_pause_flags_it_takes_away_for_its_versions_reason(version, protocol, cleared):
+    """consumer-3 joins at 12,000 while the others have paused their 6 partitions: before 2.4 the assignment
+    replaces the state (fresh_state); from 2.4 (KAFKA-8179) eager revocation clears all the flags, cooperative
+    only those of the 2 partitions that move to consumer-3 (KIP-429)."""
+    assert simulate_pause(kafka_version=version, protocol=protocol).summary["pause_flags_cleared"] == cleared
+
+
+def test_without_a_rebalance_from_2_4_every_record_is_fetched_once():
+    assert simulate_pause(kafka_version="3.7", changes=()).summary["records_fetched"] == 6 * 5_000
+
+
+def test_a_record_larger_than_max_partition_fetch_bytes_still_comes_one_at_a_time():
+    """KIP-74: a fetch returns at least one record, however large."""
+    ev = simulate_pause(record_bytes=4096, consumer={"max.partition.fetch.bytes": 1024}, changes=(),
+                        duration_ms=3_100).events
+    first = ev[(ev.kind == "RecordsReturned") & (ev.time == 3_010)]
+    assert list(zip(first.member, first.partition, first.value)) == [
+        ("consumer-1", 0, 1), ("consumer-1", 1, 1), ("consumer-1", 2, 1), ("consumer-2", 3, 1), ("consumer-2", 4, 1),
+        ("consumer-2", 5, 1)]
+
+
+def test_the_summarys_unexpected_records_by_member_add_up_that_members_unexpected_batches():
+    run = simulate_pause(app_loop="pause_once")
+    rows = run.events[(run.events.kind == "RecordsReturned") & run.events.reason.notna()]
+    assert rows.groupby("member").size().min() >= 2
+    assert run.summary["unexpected_by_member"] == {m: int(n) for m, n in rows.groupby("member").value.sum().items()}
+
+
 def test_a_consumers_rows_before_its_first_generation_carry_no_generation():
     """NO_GENERATION (-1) is shown as none: only the members' first JoinGroup rows, at 0, have no generation."""
     ev = simulate_pause(changes=()).events

@@ -191,6 +191,13 @@ def test_partial_fetch_with_paused_partitions():
     assert fetcher.buffered() == {}
 
 
+def test_max_poll_records_of_one_returns_one_record_a_poll():
+    subs, fetcher = fetcher_for("3.7", max_poll_records=1)
+    subs.seek(TP0, 0)
+    respond(fetcher, fetcher.send_fetches())
+    assert [counts(fetcher.collect()[0]) for _ in range(4)] == [{TP0: 1}, {TP0: 1}, {TP0: 1}, {}]
+
+
 def test_fetch_discarded_after_paused_partition_resumed_and_seeked_to_new_offset():
     """FetcherTest.testFetchDiscardedAfterPausedPartitionResumedAndSeekedToNewOffset (2.4.0)."""
     subs, fetcher = fetched_then_paused("2.4")

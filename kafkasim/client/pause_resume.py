@@ -451,7 +451,7 @@ class _Member:
         self.group.join_group(self, sub)
 
     def _on_join_prepare(self) -> None:
-        lost = self.generation < 0
+        lost = self.generation == NO_GENERATION
         owned = self.subs.assigned_partitions()
         if self.auto_commit and not lost:
             if not self.cooperative:
@@ -521,7 +521,7 @@ class _Member:
         """Heartbeat response: REBALANCE_IN_PROGRESS (rejoin), or UNKNOWN_MEMBER_ID once expelled."""
         if not self.alive:
             return
-        if self.name not in self.group.members and self.generation >= 0:
+        if self.name not in self.group.members and self.generation != NO_GENERATION:
             self.row("HeartbeatFailed", error="UNKNOWN_MEMBER_ID")
             self.generation, self.rejoin_needed, self.join_pending = -1, True, False
         elif self.group.rebalancing and self.name not in self.group.joined and not self.join_pending:
@@ -557,7 +557,7 @@ class _Run:
 
     def __init__(self, scenario: PauseScenario):
         self.scenario = scenario
-        self.sim = Simulation(0)
+        self.sim = Simulation()
         self.rows = self.sim.events.rows
         self.tps = [(scenario.topic, p) for p in range(scenario.partitions)]
         self.records_per_fetch = max(1, scenario.consumer_config["max.partition.fetch.bytes"] // scenario.record_bytes)
