@@ -525,6 +525,48 @@ def test_the_summarys_discarded_records_are_the_discard_rows_summed_per_reason()
     assert run.summary["records_discarded"] == {r: int(n) for r, n in rows.groupby("reason")["value"].sum().items()}
 
 
+INT_LOWS = {"members": 1, "partitions": 1, "records_per_partition": 1, "record_bytes": 1, "pause_at_ms": 0,
+            "duration_ms": 1, "poll_timeout_ms": 1, "fetch_latency_ms": 0}
+
+
+@pytest.mark.parametrize("name", INT_LOWS)
+def test_each_int_input_accepts_its_lower_bound_and_refuses_one_below_by_name(name):
+    low = INT_LOWS[name]
+    bound = {name: low, **({"resume_at_ms": None} if name == "pause_at_ms" else {})}
+    assert getattr(PauseScenario(**bound), name) == low
+    with pytest.raises(ConfigError) as refused:
+        PauseScenario(**{name: low - 1})
+    assert str(refused.value) == f"{name} must be an integer >= {low}, got {low - 1}"
+
+
+@pytest.mark.parametrize("value, ok", [(0, True), (0.25, True), (2, True), (-0.1, False), (math.inf, False),
+                                       (math.nan, False), (True, False), ("1", False)])
+def test_record_processing_ms_is_a_finite_number_of_ms_at_least_zero(value, ok):
+    if ok:
+        assert PauseScenario(record_processing_ms=value).record_processing_ms == value
+        return
+    with pytest.raises(ConfigError) as refused:
+        PauseScenario(record_processing_ms=value)
+    assert str(refused.value) == f"record_processing_ms must be a number >= 0, got {value!r}"
+
+
+def test_a_choice_refused_names_every_valid_one():
+    from kafkasim.client.pause_resume import APP_LOOPS
+    for field, choices in (("app_loop", APP_LOOPS), ("remedy", REMEDIES)):
+        with pytest.raises(ConfigError) as refused:
+            PauseScenario(**{field: "sometimes"})
+        assert str(refused.value) == f"{field} must be one of {', '.join(choices)}; got 'sometimes'"
+    with pytest.raises(ConfigError) as refused:
+        PauseScenario(assignor="cooperative-sticky")
+    assert str(refused.value) == ("eager assignor (partition.assignment.strategy) must be one of range, roundrobin, "
+                                  "sticky, got 'cooperative-sticky'")
+
+
+def test_the_cooperative_protocol_takes_cooperative_sticky_named_or_by_default():
+    for assignor in (None, "cooperative-sticky"):
+        assert PauseScenario(protocol=COOPERATIVE, assignor=assignor).strategy == "cooperative-sticky"
+
+
 def test_a_change_naming_an_unknown_member_is_a_config_error():
     with pytest.raises(ConfigError, match="consumer-9.*live members are consumer-1, consumer-2"):
         simulate_pause(changes=((12_000, "leave", "consumer-9"),))

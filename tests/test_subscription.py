@@ -191,6 +191,15 @@ def test_partial_fetch_with_paused_partitions():
     assert fetcher.buffered() == {}
 
 
+def test_a_fetch_of_one_record_is_buffered_and_one_of_none_is_not():
+    subs, fetcher = fetcher_for("3.7", (TP0, TP1))
+    subs.seek(TP0, 0)
+    subs.seek(TP1, 0)
+    fetcher.add([CompletedFetch(TP0, 0, 1, subs.assignment_id), CompletedFetch(TP1, 0, 0, subs.assignment_id)])
+    assert fetcher.buffered() == {TP0: 1} and len(fetcher.completed) == 1
+    assert counts(fetcher.collect()[0]) == {TP0: 1}
+
+
 def test_max_poll_records_of_one_returns_one_record_a_poll():
     subs, fetcher = fetcher_for("3.7", max_poll_records=1)
     subs.seek(TP0, 0)
