@@ -200,6 +200,15 @@ def test_a_fetch_of_one_record_is_buffered_and_one_of_none_is_not():
     assert counts(fetcher.collect()[0]) == {TP0: 1}
 
 
+def test_buffered_adds_up_a_partitions_next_in_line_and_queued_fetches():
+    subs, fetcher = fetcher_for("3.7", max_poll_records=2)
+    subs.seek(TP0, 0)
+    fetcher.add([CompletedFetch(TP0, 0, 3, subs.assignment_id), CompletedFetch(TP0, 3, 5, subs.assignment_id)])
+    assert fetcher.buffered() == {TP0: 5}
+    assert counts(fetcher.collect()[0]) == {TP0: 2}
+    assert fetcher.buffered() == {TP0: 3}
+
+
 def test_max_poll_records_of_one_returns_one_record_a_poll():
     subs, fetcher = fetcher_for("3.7", max_poll_records=1)
     subs.seek(TP0, 0)

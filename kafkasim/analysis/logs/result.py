@@ -66,10 +66,10 @@ def join_notes(*notes) -> str | None:
 def no_surrogates(text: str) -> str:
     """JSON may spell lone UTF-16 surrogates (`"\\ud800"`), which no UTF-8 column (Arrow, Parquet) holds."""
     try:
-        text.encode("utf-8")
+        text.encode()  # UTF-8
         return text
     except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
+        return text.encode(errors="replace").decode()
 
 
 
