@@ -677,6 +677,26 @@ def test_defaults_per_version_and_bad_input():
         build().acquire(MEMBER_ID, 5, log_batches=[(5, 9), (0, 4)])
 
 
+
+@pytest.mark.parametrize("log_batches, message", [
+    ([5], "log_batches entries must be (base_offset, last_offset), got 5"),
+    ([(1, 2, 3)], "log_batches entries must be (base_offset, last_offset), got (1, 2, 3)"),
+    ([(True, 4)], "log batch (True, 4) must be two offsets >= 0 with base_offset <= last_offset"),
+    ([(0, 4.0)], "log batch (0, 4.0) must be two offsets >= 0 with base_offset <= last_offset"),
+    ([(-1, 4)], "log batch (-1, 4) must be two offsets >= 0 with base_offset <= last_offset"),
+    ([(5, 4)], "log batch (5, 4) must be two offsets >= 0 with base_offset <= last_offset"),
+    ([(0, 4), (4, 9)], "log_batches must be ascending and not overlap: (0, 4) then (4, 9)"),
+])
+def test_a_log_read_whose_batches_are_not_ascending_non_negative_offset_pairs_is_refused(log_batches, message):
+    with pytest.raises(ConfigError) as refused:
+        build().acquire(MEMBER_ID, 5, log_batches=log_batches)
+    assert str(refused.value) == message
+
+
+def test_log_batches_may_be_adjacent_and_one_offset_long():
+    """Accepted, and acquired as one new in-flight batch from the first base to the last end (acquireNewBatchRecords)."""
+    assert build().acquire(MEMBER_ID, 10, log_batches=[(0, 0), (1, 4)]) == [AR(0, 4, 1)]
+
 # -- properties ---------------------------------------------------------------------------------------
 MEMBERS = ("m1", "m2", "m3")
 step = st.one_of(
