@@ -1397,3 +1397,164 @@ def test_with_a_dlq_gap_archives_without_the_dlq_and_a_release_at_the_limit_goes
     assert sp.acknowledge(MEMBER_ID, [(2, 2, "RELEASE")]) is Errors.NONE
     assert sp.dlq_records[1:] == [DlqRecord("test-group", "test-topic", 0, 2, 2, 2, DELIVERY_COUNT_EXCEEDED)]
     assert sp.start_offset == 4 and sp.cached_batches() == []
+
+
+# -- acquire path: rules pinned for mutation testing (issue 29) ---
+# Each expectation is worked out by hand from `SharePartition.java` (4.2.0) and the state classes,
+# or replays the Kafka test its docstring names (`SharePartitionTest.java` at 4.2.0).
+def test_an_empty_cache_has_nothing_in_flight_and_the_whole_limit_is_free():
+    """`numInFlightRecords()`: 0 when `cachedState` is empty, else SPEO - SPSO + 1; 4.2's
+    `lastOffsetAndMaxRecordsToAcquire` takes min(MaxRecords, limit - in flight). Limit 10, one-record
+    log batches: a fresh partition takes exactly 0-9; once 0-9 are accepted the cache is empty again
+    (SPSO = SPEO = 10) and the next read takes exactly 10-19."""
+    sp = build(max_in_flight_records=10)
+    assert sp.acquire(MEMBER_ID, 500, fetch_offset=0, log_batches=[(o, o) for o in range(20)]) == [AR(0, 9, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (0, 9, [(0, 9)])
+    assert sp.acknowledge(MEMBER_ID, [(0, 9, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (10, 10, [])
+    got = sp.acquire(MEMBER_ID, 500, fetch_offset=10, log_batches=[(o, o) for o in range(10, 30)])
+    assert got == [AR(10, 19, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 19, 20)
+
+
+def test_at_the_in_flight_limit_a_fetch_in_between_takes_at_most_speo_minus_the_fetch_offset_plus_one():
+    """`lastOffsetAndMaxRecordsToAcquire` (4.2): at the limit (0-9 in flight, limit 10) a fetch at
+    or below SPEO takes min(MaxRecords, SPEO - fetchOffset + 1) records, up to SPEO. 5-9 released;
+    a fetch at 7 reads the log batch 5-9 that holds 7: in record_limit mode that is 9 - 7 + 1 = 3
+    records, 5-7 (on their second delivery), and 8-9 stay AVAILABLE."""
+    sp = build(max_in_flight_records=10)
+    assert fetch(sp, 0, 5) == [AR(0, 4, 1)]
+    assert fetch(sp, 5, 5) == [AR(5, 9, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", 500, fetch_offset=7, log_batches=[(5, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 7, 2)]
+    assert offsets(sp, 5, 9) == {5: ("ACQUIRED", 2, "member-2"), 6: ("ACQUIRED", 2, "member-2"),
+                                 7: ("ACQUIRED", 2, "member-2"), 8: ("AVAILABLE", 1, ""), 9: ("AVAILABLE", 1, "")}
+    assert (sp.end_offset, sp.next_fetch_offset) == (9, 8)
+
+
+def test_acquire_with_batch_size_and_max_fetch_records():
+    """testAcquireWithBatchSizeAndMaxFetchRecords (4.2.0): log batches 0-4, 5-19, 20-34, BatchSize
+    2, MaxRecords 10: the 10th record (9) is in 5-19, so 0-19 are acquired as 0-4 and 5-19; the log
+    batch 20-34 past the last acquired offset ends the cutting and is not acquired."""
+    sp = build()
+    got = sp.acquire(MEMBER_ID, 10, fetch_offset=0, batch_size=2, log_batches=[(0, 4), (5, 19), (20, 34)])
+    assert got == [AR(0, 4, 1), AR(5, 19, 1)]
+    assert sp.next_fetch_offset == 20
+    assert sp.cached_batches() == [(0, 4), (5, 19)] and sp.split_batches() == []
+    assert offsets(sp, 4, 5) == {4: ("ACQUIRED", 1, MEMBER_ID), 5: ("ACQUIRED", 1, MEMBER_ID)}
+    assert sp.state(20) is None
+
+
+def test_acquire_with_batch_size_and_end_offset_larger_than_batch_first_offset():
+    """testAcquireWithBatchSizeAndEndOffsetLargerThanBatchFirstOffset (4.2.0): SPSO = SPEO = 4 with
+    nothing cached (Kafka's `updateCacheAndOffsets(4L)`; here `load_state(4, [])`), log batches
+    2-9 and 10-16, BatchSize 5: acquisition starts at 4, and the chunk 4-9 is cut where 10-16 starts
+    (10 - 4 >= 5), not at 2 (a log batch before the chunk's start): 4-9 and 10-16."""
+    sp = build()
+    sp.load_state(4, [])
+    got = sp.acquire(MEMBER_ID, 100, fetch_offset=0, batch_size=5, log_batches=[(2, 9), (10, 16)])
+    assert got == [AR(4, 9, 1), AR(10, 16, 1)]
+    assert sp.next_fetch_offset == 17
+    assert sp.cached_batches() == [(4, 9), (10, 16)]
+
+
+def test_new_records_are_cut_only_where_a_chunk_holds_the_batch_size():
+    """`createBatches` (4.1+): a new chunk starts at a log batch whose base offset is BatchSize or
+    more past the current chunk's first offset. BatchSize 5: 0-4, 5-6, 7-9 give 0-4 and 5-9 (7 is
+    only 2 past 5); 0-4, 5-5 give 0-4 and 5-5 (one record past the batch size, in a log batch
+    starting at the last offset, still makes its own chunk)."""
+    sp = build()
+    got = sp.acquire(MEMBER_ID, None, fetch_offset=0, batch_size=5, log_batches=[(0, 4), (5, 6), (7, 9)])
+    assert got == [AR(0, 4, 1), AR(5, 9, 1)]
+    assert sp.cached_batches() == [(0, 4), (5, 9)]
+    sp = build()
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, batch_size=5, log_batches=[(0, 4), (5, 5)]) == \
+        [AR(0, 4, 1), AR(5, 5, 1)]
+    assert sp.cached_batches() == [(0, 4), (5, 5)]
+
+
+def test_throttling_counts_a_record_at_the_first_fetched_offset():
+    """`shouldThrottleRecordsDelivery(batch, firstBatch.baseOffset(), lastOffsetToAcquire)` (4.2):
+    only offsets below the first fetched one are left out, the first itself counts. Limit 5,
+    threshold 3. 0-4 and 5-9 loaded AVAILABLE; 0 alone acquired and released twice (count 3, 0-4
+    split). A fetch of 0-4, 5-9: 0-4 is throttled (max(1, 5 >> 1) = 2 records: 0 at count 4 and 1),
+    and a throttled batch ends the acquisition: 5-9 are not taken."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 0)]) == [AR(0, 0, count)]
+        assert sp.acknowledge(MEMBER_ID, [(0, 0, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
+    assert got == [AR(0, 0, 4), AR(1, 1, 2)]
+    assert offsets(sp, 2, 5) == {2: ("AVAILABLE", 1, ""), 3: ("AVAILABLE", 1, ""), 4: ("AVAILABLE", 1, ""),
+                                 5: ("AVAILABLE", 1, "")}
+
+
+def test_throttling_counts_a_record_at_the_last_offset_to_acquire():
+    """`shouldThrottleRecordsDelivery(batch, firstBatch.baseOffset(), lastOffsetToAcquire)` (4.2):
+    only offsets past the last one to acquire are left out, the last itself counts. Limit 5,
+    threshold 3. 0-4 and 5-9 loaded AVAILABLE; 7 alone acquired and released twice (count 3, 5-9
+    split). A fetch of 0-4, 5-7 takes 0-4, then finds 5-9 throttled by 7 after records were
+    acquired: the acquisition ends there and 5-7 wait for the next fetch."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, None, fetch_offset=7, log_batches=[(7, 7)]) == [AR(7, 7, count)]
+        assert sp.acknowledge(MEMBER_ID, [(7, 7, "RELEASE")]) is Errors.NONE
+    got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 7)])
+    assert got == [AR(0, 4, 2)]
+    assert offsets(sp, 5, 7) == {5: ("AVAILABLE", 1, ""), 6: ("AVAILABLE", 1, ""), 7: ("AVAILABLE", 3, "")}
+
+
+def test_a_write_starting_where_a_persisted_batch_starts_leaves_no_remainder_before_it():
+    """WriteShareGroupState overwrites the written range (`ShareCoordinatorShard` merges state
+    batches): a write of 0-4 over 0-9 leaves 0-4 and 5-9, with no empty piece before 0 (the
+    internal ranges are checked too, so an empty one cannot hide in a merge)."""
+    from kafkasim.coordinator.modern.share.persisted import PersistedState
+    p = PersistedState()
+    p.put(0, 9, "AVAILABLE", 1)
+    p.put(0, 4, "ACKNOWLEDGED", 1)
+    assert p.batches() == [(0, 4, "ACKNOWLEDGED", 1), (5, 9, "AVAILABLE", 1)]
+    assert (p.firsts, p.lasts) == ([0, 5], [4, 9])
+    p.put(5, 7, "AVAILABLE", 1)  # same state and count: merged in `batches`, but a range of its own
+    assert (p.firsts, p.lasts) == ([0, 5, 8], [4, 7, 9])
+    assert p.batches() == [(0, 4, "ACKNOWLEDGED", 1), (5, 9, "AVAILABLE", 1)]
+
+
+def test_trimming_below_the_first_persisted_batch_keeps_it_and_past_every_batch_leaves_nothing():
+    """The start offset written drops the offsets below it only: a start below the first state
+    batch (5-9 written while 0-4 are still ACQUIRED, never persisted) leaves 5-9 as they are; a
+    start past every batch empties the state."""
+    from kafkasim.coordinator.modern.share.persisted import PersistedState
+    p = PersistedState()
+    p.put(5, 9, "AVAILABLE", 1)
+    p.trim(0)
+    assert p.batches() == [(5, 9, "AVAILABLE", 1)]
+    p.trim(10)
+    assert p.batches() == []
+
+
+def test_the_persisted_state_starts_at_the_first_written_batch_not_at_spso():
+    """`persisted_state()` through the share partition: 0-4 and 5-9 acquired, 5-9 released (one
+    write, SPSO 0): the share coordinator holds SPSO 0 and the one state batch 5-9, AVAILABLE at
+    count 1; 0-4, ACQUIRED, were never written."""
+    sp = build()
+    fetch(sp, 0, 5)
+    fetch(sp, 5, 5)
+    assert sp.acknowledge(MEMBER_ID, [(5, 9, "RELEASE")]) is Errors.NONE
+    assert sp.persisted_state() == (0, [(5, 9, "AVAILABLE", 1)])
+
+
+def test_spso_inside_the_second_batch_removes_the_first_whatever_its_first_offset():
+    """`maybeUpdateCachedStateAndOffsets`: SPSO moving inside a batch removes every batch before it
+    (`subMap(firstKey, lowerKey(entry))`), here the first one starting at 1. 1-4 and 5-9 acquired
+    (SPSO 1, the first acquired offset), 5-6 then 1-4 accepted: SPSO 7, only 5-9 stays cached."""
+    sp = build()
+    assert fetch(sp, 1, 4) == [AR(1, 4, 1)]
+    assert fetch(sp, 5, 5) == [AR(5, 9, 1)]
+    assert sp.start_offset == 1
+    assert sp.acknowledge(MEMBER_ID, [(5, 6, "ACCEPT")]) is Errors.NONE
+    assert sp.acknowledge(MEMBER_ID, [(1, 4, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (7, 9, [(5, 9)])
+    assert (sp.state(4), sp.state(7)) == (None, "ACQUIRED")

@@ -521,7 +521,10 @@ class SharePartition:
         """`createBatches`: cut at log-batch boundaries once a chunk reaches `batch_size` (4.1+)."""
         chunks = []
         current = first
-        if not record_limit and self.rules.split_new_batches and last - first + 1 > batch_size:
+        # Kafka also asks for more than `batch_size` records (`recordCount > batchSize`): implied by
+        # the cut below, which needs a log batch starting `batch_size` or more past `first` and at or
+        # before `last`.
+        if not record_limit and self.rules.split_new_batches:
             for base, _ in batches:
                 if base > last:
                     break
@@ -530,11 +533,12 @@ class SharePartition:
                     current = base
         chunks.append((current, last))
         if record_limit and last - current + 1 > max_records:
-            batch = InFlightBatch(current, last, InFlightState(ACQUIRED, 1, member_id))
+            # Kafka builds the batch ACQUIRED and splits it at once (`maybeInitializeOffsetStateUpdate`):
+            # the batch state is never read, so the batch is built split.
+            batch = InFlightBatch(current, last, None)
             batch.offset_state = {o: InFlightState(ACQUIRED, 1, member_id, self._arm(o, o))
                                   if o <= current + max_records - 1 else InFlightState(AVAILABLE, 0)
                                   for o in range(current, last + 1)}
-            batch.batch_state = None
             self._find_next = True
             self._put(batch)
             return [AcquiredRecords(current, current + max_records - 1, 1)]
@@ -754,21 +758,22 @@ class SharePartition:
             self._keys.clear()
             return
         entry = self._floor(last_acknowledged)
+        # The batches leaving the cache: through `entry` when it is wholly terminal, else only those
+        # before it. Kafka's `lastKeyToRemove = -1` (nothing to remove when `entry` is the first
+        # batch) guards `subMap(firstKey, lastKeyToRemove)`, which refuses a last key below the
+        # first; an empty slice needs no guard, so `cut` is simply 0 then.
+        cut = bisect_right(self._keys, entry.first)
         if last_acknowledged == entry.last:
-            higher = self._keys[bisect_right(self._keys, last_acknowledged)]
+            higher = self._keys[cut]
             self._start = max(self._start, higher)
             if self._gap_active():
                 self._start = min(self._gap[1], self._start)
-            remove_through = entry.first
         else:
             self._start = max(self._start, last_acknowledged + 1)
-            index = self._keys.index(entry.first)
-            remove_through = self._keys[index - 1] if index > 0 else -1
-        if remove_through != -1:
-            cut = bisect_right(self._keys, remove_through)
-            for key in self._keys[:cut]:
-                del self._cache[key]
-            del self._keys[:cut]
+            cut -= 1
+        for key in self._keys[:cut]:
+            del self._cache[key]
+        del self._keys[:cut]
 
     def _last_terminal_offset(self) -> int:
         """`findLastOffsetAcknowledgedAndMetadata`: the end of the terminal run from the cache's start,

@@ -71,7 +71,7 @@ class InFlightBatch:
 
     __slots__ = ("first", "last", "batch_state", "offset_state")
 
-    def __init__(self, first: int, last: int, state: InFlightState):
+    def __init__(self, first: int, last: int, state: InFlightState | None):
         self.first = first
         self.last = last
         self.batch_state: InFlightState | None = state
