@@ -159,6 +159,19 @@ def test_acquire_single_batch_in_record_limit_mode():
     assert (sp.state(5), sp.owner(5), sp.state(9), sp.owner(9)) == ("ACQUIRED", "member-2", "ACQUIRED", "member-2")
 
 
+def test_records_acquired_in_record_limit_mode_each_hold_their_own_lock_and_come_back_when_it_expires():
+    """record_limit splits the new batch at once: each acquired offset is locked on its own (an offset-level
+    state with its timer); at the lock's end they become AVAILABLE again, the rest never locked."""
+    sp = build(default_record_lock_duration_ms=LOCK_MS)
+    assert sp.acquire(MEMBER_ID, 5, fetch_offset=10, log_batches=[(10, 19)], acquire_mode="record_limit") == [
+        AR(10, 14, 1)]
+    assert [t.time for t in sp.lock_timers()] == [LOCK_MS] * 5
+    sp.sim.advance(LOCK_MS)
+    assert sp.lock_timers() == []
+    assert [(sp.state(o), sp.delivery_count(o), sp.owner(o)) for o in (10, 14, 15)] == [
+        ("AVAILABLE", 1, ""), ("AVAILABLE", 1, ""), ("AVAILABLE", 0, "")]
+
+
 def test_record_limit_mode_is_4_2():
     """`share.acquire.mode` (KIP-1206) arrived in 4.2: record_limit earlier is a config error."""
     with pytest.raises(ConfigError, match="share.acquire.mode.*batch_optimized"):
