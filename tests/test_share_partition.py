@@ -710,6 +710,46 @@ def test_log_batches_may_be_adjacent_and_one_offset_long():
     """Accepted, and acquired as one new in-flight batch from the first base to the last end (acquireNewBatchRecords)."""
     assert build().acquire(MEMBER_ID, 10, log_batches=[(0, 0), (1, 4)]) == [AR(0, 4, 1)]
 
+@pytest.mark.parametrize("name", ["max_in_flight_records", "max_delivery_count", "default_record_lock_duration_ms"])
+def test_each_limit_accepts_one_and_refuses_zero_by_name(name):
+    assert getattr(SharePartition(Simulation(), "g", "t", 0, **{name: 1}), name) == 1
+    with pytest.raises(ConfigError) as refused:
+        SharePartition(Simulation(), "g", "t", 0, **{name: 0})
+    assert str(refused.value) == f"{name} must be an integer >= 1, got 0"
+
+
+def test_an_acquire_mode_the_version_lacks_is_refused_naming_the_version_and_its_valid_modes():
+    with pytest.raises(ConfigError) as refused:
+        build("4.1").acquire(MEMBER_ID, 5, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert str(refused.value) == ("Invalid value 'record_limit' for configuration share.acquire.mode in Kafka 4.1: "
+                                  "String must be one of: batch_optimized")
+
+
+def test_a_new_share_partition_has_written_nothing_and_answered_no_acknowledgement():
+    sp = build()
+    assert sp.persisted_state() == (0, []) and sp.ack_error_message is None
+
+
+#: The share partition's rules by the Kafka release that brought (or ended) each: rule -> versions where it holds.
+RULE_RELEASES = {"split_new_batches": ("4.1", "4.2", "4.3", "4.4"), "release_decrements": ("4.1",),
+                 "release_leaves_batch": ("4.0", "4.1"), "cap_in_acquisition": ("4.2", "4.3", "4.4"),
+                 "throttle": ("4.2", "4.3", "4.4"), "record_limit": ("4.2", "4.3", "4.4"), "renew": ("4.2", "4.3", "4.4"),
+                 "gap_window": ("4.1", "4.2", "4.3", "4.4"), "start_adjust": ("4.2", "4.3", "4.4"),
+                 "gap_bounds": ("4.2", "4.3", "4.4"), "group_limits": ("4.3", "4.4"), "dlq": ("4.4",),
+                 "offset_ack_wording": ("4.2", "4.3", "4.4")}
+
+
+def test_each_share_partition_rule_holds_from_the_release_that_brought_it():
+    """split and gap window 4.1 (InitialReadGapOffset); the 4.1-only DECREASE on release (KAFKA-17541 part 1); the
+    4.0-4.1 release leaving the batch (KAFKA-19953 in 4.2); 4.2's cap, throttle (KAFKA-17541 part 2), record_limit
+    (KIP-1206), RENEW (KIP-1222), start adjustment, gap bounds and offset wording (KAFKA-19476); 4.3's per-group
+    limits (KIP-1240); 4.4's DLQ (KIP-1191)."""
+    from kafkasim.coordinator.modern.share.partition import SharePartitionRules
+    for version in ("4.0", "4.1", "4.2", "4.3", "4.4"):
+        rules = SharePartitionRules.for_version(version)
+        assert {r: getattr(rules, r) for r in RULE_RELEASES} == {r: version in vs for r, vs in RULE_RELEASES.items()}
+
+
 # -- properties ---------------------------------------------------------------------------------------
 MEMBERS = ("m1", "m2", "m3")
 step = st.one_of(
