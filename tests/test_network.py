@@ -311,11 +311,21 @@ def test_request_larger_than_socket_request_max_bytes_is_refused():
     ({"seed": "x"}, r"seed must be an int"),
     ({"shuffle_on_low_memory": 1}, r"shuffle_on_low_memory must be True or False"),
     ({"clients": ()}, r"clients must be one or more ClientGroup"),
-    ({"clients": (ClientGroup(), ClientGroup())}, r"each ClientGroup needs its own name"),
+    ({"clients": (ClientGroup(), ClientGroup())}, r"^each ClientGroup needs its own name \(client ids are <name>-<n>\)$"),
+    ({"response_send_ms": -1}, r"^response_send_ms must be an integer >= 0, got -1$"),
+    ({"network_mb_per_s": "fast"}, r"^network_mb_per_s must be a finite number > 0, got 'fast'$"),
+    ({"handler_base_ms": True}, r"^handler_base_ms must be a finite number >= 0, got True$"),
+    ({"handler_base_ms": math.inf}, r"^handler_base_ms must be a finite number >= 0, got inf$"),
 ])
 def test_bad_scenarios_name_what_is_wrong(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         NetworkScenario(**kwargs)
+
+
+def test_a_scenario_takes_one_client_group_alone_and_a_handler_time_of_zero():
+    group = ClientGroup()
+    scenario = NetworkScenario(clients=group, handler_base_ms=0)
+    assert scenario.clients == (group,) and scenario.handler_base_ms == 0
 
 
 @pytest.mark.parametrize("kwargs, match", [
