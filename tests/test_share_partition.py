@@ -1775,3 +1775,27 @@ def test_max_records_cut_at_the_log_batch_holding_the_last_record_even_two_befor
     assert sp.end_offset == 4
     sp = build()
     assert sp.acquire(MEMBER_ID, 6, fetch_offset=0, log_batches=[(0, 4), (5, 5), (6, 6)]) == [AR(0, 5, 1)]
+
+
+def test_acquire_batch_prior_to_start_offset():
+    """testAcquireBatchPriorToStartOffset (4.2.0): SPSO 5, 5-99 AVAILABLE loaded; a read of 0-4
+    (record_limit, BatchSize 10, MaxRecords 10) ends before SPSO: nothing acquired, nothing changed."""
+    sp = build()
+    sp.load_state(5, [(5, 99, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 10, fetch_offset=0, batch_size=10, log_batches=[(0, 4)],
+                      acquire_mode="record_limit") == []
+    assert (sp.next_fetch_offset, sp.start_offset, sp.cached_batches()) == (5, 5, [(5, 99)])
+    assert offsets(sp, 5, 5) == {5: ("AVAILABLE", 1, "")} and sp.split_batches() == []
+
+
+def test_acquire_batch_with_moved_start_offset_and_no_overlap_with_cached_batch():
+    """testAcquireBatchWithMovedStartOffsetAndNoOverlapWithCachedBatch (4.2.0): SPSO 5, 15-20
+    ARCHIVED loaded (gap window, gap start 5); a read of 0-9 (record_limit, BatchSize 10,
+    MaxRecords 10, fetch offset 5) starts at SPSO: 5-9 acquired, never 0-4; gap start 10."""
+    sp = build()
+    sp.load_state(5, [(15, 20, "ARCHIVED", 1)])
+    assert (sp.next_fetch_offset, sp.start_offset, sp.cached_batches(), sp._gap) == (5, 5, [(15, 20)], [20, 5])
+    got = sp.acquire(MEMBER_ID, 10, fetch_offset=5, batch_size=10, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 9, 1)]
+    assert (sp.cached_batches(), sp.next_fetch_offset, sp.start_offset, sp._gap) == ([(5, 9), (15, 20)], 10, 5, [20, 10])
+    assert sp.state(4) is None
