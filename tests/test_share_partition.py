@@ -1611,3 +1611,231 @@ def test_spso_inside_the_second_batch_removes_the_first_whatever_its_first_offse
     assert sp.acknowledge(MEMBER_ID, [(1, 4, "ACCEPT")]) is Errors.NONE
     assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (7, 9, [(5, 9)])
     assert (sp.state(4), sp.state(7)) == (None, "ACQUIRED")
+
+
+# -- acquire path and read gap: rules pinned for mutation testing (issue 29), second batch ---
+# Each expectation replays the Kafka test its docstring names (`SharePartitionTest.java` at the tag
+# given), or is worked out by hand from `SharePartition.java` at that tag. Kafka's
+# `persisterReadResultGapWindow()` (4.2; `initialReadGapOffset()` in 4.1) is read as `sp._gap`,
+# [endOffset, gapStartOffset], None when the window is gone.
+def test_batch_size_defaults_to_500():
+    """`SharePartitionTest.BATCH_SIZE` = 500 (4.2.0): without a batch size, new records are cut
+    at a log batch starting 500 past the chunk's first offset, and not at one starting 499 past it
+    (limit 2000 in flight, so the whole read is taken)."""
+    sp = build(max_in_flight_records=2000)
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 499), (500, 509)]) == \
+        [AR(0, 499, 1), AR(500, 509, 1)]
+    sp = build(max_in_flight_records=2000)
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 498), (499, 509)]) == [AR(0, 509, 1)]
+
+
+@pytest.mark.parametrize("version, mode, valid", [
+    ("4.2", "bogus", "batch_optimized, record_limit"),
+    ("4.1", "record_limit", "batch_optimized"),
+    ("4.0", "bogus", "batch_optimized"),
+])
+def test_an_unknown_acquire_mode_names_the_modes_of_the_version(version, mode, valid):
+    """`share.acquire.mode` is a `ConfigDef.ValidString` (KIP-1206, 4.2): Kafka's ConfigException
+    "Invalid value <v> for configuration share.acquire.mode: String must be one of: " + the valid
+    strings joined by ", ". Before 4.2 only batch_optimized exists (kafkasim adds the version)."""
+    with pytest.raises(ConfigError) as refused:
+        build(version).acquire(MEMBER_ID, 5, log_batches=[(0, 9)], acquire_mode=mode)
+    assert str(refused.value) == (f"Invalid value {mode!r} for configuration share.acquire.mode in Kafka "
+                                  f"{version}: String must be one of: {valid}")
+
+
+def test_a_batch_size_below_one_is_refused_naming_it():
+    """BatchSize is a count of records >= 1 (kafkasim's input check, named after the parameter)."""
+    with pytest.raises(ConfigError) as refused:
+        build().acquire(MEMBER_ID, 5, log_batches=[(0, 9)], batch_size=0)
+    assert str(refused.value) == "batch_size must be an integer >= 1, got 0"
+
+
+def test_at_the_in_flight_limit_a_fetch_past_speo_acquires_nothing_even_from_the_gap():
+    """`lastOffsetAndMaxRecordsToAcquire` (4.2): at the limit, a fetch offset past SPEO keeps
+    maxRecordsToAcquire at 0, and `acquire` returns empty (`maxRecords() <= 0`). SPSO 10, 15-20
+    ACKNOWLEDGED loaded (gap 10-14, 11 in flight = the limit), fetch offset 21 (the read need not
+    hold it, as in testAcquireWithBatchSizeAndEndOffsetLargerThanBatchFirstOffset) with the log
+    batch 5-12: nothing is acquired, not even the gap's 10-12."""
+    sp = build(max_in_flight_records=11)
+    sp.load_state(10, [(15, 20, "ACKNOWLEDGED", 1)])
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (10, 20, 10)
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=21, log_batches=[(5, 12)]) == []
+    assert (sp.cached_batches(), sp.state(10), sp._gap) == ([(15, 20)], None, [20, 10])
+
+
+def test_a_read_starting_at_the_last_offset_of_a_cached_batch_works_on_that_batch():
+    """`acquire` (4.2): `floorEntry.lastOffset() >= baseOffset` moves the base offset back to the
+    cached batch, so the read is taken on the cached boundaries. 0-4 acquired and released; a read
+    of 4-9: 4 is taken from 0-4 (split, second delivery), 5-9 are new; 0-3 stay AVAILABLE."""
+    sp = build()
+    assert fetch(sp, 0, 5) == [AR(0, 4, 1)]
+    assert sp.acknowledge(MEMBER_ID, [(0, 4, "RELEASE")]) is Errors.NONE
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=4, log_batches=[(4, 9)]) == [AR(4, 4, 2), AR(5, 9, 1)]
+    assert sp.cached_batches() == [(0, 4), (5, 9)] and sp.split_batches() == [(0, 4)]
+    assert offsets(sp, 3, 4) == {3: ("AVAILABLE", 1, ""), 4: ("ACQUIRED", 2, MEMBER_ID)}
+    assert (sp.end_offset, sp.next_fetch_offset) == (9, 0)
+
+
+@pytest.mark.parametrize("version", ["4.1", "4.2"])
+@pytest.mark.parametrize("spso, log_batches, expected", [
+    (8, [(5, 14)], [AR(8, 14, 1)]),
+    (4, [(2, 9), (10, 16)], [AR(4, 9, 1), AR(10, 16, 1)]),
+    (12, [(2, 9), (10, 16)], [AR(12, 16, 1)]),
+])
+def test_acquire_with_batch_size_and_end_offset_larger_than_batch_first_offset_per_version(
+        version, spso, log_batches, expected):
+    """testAcquireSingleBatchWithBatchSizeAndEndOffsetLargerThanBatchFirstOffset,
+    testAcquireWithBatchSizeAndEndOffsetLargerThanBatchFirstOffset and
+    testAcquireBatchSkipWithBatchSizeAndEndOffsetLargerThanFirstBatch (4.1; 4.1's
+    `memoryRecordsBuilder(buffer, count, start)`): SPSO = SPEO moved with nothing cached
+    (`updateCacheAndOffsets`; here `load_state(spso, [])`), BatchSize 5, MaxRecords 100. 4.1 has no
+    start adjustment in `acquire`: `acquireNewBatchRecords` starts at SPEO when the cache is empty
+    and SPEO is past the first offset; 4.2 gets there by the base offset adjustment."""
+    sp = build(version)
+    sp.load_state(spso, [])
+    assert sp.acquire(MEMBER_ID, 100, fetch_offset=0, batch_size=5, log_batches=log_batches) == expected
+    assert sp.next_fetch_offset == expected[-1].last_offset + 1
+    assert sp.cached_batches() == [(r.first_offset, r.last_offset) for r in expected]
+
+
+def test_acquire_when_records_fetched_from_gap_and_max_fetch_records_is_exceeded():
+    """testAcquireWhenRecordsFetchedFromGapAndMaxFetchRecordsIsExceeded (4.2.0): SPSO 11, 11-20
+    ACKNOWLEDGED and 31-40 ARCHIVED (SPSO moves to the gap start 21); log batches 21-23, 24-26,
+    27-28, MaxRecords 6: 21-26, the batch holding the 6th record. Then, by hand (4.2's
+    `findLastOffsetAcknowledged` stops at a batch reaching the gap start): accepting 21-26 moves SPSO
+    to the gap start 27, not past the unfetched 27-30."""
+    sp = build()
+    sp.load_state(11, [(11, 20, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert sp.delivery_complete_count == 10
+    got = sp.acquire(MEMBER_ID, 6, fetch_offset=0, log_batches=[(21, 23), (24, 26), (27, 28)])
+    assert got == [AR(21, 26, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (21, 40, 27)
+    assert sp._gap == [40, 27]
+    assert sp.acknowledge(MEMBER_ID, [(21, 26, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.cached_batches(), sp.next_fetch_offset) == (27, [(31, 40)], 27)
+
+
+def test_acquire_gap_at_beginning_and_records_fetched_from_gap_updates_the_gap_window():
+    """testAcquireGapAtBeginningAndRecordsFetchedFromGap (4.2.0), its GapWindow asserts: 11-15
+    acquired from the gap 11-20, the gap start is 16 and the window's end 40."""
+    sp = build()
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert fetch(sp, 11, 5) == [AR(11, 15, 1)]
+    assert sp._gap == [40, 16]
+
+
+def test_acquire_gap_at_beginning_and_fetched_records_overlap_in_flight_batches():
+    """testAcquireGapAtBeginningAndFetchedRecordsOverlapInFlightBatches (4.2.0): gap 11-20 before
+    21-30 ACKNOWLEDGED and 31-40 ARCHIVED; a read of 11-25 acquires the gap alone; next fetch 41,
+    gap start 21."""
+    sp = build()
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert fetch(sp, 11, 15) == [AR(11, 20, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (11, 40, 41)
+    assert sp.delivery_complete_count == 20 and sp._gap == [40, 21]
+
+
+def test_acquire_gap_at_beginning_and_fetched_records_include_gap_offsets_at_end():
+    """testAcquireGapAtBeginningAndFetchedRecordsIncludeGapOffsetsAtEnd (4.2.0): gaps 11-20,
+    31-40, 51-60, 71-80 between 21-30 ACKNOWLEDGED, 41-50 AVAILABLE, 61-70 ARCHIVED, 81-90
+    AVAILABLE; a read of 11-75 takes every gap, 41-50 (its second delivery) and
+    71-75; gap start 76."""
+    sp = build()
+    sp.load_state(11, [(21, 30, "ACKNOWLEDGED", 2), (41, 50, "AVAILABLE", 1), (61, 70, "ARCHIVED", 1),
+                       (81, 90, "AVAILABLE", 1)])
+    assert fetch(sp, 11, 65) == [AR(11, 20, 1), AR(31, 40, 1), AR(41, 50, 2), AR(51, 60, 1), AR(71, 75, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (11, 90, 76)
+    assert sp.delivery_complete_count == 20 and sp._gap == [90, 76]
+
+
+def test_acquire_when_records_fetched_after_gaps_are_fetched():
+    """testAcquireWhenRecordsFetchedAfterGapsAreFetched (4.2.0): 21-30 from the gap (gap start 31),
+    then 41-55 past SPEO: SPEO moves, the window is gone, the next fetch is 56."""
+    sp = build()
+    sp.load_state(11, [(11, 20, "ACKNOWLEDGED", 2), (31, 40, "ARCHIVED", 1)])
+    assert fetch(sp, 21, 15) == [AR(21, 30, 1)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset, sp._gap) == (21, 40, 41, [40, 31])
+    assert fetch(sp, 41, 15) == [AR(41, 55, 1)]
+    assert (sp.start_offset, sp.end_offset, sp._gap) == (21, 55, None)
+    assert sp.next_fetch_offset == 56
+
+
+def test_a_gap_cut_by_max_records_ends_where_the_cached_batch_starts_not_where_its_log_batch_ends():
+    """`acquireNewBatchRecords` (4.2): with the gap window active, the last offset of the log batch
+    holding the MaxRecords-th record is cut back to the gap's last offset (Kafka's own example: gap
+    window 10-30, persisted 15-30, one log batch 10-30, MaxRecords 1: 10-14, not 10-30). 15-30
+    stays AVAILABLE and is the next fetch, the gap start is 15."""
+    sp = build()
+    sp.load_state(10, [(15, 30, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 1, fetch_offset=10, log_batches=[(10, 30)]) == [AR(10, 14, 1)]
+    assert sp.cached_batches() == [(10, 14), (15, 30)]
+    assert offsets(sp, 15, 15) == {15: ("AVAILABLE", 1, "")}
+    assert (sp.end_offset, sp.next_fetch_offset, sp._gap) == (30, 15, [30, 15])
+
+
+@pytest.mark.parametrize("version, gap, second", [
+    ("4.1", [14, 15], [AR(0, 4, 2), AR(5, 9, 1), AR(10, 14, 3)]),
+    ("4.2", None, [AR(0, 4, 2), AR(10, 14, 3)]),
+])
+def test_acquiring_the_last_cached_batch_of_the_window_closes_it_from_4_2(version, gap, second):
+    """`maybeUpdatePersisterGapWindowStartOffset` (4.2) sets the gap start only up to the window's
+    end: acquiring the window's last cached batch (gap start SPEO + 1) drops the window, and a hole
+    left before it is not fetched any more; 4.1's `maybeUpdateReadGapFetchOffset` sets any offset
+    and keeps the window. 0-4 and 10-14 loaded AVAILABLE (hole 5-9); a fetch at 10 takes 10-14;
+    released, a read of 0-14 then takes the hole in 4.1 only."""
+    sp = build(version)
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (10, 14, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=10, log_batches=[(10, 14)]) == [AR(10, 14, 2)]
+    assert sp._gap == gap
+    assert sp.acknowledge(MEMBER_ID, [(10, 14, "RELEASE")]) is Errors.NONE
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 4), (5, 9), (10, 14)]) == second
+    assert sp.state(5) == ("ACQUIRED" if version == "4.1" else None)
+
+
+def test_a_gap_start_at_the_window_end_keeps_the_window_and_spso_before_it():
+    """`maybeUpdatePersisterGapWindowStartOffset` (4.2): a gap start equal to the window's end
+    (`offset <= endOffset`) is kept. 0-4 AVAILABLE and 10 ARCHIVED loaded (hole 5-9, window end
+    10); a read of 0-9 takes 0-4 and the hole: gap start 10. Accepting 0-9 moves SPSO to 10 only:
+    `findLastOffsetAcknowledged` stops at 10-10, whose last offset reaches the gap start."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (10, 10, "ARCHIVED", 1)])
+    assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 4), (5, 9)]) == [AR(0, 4, 2), AR(5, 9, 1)]
+    assert sp._gap == [10, 10]
+    assert sp.acknowledge(MEMBER_ID, [(0, 9, "ACCEPT")]) is Errors.NONE
+    assert (sp.start_offset, sp.end_offset, sp.cached_batches()) == (10, 10, [(10, 10)])
+
+
+def test_max_records_cut_at_the_log_batch_holding_the_last_record_even_two_before_the_end():
+    """`acquireNewBatchRecords`: `maxFetchRecords < lastOffset - firstOffset + 1` cuts at the log
+    batch holding the MaxRecords-th record. Log batches 0-4, 5-5, 6-6, MaxRecords 5: 0-4; with
+    MaxRecords 6: 0-5."""
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 5, fetch_offset=0, log_batches=[(0, 4), (5, 5), (6, 6)]) == [AR(0, 4, 1)]
+    assert sp.end_offset == 4
+    sp = build()
+    assert sp.acquire(MEMBER_ID, 6, fetch_offset=0, log_batches=[(0, 4), (5, 5), (6, 6)]) == [AR(0, 5, 1)]
+
+
+def test_acquire_batch_prior_to_start_offset():
+    """testAcquireBatchPriorToStartOffset (4.2.0): SPSO 5, 5-99 AVAILABLE loaded; a read of 0-4
+    (record_limit, BatchSize 10, MaxRecords 10) ends before SPSO: nothing acquired, nothing changed."""
+    sp = build()
+    sp.load_state(5, [(5, 99, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 10, fetch_offset=0, batch_size=10, log_batches=[(0, 4)],
+                      acquire_mode="record_limit") == []
+    assert (sp.next_fetch_offset, sp.start_offset, sp.cached_batches()) == (5, 5, [(5, 99)])
+    assert offsets(sp, 5, 5) == {5: ("AVAILABLE", 1, "")} and sp.split_batches() == []
+
+
+def test_acquire_batch_with_moved_start_offset_and_no_overlap_with_cached_batch():
+    """testAcquireBatchWithMovedStartOffsetAndNoOverlapWithCachedBatch (4.2.0): SPSO 5, 15-20
+    ARCHIVED loaded (gap window, gap start 5); a read of 0-9 (record_limit, BatchSize 10,
+    MaxRecords 10, fetch offset 5) starts at SPSO: 5-9 acquired, never 0-4; gap start 10."""
+    sp = build()
+    sp.load_state(5, [(15, 20, "ARCHIVED", 1)])
+    assert (sp.next_fetch_offset, sp.start_offset, sp.cached_batches(), sp._gap) == (5, 5, [(15, 20)], [20, 5])
+    got = sp.acquire(MEMBER_ID, 10, fetch_offset=5, batch_size=10, log_batches=[(0, 9)], acquire_mode="record_limit")
+    assert got == [AR(5, 9, 1)]
+    assert (sp.cached_batches(), sp.next_fetch_offset, sp.start_offset, sp._gap) == ([(5, 9), (15, 20)], 10, 5, [20, 10])
+    assert sp.state(4) is None

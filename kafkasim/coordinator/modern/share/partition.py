@@ -418,8 +418,8 @@ class SharePartition:
         base = first_base
         floor = self._floor(base)
         if floor is None:
-            if base < self._start and self.rules.start_adjust:
-                base = self._start
+            if self.rules.start_adjust:
+                base = max(base, self._start)
         elif floor.last >= base:
             base = floor.first
         sub = self._range(min(first_base, base), last_to_acquire)
@@ -497,20 +497,20 @@ class SharePartition:
     def _acquire_new(self, member_id: str, batches: list[tuple[int, int]], record_limit: bool, first: int,
                      last: int, batch_size: int, max_records: int) -> tuple[list[AcquiredRecords], int]:
         """`acquireNewBatchRecords`: records never acquired before, whole log batches (soft limit)."""
-        first_acquired = self._end if not self._cache and self._end > first else first
+        # Kafka moves the first offset to SPEO only when SPEO is past it: the larger of the two.
+        first_acquired = first if self._cache else max(first, self._end)
         last_acquired = last
         if max_records < last_acquired - first_acquired + 1:
             last_acquired = _last_offset_of_batch_with(batches, first_acquired + max_records - 1)
-            if self._gap_active() and last_acquired > last:
-                last_acquired = last
+            if self._gap_active():  # Kafka: `if (lastAcquiredOffset > lastOffset)`, the smaller of the two
+                last_acquired = min(last_acquired, last)
         if last_acquired < first_acquired:
             return [], 0
         records = self._create_batches(member_id, batches, record_limit, max_records, first_acquired, last_acquired,
                                        batch_size)
         if self._keys[0] == first_acquired:
             self._start = first_acquired
-        if last_acquired > self._end:
-            self._end = last_acquired
+        self._end = max(self._end, last_acquired)
         if record_limit:
             last_acquired = records[0].last_offset
         self._update_gap_start(last_acquired + 1)
