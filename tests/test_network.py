@@ -122,6 +122,20 @@ def test_mute_on_oom_replay():
     assert ts.loc[ts.time < 60, "memory_muted_channels"].iloc[-1] == 1
 
 
+def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them():
+    """Three senders of 900 bytes, a 900-byte pool: the first is read, the other two are muted at once (the
+    time series counts 2), then unmuted one at a time as the memory comes back (60, 120)."""
+    run = one_shot(count=3)
+    ev = run.events
+    muted = ev[ev.kind.isin(["ChannelMuted", "ChannelUnmuted"])]
+    assert muted[["time", "source", "kind", "member", "reason"]].values.tolist() == [
+        [0, "broker", "ChannelMuted", "producer-1", "memory"], [0, "broker", "ChannelMuted", "producer-2", "memory"],
+        [60, "broker", "ChannelUnmuted", "producer-1", "memory"], [120, "broker", "ChannelUnmuted", "producer-2", "memory"]]
+    ts = run.timeseries
+    assert ts.loc[ts.time == 0, "memory_muted_channels"].max() == 2
+    assert ts.loc[(ts.time >= 60) & (ts.time < 120), "memory_muted_channels"].tolist()[-1] == 1
+
+
 def test_memory_is_released_where_kafka_releases_it():
     # Fetch keeps nothing: released in the RequestChannel.Request constructor, when the request is read.
     fetch = by_client(one_shot(api="Fetch"))
