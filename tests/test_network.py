@@ -172,6 +172,20 @@ def test_nothing_wakes_a_network_thread_when_memory_comes_back():
     assert df.loc["producer-1", "allocated"] == POLL_TIMEOUT_MS  # last poll at 0, memory back at 60
 
 
+def test_a_select_timeout_counts_from_the_network_threads_last_loop():
+    """Processor 1 mutes producer-1 for memory at 0 and arms select(300 ms); late-1's arrival at 30 turns its loop
+    (memory still out), so that select starts at 30: at 300 it waits on, and reads producer-1 at 330 (memory was
+    back at 60, and nothing else wakes it)."""
+    run = simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": 900, "socket.request.max.bytes": 900, "num.network.threads": 2},
+        clients=(ClientGroup(count=2, arrivals=(0,), size_bytes=900),
+                 ClientGroup(name="late", count=2, arrivals=(30,), size_bytes=900)),
+        network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000))
+    df = by_client(run)
+    assert df.loc["producer-1", "processor"] == df.loc["late-1", "processor"] == 1
+    assert df.loc["late-1", "first_read"] == 30 and df.loc["producer-1", "allocated"] == 30 + POLL_TIMEOUT_MS
+
+
 # -- the bound ------------------------------------------------------------------------------
 def test_bounded_memory_exceeds_the_bound_by_less_than_one_request():
     run = run_of("memory_limit", "bounded")
