@@ -1527,17 +1527,25 @@ def test_new_records_are_cut_only_where_a_chunk_holds_the_batch_size():
     assert sp.cached_batches() == [(0, 4), (5, 5)]
 
 
+def released_twice(offset: int) -> SharePartition:
+    """0-4 and 5-9 loaded AVAILABLE (count 1); `offset` alone acquired and released twice: count 3, its
+    batch split."""
+    sp = build()
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
+    for count in (2, 3):
+        assert sp.acquire(MEMBER_ID, None, fetch_offset=offset, log_batches=[(offset, offset)]) == [
+            AR(offset, offset, count)]
+        assert sp.acknowledge(MEMBER_ID, [(offset, offset, "RELEASE")]) is Errors.NONE
+    return sp
+
+
 def test_throttling_counts_a_record_at_the_first_fetched_offset():
     """`shouldThrottleRecordsDelivery(batch, firstBatch.baseOffset(), lastOffsetToAcquire)` (4.2):
     only offsets below the first fetched one are left out, the first itself counts. Limit 5,
     threshold 3. 0-4 and 5-9 loaded AVAILABLE; 0 alone acquired and released twice (count 3, 0-4
     split). A fetch of 0-4, 5-9: 0-4 is throttled (max(1, 5 >> 1) = 2 records: 0 at count 4 and 1),
     and a throttled batch ends the acquisition: 5-9 are not taken."""
-    sp = build()
-    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
-    for count in (2, 3):
-        assert sp.acquire(MEMBER_ID, None, fetch_offset=0, log_batches=[(0, 0)]) == [AR(0, 0, count)]
-        assert sp.acknowledge(MEMBER_ID, [(0, 0, "RELEASE")]) is Errors.NONE
+    sp = released_twice(0)
     got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 9)])
     assert got == [AR(0, 0, 4), AR(1, 1, 2)]
     assert offsets(sp, 2, 5) == {2: ("AVAILABLE", 1, ""), 3: ("AVAILABLE", 1, ""), 4: ("AVAILABLE", 1, ""),
@@ -1550,11 +1558,7 @@ def test_throttling_counts_a_record_at_the_last_offset_to_acquire():
     threshold 3. 0-4 and 5-9 loaded AVAILABLE; 7 alone acquired and released twice (count 3, 5-9
     split). A fetch of 0-4, 5-7 takes 0-4, then finds 5-9 throttled by 7 after records were
     acquired: the acquisition ends there and 5-7 wait for the next fetch."""
-    sp = build()
-    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "AVAILABLE", 1)])
-    for count in (2, 3):
-        assert sp.acquire(MEMBER_ID, None, fetch_offset=7, log_batches=[(7, 7)]) == [AR(7, 7, count)]
-        assert sp.acknowledge(MEMBER_ID, [(7, 7, "RELEASE")]) is Errors.NONE
+    sp = released_twice(7)
     got = sp.acquire("member-2", None, fetch_offset=0, log_batches=[(0, 4), (5, 7)])
     assert got == [AR(0, 4, 2)]
     assert offsets(sp, 5, 7) == {5: ("AVAILABLE", 1, ""), 6: ("AVAILABLE", 1, ""), 7: ("AVAILABLE", 3, "")}
