@@ -24,8 +24,12 @@ $(STAMP): pyproject.toml tools/register_kernel.py
 	$(BIN)/python tools/register_kernel.py
 	touch $@
 
+# Two workers (pytest-xdist): the chapters' run, their exercises and the book's site keep to one, in
+# that order (tests/conftest.py), the other tests share both. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+
 test: venv chromium
-	$(BIN)/python -m pytest -q -m 'not wheelhouse' tests
+	$(BIN)/python -m pytest -q -m 'not wheelhouse' -n $(TEST_WORKERS) tests
 
 lab: venv
 	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/

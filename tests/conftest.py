@@ -74,6 +74,25 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.timeout(max(limits)))
 
 
+# `make test` runs on two workers (pytest-xdist, -n 2). The chapters' run, their exercises and the book's
+# site keep to one worker, in that order (tests/chapter_runs.py runs each chapter once for the first two;
+# the site is built from the copies they write), and as the largest unit of work they start first; every
+# other test goes to whichever worker is free. The rule is a scheduler, not xdist_group marks: with
+# pytest 9.2, `--dist loadgroup` no longer groups anything (pytest-dev/pytest-xdist#1386).
+CHAPTER_FILES = ("tests/test_exercises.py::", "tests/test_notebooks.py::", "tests/test_site.py::")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ChaptersOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "chapters" if nodeid.startswith(CHAPTER_FILES) else nodeid
+
+    return ChaptersOnOneWorker(config, log)
+
+
 # Engine events one simulation may run in a test (`Simulation.max_events`). The largest run of
 # the suite takes about 134,000 (tests/test_viz.py, a thousand members), so a run that runs away
 # stops with TooManyEvents, naming the callback that kept it going, within seconds and long before

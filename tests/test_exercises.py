@@ -6,38 +6,18 @@ right and a deliberately wrong answer in its metadata (`"kafkasim": {"right": ".
 chapter's own checker that prints the same marks, RIGHT and WRONG); a cell tagged `solution`
 asserts the right answer.
 
-A check must not pass a wrong answer: besides the stored wrong one, the run both ways probes each
-check with the answers a loose check would let through (a number moved by twice the tolerance,
-every other option of a multiple-choice question), re-evaluating only the check cell's verdict
-statement against the values the chapter measured (no second simulation).
+A check must not pass a wrong answer: the chapter's one run (tests/chapter_runs.py) asks each check
+about the stored wrong and right answers, then about the answers a loose check would let through (a
+number moved by twice the tolerance, every other option of a multiple-choice question), re-evaluating
+only the check cell's verdict statement against the values the chapter measured (no second simulation).
 """
 
-import ast
-import json
-import re
-from pathlib import Path
-
 import nbformat
-import papermill
 import pytest
 
+from chapter_runs import (ASKED, NOTEBOOKS, as_read, executed, misjudged, printed, probe_cell, probes, read,
+                          tagged, tolerances, verdict_statement, with_checks_asked)
 from kafkasim.viz.exercises import RIGHT, UNANSWERED, WRONG, check
-
-from test_notebooks import CELL_TIMEOUT_S, SlicedKernelManager  # per cell: a lost kernel message fails in minutes, not 20
-
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-OUT_DIR = ROOT / "build" / "executed-both-ways"
-ANSWERED_RIGHT = "check-with-right-answer"  # the tag of the cells the test adds
-PROBED = "check-probed"  # the tag of the cells that probe a check with more answers
-
-
-def tagged(nb, tag):
-    return [c for c in nb.cells if tag in c.get("metadata", {}).get("tags", [])]
-
-
-def read(path):
-    return nbformat.read(path, as_version=4)
 
 
 @pytest.mark.parametrize("predicted,actual,kw,ok", [
@@ -82,110 +62,6 @@ def exercises_in_order(nb):
     return groups
 
 
-def prediction(answer: str) -> tuple[str, object]:
-    """The variable an exercise sets and the value an answer gives it: `name = <literal>  # ...`."""
-    tree = ast.parse(answer)
-    assigns = [n for n in tree.body if isinstance(n, ast.Assign)]
-    assert len(assigns) == 1 and len(assigns[0].targets) == 1 and isinstance(assigns[0].targets[0], ast.Name), \
-        f"an answer sets one variable: {answer!r}"
-    return assigns[0].targets[0].id, ast.literal_eval(assigns[0].value)
-
-
-def is_checker(node) -> bool:
-    """A call of kafkasim's `check` or of a chapter's own checker (`check_removal_time`)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("check")
-
-
-def tolerances(source: str) -> set:
-    """The `tolerance=` of every checker call in a cell (0 where none is given)."""
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if is_checker(node):
-            kw = [k.value for k in node.keywords if k.arg == "tolerance"]
-            found.add(ast.literal_eval(kw[0]) if kw else 0)
-    return found
-
-
-def verdict_statement(check_source: str, variable: str) -> str:
-    """The check cell's statement that calls the checker with the prediction: re-run with other
-    predictions, it gives the verdict on them from the values the cell measured."""
-    tree = ast.parse(check_source)
-    found = [stmt for stmt in tree.body
-             if isinstance(stmt, (ast.Expr, ast.Assign)) and is_checker(stmt.value)
-             and any(isinstance(n, ast.Name) and n.id == variable for n in ast.walk(stmt.value))]
-    assert len(found) == 1, f"a check cell calls its checker once with {variable}:\n{check_source}"
-    return ast.unparse(found[0])
-
-
-def options(exercise_source: str) -> list:
-    """The choices an exercise cell's comment offers: quoted strings, or numbers in a list that
-    says "one of" or "... or ..." (`# one of 35_000, 45_000`, `# 0, 1, 2 or 3`)."""
-    comment = exercise_source.partition("#")[2]
-    quoted = re.findall(r'"([^"]*)"', comment)
-    if quoted:
-        return quoted
-    if " or " in comment or "one of" in comment:
-        return [int(n.replace("_", "")) for n in re.findall(r"\b\d[\d_]*\b", comment)]
-    return []
-
-
-def probes(exercise, check_source: str) -> list[tuple[object, bool]]:
-    """(prediction, whether the check must accept it): the right answer, the stored wrong one, and
-    the answers a loose check would pass: a number moved by twice the check's tolerance (by one
-    where it has none: it compares exactly), every other option of a multiple-choice question, a
-    set with one name fewer or one name more (from the names the answers and the comment give)."""
-    meta = exercise.metadata["kafkasim"]
-    _, right = prediction(meta["right"])
-    _, wrong = prediction(meta["wrong"])
-    offered = options(exercise.source)
-    found = [(right, True), (wrong, False)]
-    if isinstance(right, bool):
-        found.append((not right, False))
-    elif isinstance(right, (int, float)):
-        (tolerance,) = tolerances(check_source)
-        step = 2 * tolerance * abs(right) or 1  # exact checks (and an answer of 0): one off
-        found += [(right - step, False), (right + step, False)]
-        found += [(o, False) for o in offered if isinstance(o, (int, float)) and o != right]
-    elif isinstance(right, str):
-        assert offered, f"a multiple-choice exercise lists its options in its comment:\n{exercise.source}"
-        assert right in offered, f"the right answer {right!r} is not among the options {offered}"
-        found += [(o, False) for o in offered if o != right]
-    elif isinstance(right, (set, frozenset)):
-        names = set(right) | set(wrong) | set(offered)
-        found += [(right - {n}, False) for n in sorted(right)] + [(right | {n}, False) for n in sorted(names - right)]
-    unique = []
-    for value, accepted in found:
-        if all(value != v or type(value) is not type(v) for v, _ in unique):
-            unique.append((value, accepted))
-    return unique
-
-
-def probe_cell(exercise, check_source: str):
-    """A cell that re-runs the check's verdict statement with each probe as the prediction, in a
-    copy of the chapter's namespace (nothing it sets leaks), and prints one JSON line per probe."""
-    variable, _ = prediction(exercise.metadata["kafkasim"]["right"])
-    statement = verdict_statement(check_source, variable)
-    cases = [(f"{variable} = {value!r}", accepted) for value, accepted in probes(exercise, check_source)]
-    source = f"""import contextlib as _contextlib, io as _io, json as _json
-for _assign, _accepted in {cases!r}:
-    _out = _io.StringIO()
-    with _contextlib.redirect_stdout(_out):
-        exec(_assign + "\\n" + {statement!r}, dict(globals()))
-    print(_json.dumps({{"probe": _assign, "accepted": _accepted, "printed": _out.getvalue()}}))
-"""
-    return nbformat.v4.new_code_cell(source, metadata={"tags": [PROBED], "probes": len(cases)})
-
-
-def misjudged(text: str, probes_made: int) -> list[str]:
-    """What a probe cell printed (one JSON line per probe), as the probes the check misjudged:
-    a right answer not marked RIGHT, a wrong one not marked WRONG, or probes that never ran."""
-    lines = [json.loads(line) for line in text.splitlines()]
-    bad = [f"{p['probe']}: {p['printed']}" for p in lines
-           if not ((RIGHT in p["printed"] and WRONG not in p["printed"]) if p["accepted"]
-                   else (WRONG in p["printed"] and RIGHT not in p["printed"]))]
-    return bad + ([f"{probes_made - len(lines)} probes never ran"] if len(lines) != probes_made else [])
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_a_check_and_its_solution_use_the_same_tolerance(path):
     """The solution states how close an answer must be; a check cell looser (or stricter) than that
@@ -222,60 +98,17 @@ def test_probes_of_a_numeric_a_multiple_choice_and_a_set_exercise():
         "is_right = check(p, m, why=f'{m}')"
 
 
-def answered_both_ways(nb):
-    """The chapter as a reader who first answers every exercise wrongly, runs the check, then puts
-    in the right answer and runs the check again ("run both cells again", as UNANSWERED says): each
-    exercise cell holds its wrong answer, and after each check cell comes a cell tagged
-    ANSWERED_RIGHT with the exercise's right answer and the check cell's own code, then a cell
-    tagged PROBED that asks the check's verdict on more answers (`probe_cell`)."""
-    cells, exercise = [], None
-    for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if "exercise" in tags:
-            exercise = nbformat.from_dict(cell)
-            cell.source = exercise.metadata["kafkasim"]["wrong"]
-        cells.append(cell)
-        if "check" in tags:
-            assert exercise is not None, f"a check cell before any exercise:\n{cell.source}"
-            cells.append(nbformat.v4.new_code_cell(exercise.metadata["kafkasim"]["right"] + "\n" + cell.source,
-                                                   metadata={"tags": [ANSWERED_RIGHT]}))
-            cells.append(probe_cell(exercise, cell.source))
-    nb.cells = cells
-    return nb
-
-
-def printed(cell):
-    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-
-
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_checks_mark_wrong_answers_wrong_and_right_answers_right(path, tmp_path):
-    """Run the chapter (CI size) answered both ways: every check cell, run with the exercise's
-    wrong answer, must print WRONG (and not RIGHT); run again with its right answer, RIGHT (and
-    not WRONG); asked about the probes, it accepts the right answer and nothing else. The
-    solutions, which compute the right answers themselves, must still pass."""
-    nb = answered_both_ways(read(path))
-    src = tmp_path / path.name
-    nbformat.write(nb, src)
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    papermill.execute_notebook(str(src), str(OUT_DIR / path.name), parameters={"CI": True}, kernel_name="kafkasim",
-                               cwd=str(path.parent), progress_bar=False, execution_timeout=CELL_TIMEOUT_S,
-                               kernel_manager_class=SlicedKernelManager)
-    done = read(OUT_DIR / path.name)
-    wrong, right = tagged(done, "check"), tagged(done, ANSWERED_RIGHT)
-    assert len(wrong) == len(right) >= len(tagged(done, "exercise"))
-    for cell in wrong:
-        text = printed(cell)
-        assert WRONG in text and RIGHT not in text, \
-            f"{path.name}: a check did not mark the wrong answer {WRONG!r}:\n{cell.source}\n{text}"
-    for cell in right:
-        text = printed(cell)
-        assert RIGHT in text and WRONG not in text, \
-            f"{path.name}: a check did not mark the right answer {RIGHT!r}:\n{cell.source}\n{text}"
-    probed = tagged(done, PROBED)
-    assert len(probed) == len(right)
-    for cell in probed:
+def test_checks_mark_wrong_answers_wrong_and_right_answers_right(path):
+    """The chapter's run (CI size, tests/chapter_runs.py) asks every check about answers: its whole
+    cell, run with the exercise's wrong answer, must print WRONG (and not RIGHT); run with its right
+    answer, RIGHT (and not WRONG); its verdict on the probes accepts the right answer and nothing else.
+    The solutions, which compute the right answers themselves, must still pass: the run raises if not."""
+    done = executed(path)
+    asked = tagged(done, ASKED)
+    assert len(asked) == len(tagged(done, "check")) >= len(tagged(done, "exercise"))
+    for cell in asked:
         assert misjudged(printed(cell), cell.metadata["probes"]) == [], f"{path.name}:\n{cell.source}"
 
 
@@ -293,3 +126,21 @@ def test_a_probe_cell_tells_a_strict_check_from_a_loose_one(capsys):
         exec(cell.source, {"check": checker, "measured_s": 141})
         found = misjudged(capsys.readouterr().out, cell.metadata["probes"])
         assert [line.partition(":")[0] for line in found] == wrongly_passed
+
+
+def test_the_asked_cells_change_nothing_a_reader_sees():
+    """The added cells follow their check cells, run in copies of the namespace (the prediction a later
+    cell reads is still the reader's None), and the reader's copy drops them and numbers its cells 1, 2, 3."""
+    exercise = nbformat.v4.new_code_cell("guess = None  # a number", metadata={
+        "tags": ["exercise"], "kafkasim": {"right": "guess = 3", "wrong": "guess = 4"}})
+    check_cell = nbformat.v4.new_code_cell("is_right = check(guess, 3)", metadata={"tags": ["check"]})
+    later = nbformat.v4.new_code_cell("seen = (guess, bool(is_right))")
+    nb = with_checks_asked(nbformat.v4.new_notebook(cells=[exercise, check_cell, later]))
+    assert [c.metadata.get("tags") for c in nb.cells] == [["exercise"], ["check"], [ASKED], None]
+    namespace = {"check": check}
+    for count, cell in enumerate(nb.cells, start=1):
+        exec(cell.source, namespace)
+        cell.execution_count = count
+    assert namespace["seen"] == (None, False) and "_assign" in namespace
+    assert [(c.source, c.execution_count) for c in as_read(nb).cells] == [
+        (exercise.source, 1), (check_cell.source, 2), (later.source, 3)]

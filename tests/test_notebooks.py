@@ -4,30 +4,18 @@ Convention: each notebook has one cell tagged `parameters` (papermill) that sets
 `CI = False` and the full-size values; the cells after it shrink the work when CI is
 True. The test injects {"CI": True} and runs the notebook with the `kafkasim` kernel
 (registered by `make venv`), from the notebooks/ folder, as a reader's kernel would.
-Executed copies are written to build/executed-ci/ to inspect after a failure.
+Executed copies are written to build/executed-ci/ to inspect after a failure: one run per
+chapter (tests/chapter_runs.py), which tests/test_exercises.py shares.
 """
 
 import ast
-import os
-import sys
 from pathlib import Path
 
 import nbformat
-import papermill
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from sliced_kernel import SlicedKernelManager  # noqa: E402 (a missed wake-up costs a second, not the cell's limit)
-
-NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-OUT_DIR = ROOT / "build" / "executed-ci"
-KERNEL = "kafkasim"
-CI_PARAMETERS = {"CI": True}
-# Per cell, not per notebook: generous, so only a hung cell trips it.
-CELL_TIMEOUT_S = int(os.environ.get("KAFKASIM_CELL_TIMEOUT", "600"))
+from chapter_runs import KERNEL, NOTEBOOK_DIR, NOTEBOOKS, OUT_DIR, executed, tagged
 
 by_name = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 
@@ -71,20 +59,9 @@ def kernel():
 @pytest.mark.notebook
 @by_name
 def test_notebook_runs(path, kernel):
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    # Raises PapermillExecutionError, with the failing cell's traceback, on any error.
-    papermill.execute_notebook(
-        str(path),
-        str(OUT_DIR / path.name),
-        parameters=CI_PARAMETERS,
-        kernel_name=kernel,
-        cwd=str(NOTEBOOK_DIR),
-        execution_timeout=CELL_TIMEOUT_S,
-        progress_bar=False,
-        kernel_manager_class=SlicedKernelManager,
-    )
+    executed(path)  # raises PapermillExecutionError, with the failing cell's traceback, on any error
     # A check prints its verdict; a stray value under it (a bare True/False) is noise on the page.
-    executed = nbformat.read(OUT_DIR / path.name, as_version=4)
-    shown = [c.source[:80] for c in executed.cells if "check" in c.metadata.get("tags", [])
-             and any(o.output_type == "execute_result" for o in c.get("outputs", []))]
+    as_read = nbformat.read(OUT_DIR / path.name, as_version=4)
+    shown = [c.source[:80] for c in tagged(as_read, "check")
+             if any(o.output_type == "execute_result" for o in c.get("outputs", []))]
     assert not shown, f"check cells that display a value besides their verdict: {shown}"

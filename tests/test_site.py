@@ -2,9 +2,9 @@
 
 Builds the CI-sized book (tools/book.py --ci) into build/book-ci/. The chapters' executed copies
 come from build/executed-ci/, which tests/test_notebooks.py has just written when the whole suite
-runs (this file sorts after it), so no chapter is executed twice; run alone, this test executes
-what is missing or stale. tools/site_check.py does the browsing; screenshots of every page land in
-build/screenshots/ for review.
+runs (this file sorts after it, and `make test` keeps them on one worker), so no chapter is executed
+twice; run alone, this test executes what is missing or stale. tools/site_check.py does the
+browsing; screenshots of every page land in build/screenshots/ for review.
 """
 
 import json
