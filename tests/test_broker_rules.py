@@ -32,6 +32,7 @@ def test_a_pool_takes_any_positive_size_with_a_largest_allocation_from_1_byte_to
     maxSingleAllocationSize > sizeInBytes: 1 byte and the whole pool are allowed. `peak_used` keeps
     the most ever used (MemoryPoolUsed's maximum), also after a release."""
     pool = SimpleMemoryPool(size, largest)
+    assert (pool.used, pool.peak_used) == (0, 0)
     assert pool.try_allocate(largest) and (pool.used, pool.peak_used) == (largest, largest)
     pool.release(largest)
     assert pool.try_allocate(1) and (pool.used, pool.peak_used) == (1, largest)

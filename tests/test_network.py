@@ -7,8 +7,10 @@ KafkaRequestHandler.scala, KafkaConfig.scala. Replays name the Kafka test they f
 
 import json
 import math
+import re
 
 import numpy as np
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -49,7 +51,10 @@ def by_client(run):
 def test_pool_constructor_rejects_what_kafka_rejects(size, largest):
     # testZeroSize, testNegativeSize, testZeroMaxAllocation, testNegativeMaxAllocation,
     # testMaxAllocationLargerThanSize
-    with pytest.raises(ValueError, match="must provide a positive size and max single allocation size"):
+    # Kafka's message, the space missing after "size." included.
+    message = (f"must provide a positive size and max single allocation size smaller than size.provided {size} "
+               f"and {largest} respectively")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         SimpleMemoryPool(size, largest)
 
 
@@ -72,6 +77,13 @@ def test_pool_allocation_bound_non_strict():
     assert pool.try_allocate(10)
     assert not pool.try_allocate(1)
     assert pool.peak_used == 30 == 21 + 10 - 1  # the overshoot limit, reached
+
+
+def test_a_pool_is_non_strict_unless_told():
+    # The broker's pool is non-strict (SocketServer: new SimpleMemoryPool(queuedMaxBytes,
+    # socketRequestMaxBytes, false, ...)), and so is kafkasim's without `strict`: 1 byte left lets 10 through.
+    pool = SimpleMemoryPool(11, 10)
+    assert pool.try_allocate(10) and pool.try_allocate(10) and pool.available == -9
 
 
 def test_pool_strict_needs_the_whole_request():
