@@ -698,6 +698,15 @@ def test_a_frame_that_cut_a_word_is_joined_without_its_spaces():
     assert result.unparsed == []
 
 
+def test_the_joins_of_a_framed_line_flip_the_first_breaks_in_binary_order_each_text_once():
+    """`layouts.joins`: the likelier joint at every break (its separator as cut), then each combination
+    of the other joint ("" for " ", " " for "") at the first `tries` breaks, break 0 as the lowest bit."""
+    from kafkasim.analysis.logs.layouts import joins
+    assert joins(["a", "b", "c"], [" ", ""], 2) == ["a bc", "abc", "a b c", "ab c"]
+    assert joins(["a", "b", "c"], [" ", ""], 1) == ["a bc", "abc"]  # the second break keeps its likelier joint
+    assert joins(["a", "b"], [" "], 0) == ["a b"]
+
+
 def test_a_line_with_more_frame_breaks_than_a_wrapped_record_has_is_joined_the_likelier_way_only():
     """Past MAX_FRAME_BREAKS breaks in one line, only one joint per break is tried (a space where the frame
     had spaces around it): the one reading is the line."""

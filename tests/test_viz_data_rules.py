@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kafkasim import GroupCoordinator, Scenario, Simulation, faults, simulate
+from kafkasim import GroupCoordinator, LogNormal, Scenario, Simulation, faults, simulate
 from kafkasim.broker.fetch_sizing import GiB, MiB, sizing_for_message, wire_size
 from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import to_frame
 from kafkasim.core.java import INT_MAX
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
-from kafkasim.viz.compare import compare
+from kafkasim.viz.compare import compare, scenario_labels
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames, human, size_frame, verdict
@@ -716,6 +716,47 @@ def test_compared_runs_side_by_side_share_1_2_chart_widths_never_narrower_than_2
     assert widths(compare(runs[:3], charts=("lag",)).to_dict()) == {272}
     assert widths(compare(runs, charts=("lag",)).to_dict()) == {260}
     assert widths(compare(runs[:2], charts=("lag",), direction="rows").to_dict()) == {680}
+
+
+def test_compare_labels_each_run_by_what_differs_configs_under_their_kafka_names():
+    # Consumer and broker configs under their own names, sorted, joined with ", "; a config one run
+    # leaves unset reads "default" (group.protocol: "classic").
+    a, b = BASE.replace(consumer={"session.timeout.ms": 10_000}), BASE.replace(broker={"group.max.size": 5})
+    assert scenario_labels([a, b]) == ["group.max.size=default, session.timeout.ms=10000",
+                                       "group.max.size=5, session.timeout.ms=default"]
+    v4 = BASE.replace(kafka_version="4.0")
+    assert scenario_labels([v4.replace(consumer={"group.protocol": "consumer"}), v4]) == [
+        "group.protocol=consumer", "group.protocol=classic"]
+    assert scenario_labels([BASE.replace(members=3), BASE.replace(members=4)]) == ["members=3", "members=4"]
+    assert scenario_labels([BASE, BASE, BASE]) == ["run 1", "run 2", "run 3"]  # nothing differs: numbered from 1
+
+
+def test_compare_labels_processing_by_its_description_and_faults_by_their_labels():
+    slow = BASE.replace(processing_ms=LogNormal(2, 500))
+    described = slow.to_dict()["processing_ms"]["describe"]
+    assert scenario_labels([BASE, slow]) == ["processing=2 ms per record", f"processing={described}"]
+    two = [faults.Crash("c-1", 5_000), faults.Pause("c-2", 8_000, 3_000)]
+    assert scenario_labels([BASE, BASE.replace(faults=two)]) == [
+        "faults=no fault", "faults=Crash c-1 at 5 s; Pause c-2 for 3 s at 8 s"]
+
+
+def test_compare_draws_every_run_on_one_window_from_0_to_the_longest_end_unless_given_one():
+    runs = [simulate(BASE.replace(duration_ms=ms, members=2)) for ms in (10_000, 20_000)]
+    windows = []
+
+    def recorder(run, window, **kw):
+        windows.append(window)
+        return lag_chart(run, window, **kw)
+
+    compare(runs, charts=(recorder,))
+    assert windows == [(0, runs[1].end_ms)] * 2 and runs[1].end_ms > runs[0].end_ms
+    windows.clear()
+    compare(runs, charts=(recorder,), window=(2_000, 5_000))
+    assert windows == [(2_000, 5_000)] * 2
+    with pytest.raises(ValueError, match=r"^compare\(\) needs two or more runs$"):
+        compare(runs[:1])
+    with pytest.raises(ValueError, match=r"^1 labels for 2 runs$"):
+        compare(runs, labels=["only one"])
 
 
 def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gib():

@@ -113,7 +113,7 @@ def joins(pieces: list[str], seps: list[str], tries: int) -> list[str]:
         parts = [pieces[0]]
         for i, piece in enumerate(pieces[1:]):
             sep = seps[i]
-            if i < n_alt and mask >> i & 1:
+            if mask >> i & 1:  # mask < 2^n_alt: only the first n_alt breaks are flipped
                 sep = "" if sep else " "
             parts += (sep, piece)
         out.append("".join(parts))
