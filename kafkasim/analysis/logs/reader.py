@@ -459,9 +459,7 @@ class LogParser(Clock):
             obj = json.loads(text)
         except (ValueError, RecursionError):
             return None, 0
-        if not isinstance(obj, dict):
-            return None, 0
-        used = 0
+        used = 0  # `text` starts with "{": a JSON text that parses is an object
         log = obj.get("log")
         if isinstance(log, str) and docker_piece(log):
             stream = obj.get("stream")
