@@ -710,6 +710,7 @@ def test_log_batches_may_be_adjacent_and_one_offset_long():
     """Accepted, and acquired as one new in-flight batch from the first base to the last end (acquireNewBatchRecords)."""
     assert build().acquire(MEMBER_ID, 10, log_batches=[(0, 0), (1, 4)]) == [AR(0, 4, 1)]
 
+
 @pytest.mark.parametrize("name", ["max_in_flight_records", "max_delivery_count", "default_record_lock_duration_ms"])
 def test_each_limit_accepts_one_and_refuses_zero_by_name(name):
     assert getattr(SharePartition(Simulation(), "g", "t", 0, **{name: 1}), name) == 1
