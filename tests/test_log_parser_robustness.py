@@ -907,6 +907,62 @@ def test_a_piece_is_joined_only_with_an_entry_of_its_own_stream():
     assert result.counts["split"] == 0
 
 
+def _exactly(size: int) -> str:
+    """A Kafka line of exactly `size` characters (ASCII: as many bytes), its group name the padding."""
+    without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
+    return kafka_line(f"Member {M1} in group {'g' * (size - len(without_group))} has failed, removing it from the group")
+
+
+def test_a_file_that_ends_on_a_piece_reads_that_piece_as_it_is():
+    """The copy stopped after a full piece, before the entry of its newline: nothing follows to join,
+    and the piece is read on its own line."""
+    first, newline = docker_entries(_exactly(DOCKER_PIECE_BYTES))
+    assert json.loads(newline)["log"] == "\n"
+    evs, result = rows([first])
+    assert [(e["time"], e["kind"], e["member"], e["line"]) for e in evs] == [(T, "MemberRemoved", M1, 1)]
+    assert result.unparsed == [] and (result.counts["lines"], result.counts["coordinator"]) == (1, 1)
+
+
+@pytest.mark.parametrize("after,expected", [(kafka_line(REBALANCE, REBALANCE_AT), [("RebalanceStarted", 2)]),
+                                            ("[1, 2]", [])], ids=["plain text", "JSON but no object"])
+def test_a_piece_followed_by_no_json_record_is_read_alone_and_the_next_line_on_its_own(after, expected):
+    """A piece is joined only with JSON records of its stream: a line of text, or JSON that is not an
+    object, after it ends the piece there, and is read on its own line number."""
+    first, _ = docker_entries(_exactly(DOCKER_PIECE_BYTES))
+    evs, result = rows([first, after])
+    assert [(e["kind"], e["line"]) for e in evs] == [("MemberRemoved", 1), *expected]
+    assert result.unparsed == [] and result.counts["lines"] == 2 and result.counts["other"] == 1 - len(expected)
+
+
+def test_a_line_of_max_line_chars_is_still_joined_with_its_newline():
+    """Pieces are joined while the line so far is no longer than MAX_LINE_CHARS, the bound of any line:
+    a line of exactly that size (64 full pieces) still gets its newline entry, so no entry is left over."""
+    pieces = docker_entries(_exactly(MAX_LINE_CHARS))
+    assert len(pieces) == MAX_LINE_CHARS // DOCKER_PIECE_BYTES + 1 == 65
+    evs, result = rows(pieces + docker_entries(kafka_line(REBALANCE, REBALANCE_AT)))
+    assert [(e["kind"], e["line"]) for e in evs] == [("MemberRemoved", 1), ("RebalanceStarted", 66)]
+    assert (result.counts["lines"], result.counts["coordinator"], result.counts["other"]) == (66, 2, 0)
+
+
+@pytest.mark.parametrize("end", [" \t", "X", "\r"])
+def test_a_json_records_message_loses_its_line_end_only(end):
+    """The newline Docker keeps in "log" (and a CR before it) goes; the rest of the message is kept as
+    written, blanks and letters at its end included, in what is kept aside."""
+    bad = kafka_line("Preparing to explode group g") + end
+    evs, result = rows([json.dumps({"log": bad + "\n", "stream": "stdout", "time": DOCKER_TIME})])
+    assert evs == [] and result.unparsed == [("<lines>", 1, "unrecognised wording", bad.rstrip("\r"))]
+
+
+def test_a_message_starting_with_a_date_out_of_the_readers_sight_is_not_its_own_time():
+    """Only the last 512 characters before the source's prefix are searched for a date: a record whose
+    date is further back (a long thread name) has no time of its own, and a JSON record with no other
+    string is given none either (the message is not taken for a shipper's time)."""
+    message = f"2024-03-05 20:21:14,681 INFO [{'t' * 600}] [GroupCoordinator 1]: {BARE}"
+    evs, result = rows([json.dumps({"log": message})])
+    assert [(e["time"], e["kind"], e["time_inferred"], e["line"]) for e in evs] == [(0, "MemberRemoved", True, 1)]
+    assert [u[2].split(":")[0] for u in result.unparsed] == ["no date and time in this line or the lines around it"]
+
+
 # -- every example of docs/log-reader.md ------------------------------------------------------------
 def _doc_examples() -> list[tuple[str, list[str]]]:
     """(title, lines) of every ```log block of the page, with the kinds its `reads as` line names."""
