@@ -7,6 +7,8 @@ import pytest
 from hypothesis import settings
 from packaging.requirements import Requirement
 
+from spark_helpers import JVM_OPTIONS
+
 # The simulator is deterministic, and so should its tests be: "ci" (the default) runs
 # the same examples every time and never fails on timing (a 2-core CI machine is slow
 # and Spark or a notebook may be running beside it). For a randomised hunt for new
@@ -18,6 +20,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # Spark binds its driver to this address instead of resolving the host name (which
 # warns, or fails in a sandbox). Kernels started by the notebook tests inherit it.
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+# Every JVM the tests start lives for seconds to minutes (spark_helpers.JVM_OPTIONS): SPARK_SUBMIT_OPTS gives
+# them to every driver started here (local sessions, the command line, the chapters' kernels) and, as a Spark
+# setting, to a cluster's executors; tests/spark_helpers.py gives them to the servers it starts.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", f'{JVM_OPTIONS} "-Dspark.executor.defaultJavaOptions={JVM_OPTIONS}"')
 # Executed chapters feed the CI-sized book, whose pages draw Altair's HTML output with the
 # vendored vega (kafkasim/viz/render.py); JupyterLab gets the Vega-Lite mime type instead.
 os.environ.setdefault("KAFKASIM_CHARTS", "html")
@@ -74,12 +80,16 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.timeout(max(limits)))
 
 
-# `make test` runs on two workers (pytest-xdist, -n 2). The chapters' run, their exercises and the book's
-# site keep to one worker, in that order (tests/chapter_runs.py runs each chapter once for the first two;
-# the site is built from the copies they write), and as the largest unit of work they start first; every
-# other test goes to whichever worker is free. The rule is a scheduler, not xdist_group marks: with
-# pytest 9.2, `--dist loadgroup` no longer groups anything (pytest-dev/pytest-xdist#1386).
-CHAPTER_FILES = ("tests/test_exercises.py::", "tests/test_notebooks.py::", "tests/test_site.py::")
+# `make test` runs on two workers (pytest-xdist, -n 2), a test file at a time, so that a file's module fixtures
+# (a Spark cluster, a sweep) are set up once. The chapters' run, their exercises and the book's site keep to one
+# worker, in that order (tests/chapter_runs.py runs each chapter once for the first two; the site is built from
+# the copies they write). The longest units start first (FIRST, as measured in docs/testing.md): a long one
+# started last would run alone at the end. A worker gets its next file when 2 or fewer of its tests are left.
+# The rule is a scheduler, not xdist_group marks: with pytest 9.2, `--dist loadgroup` no longer groups
+# anything (pytest-dev/pytest-xdist#1386).
+CHAPTER_FILES = ("tests/test_exercises.py", "tests/test_notebooks.py", "tests/test_site.py")
+FIRST = ("chapters", "tests/test_spark_cluster.py", "tests/test_sweep_resume.py", "tests/test_sweep_results.py",
+         "tests/test_cli.py", "tests/test_chapter_explorers.py")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -88,7 +98,14 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ChaptersOnOneWorker(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "chapters" if nodeid.startswith(CHAPTER_FILES) else nodeid
+            file = nodeid.split("::", 1)[0]
+            return "chapters" if file in CHAPTER_FILES else file
+
+        def _assign_work_unit(self, node) -> None:
+            first = next((scope for scope in FIRST if scope in self.workqueue), None)
+            if first is not None:
+                self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
 
     return ChaptersOnOneWorker(config, log)
 

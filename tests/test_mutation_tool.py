@@ -4,7 +4,10 @@ ratio counts killed, timed-out and equivalent mutants, and when a listed equival
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -268,17 +271,29 @@ def test_functions_the_stored_stats_never_saw_are_new_but_none_without_stored_st
     assert mutmut_names.new_functions(old, {"m.x_a": "1"}) == set()
     assert mutmut_names.new_functions({}, {"m.x_a": "1"}) == set()
 
+@pytest.fixture
+def no_spark(monkeypatch):
+    """For the tests of what a run chooses to check: no Spark Connect server (about 10 s a start), which
+    `test_resume_checks_only_the_chosen_mutants_without_a_verdict` starts for real."""
+    monkeypatch.setattr(mutation, "connect_server", nullcontext)
+
+
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
-    """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked."""
-    checked = []
+    """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked.
+    The tests of a run use one Spark Connect server, started for it (`--spark local`: none)."""
+    checked, remote = [], []
     monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
     monkeypatch.setattr(mutation, "results", lambda: dict(STATUS))
-    monkeypatch.setattr(mutation, "check", lambda names, children: checked.append(names))
+    monkeypatch.setattr(mutation, "check", lambda names, children: checked.append(names)
+                        or remote.append(os.environ.get("KAFKASIM_TEST_SPARK_REMOTE")))
     monkeypatch.setattr(mutation, "alone", lambda *args, **kwargs: {})
     monkeypatch.setattr(mutation, "ROOT", tmp_path)
     monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
     mutation.main(["--sample", "0", "--only", "kafkasim.coordinator", "--resume"])
-    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator"])
+    assert "KAFKASIM_TEST_SPARK_REMOTE" not in os.environ  # the server is gone with the run
+    mutation.main(["--sample", "0", "--only", "kafkasim.coordinator", "--spark", "local"])
+    assert re.fullmatch(r"sc://127\.0\.0\.1:\d+/;session_id=[0-9a-f-]{36}", remote[0]) and remote[1] == remote[0]
+    assert remote[2:] == [None, None]
     generate = ["kafkasim.no_such_module.*"]  # each run first generates and maps, through mutmut_names
     assert checked == [generate, ["kafkasim.coordinator.group_size.x_b__mutmut_2"],
                        generate, ["kafkasim.coordinator.assignor.range.xǁRangeAssignorǁassign__mutmut_1",
@@ -286,7 +301,7 @@ def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monke
                                   "kafkasim.coordinator.group_size.x_b__mutmut_2"]]
 
 
-def test_resume_survived_forgets_mutmuts_verdicts_on_survivors_and_untested_mutants_only(tmp_path, monkeypatch):
+def test_resume_survived_forgets_mutmuts_verdicts_on_survivors_and_untested_mutants_only(tmp_path, monkeypatch, no_spark):
     """mutmut keeps a survivor's verdict until its function changes: a test added since cannot kill
     it. RESUME=survived drops the verdicts of the chosen survivors and untested mutants, no other."""
     meta = tmp_path / "mutants" / "kafkasim" / "coordinator" / "group_size.py.meta"
@@ -411,7 +426,7 @@ def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_cod
                                                                                     "verdict": "killed"}}
 
 
-def test_a_resumed_run_restores_the_kept_verdicts_before_choosing_what_to_check(tmp_path, monkeypatch):
+def test_a_resumed_run_restores_the_kept_verdicts_before_choosing_what_to_check(tmp_path, monkeypatch, no_spark):
     calls = []
     monkeypatch.setattr(mutation, "mutmut", lambda *args, quiet=False: "")
     monkeypatch.setattr(mutation, "results", lambda: calls.append("results") or dict(STATUS))

@@ -19,9 +19,10 @@ from kafkasim.analysis.sweep_grid import COMPACT_FILE, Grid, finished_runs
 from spark_helpers import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
-# 48 runs of about 0.2 s each: a sweep of several seconds on 2 cores, long enough to interrupt.
-GRID = {"base": {"members": 4, "topics": {"t": 8}, "duration_ms": 3_600_000,
-                 "faults": [{"type": "Pause", "member": "c-1", "at_ms": 600_000, "duration_ms": 8_000}]},
+# 48 runs of a tenth of a second or less, one task each: a sweep of a few seconds on 2 cores, which the
+# tests interrupt as soon as its first run is saved.
+GRID = {"base": {"members": 4, "topics": {"t": 8}, "duration_ms": 600_000,
+                 "faults": [{"type": "Pause", "member": "c-1", "at_ms": 300_000, "duration_ms": 8_000}]},
         "grid": {"session.timeout.ms": [6_000, 10_000, 30_000, 45_000]}, "seeds": 12}
 RUNS = 48
 
@@ -89,9 +90,9 @@ def test_a_sweep_whose_driver_is_killed_resumes_to_the_same_results(spark, refer
     code, _, out = interrupt(tmp_path, signal.SIGKILL)
     assert code == -signal.SIGKILL
     # A summary half-written when the process died: hidden, so never read, and removed on resume.
-    folder = next((out / "summaries").iterdir())
-    stray = folder / ".run-0123456789abcdef.parquet.tmp-99999"
-    pq.write_table(pq.read_table(next(folder.glob("*.parquet"))), stray)
+    saved = next((out / "summaries").rglob("run-*.parquet"))
+    stray = saved.parent / ".run-0123456789abcdef.parquet.tmp-99999"
+    pq.write_table(pq.read_table(saved), stray)
     assert "0123456789abcdef" not in finished_runs(str(out))
     resume_and_compare(spark, out, reference)
     assert not stray.exists()
@@ -99,8 +100,8 @@ def test_a_sweep_whose_driver_is_killed_resumes_to_the_same_results(spark, refer
 
 def test_a_folder_of_another_sweep_is_refused_with_what_differs(spark, tmp_path):
     ks.sweep(spark, {**GRID, "seeds": 1}, str(tmp_path))
-    other = {**GRID, "base": {**GRID["base"], "duration_ms": 600_000, "members": 3}}
-    with pytest.raises(Exception, match=r"holds another sweep \(base duration_ms: 3600000 there, 600000 in this "
+    other = {**GRID, "base": {**GRID["base"], "duration_ms": 400_000, "members": 3}}
+    with pytest.raises(Exception, match=r"holds another sweep \(base duration_ms: 600000 there, 400000 in this "
                                         r"grid; base members: 4 there, 3 in this grid\)"):
         ks.sweep(spark, other, str(tmp_path))
     assert Grid.from_dict(GRID).size == RUNS

@@ -38,9 +38,10 @@ def test_a_notebook_test_gets_a_longer_limit(request, pytestconfig):
 
 
 def test_a_runaway_test_fails_at_its_time_limit_and_the_run_goes_on(pytester):
-    # The project's own pytest configuration and conftest, around a test that never ends.
+    # The project's own pytest configuration and conftest (with the helper it imports), around a test that never ends.
     shutil.copy(ROOT / "pyproject.toml", pytester.path / "pyproject.toml")
-    shutil.copy(ROOT / "tests" / "conftest.py", pytester.path / "conftest.py")
+    for name in ("conftest.py", "spark_helpers.py"):
+        shutil.copy(ROOT / "tests" / name, pytester.path / name)
     inner = pytester.makepyfile(test_inner=INNER)
     start = time.monotonic()
     result = pytester.runpytest_subprocess(inner, "-p", "no:cacheprovider")

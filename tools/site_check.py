@@ -489,7 +489,8 @@ class Tab:
             self.browser.wait(lambda: not self.in_flight, deadline - time.monotonic())
 
     def screenshot(self, path: Path, clip: dict | None = None, width: int = WIDTH) -> None:
-        """The whole page (up to MAX_SHOT_HEIGHT), or `clip` (page coordinates).
+        """The whole page (up to MAX_SHOT_HEIGHT), or `clip` (page coordinates); a JPEG for a .jpg `path`
+        (the site's pages: a quarter less of the check's CPU than PNG, measured), else a PNG.
 
         The viewport is stretched to the page's height for the capture, rather than asking
         Chromium to capture beyond the viewport, which here caught the layout mid-reflow.
@@ -499,8 +500,8 @@ class Tab:
         viewport = self.size
         self._viewport(max(viewport[1], int(clip["y"] + clip["height"]) + 1))
         self.evaluate("new Promise((r) => setTimeout(r, 300))")  # let the resize settle
-        data = self.call("Page.captureScreenshot", {"format": "png", "clip": {**clip, "scale": 1}},
-                         timeout=60)["data"]
+        kind = {"format": "jpeg", "quality": 80} if path.suffix == ".jpg" else {"format": "png"}
+        data = self.call("Page.captureScreenshot", {**kind, "clip": {**clip, "scale": 1}}, timeout=60)["data"]
         self._viewport(viewport[1])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
@@ -525,7 +526,7 @@ def pages(site: Path) -> list[str]:
 
 
 def _shot_name(page: str, suffix: str = "") -> str:
-    return page.removesuffix(".html").replace("/", "__") + suffix + ".png"
+    return page.removesuffix(".html").replace("/", "__") + suffix + ".jpg"
 
 
 def check_page(tab: Tab, page: str, shots: Path) -> PageReport:
