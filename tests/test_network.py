@@ -116,6 +116,20 @@ def test_unbounded_pool_is_memory_pool_none():
 
 
 # -- muting and unmuting ----------------------------------------------------------------------
+def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
+    # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client
+    # groups as dicts of their fields, not as ClientGroup objects.
+    groups = (ClientGroup(count=2, rate_per_s=5.0, size_bytes=1_000, name="small"),
+              ClientGroup(count=1, size_bytes=(10, 20), arrivals=(0, 5), api="Fetch", name="big", stop_ms=50))
+    run = simulate_network(NetworkScenario(clients=groups, duration_ms=100))
+    recorded = json.loads(json.dumps(run.provenance["inputs"]["scenario"]))["clients"]
+    assert recorded == [
+        {"count": 2, "rate_per_s": 5.0, "size_bytes": 1_000, "arrivals": "poisson", "api": "Produce", "name": "small",
+         "start_ms": 0, "stop_ms": None},
+        {"count": 1, "rate_per_s": 20.0, "size_bytes": [10, 20], "arrivals": [0, 5], "api": "Fetch", "name": "big",
+         "start_ms": 0, "stop_ms": 50}]
+
+
 def test_mute_on_oom_replay():
     # SelectorTest.testMuteOnOOM: pool (900, 900); two senders of 900 bytes. One request is read,
     # the pool is empty and the Selector out of memory; the other is read once memory is back.

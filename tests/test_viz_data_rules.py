@@ -21,7 +21,7 @@ from kafkasim.core.events import to_frame
 from kafkasim.core.java import INT_MAX
 from kafkasim.viz.assignment import _counts_frame
 from kafkasim.viz.claims import over_seeds, spread
-from kafkasim.viz.compare import compare, scenario_labels
+from kafkasim.viz.compare import compare, headline, scenario_labels
 from kafkasim.viz.consumption import lag_chart
 from kafkasim.viz.exercises import RIGHT, WRONG, check
 from kafkasim.viz.fetch_sizing import boundary_frame, calculator_frames, human, size_frame, verdict
@@ -757,6 +757,24 @@ def test_compare_draws_every_run_on_one_window_from_0_to_the_longest_end_unless_
         compare(runs[:1])
     with pytest.raises(ValueError, match=r"^1 labels for 2 runs$"):
         compare(runs, labels=["only one"])
+
+
+def test_a_compared_runs_headline_gives_its_four_numbers_by_their_short_names():
+    run = SimpleNamespace(summary={"rebalances": 1_234, "removals_by_reason": {"session_timeout": 2, "poll_timeout": 1},
+                                   "unconsumed_ms": 12_345, "duplicates": 0, "all_unconsumed_ms": 1_000})
+    assert headline(run) == ("rebalances 1,234 · removed 3 (session_timeout 2, poll_timeout 1) · unconsumed 12.3 s · "
+                             "duplicates 0")
+
+
+def test_each_compared_run_is_titled_by_its_label_over_its_headline_and_its_charts_by_nothing():
+    # A chart's own title would repeat over every run: the column's title says which run it is.
+    runs = [simulate(BASE.replace(duration_ms=20_000, seed=seed)) for seed in (1, 2)]
+    spec = compare(runs, charts=("timeline", "lag"), labels=["first", "second"]).to_dict()
+    titles = [(c["title"]["text"], c["title"]["subtitle"]) for c in spec["hconcat"]]
+    assert titles == [("first", headline(runs[0])), ("second", headline(runs[1]))]
+    assert [["title" in part for part in c["vconcat"]] for c in spec["hconcat"]] == [[False, False]] * 2
+    rows = compare(runs, charts=("lag",), labels=["first", "second"], direction="rows").to_dict()
+    assert [c["title"]["text"] for c in rows["vconcat"]] == ["first", "second"] and "hconcat" not in rows
 
 
 def test_the_calculator_says_the_fetch_memory_as_the_chapter_does_mib_below_a_gib():

@@ -63,11 +63,22 @@ def compare(runs, *, charts=("timeline", "lag"), labels=None, window=None, width
     width = width or (max(COLUMN_MIN_WIDTH, int(style.WIDTH * COLUMNS_SHARE / len(runs))) if direction == "columns"
                       else style.WIDTH)
     functions = [resolve(c) for c in charts]
-    columns = []
-    for run, label in zip(runs, labels):
-        parts = [fn(run, window, width=width, title=None) for fn in functions]
-        pairs = summary.key_numbers(run.summary, HEADLINE_KEYS, short=True)
-        numbers = " · ".join(f"{name} {value}" for name, value in pairs)
-        columns.append(alt.vconcat(*parts, spacing=10).properties(
-            title=alt.TitleParams(label, subtitle=numbers, anchor="start", fontSize=13)))
+    columns = [_column_spec([fn(run, window, width=width, title=None) for fn in functions], label, headline(run))
+               for run, label in zip(runs, labels)]
+    return _joined_spec(columns, direction)
+
+
+def headline(run) -> str:
+    """The numbers under a run's label: HEADLINE_KEYS, with their short names, joined by " · "."""
+    return " · ".join(f"{name} {value}" for name, value in summary.key_numbers(run.summary, HEADLINE_KEYS, short=True))
+
+
+def _column_spec(parts: list, label: str, numbers: str) -> alt.VConcatChart:
+    """One run's charts stacked, titled with its label and its headline."""
+    return alt.vconcat(*parts, spacing=10).properties(
+        title=alt.TitleParams(label, subtitle=numbers, anchor="start", fontSize=13))
+
+
+def _joined_spec(columns: list, direction: str):
+    """The runs' columns side by side ("columns") or one above the other ("rows")."""
     return alt.hconcat(*columns, spacing=24) if direction == "columns" else alt.vconcat(*columns, spacing=24)
