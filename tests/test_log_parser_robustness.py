@@ -301,9 +301,9 @@ ATTACKS = {
 def test_lines_built_to_backtrack_are_read_in_linear_time(name):
     line = ATTACKS[name]
     assert len(line) >= 150_000
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: the same under load, and backtracking is CPU
     result = parse_lines([line, line[:50_000]])
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     check_result(result, 2)
     assert seconds < 2.0, f"{name}: {seconds:.2f} s for {len(line):,} characters"
 
@@ -328,9 +328,9 @@ def test_every_wording_repeated_after_every_word_stays_linear():
         for k in spaces[::max(1, len(spaces) // 3)]:
             tail = message[k:].rstrip(").") + " ("
             line = P + message[:k] + tail * (20_000 // len(tail) + 1)
-            start = time.perf_counter()
+            start = time.process_time()
             parse_lines([line])
-            worst = max(worst, (time.perf_counter() - start, line[:100]))
+            worst = max(worst, (time.process_time() - start, line[:100]))
     assert worst[0] < 0.5, worst
 
 
