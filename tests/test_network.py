@@ -116,6 +116,15 @@ def test_unbounded_pool_is_memory_pool_none():
 
 
 # -- muting and unmuting ----------------------------------------------------------------------
+def test_a_request_waiting_behind_a_response_is_read_in_the_same_loop_as_that_response_is_sent():
+    # Three requests of one client at 0 ms: the channel is muted while one is handled, and unmuted when its
+    # response is sent (1 ms later each); the next, already there, is read in that same turn of the loop, not
+    # left until something else wakes the network thread (nothing else would here).
+    run = simulate_network(NetworkScenario(clients=(ClientGroup(count=1, size_bytes=1_000, arrivals=(0, 0, 0)),),
+                                           duration_ms=1_000))
+    assert run.requests[["created", "first_read", "end"]].values.tolist() == [[0, 0, 1], [0, 1, 2], [0, 2, 3]]
+
+
 def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
     # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client
     # groups as dicts of their fields, not as ClientGroup objects.

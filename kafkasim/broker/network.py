@@ -309,21 +309,20 @@ class Processor:
         self.sends_done: list[Request] = []
         self.blocked_since: int | None = None  # in RequestChannel.sendRequest (queue full)
         self.blocked_ms = 0
-        self.running = False
         self.last_poll = 0
         self.timeout_pending = False
         self.rng = server.sim.random(f"selector-{pid}")
         self.low_mem_threshold = int(LOW_MEMORY_FRACTION * server.pool.size)
 
     def wake(self) -> None:
-        """Selector.wakeup(): the thread leaves select and turns its loop now (unless blocked in put)."""
-        if self.blocked_since is None and not self.running:
-            self.run()
+        """Selector.wakeup(): the thread leaves select and turns its loop now (`run` does nothing while it is
+        blocked in put). Nothing wakes a thread from inside its own loop: reads, handlers and responses
+        complete in events of their own."""
+        self.run()
 
     def run(self) -> None:
         """``Processor.run``: turn the loop while there is work at this instant, then wait in select."""
         now = self.server.sim.now
-        self.running = True
         while self.blocked_since is None:
             self.last_poll = now
             self._process_new_responses(now)
@@ -331,10 +330,10 @@ class Processor:
             if not self._process_completed_receives(now):
                 break  # blocked in RequestChannel.sendRequest
             self._process_completed_sends(now)
-            if not (self.ready or self.responses or self.completed_reads or self.sends_done
-                    or (self.out_of_memory and not self.server.pool.is_out_of_memory())):
+            # Another turn at this instant only for channels to read: a turn leaves no response, read or send
+            # behind (each completes in an event of its own, which wakes the thread again).
+            if not (self.ready or (self.out_of_memory and not self.server.pool.is_out_of_memory())):
                 break
-        self.running = False
         if self.out_of_memory and self.blocked_since is None and not self.timeout_pending:
             self.timeout_pending = True
             self.server.sim.at(self.last_poll + POLL_TIMEOUT_MS, self._select_timeout)
