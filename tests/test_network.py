@@ -125,6 +125,14 @@ def test_a_request_waiting_behind_a_response_is_read_in_the_same_loop_as_that_re
     assert run.requests[["created", "first_read", "end"]].values.tolist() == [[0, 0, 1], [0, 1, 2], [0, 2, 3]]
 
 
+def test_a_read_takes_its_size_at_the_network_rate_and_a_handler_its_base_and_its_size_at_its_own():
+    # network.mb.per.s and handler.mb.per.s count a megabyte as 1,000,000 bytes: 10 MB at 1 MB/s read in 10 s,
+    # handled in 1 ms plus 10 MB at 2 MB/s.
+    run = simulate_network(NetworkScenario(network_mb_per_s=1.0, handler_mb_per_s=2.0, duration_ms=60_000,
+                                           clients=(ClientGroup(count=1, size_bytes=10_000_000, arrivals=(0,)),)))
+    assert run.requests[["read_ms", "LocalTimeMs"]].values.tolist() == [[10_000, 5_001]]
+
+
 def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
     # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client
     # groups as dicts of their fields, not as ClientGroup objects.
@@ -168,6 +176,11 @@ def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them
     ts = run.timeseries
     assert ts.loc[ts.time == 0, "memory_muted_channels"].max() == 2
     assert ts.loc[(ts.time >= 60) & (ts.time < 120), "memory_muted_channels"].tolist()[-1] == 1
+    assert ts.loc[ts.time >= 120, "memory_muted_channels"].tolist()[-1] == 0
+    # The pool runs dry at 0 and again at 60 (the memory back at 60 goes at once to producer-1), each time with
+    # nothing left: the broker's events, with the bytes still available.
+    assert ev.loc[ev.kind == "MemoryPoolDepleted", ["time", "source", "value"]].values.tolist() == [
+        [0, "broker", 0.0], [60, "broker", 0.0]]
 
 
 def test_memory_is_released_where_kafka_releases_it():

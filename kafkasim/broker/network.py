@@ -490,7 +490,6 @@ class SocketServer:
 
     def __init__(self, scenario: NetworkScenario):
         cfg = scenario.broker_config
-        self.scenario = scenario
         self.sim = sim = Simulation(scenario.seed)
         self.add = sim.events.add
         bound = scenario.bound_bytes
@@ -553,8 +552,7 @@ class SocketServer:
                 self.depleted = True
                 self.add(now, "broker", "MemoryPoolDepleted", value=float(self.pool.available))
             return False
-        req.allocated, req.held = now, True
-        self._maybe_recovered(now)
+        req.allocated, req.held = now, True  # (a dry spell ended with the release that let this through)
         if channel.index in channel.processor.memory_muted:
             channel.processor.memory_muted.discard(channel.index)
             self.muted -= 1
