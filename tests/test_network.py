@@ -181,6 +181,38 @@ def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them
     # nothing left: the broker's events, with the bytes still available.
     assert ev.loc[ev.kind == "MemoryPoolDepleted", ["time", "source", "value"]].values.tolist() == [
         [0, "broker", 0.0], [60, "broker", 0.0]]
+    # Each request built (10 ms after its read began) is a row of its client's with its size; the memory back at
+    # 60 and 120 ends a dry spell of 60 ms each; a channel unmuted has waited since its read began, at 0.
+    rows = ev.loc[ev.kind.isin(["Produce", "MemoryPoolRecovered", "ChannelUnmuted"]),
+                  ["time", "source", "kind", "member", "value"]].values.tolist()
+    assert rows == [[10, "broker", "Produce", "producer-0", 900.0],
+                    [60, "broker", "MemoryPoolRecovered", None, 60.0], [60, "broker", "ChannelUnmuted", "producer-1", 60.0],
+                    [70, "broker", "Produce", "producer-1", 900.0],
+                    [120, "broker", "MemoryPoolRecovered", None, 60.0],
+                    [120, "broker", "ChannelUnmuted", "producer-2", 120.0], [130, "broker", "Produce", "producer-2", 900.0]]
+
+
+def test_with_memory_for_all_every_ready_channel_is_read_in_one_poll_and_none_is_muted():
+    # Three requests of 900 bytes at 0 ms and 2,700 bytes of pool: one poll reads all three, each once.
+    run = one_shot(count=3, pool=2700)
+    assert run.events[["time", "kind", "member"]].values.tolist() == [
+        [10, "Produce", f"producer-{i}"] for i in range(3)] + [[60, "ProduceResponse", f"producer-{i}"] for i in range(3)]
+    assert run.requests[["first_read", "allocated", "read_done", "end"]].values.tolist() == [[0, 0, 10, 60]] * 3
+    # With memory for one, in the selector's fixed order (no shuffle): the one read is not muted, the other two are.
+    ev = one_shot(count=3, shuffle_on_low_memory=False).events
+    assert ev.loc[ev.kind == "ChannelMuted", "member"].tolist() == ["producer-1", "producer-2"]
+
+
+def test_an_unmuted_channel_counts_its_wait_from_the_moment_its_read_began():
+    # The second client's request arrives at 5 ms, finds no memory and is muted; the memory comes back at 60:
+    # it waited 55 ms.
+    run = simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": 900, "socket.request.max.bytes": 900, "num.network.threads": 1},
+        clients=(ClientGroup(count=1, arrivals=(0,), size_bytes=900, name="a"),
+                 ClientGroup(count=1, arrivals=(5,), size_bytes=900, name="b")),
+        network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000))
+    ev = run.events
+    assert ev.loc[ev.kind == "ChannelUnmuted", ["time", "member", "value"]].values.tolist() == [[60, "b-0", 55.0]]
 
 
 def test_memory_is_released_where_kafka_releases_it():
@@ -333,6 +365,9 @@ def test_full_request_queue_blocks_the_network_thread():
     thread, (start, end) = next((t, spans[0]) for t, spans in intervals.items() if spans[0][1] < run.end_ms)
     blocked_req = df[(df.processor == thread) & (df.start == start)]
     assert (blocked_req["dequeued"] >= end).any()
+    # The put goes through the instant a handler takes a request off the full queue (ArrayBlockingQueue.put).
+    ends = [end for spans in intervals.values() for _, end in spans if end < run.end_ms]
+    assert ends and set(ends) <= set(df["dequeued"].dropna())
 
 
 def test_both_bounds_are_respected():

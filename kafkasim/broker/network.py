@@ -274,10 +274,10 @@ NOT_YET = -1  # a stamp not reached (times are >= 0); NaN in the `requests` fram
 class Request:
     """One request's life; every stamp is a time in ms, or NOT_YET."""
 
-    __slots__ = ("channel", "size", "held", *_STAMPS)
+    __slots__ = ("channel", "size", *_STAMPS)
 
     def __init__(self, channel: "Channel", created: int, size: int):
-        self.channel, self.created, self.size, self.held = channel, created, size, False
+        self.channel, self.created, self.size = channel, created, size
         self.first_read = self.allocated = self.read_done = self.start = self.dequeued = NOT_YET
         self.local_done = self.response_done = self.response_dequeued = self.end = NOT_YET
 
@@ -552,7 +552,7 @@ class SocketServer:
                 self.depleted = True
                 self.add(now, "broker", "MemoryPoolDepleted", value=float(self.pool.available))
             return False
-        req.allocated, req.held = now, True  # (a dry spell ended with the release that let this through)
+        req.allocated = now  # (a dry spell ended with the release that let this through)
         if channel.index in channel.processor.memory_muted:
             channel.processor.memory_muted.discard(channel.index)
             self.muted -= 1
@@ -599,11 +599,11 @@ class SocketServer:
             self.release(req)
 
     def release(self, req: Request) -> None:
-        if req.held:
-            req.held = False
-            self.pool.release(req.size)
-            self._maybe_recovered(self.sim.now)
-            self.sample()
+        """The request's buffer goes back to the pool, once: when it is built, or (APIs that keep it, see
+        RETAINS_BUFFER) when its handler is done."""
+        self.pool.release(req.size)
+        self._maybe_recovered(self.sim.now)
+        self.sample()
 
     def _maybe_recovered(self, now: int) -> None:
         if self.depleted and self.pool.dry_spell_start is None:
