@@ -133,6 +133,26 @@ def test_a_read_takes_its_size_at_the_network_rate_and_a_handler_its_base_and_it
     assert run.requests[["read_ms", "LocalTimeMs"]].values.tolist() == [[10_000, 5_001]]
 
 
+def test_periodic_clients_send_every_period_from_a_phase_of_their_own_within_the_first():
+    # 10 requests/s: every 100 ms, from start_ms plus a phase drawn in [0, 100), until stop_ms (excluded).
+    run = simulate_network(NetworkScenario(duration_ms=2_000, clients=(ClientGroup(
+        count=50, rate_per_s=10.0, size_bytes=100, arrivals="periodic", start_ms=1_000, stop_ms=1_500),)))
+    created = run.requests.groupby("client")["created"].apply(list)
+    assert len(created) == 50
+    for times in created:
+        assert 1_000 <= times[0] < 1_100 and times == [times[0] + 100 * k for k in range(5)]
+    phases = sorted(times[0] - 1_000 for times in created)
+    assert phases[0] < 10 and phases[-1] >= 90  # spread over the whole period
+
+
+def test_arrivals_at_or_after_the_runs_end_are_not_sent():
+    # Instants given: one at the run's end is outside it; a group starting after the end sends nothing.
+    run = simulate_network(NetworkScenario(duration_ms=1_000, clients=(
+        ClientGroup(count=1, size_bytes=100, arrivals=(0, 999, 1_000), name="given"),
+        ClientGroup(count=2, size_bytes=100, start_ms=1_500, name="late"))))
+    assert run.requests[["client", "created"]].values.tolist() == [["given-0", 0], ["given-0", 999]]
+
+
 def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
     # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client
     # groups as dicts of their fields, not as ClientGroup objects.
@@ -190,6 +210,9 @@ def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them
                     [70, "broker", "Produce", "producer-1", 900.0],
                     [120, "broker", "MemoryPoolRecovered", None, 60.0],
                     [120, "broker", "ChannelUnmuted", "producer-2", 120.0], [130, "broker", "Produce", "producer-2", 900.0]]
+    # Each response sent is its client's row, with the time since its request was built (50 ms of handling).
+    responses = ev.loc[ev.kind == "ProduceResponse", ["time", "source", "member", "error", "value"]].values.tolist()
+    assert responses == [[60 * k, "broker", f"producer-{k - 1}", "NONE", 50.0] for k in (1, 2, 3)]
 
 
 def test_with_memory_for_all_every_ready_channel_is_read_in_one_poll_and_none_is_muted():
