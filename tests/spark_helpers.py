@@ -106,8 +106,9 @@ def connect_server(folder: Path, master: str = "local[2]"):
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = folder / "connect.log"
-    proc = _start([*JVM_OPTIONS.split(), f"-Dspark.master={master}", f"-Dspark.connect.grpc.binding.port={port}", "-Dspark.ui.enabled=false",
-                   "org.apache.spark.sql.connect.service.SparkConnectServer"], log, _env(folder))
+    proc = _start([*JVM_OPTIONS.split(), f"-Dspark.master={master}", f"-Dspark.connect.grpc.binding.port={port}",
+                   "-Dspark.ui.enabled=false", "org.apache.spark.sql.connect.service.SparkConnectServer"],
+                  log, _env(folder))
     try:
         _wait(proc, log, "Spark Connect server started")
         yield f"sc://127.0.0.1:{port}"

@@ -910,7 +910,8 @@ def test_a_piece_is_joined_only_with_an_entry_of_its_own_stream():
 def _exactly(size: int) -> str:
     """A Kafka line of exactly `size` characters (ASCII: as many bytes), its group name the padding."""
     without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
-    return kafka_line(f"Member {M1} in group {'g' * (size - len(without_group))} has failed, removing it from the group")
+    group = "g" * (size - len(without_group))
+    return kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
 
 
 def test_a_file_that_ends_on_a_piece_reads_that_piece_as_it_is():

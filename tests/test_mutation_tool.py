@@ -271,6 +271,7 @@ def test_functions_the_stored_stats_never_saw_are_new_but_none_without_stored_st
     assert mutmut_names.new_functions(old, {"m.x_a": "1"}) == set()
     assert mutmut_names.new_functions({}, {"m.x_a": "1"}) == set()
 
+
 @pytest.fixture
 def no_spark(monkeypatch):
     """For the tests of what a run chooses to check: no Spark Connect server (about 10 s a start), which
@@ -301,7 +302,8 @@ def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monke
                                   "kafkasim.coordinator.group_size.x_b__mutmut_2"]]
 
 
-def test_resume_survived_forgets_mutmuts_verdicts_on_survivors_and_untested_mutants_only(tmp_path, monkeypatch, no_spark):
+def test_resume_survived_forgets_mutmuts_verdicts_on_survivors_and_untested_mutants_only(tmp_path, monkeypatch,
+                                                                                          no_spark):
     """mutmut keeps a survivor's verdict until its function changes: a test added since cannot kill
     it. RESUME=survived drops the verdicts of the chosen survivors and untested mutants, no other."""
     meta = tmp_path / "mutants" / "kafkasim" / "coordinator" / "group_size.py.meta"

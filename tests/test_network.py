@@ -206,10 +206,12 @@ def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them
     rows = ev.loc[ev.kind.isin(["Produce", "MemoryPoolRecovered", "ChannelUnmuted"]),
                   ["time", "source", "kind", "member", "value"]].values.tolist()
     assert rows == [[10, "broker", "Produce", "producer-0", 900.0],
-                    [60, "broker", "MemoryPoolRecovered", None, 60.0], [60, "broker", "ChannelUnmuted", "producer-1", 60.0],
+                    [60, "broker", "MemoryPoolRecovered", None, 60.0],
+                    [60, "broker", "ChannelUnmuted", "producer-1", 60.0],
                     [70, "broker", "Produce", "producer-1", 900.0],
                     [120, "broker", "MemoryPoolRecovered", None, 60.0],
-                    [120, "broker", "ChannelUnmuted", "producer-2", 120.0], [130, "broker", "Produce", "producer-2", 900.0]]
+                    [120, "broker", "ChannelUnmuted", "producer-2", 120.0],
+                    [130, "broker", "Produce", "producer-2", 900.0]]
     # Each response sent is its client's row, with the time since its request was built (50 ms of handling).
     responses = ev.loc[ev.kind == "ProduceResponse", ["time", "source", "member", "error", "value"]].values.tolist()
     assert responses == [[60 * k, "broker", f"producer-{k - 1}", "NONE", 50.0] for k in (1, 2, 3)]
@@ -218,8 +220,9 @@ def test_the_broker_mutes_each_channel_it_cannot_read_for_memory_and_counts_them
 def test_with_memory_for_all_every_ready_channel_is_read_in_one_poll_and_none_is_muted():
     # Three requests of 900 bytes at 0 ms and 2,700 bytes of pool: one poll reads all three, each once.
     run = one_shot(count=3, pool=2700)
-    assert run.events[["time", "kind", "member"]].values.tolist() == [
-        [10, "Produce", f"producer-{i}"] for i in range(3)] + [[60, "ProduceResponse", f"producer-{i}"] for i in range(3)]
+    assert run.events[["time", "kind", "member"]].values.tolist() == (
+        [[10, "Produce", f"producer-{i}"] for i in range(3)]
+        + [[60, "ProduceResponse", f"producer-{i}"] for i in range(3)])
     assert run.requests[["first_read", "allocated", "read_done", "end"]].values.tolist() == [[0, 0, 10, 60]] * 3
     # With memory for one, in the selector's fixed order (no shuffle): the one read is not muted, the other two are.
     ev = one_shot(count=3, shuffle_on_low_memory=False).events

@@ -762,8 +762,8 @@ def test_compare_draws_every_run_on_one_window_from_0_to_the_longest_end_unless_
 def test_a_compared_runs_headline_gives_its_four_numbers_by_their_short_names():
     run = SimpleNamespace(summary={"rebalances": 1_234, "removals_by_reason": {"session_timeout": 2, "poll_timeout": 1},
                                    "unconsumed_ms": 12_345, "duplicates": 0, "all_unconsumed_ms": 1_000})
-    assert headline(run) == ("rebalances 1,234 · removed 3 (session_timeout 2, poll_timeout 1) · unconsumed 12.3 s · "
-                             "duplicates 0")
+    assert headline(run) == ("rebalances 1,234 · removed 3 (session_timeout 2, poll_timeout 1) · "
+                             "unconsumed 12.3 s · duplicates 0")
 
 
 def test_each_compared_run_is_titled_by_its_label_over_its_headline_and_its_charts_by_nothing():
