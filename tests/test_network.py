@@ -8,6 +8,7 @@ KafkaRequestHandler.scala, KafkaConfig.scala. Replays name the Kafka test they f
 import json
 import math
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -143,6 +144,11 @@ def test_periodic_clients_send_every_period_from_a_phase_of_their_own_within_the
         assert 1_000 <= times[0] < 1_100 and times == [times[0] + 100 * k for k in range(5)]
     phases = sorted(times[0] - 1_000 for times in created)
     assert phases[0] < 10 and phases[-1] >= 90  # spread over the whole period
+    # At 1,000 requests/s the period is 1 ms and a phase in [0, 1) floors to 0: every client sends each millisecond
+    # from start_ms on.
+    run = simulate_network(NetworkScenario(duration_ms=20, clients=(ClientGroup(
+        count=5, rate_per_s=1000.0, size_bytes=100, arrivals="periodic", start_ms=10),)))
+    assert run.requests.groupby("client")["created"].apply(list).tolist() == [list(range(10, 20))] * 5
 
 
 def test_arrivals_at_or_after_the_runs_end_are_not_sent():
@@ -363,6 +369,55 @@ def test_no_shuffle_unless_memory_is_below_ten_percent():
     assert on.rows == off.rows
 
 
+def blocked_then(first, later, api="Fetch", seed=1):
+    """A 2,000-byte pool, one request queue slot, one handler: three 900-byte requests of `api` at 0, 20 and 40 ms
+    block the network thread at 50 (queued.max.requests=1); the Fetch requests of sizes `later` arrive at 55, while
+    it is blocked, and are all ready at the one poll after its put goes through at 60."""
+    groups = [ClientGroup(count=1, arrivals=(t,), size_bytes=900, api=api, name=f"a{i}") for i, t in enumerate(first)]
+    groups += [ClientGroup(count=1, arrivals=(55,), size_bytes=s, api="Fetch", name=f"b{i}") for i, s in enumerate(later)]
+    return simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": 2000, "socket.request.max.bytes": 900, "num.network.threads": 1,
+                "queued.max.requests": 1, "num.io.threads": 1},
+        clients=tuple(groups), network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000, seed=seed))
+
+
+def test_a_poll_that_runs_out_of_memory_mutes_only_the_channels_it_could_not_read():
+    # Fetch buffers go back when the request is built, so the pool is whole at 60: the fixed order reads b0, b1
+    # and b2 (non-strict: the third goes through with 200 bytes left) and only b3 is refused and muted.
+    ev = blocked_then((0, 20, 40), [900] * 4).events
+    assert ev.loc[ev.kind.isin(["ChannelMuted", "ChannelUnmuted", "MemoryPoolDepleted"]),
+                  ["time", "kind", "member", "value"]].fillna(0).values.tolist() == [
+        [60, "MemoryPoolDepleted", 0, -700.0], [60, "ChannelMuted", "b3-0", 0], [110, "ChannelUnmuted", "b3-0", 50.0]]
+
+
+def test_a_network_thread_blocked_in_put_sends_no_response_until_the_put_goes_through():
+    # Processor.run: processCompletedReceives blocks in RequestChannel.sendRequest, so processCompletedSends waits.
+    # a's 900 bytes and b's 1,100 fill the pool, c is muted; at 50 a's handler releases a's memory and responds:
+    # that turn reads c and blocks putting it behind b in the full queue (queued.max.requests=1); a's response goes
+    # only after the handler takes b and c's put goes through.
+    groups = (ClientGroup(count=1, arrivals=(0,), size_bytes=900, name="a"),
+              ClientGroup(count=1, arrivals=(1,), size_bytes=1_100, name="b"),
+              ClientGroup(count=1, arrivals=(2,), size_bytes=900, name="c"))
+    run = simulate_network(NetworkScenario(
+        broker={"queued.max.request.bytes": 2000, "socket.request.max.bytes": 1_100, "num.network.threads": 1,
+                "queued.max.requests": 1, "num.io.threads": 1}, clients=groups, handler_base_ms=50, duration_ms=1000))
+    ev = run.events
+    assert ev.loc[ev.time == 50, ["kind", "member"]].values.tolist() == [
+        ["MemoryPoolRecovered", None], ["ChannelUnmuted", "c-0"], ["Produce", "c-0"],
+        ["ProcessorBlocked", "network-thread-0"], ["ProcessorUnblocked", "network-thread-0"],
+        ["ProduceResponse", "a-0"]]
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_at_exactly_ten_percent_free_the_keys_keep_their_fixed_order(seed):
+    # Produce keeps its 900 bytes until handled: at 60, a0's come back and a1's and a2's are held, 200 bytes free,
+    # exactly 0.1 x the pool. determineHandlingOrder shuffles only below that ("availableMemory() <
+    # lowMemThreshold"), so whatever the seed b0 is read first and b1 muted.
+    ev = blocked_then((0, 20, 40), [900, 900], api="Produce", seed=seed).events
+    assert ev.loc[ev.kind.isin(["ChannelMuted", "Fetch"]), ["time", "kind", "member"]].values.tolist() == [
+        [60, "ChannelMuted", "b1-0"], [70, "Fetch", "b0-0"], [120, "Fetch", "b1-0"]]
+
+
 # -- queued.max.requests --------------------------------------------------------------------
 def _blocked_intervals(run):
     ev = run.events
@@ -552,6 +607,24 @@ def test_summary_table_puts_runs_side_by_side():
     table = summary_table({label: run_of("throughput", label) for label in ("unbounded", "bounded")})
     assert list(table.columns) == ["unbounded", "bounded"]
     assert table.loc["bound_bytes", "unbounded"] is None and table.loc["bound_bytes", "bounded"] == 10 * MiB
+
+
+@pytest.mark.parametrize("seed, start, draws", [(5_424, 1_000, 76 * 2), (17_901, 0, 76)])
+def test_poisson_arrivals_are_exponential_gaps_from_the_clients_own_stream_for_as_long_as_the_run_needs(
+        seed, start, draws):
+    # Each client draws from numpy's default_rng([seed, crc32(client id)]): a first batch of gaps, 1.2 times the
+    # expected count plus 16 (76 at 50/s for 1 s); while they end before the window does, as many again; then one
+    # size per arrival. Two seeds found by a search: with 5,424 the first 76 gaps end before 1 s and producer-0's
+    # 77 arrivals need the second batch; with 17,901 only the 76th gap ends past 1 s, so one batch is enough.
+    # Pinning the draws keeps a saved run reproducible byte for byte.
+    run = simulate_network(NetworkScenario(seed=seed, duration_ms=start + 1_000, clients=(ClientGroup(
+        count=1, rate_per_s=50.0, size_bytes=(1, 1_000), start_ms=start),)))
+    rng = np.random.default_rng([seed, zlib.crc32(b"producer-0")])
+    gaps = np.cumsum(rng.exponential(20.0, draws))
+    assert gaps[-2] < 1_000 <= gaps[-1] if draws == 76 else gaps[75] < 1_000 < gaps[-1]
+    created = np.floor(start + gaps[gaps < 1_000]).astype(int).tolist()
+    assert run.requests[["created", "size_bytes"]].values.tolist() == [
+        [t, s] for t, s in zip(created, rng.integers(1, 1_001, len(created)))]
 
 
 def test_arrivals_are_seeded_per_client():
