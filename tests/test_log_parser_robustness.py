@@ -866,12 +866,18 @@ def test_an_entry_after_a_joined_line_is_a_record_of_its_own_kept_aside_without_
     assert (result.counts["lines"], result.counts["coordinator"]) == (4, 2)
 
 
+def _exactly(size: int) -> str:
+    """A Kafka line of exactly `size` characters (ASCII: as many bytes), its group name the padding."""
+    without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
+    group = "g" * (size - len(without_group))
+    return kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
+
+
 def test_a_line_that_fills_its_pieces_exactly_ends_with_an_entry_of_its_newline_alone():
     """A line of exactly 16 KiB fills a piece; its newline comes alone in the next entry. Joined, read
     on the first line; the record after it keeps its own."""
-    without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
-    group = "g" * (DOCKER_PIECE_BYTES - len(without_group))
-    line = kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
+    line = _exactly(DOCKER_PIECE_BYTES)
+    group = line.split(" in group ")[1].split()[0]  # the padding
     pieces = docker_entries(line)
     assert len(line) == DOCKER_PIECE_BYTES and [json.loads(p)["log"] for p in pieces] == [line, "\n"]
     evs, result = rows(pieces + docker_entries(kafka_line(REBALANCE, REBALANCE_AT)))
@@ -905,13 +911,6 @@ def test_a_piece_is_joined_only_with_an_entry_of_its_own_stream():
         (T_REBALANCE, "RebalanceStarted", REASON, 2)]
     assert [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated or unrecognised wording")]
     assert result.counts["split"] == 0
-
-
-def _exactly(size: int) -> str:
-    """A Kafka line of exactly `size` characters (ASCII: as many bytes), its group name the padding."""
-    without_group = kafka_line(f"Member {M1} in group  has failed, removing it from the group")
-    group = "g" * (size - len(without_group))
-    return kafka_line(f"Member {M1} in group {group} has failed, removing it from the group")
 
 
 def test_a_file_that_ends_on_a_piece_reads_that_piece_as_it_is():
