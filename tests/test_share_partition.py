@@ -1721,6 +1721,19 @@ def test_acquire_when_records_fetched_from_gap_and_max_fetch_records_is_exceeded
     assert (sp.start_offset, sp.cached_batches(), sp.next_fetch_offset) == (27, [(31, 40)], 27)
 
 
+@pytest.mark.parametrize("version, acquired, gap", [("4.1", (10, 49), None), ("4.2", (10, 14), [30, 15])])
+def test_maybe_initialize_and_acquire_stops_at_the_first_cached_batch_from_4_2(version, acquired, gap):
+    """testMaybeInitializeAndAcquire (4.2.0), its first acquisition: state read at SPSO 10 with 15-18
+    AVAILABLE, 20-22 ARCHIVED and 26-30 AVAILABLE; one log batch 10-49 and MaxRecords 1. The log batch
+    holding offset 10 ends at 49; KAFKA-19632 (4.2) cuts the acquisition at the gap's end, 14. 4.1
+    takes the whole log batch over the cached 15-18 (the overlap that Jira fixed), its end offset moves
+    to 49 and the gap window is dropped."""
+    sp = build(version)
+    sp.load_state(10, [(15, 18, "AVAILABLE", 2), (20, 22, "ARCHIVED", 2), (26, 30, "AVAILABLE", 1)])
+    assert sp.acquire(MEMBER_ID, 1, fetch_offset=10, log_batches=[(10, 49)]) == [AR(*acquired, 1)]
+    assert sp.cached_batches() == [acquired, (15, 18), (20, 22), (26, 30)]
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset, sp._gap) == (10, max(30, acquired[1]), 15, gap)
+
 def test_acquire_gap_at_beginning_and_records_fetched_from_gap_updates_the_gap_window():
     """testAcquireGapAtBeginningAndRecordsFetchedFromGap (4.2.0), its GapWindow asserts: 11-15
     acquired from the gap 11-20, the gap start is 16 and the window's end 40."""

@@ -97,7 +97,8 @@ class SharePartitionRules:
     gap_window: bool               # 4.1+: gaps in the persisted state are fetched (`InitialReadGapOffset`,
                                    # `GapWindow` in 4.2)
     start_adjust: bool             # 4.2+: a fetch below SPSO with nothing cached starts at SPSO
-    gap_bounds: bool               # 4.2+: the gap start never moves back, nor past the window's end
+    gap_bounds: bool               # 4.2+: the gap start never moves back, nor past the window's end, and
+                                   # an acquisition from the gap stops at its end (KAFKA-19632)
     group_limits: bool             # 4.3+: per-group delivery limit, record locks, RENEW switch (KIP-1240)
     dlq: bool                      # 4.4+: the dead-letter queue, with share.version=2 (KIP-1191)
     offset_ack_wording: bool       # 4.2+: "The offset cannot be acknowledged. ..." where 4.0-4.1 say
@@ -502,7 +503,7 @@ class SharePartition:
         last_acquired = last
         if max_records < last_acquired - first_acquired + 1:
             last_acquired = _last_offset_of_batch_with(batches, first_acquired + max_records - 1)
-            if self._gap_active():  # Kafka: `if (lastAcquiredOffset > lastOffset)`, the smaller of the two
+            if self.rules.gap_bounds and self._gap_active():  # 4.1 takes the whole log batch
                 last_acquired = min(last_acquired, last)
         if last_acquired < first_acquired:
             return [], 0
