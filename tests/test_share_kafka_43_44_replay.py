@@ -130,6 +130,50 @@ def test_the_coordinator_checks_the_dlq_topic_as_validate_dlq_topic():
     assert list(auto.share_groups.dlq_topics) == ["anything"]
 
 
+# A state read at initialization with batches left ARCHIVING (KAFKA-20672, branch 4.4): each goes to the DLQ
+# again, its cause by its delivery count (DEFAULT_MAX_DELIVERY_COUNT is 5), then ARCHIVED with one write.
+def test_maybe_initialize_archiving_state_with_dlq_enabled():
+    """testMaybeInitializeArchivingStateWithDlqEnabled: AVAILABLE 5-9 pins SPSO, ARCHIVING 10-14 at
+    the limit is produced with DELIVERY_COUNT_EXCEEDED and archived: 5 records complete."""
+    sp = partition(config=DLQ)
+    sp.load_state(5, [(5, 9, "AVAILABLE", 2), (10, 14, "ARCHIVING", 5)])
+    assert [(sp.state(o), sp.delivery_count(o)) for o in (5, 10)] == [("AVAILABLE", 2), ("ARCHIVED", 5)]
+    assert (sp.start_offset, sp.end_offset, sp.delivery_complete_count) == (5, 14, 5)
+    assert sp.dlq_records == [DlqRecord("group-1", "t", 0, 10, 14, 5, DELIVERY_COUNT_EXCEEDED)]
+    assert sp.stats["write_share_group_state"] == 1
+
+
+@pytest.mark.parametrize("share_version, config, writer", [(1, {}, None), (2, DLQ, lambda record: "DLQ enqueue failed")],
+                         ids=["testMaybeInitializeArchivingStateWithDlqDisabled",
+                              "testMaybeInitializeArchivingStateDlqEnqueueFailure"])
+def test_maybe_initialize_archiving_state_archives_whatever_the_dlq_does(share_version, config, writer):
+    """ARCHIVING 0-4 at SPSO 0, the DLQ now off (share.version 1, no topic: `validateDlqTopic` fails
+    the produce) or its produce failing: archived regardless, SPSO moves past it, the cache empties."""
+    sp = partition(config=config, share_version=share_version, dlq_writer=writer)
+    sp.load_state(0, [(0, 4, "ARCHIVING", 2)])
+    assert (sp.cached_batches(), sp.start_offset, sp.end_offset, sp.delivery_complete_count) == ([], 5, 5, 0)
+    assert (sp.dlq_records, sp.dlq_failures, sp.stats["write_share_group_state"]) == ([], 1, 1)
+
+
+def test_maybe_initialize_multiple_archiving_states():
+    """testMaybeInitializeMultipleArchivingStates: 5-9 (count 2) goes with CLIENT_REJECT, 10-14 (count
+    5) with DELIVERY_COUNT_EXCEEDED; AVAILABLE 0-4 keeps them cached; one write each."""
+    sp = partition(config=DLQ)
+    sp.load_state(0, [(0, 4, "AVAILABLE", 1), (5, 9, "ARCHIVING", 2), (10, 14, "ARCHIVING", 5)])
+    assert [sp.state(o) for o in (0, 5, 10)] == ["AVAILABLE", "ARCHIVED", "ARCHIVED"]
+    assert (sp.start_offset, sp.end_offset, sp.delivery_complete_count) == (0, 14, 10)
+    assert sp.dlq_records == [DlqRecord("group-1", "t", 0, 5, 9, 2, CLIENT_REJECT),
+                              DlqRecord("group-1", "t", 0, 10, 14, 5, DELIVERY_COUNT_EXCEEDED)]
+    assert sp.stats["write_share_group_state"] == 2
+
+
+def test_before_4_4_no_state_is_archiving():
+    """RecordState.ARCHIVING is 4.4's: an earlier state holding it is refused, naming what may be read."""
+    with pytest.raises(ConfigError) as raised:
+        partition("4.3").load_state(0, [(0, 4, "ARCHIVING", 2)])
+    assert str(raised.value) == ("load_state: state 'ARCHIVING' of 0-4 is not persisted; valid: AVAILABLE, "
+                                 "ACKNOWLEDGED, ARCHIVED (ACQUIRED is never written)")
+
 def test_share_version_2_is_4_4s():
     """ShareVersion.SV_2 (branch 4.4: "Version 2 adds supports for DLQ (KIP-1191)", LATEST_PRODUCTION)."""
     assert partition("4.4").share_version == 2 and partition("4.3").share_version == 1

@@ -50,6 +50,9 @@ ACQUIRE_MODES = ("batch_optimized", "record_limit")
 #: `ShareGroupDLQManager.DELIVERY_COUNT_EXCEEDED` / `CLIENT_REJECT` (4.4): why a record went to the DLQ.
 DELIVERY_COUNT_EXCEEDED = "Offset delivery count exceeded the threshold."
 CLIENT_REJECT = "Offset rejected by client."
+#: `RecordState.ARCHIVING` (4.4): written by a DLQ flow's phase 1. kafkasim never holds it (it produces to the
+#: DLQ at once); `load_state` reads it from a state cut short there.
+ARCHIVING = "ARCHIVING"
 #: `SharePartition.MINIMUM_THROTTLE_RECORDS_DELIVERY_LIMIT` (4.2).
 MINIMUM_THROTTLE_RECORDS_DELIVERY_LIMIT = 2
 
@@ -205,15 +208,20 @@ class SharePartition:
         if not self.dlq_enabled():
             return
         for first, last, state, cause in entries:
-            if cause is None or state.state != ARCHIVED:
-                continue
-            record = DlqRecord(self.group_id, self.topic, self.partition, first, last, state.delivery_count, cause)
-            failure = self._dlq_writer(record) if self._dlq_writer is not None else None
-            if failure is None:
-                self.dlq_records.append(record)
-            else:
-                self.dlq_failures += 1
-            self.stats["write_share_group_state"] += 1
+            if cause is not None and state.state == ARCHIVED:
+                self._produce_to_dlq(first, last, state.delivery_count, cause)
+
+    def _produce_to_dlq(self, first: int, last: int, delivery_count: int, cause: str) -> None:
+        """Phase 2 of `initiateDLQAndArchive`: the DLQ produce (a group without a DLQ topic now fails
+        `validateDlqTopic`), then ARCHIVED written whatever came of it."""
+        record = DlqRecord(self.group_id, self.topic, self.partition, first, last, delivery_count, cause)
+        failure = (self._dlq_writer(record) if self._dlq_writer is not None else None) if self.dlq_enabled() \
+            else "no DLQ topic"
+        if failure is None:
+            self.dlq_records.append(record)
+        else:
+            self.dlq_failures += 1
+        self.stats["write_share_group_state"] += 1
 
     def throttle_limit(self) -> int:
         """`throttleRecordsDeliveryLimit`: max(2, ceil(limit / 2)) (4.2+)."""
@@ -356,18 +364,21 @@ class SharePartition:
 
     # -- seeding ----------------------------------------------------------------------------------
     def load_state(self, start_offset: int, state_batches: Sequence[tuple[int, int, str, int]]) -> None:
-        """What ReadShareGroupState returned at initialization (`maybeInitialize`)."""
+        """What ReadShareGroupState returned at initialization (`maybeInitialize`). From 4.4 a batch
+        may be ARCHIVING, its DLQ flow cut short after phase 1: `maybeResumeDlqArchiving`
+        (KAFKA-20672) produces it to the DLQ again, cause by its delivery count, and archives it."""
         if self._cache:
             raise ConfigError("load_state: records are already in flight; load before the first acquire")
         start_offset = check_int("start_offset", start_offset, 0)
+        persisted = (AVAILABLE, ACKNOWLEDGED, ARCHIVED) + ((ARCHIVING,) if self.rules.dlq else ())
         previous = start_offset - 1
         gap_start = -1
-        batches = []
+        batches, archiving = [], []
         for entry in state_batches:
             first, last, state, count = entry
-            if state not in (AVAILABLE, ACKNOWLEDGED, ARCHIVED):
+            if state not in persisted:
                 raise ConfigError(f"load_state: state {state!r} of {first}-{last} is not persisted; "
-                                  f"valid: AVAILABLE, ACKNOWLEDGED, ARCHIVED (ACQUIRED is never written)")
+                                  f"valid: {', '.join(persisted)} (ACQUIRED is never written)")
             check_int("delivery_count", count, 0)
             if first < start_offset or last < first or first <= previous and batches:
                 raise ConfigError(f"load_state: batch {first}-{last} overlaps, is out of order or starts "
@@ -375,11 +386,16 @@ class SharePartition:
             if gap_start == -1 and first > previous + 1:
                 gap_start = previous + 1
             previous = last
-            batches.append(InFlightBatch(first, last, InFlightState(state, count)))
+            if state == ARCHIVING:
+                archiving.append((first, last, count))
+            batches.append(InFlightBatch(first, last, InFlightState(ARCHIVED if state == ARCHIVING else state, count)))
         self._start = self._persisted_start = start_offset
         for batch in batches:
             self._put(batch)
             self._persisted.put(batch.first, batch.last, batch.batch_state.state, batch.batch_state.delivery_count)
+        for first, last, count in archiving:
+            self._produce_to_dlq(first, last, count,
+                                 DELIVERY_COUNT_EXCEEDED if count >= self.max_delivery() else CLIENT_REJECT)
         if self._cache:
             self._find_next = True
             self._end = batches[-1].last
