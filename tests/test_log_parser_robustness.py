@@ -36,7 +36,7 @@ from kafkasim import Scenario, simulate
 from kafkasim import faults as F
 from kafkasim.analysis import logs as lp
 from kafkasim.analysis.logs import files
-from kafkasim.analysis.logs.reader import DOCKER_PIECE_BYTES, docker_piece
+from kafkasim.analysis.logs.reader import DOCKER_PIECE_BYTES, MAX_BLOCK_LINES, docker_piece
 from kafkasim.analysis.logs.sources import BROKER
 from kafkasim.analysis.logs import (COUNTS, MAX_KEPT_CHARS, MAX_LINE_CHARS, ROW_FIELDS, chunk_plan,
                                           count_newlines, expand_paths, parse_chunk, parse_file, parse_files,
@@ -1380,29 +1380,66 @@ def test_a_chunks_results_name_the_file_by_name_not_by_path(tmp_path, monkeypatc
         (name, 1, "unreadable: Input/output error")]
 
 
-def test_a_record_straddling_a_chunks_end_takes_at_most_max_continuation_lines_plus_1_lines_past_it(tmp_path):
-    """A chunk looks past its end for at most MAX_CONTINUATION_LINES + 1 = 4 lines: a "ConsumerConfig
-    values:" block (AbstractConfig.logAll, one `\\tname = value` line per config) whose header is the
-    chunk's last line keeps the settings of those 4 lines (client.id and auto.commit.interval.ms among
-    allow.auto.create.topics, auto.commit.interval.ms, bootstrap.servers, client.id), not group.id on the
-    5th; the lines past the end are decoded as the chunk's own are, an invalid byte replaced (a Latin-1
-    é in client.id). Those 4 lines are counted by the next chunk, so this one takes them off its "other"."""
-    from kafkasim.analysis.logs.reader import MAX_CONTINUATION_LINES
+def _config_record(settings: list[bytes]) -> tuple[bytes, int]:
+    """A "ConsumerConfig values:" record (AbstractConfig.logAll: one `\\tname = value` line per config, then
+    the logger name) and the length of its header line."""
+    header = f"{STAMP} INFO ConsumerConfig values: ".encode() + b"\n"
+    return header + b"".join(b"\t" + s + b"\n" for s in settings) + b" (org.apache.kafka.clients.consumer.ConsumerConfig)\n", \
+        len(header)
 
-    assert MAX_CONTINUATION_LINES + 1 == 4
-    header = f"{STAMP} INFO ConsumerConfig values: "
-    settings = [b"allow.auto.create.topics = true", b"auto.commit.interval.ms = 5000",
-                b"bootstrap.servers = [broker-1:9092]", b"client.id = caf\xe9-1", b"group.id = orders",
-                b"group.instance.id = null", b"session.timeout.ms = 45000"]
-    path = _chunk_file(tmp_path, header.encode() + b"\n" + b"".join(b"\t" + s + b"\n" for s in settings)
-                       + b" (org.apache.kafka.clients.consumer.ConsumerConfig)\n")
-    result = parse_chunk(path, 0, len(header) + 1, 0, ORIGIN)
+
+def test_a_record_straddling_a_chunks_end_is_read_whole_by_the_chunk_it_begins_in(tmp_path):
+    """A chunk reads past its end the rest of a record that begins in it: a "ConsumerConfig values:"
+    block whose header is the chunk's last line keeps every setting (in SETTINGS order), the lines
+    past the end decoded as the chunk's own are (a Latin-1 é replaced). The next chunk counts those
+    8 lines (7 settings and the logger name), so this one takes them off its "other"."""
+    data, header = _config_record([
+        b"allow.auto.create.topics = true", b"auto.commit.interval.ms = 5000", b"bootstrap.servers = [broker-1:9092]",
+        b"client.id = caf\xe9-1", b"group.id = orders", b"group.instance.id = null", b"session.timeout.ms = 45000"])
+    result = parse_chunk(_chunk_file(tmp_path, data), 0, header, 0, ORIGIN)
     keys = ("time", "source", "kind", "group", "reason", "value", "detail", "client", "instance", "line")
+    row = (T, "consumer", "ClientConfig", "orders")
     assert [tuple(r[COL[k]] for k in keys) for r in result.rows] == [
-        (T, "consumer", "ClientConfig", None, "client.id", None, "caf\ufffd-1", "caf\ufffd-1", None, 1),
-        (T, "consumer", "ClientConfig", None, "auto.commit.interval.ms", 5000.0, "5000", "caf\ufffd-1", None, 1)]
-    assert result.unparsed == [] and (result.counts["lines"], result.counts["other"]) == (1, -4)
+        (*row, "group.id", None, "orders", "caf\ufffd-1", None, 1),
+        (*row, "client.id", None, "caf\ufffd-1", "caf\ufffd-1", None, 1),
+        (*row, "group.instance.id", None, "null", "caf\ufffd-1", None, 1),
+        (*row, "session.timeout.ms", 45000.0, "45000", "caf\ufffd-1", None, 1),
+        (*row, "auto.commit.interval.ms", 5000.0, "5000", "caf\ufffd-1", None, 1)]
+    assert result.unparsed == [] and (result.counts["lines"], result.counts["other"]) == (1, -8)
 
+
+@pytest.mark.parametrize("filler", [0, MAX_BLOCK_LINES - 2, MAX_BLOCK_LINES - 1])
+def test_wherever_a_chunk_ends_in_a_block_the_chunks_add_up_to_the_whole_file(tmp_path, filler):
+    """The cut after each line of a block: the two chunks' events and counts add up to the file's read
+    whole. With `filler` settings of no interest first, session.timeout.ms is the block's last line
+    (MAX_BLOCK_LINES in all: still read, past a cut after the header) or the first one past it (read by
+    neither reading)."""
+    settings = [b"group.id = orders", *(b"x%03d = 1" % i for i in range(filler)), b"session.timeout.ms = 45000"]
+    data, _ = _config_record(settings)
+    path = _chunk_file(tmp_path, data)
+    whole = parse_file(path, ORIGIN)
+    assert ("session.timeout.ms" in whole.events()["reason"].tolist()) is (len(settings) <= MAX_BLOCK_LINES)
+    ends = [i + 1 for i, byte in enumerate(data) if byte == 10][:-1]
+    for end in ends if filler == 0 else ends[:1]:
+        parts = [parse_chunk(path, 0, end, 0, ORIGIN),
+                 parse_chunk(path, end, len(data), count_newlines(path, 0, end), ORIGIN)]
+        assert sorted(row for part in parts for row in part.rows) == sorted(whole.rows)
+        assert {k: parts[0].counts[k] + parts[1].counts[k] for k in whole.counts} == whole.counts
+
+
+@pytest.mark.parametrize("parts", [MAX_BLOCK_LINES, MAX_BLOCK_LINES + 1])
+def test_a_chunk_reads_at_most_max_block_lines_past_its_end(tmp_path, parts):
+    """The longest record a reader joins is a block of MAX_BLOCK_LINES lines, so a chunk reads no more than
+    that past its end. A CRI record whose first part is the chunk's last line, its member id spread over
+    the parts after it: with MAX_BLOCK_LINES parts past the end (the last tagged F) it is read whole; with
+    one more its end is never seen, and no event is made of it."""
+    prefix = "2024-03-05T20:21:14.690Z stdout"
+    first = f"{prefix} P {STAMP} INFO [GroupCoordinator 1]: Member m"
+    rest = [f"{prefix} P m"] * (parts - 1) + [f"{prefix} F  in group my-group has failed, removing it from the group"]
+    path = _chunk_file(tmp_path, ("\n".join([first, *rest]) + "\n").encode())
+    result = parse_chunk(path, 0, len(first) + 1, 0, ORIGIN)
+    members = [r[COL["member"]] for r in result.rows]
+    assert members == (["m" * parts] if parts == MAX_BLOCK_LINES else [])
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_chunk_through_a_symbolic_link_names_what_kept_its_target_from_being_read(tmp_path, monkeypatch):

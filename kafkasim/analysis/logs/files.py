@@ -21,7 +21,7 @@ from itertools import takewhile
 from typing import Iterable, Iterator
 
 from kafkasim.analysis import output_folders, write_parquet_atomically
-from kafkasim.analysis.logs.reader import MAX_CONTINUATION_LINES, MAX_LINE_CHARS, LogParser
+from kafkasim.analysis.logs.reader import MAX_BLOCK_LINES, MAX_LINE_CHARS, LogParser
 from kafkasim.analysis.logs.result import ParseResult
 from kafkasim.coordinator.broker_log import START_TIME
 
@@ -339,8 +339,8 @@ def _parse_range(parser: LogParser, f, start: int, end: int, newlines_before: in
     if lines[-1] == "":  # what follows the last newline: no line (split always gives one string at least)
         lines.pop()
 
-    def lookahead():
-        for _ in range(MAX_CONTINUATION_LINES + 1):
+    def lookahead():  # the rest of a record begun in the chunk: a block's lines at most (the longest record;
+        for _ in range(MAX_BLOCK_LINES):  # a line of MAX_LINE_CHARS cut by Docker or CRI is 65 pieces)
             try:
                 raw = _rest_of_line(f, _LINE_BYTES)
             except OSError:
