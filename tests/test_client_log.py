@@ -21,6 +21,7 @@ C = "org.apache.kafka.clients.consumer.internals."
 # Each consumer is its own process, so c-2's default client.id is its JVM's first, consumer-<group.id>-1
 # (ConsumerConfig.maybeOverrideClientId, 2.4+), as c-1's is: c-2 is told apart by its member id's UUID.
 P2 = "[Consumer clientId=consumer-workbook-group-1, groupId=workbook-group] "
+G = "[Consumer clientId=consumer-g-1, groupId=g] "  # a writer called directly (java_log)
 NODE = "localhost:9092 (id: 2147483647 rack: null)"
 M1 = "consumer-workbook-group-1-e653b132-5f23-4e63-8368-5502ec397902"   # c-2's first member id (seeded)
 M2 = "consumer-workbook-group-1-a121a050-2663-4e4a-82af-f1bcc0caaec0"   # after it lost its id
@@ -36,8 +37,8 @@ def run(version="3.7", faults=(), style="java", consumer=None, member="c-2"):
     return simulate(scenario).client_logs[member]
 
 
-def java(ts, message, logger="ConsumerCoordinator", level="INFO"):
-    return f"[2026-01-01 {ts}] {level} {P2}{message} ({C}{logger})"
+def java(ts, message, logger="ConsumerCoordinator", level="INFO", prefix=P2):
+    return f"[2026-01-01 {ts}] {level} {prefix}{message} ({C}{logger})"
 
 
 def in_order(lines, expected):
@@ -265,11 +266,73 @@ def test_bad_client_log_is_refused(kwargs, words):
         Scenario(**kwargs)
 
 
-def consumer_protocol_log(version, instance_id=None):
+def java_log(version, instance_id=None, group_protocol=None):
+    """A Java writer called directly (client.id consumer-g-1, group g), and the list it writes to."""
     from kafkasim.client.client_log import client_log
     lines: list[str] = []
     return lines, client_log("java", lines, version, "consumer-g-1", "g", instance_id=instance_id,
-                             group_protocol="consumer")
+                             group_protocol=group_protocol)
+
+
+def consumer_protocol_log(version, instance_id=None):
+    return java_log(version, instance_id, "consumer")
+
+
+@pytest.mark.parametrize("version, why", [
+    ("3.1", "generation has been reset,indicating that consumer is no longer part of the group"),
+    ("3.2", "generation/memberID has been reset,indicating that consumer is in old state or no longer part of the "
+            "group"),
+])
+def test_a_lost_assignment_is_given_away_since_the_generation_was_reset_before_3_2_and_generation_or_member_id_from_3_2(
+        version, why):
+    """`ConsumerCoordinator.onJoinPrepare` with no generation: "Giving away all assigned partitions as lost since
+    generation has been reset,indicating that consumer is no longer part of the group" at 3.1.0 (and the 3.1
+    branch); KAFKA-13419 (#11451, c219fba, first in 3.2.0) made it "generation/memberID has been reset,indicating
+    that consumer is in old state or no longer part of the group" (two literals joined, no space after the comma).
+    Then `invokePartitionsLost`: "Lost previously assigned partitions {}", logged by ConsumerCoordinator before 3.7."""
+    lines, log = java_log(version)
+    log.lost(5000, [("orders", 0)])
+    assert lines == [java("00:00:05,000", f"Giving away all assigned partitions as lost since {why}", prefix=G),
+                     java("00:00:05,000", "Lost previously assigned partitions orders-0", prefix=G)]
+
+
+@pytest.mark.parametrize("version, reset", [
+    ("2.8", None),  # logged at DEBUG ("Resetting generation after encountering ...")
+    ("3.1", "Resetting generation due to: encountered UNKNOWN_MEMBER_ID from OFFSET_COMMIT response"),
+    ("3.2", "Resetting generation and member id due to: encountered UNKNOWN_MEMBER_ID from OFFSET_COMMIT response")])
+def test_a_reset_generation_is_logged_at_info_from_3_0_and_names_the_member_id_from_3_2(version, reset):
+    """`AbstractCoordinator.resetStateAndRejoin`: `log.info("Resetting generation due to: {}", reason)` from 3.0.0
+    (KAFKA-12352; 2.8.0 logs it at DEBUG); 3.2.0 (KAFKA-13419) adds "and member id " when the member id is reset
+    too, as UNKNOWN_MEMBER_ID resets it (ILLEGAL_GENERATION does not: then the 3.1 wording). The logger is the
+    subclass's (`logContext.logger(this.getClass())`): ConsumerCoordinator."""
+    resets = []
+    for error in ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION"):
+        lines, log = java_log(version)
+        log.commit_failed(5000, error, "The coordinator is not aware of this member.", 3, "m-1", "range")
+        resets.append([line for line in lines if "Resetting generation" in line])
+    ours = None if reset is None else java("00:00:05,000", reset, prefix=G)
+    assert resets[0] == ([] if ours is None else [ours])
+    assert resets[1] == ([] if ours is None else [ours.replace("and member id ", "").replace(
+        "UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION")])
+
+def test_a_lost_coordinator_is_said_once_and_again_only_after_it_was_rediscovered():
+    """`AbstractCoordinator` (3.2.0): `markCoordinatorUnknown` logs only while `coordinator != null`, then nulls
+    it; the heartbeat thread looks the coordinator up only while it is unknown (`coordinatorUnknown()`), and
+    "Discovered group coordinator {}" is logged when it is found. So a coordinator still unknown is not said
+    lost twice, one found again is not discovered twice, and its next loss is said again."""
+    lines, log = java_log("3.2")
+    log.coordinator_lost(69_000, 45_000, "REQUEST_TIMED_OUT")
+    log.coordinator_lost(72_000, 48_000, "REQUEST_TIMED_OUT")  # still unknown: nothing
+    log.coordinator_reached(111_000)
+    log.coordinator_reached(114_000)  # known: nothing
+    log.coordinator_lost(200_000, 45_000, "REQUEST_TIMED_OUT")
+    # 3.2 misses the space before isDisconnected (back in 3.3) and asks to disconnect (#11449, 3.2.0)
+    unavailable = (f"Group coordinator {NODE} is unavailable or invalid due to cause: session timed out without "
+                   f"receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted.")
+    disconnect = f"Requesting disconnect from last known coordinator {NODE}"
+    assert lines == [java("00:01:09,000", unavailable, prefix=G), java("00:01:09,000", disconnect, prefix=G),
+                     java("00:01:51,000", f"Discovered group coordinator {NODE}", prefix=G),
+                     java("00:03:20,000", unavailable, prefix=G), java("00:03:20,000", disconnect, prefix=G)]
 
 
 def test_consumer_protocol_reconciling_names_the_member_then_revokes_as_a_joined_list_in_4_0_a_set_in_4_1():

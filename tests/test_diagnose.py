@@ -85,13 +85,23 @@ def test_a_known_broker_bug_is_named_with_its_fix_version():
     assert "slow-processing" not in [f.cause for f in report.findings]  # not a rebalance timeout that ran out
 
 
+GC = " (kafka.coordinator.group.GroupCoordinator)"
+EXPIRIES = [  # GroupCoordinator.onExpireHeartbeat (2.x - 3.x): two members within 5 s, a third 2 min later
+    f"[2024-03-05 20:21:14,681] INFO [GroupCoordinator 1]: Member c-1-7f3a in group orders has failed, removing it "
+    f"from the group{GC}",
+    f"[2024-03-05 20:21:16,002] INFO [GroupCoordinator 1]: Member c-2-91bc in group orders has failed, removing it "
+    f"from the group{GC}",
+    f"[2024-03-05 20:23:14,681] INFO [GroupCoordinator 1]: Member c-3-0d1e in group orders has failed, removing it "
+    f"from the group{GC}"]
+# GroupMetadata.isStaticMemberFenced (2.5 - 2.8): names the member and the instance, not the group.
+FENCED_STATIC = ("[2023-06-24 15:09:33,711] ERROR given member.id i-1-dac57156-ae34-4b3c-8f90-98d6f4b0aa6d is "
+                 "identified as a known static member i-1, but not matching the expected member.id "
+                 "i-1-02a09bac-1a4a-453d-b5f9-6e124ea65b77 during join-group, will respond with instance fenced error "
+                 "(kafka.coordinator.group.GroupMetadata)")
+
+
 def test_session_expiries_of_two_members_together_read_as_network():
-    lines = """\
-[2024-03-05 20:21:14,681] INFO [GroupCoordinator 1]: Member c-1-7f3a in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
-[2024-03-05 20:21:16,002] INFO [GroupCoordinator 1]: Member c-2-91bc in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
-[2024-03-05 20:23:14,681] INFO [GroupCoordinator 1]: Member c-3-0d1e in group orders has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)
-"""
-    report = diagnose_lines(lines, "s.log")
+    report = diagnose_lines(EXPIRIES, "s.log")
     got = [(f.cause, [e.line for e in f.evidence]) for f in report.findings]
     assert got == [("network", [1, 2]), ("session-timeout-gc-or-stall", [3])]
 
@@ -337,11 +347,7 @@ def test_a_rebalance_that_never_ends_matches_kafka_9752():
 def test_a_broker_line_that_names_no_group_is_read_by_the_line_rules():
     """GroupMetadata.isStaticMemberFenced (2.5 - 2.8) names the member and instance, not the group: no group's
     history holds it, and the line-level rules read it as two processes sharing a group.instance.id."""
-    old, new = "i-1-02a09bac-1a4a-453d-b5f9-6e124ea65b77", "i-1-dac57156-ae34-4b3c-8f90-98d6f4b0aa6d"
-    line = (f"[2023-06-24 15:09:33,711] ERROR given member.id {new} is identified as a known static member i-1, but "
-            f"not matching the expected member.id {old} during join-group, will respond with instance fenced error "
-            "(kafka.coordinator.group.GroupMetadata)")
-    report = diagnose_lines([line], "server.log")
+    report = diagnose_lines([FENCED_STATIC], "server.log")
     assert [(f.cause, f.group, f.score, f.summary, f.evidence) for f in report.findings] == [
         ("misconfiguration", None, 0.9, "FENCED_INSTANCE_ID: another process uses the same group.instance.id",
          [Line("server.log", 1)])]
@@ -373,3 +379,135 @@ def test_a_page_of_logs_without_group_lines_says_there_is_nothing_to_diagnose(tm
     log.write_text("[2024-05-01 10:00:00,000] INFO some other broker line (kafka.server.KafkaServer)\n")
     assert "<p>No consumer-group lines found in the input: nothing to diagnose.</p>" in html.page(
         diagnose_files([log]))
+
+
+# The screen's and the files' exact form (report.text, command.write): the documented format, docs/diagnose.md
+# ("one screen per group: the timeline ..., then the findings, best first, each with its `file:line` evidence and
+# the settings that would have prevented it, or `no rebalance trouble found`"; --replay "after the report").
+
+def test_a_report_of_no_group_line_is_one_line_saying_which_lines_the_reader_knows():
+    from kafkasim.analysis.diagnose.report import text
+
+    assert text(diagnose_lines(["[2024-05-01 10:00:00,000] INFO other (kafka.server.KafkaServer)"])) == (
+        "no consumer-group lines found in the input: nothing to diagnose (the reader knows the group coordinator's "
+        "lines of server.log, Kafka 0.9 to 4.x)\n")
+
+
+def test_the_report_numbers_each_groups_findings_from_1_with_their_evidence_and_settings_then_the_groupless_ones():
+    """report.text: a group's heading (its first and last line's time, "0 rebalances" when none, no longest rebalance
+    without a finished one), its timeline, its findings numbered from 1 with "evidence: file:line, ..." and "would
+    have prevented it: setting; ...", a blank line; then the findings of lines that name no group, numbered anew.
+    Findings by hand from rules.py: 2 expiries within TOGETHER_MS are network (0.85 + 0.02), the third alone and
+    never back a session timeout (0.6); the fenced static member a misconfiguration (0.9)."""
+    from kafkasim.analysis.diagnose import SETTINGS
+    from kafkasim.analysis.diagnose.report import text
+
+    report = diagnose_lines(EXPIRIES + [FENCED_STATIC], "s.log")
+    left = "left: session timeout (heartbeats stopped)"
+    assert text(report).splitlines() == [
+        "group orders (classic protocol), 2024-03-05 20:21:14.681 to 2024-03-05 20:23:14.681: 0 rebalances",
+        f"  2024-03-05 20:21:14.681  - c-1-7f3a {left}  [s.log:1]",
+        f"  2024-03-05 20:21:16.002  - c-2-91bc {left}  [s.log:2]",
+        f"  2024-03-05 20:23:14.681  - c-3-0d1e {left}  [s.log:3]",
+        "  1. network (score 0.87): 1 time(s) several members lost their sessions within 5 s of each other (first "
+        "c-1-7f3a, c-2-91bc): the connection to the coordinator was lost, not one process",
+        "     evidence: s.log:1, s.log:2",
+        "     would have prevented it: " + "; ".join(SETTINGS["network"]),
+        "  2. session-timeout-gc-or-stall (score 0.60): c-3-0d1e: heartbeats stopped for session.timeout.ms and the "
+        "coordinator removed it (1 time(s)); it did not come back in this log (a crash looks the same): a GC pause, a "
+        "starved or blocked heartbeat thread",
+        "     evidence: s.log:3",
+        "     would have prevented it: " + "; ".join(SETTINGS["session-timeout-gc-or-stall"]),
+        "",
+        "lines that name no group:",
+        "  1. misconfiguration (score 0.90): FENCED_INSTANCE_ID: another process uses the same group.instance.id",
+        "     evidence: s.log:4",
+        "     would have prevented it: " + "; ".join(SETTINGS["misconfiguration"])]
+
+
+G4 = "[GroupCoordinator id=1 topic=__consumer_offsets partition=3]"
+KIP848 = " (org.apache.kafka.coordinator.group.GroupMetadataManager)"
+# Kafka 4.0's GroupMetadataManager.java wordings: group migrating rebalances once as a classic group (2.5 s), is
+# converted and bumps its epoch twice; group fresh is a consumer group from its first line (one bump).
+MIGRATION = [
+    f"[2024-03-05 10:00:00,000] INFO {G4} Preparing to rebalance group migrating in state PreparingRebalance with old "
+    f"generation 0 (reason: Adding new member c-1-a with group instance id null; client reason: not provided).{KIP848}",
+    f"[2024-03-05 10:00:02,500] INFO {G4} Stabilized group migrating generation 1 with 1 members.{KIP848}",
+    f"[2024-03-05 10:00:10,000] INFO {G4} [GroupId migrating] Converted the classic group to a consumer group.{KIP848}",
+    f"[2024-03-05 10:00:10,000] INFO {G4} [GroupId migrating] Bumped group epoch to 2.{KIP848}",
+    f"[2024-03-05 10:00:15,000] INFO {G4} [GroupId migrating] Bumped group epoch to 3.{KIP848}",
+    f"[2024-03-05 10:00:20,000] INFO {G4} [GroupId fresh] Member m-1 joins the consumer group using the consumer "
+    f"protocol.{KIP848}",
+    f"[2024-03-05 10:00:20,000] INFO {G4} [GroupId fresh] Bumped group epoch to 1.{KIP848}"]
+MIGRATION_HEADINGS = [
+    "group migrating (classic and consumer protocols), 2024-03-05 10:00:00.000 to 2024-03-05 10:00:15.000: "
+    "1 rebalances, 2 epoch bumps, longest rebalance 2.5 s",
+    "group fresh (consumer protocol), 2024-03-05 10:00:20.000 to 2024-03-05 10:00:20.000: 1 epoch bumps"]
+
+
+def _headings(report) -> list[str]:
+    from kafkasim.analysis.diagnose.report import text
+
+    return [line for line in text(report).splitlines() if line.startswith("group ")]
+
+
+def test_a_groups_heading_counts_its_classic_rebalances_and_its_epoch_bumps_apart():
+    """A heading says "N rebalances" (classic) and "M epoch bumps" (KIP-848), each when there are some, the
+    rebalances also when there is neither; the longest rebalance is a classic one's (an epoch bump has no length)."""
+    assert _headings(diagnose_lines(MIGRATION, "m.log")) == MIGRATION_HEADINGS
+
+
+def test_a_reports_times_are_the_logs_own_clock_from_the_reports_origin():
+    """timeline.wall: a time is ms since the origin the log was read against (Report.origin), shown as origin + ms:
+    read against 2024-03-05 10:00, the headings still give the log's own times."""
+    from datetime import datetime
+
+    from kafkasim.analysis.diagnose import diagnose_rows
+    from kafkasim.analysis.log_parser import parse_lines
+
+    origin = datetime(2024, 3, 5, 10)
+    report = diagnose_rows(parse_lines(MIGRATION, "m.log", origin).rows, ["m.log"])
+    report.origin = origin
+    assert _headings(report) == MIGRATION_HEADINGS
+
+
+# One line of group café: too little to fit a scenario (replay.fit_scenario), so --replay says why in one line.
+CAFE = ("[2026-01-01 00:00:05,000] INFO [GroupCoordinator 1]: Stabilized group café generation 4 "
+        f"(__consumer_offsets-5) with 3 members{GC}\n")
+CAFE_REPLAY = "only 1 line of group café: a scenario needs the group's members and what happened to them"
+
+
+def test_the_replay_is_printed_after_the_report_and_replay_json_alone_prints_the_report_alone(tmp_path, capsys):
+    """command.write: --replay prints the replays after the report; --replay-json writes them, prints nothing more."""
+    log = tmp_path / "server.log"
+    log.write_text(CAFE, encoding="utf-8")
+    assert main(["diagnose", str(log)]) == EXIT_OK
+    screen = capsys.readouterr().out
+    assert main(["diagnose", str(log), "--replay"]) == EXIT_OK
+    assert capsys.readouterr().out == f"{screen}replay of group café: cannot fit a scenario: {CAFE_REPLAY}\n"
+    assert main(["diagnose", str(log), "--replay-json", str(tmp_path / "replays.json")]) == EXIT_OK
+    assert capsys.readouterr().out == screen
+
+
+def test_the_json_files_are_utf_8_whatever_the_locale_replays_indented_by_one_space_names_as_they_are(tmp_path):
+    """command.write/_write: the files are written as UTF-8 (the JSON keeps a group's name as it is, ensure_ascii
+    off) even where the locale's encoding is ASCII (LC_ALL=C without Python's UTF-8 mode); --replay-json is
+    `{"replays": [...]}` indented by one space. --json's groups are Timeline.to_json's {group, protocol, protocols,
+    episodes, arrivals, departures}: the log starts with the group's "Stabilized" line, an episode of 0 ms."""
+    import os
+    import subprocess
+
+    log, out, replays = tmp_path / "server.log", tmp_path / "report.json", tmp_path / "replays.json"
+    log.write_text(CAFE, encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": "utf-8"}
+    args = ["diagnose", str(log), "--json", str(out), "--replay-json", str(replays)]
+    code = f"from kafkasim.analysis.cli import main; raise SystemExit(main({args!r}))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, encoding="utf-8")
+    assert (done.returncode, done.stderr) == (EXIT_OK, "")
+    assert replays.read_bytes().decode("utf-8") == (
+        '{\n "replays": [\n  {\n   "group": "café",\n   "error": "' + CAFE_REPLAY + '"\n  }\n ]\n}\n')
+    assert json.loads(out.read_bytes().decode("utf-8")) == {"groups": [{
+        "group": "café", "protocol": "classic", "protocols": ["classic"],
+        "episodes": [{"start": 5000, "end": 5000, "duration_ms": 0, "generation": 4, "members": 3, "reason": None,
+                      "file": str(log), "line": 1, "epoch_bump": False}],
+        "arrivals": [], "departures": []}], "findings": []}

@@ -75,6 +75,62 @@ def test_a_frozen_process_is_a_pause_and_a_cut_one_is_the_network(client, expiry
         assert report.findings[0].evidence == [Line("c-2.log", e), Line("c-2.log", _line_of(c2, gone, e))]
 
 
+# AbstractCoordinator.java (2.7+), the heartbeat thread on heartbeat.sessionTimeoutExpired: markCoordinatorUnknown(
+# "session timed out without receiving a heartbeat response") logs "Group coordinator {} is unavailable or invalid due
+# to cause: {}. isDisconnected: {}. Rediscovery will be attempted."; HeartbeatResponseHandler (2.6+): "Attempt to
+# heartbeat with {} and group instance id {} failed due to {}, resetting generation".
+SESSION_TIMER = ("Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: "
+                 "session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be "
+                 "attempted.")
+UNKNOWN_MEMBER = ("Attempt to heartbeat with Generation{generationId=1, memberId='consumer-orders-1-4d2c', "
+                  "protocol='range'} and group instance id Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting "
+                  "generation")
+
+
+def _java_at(ms: int, message: str) -> str:
+    """A ConsumerCoordinator INFO line `ms` milliseconds after 20:21:00."""
+    return PREFIX.replace(",000]", f",{ms % 1000:03d}]").format(s=ms // 1000, lvl="INFO") + message + LOGGER
+
+
+def test_a_session_timer_up_to_1_s_before_the_unknown_member_answer_is_a_pause_and_later_than_that_the_network():
+    """FROZEN_MS = 1 s (docs/diagnose.md, Client logs): a frozen process notices its session timer and the
+    coordinator's UNKNOWN_MEMBER_ID answer on waking, within 1 s of each other (1000 ms still is); a timer 1001 ms
+    before the answer fired while the process ran and the coordinator answered only then: the network."""
+    frozen = diagnose_lines([_java_at(5000, SESSION_TIMER), _java_at(6000, UNKNOWN_MEMBER)], "c.log")
+    assert [(f.cause, f.group, f.score, f.summary) for f in frozen.findings] == [
+        ("session-timeout-gc-or-stall", "orders", 0.85,
+         "the client's session timer fired at the same instant as the coordinator's answer that it was no longer a "
+         "member: the process had been frozen (a GC pause, a stall) and noticed both on waking")]
+    assert frozen.findings[0].evidence == [Line("c.log", 1), Line("c.log", 2)]
+    cut = diagnose_lines([_java_at(5000, SESSION_TIMER), _java_at(6001, UNKNOWN_MEMBER)], "c.log")
+    assert [(f.cause, f.group, f.score, f.summary) for f in cut.findings] == [
+        ("network", "orders", 0.9,
+         "the client's session timer fired while the process ran and the coordinator answered only 1.001 s later: the "
+         "connection to the coordinator was lost, not the process")]
+    assert cut.findings[0].evidence == [Line("c.log", 1), Line("c.log", 2)]
+
+
+def test_a_session_timer_with_no_answer_after_it_is_a_pause_or_a_cut_unless_its_last_error_was_unreachable():
+    """A Java session timer alone cannot tell a pause from a cut network (0.6). librdkafka's SESSTMOUT names its last
+    error (src/rdkafka_cgrp.c rd_kafka_cgrp_session_timeout_check, v1.4.0+: "Consumer group session timed out (in
+    join-state %s) after %d ms without a successful response from the group coordinator (broker %d, last error was
+    %s): revoking assignment and rejoining group"): "Local: Timed out" (RD_KAFKA_RESP_ERR__TIMED_OUT) says the process
+    ran and its requests failed, the network (0.7: no coordinator answer confirms it)."""
+    alone = diagnose_lines([_java_at(5000, SESSION_TIMER)], "c.log")
+    assert [(f.cause, f.group, f.score, f.summary) for f in alone.findings] == [
+        ("session-timeout-gc-or-stall", "orders", 0.6,
+         "the client's session timed out without an answer from the coordinator (a pause or a cut network: no later "
+         "line of this log tells them apart)")]
+    line = ("%4|1709669774.681|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out (in "
+            "join-state steady) after 45000 ms without a successful response from the group coordinator (broker 0, "
+            "last error was Local: Timed out): revoking assignment and rejoining group")
+    timed_out = diagnose_lines([line], "app.log")
+    assert [(f.cause, f.group, f.score, f.summary) for f in timed_out.findings] == [
+        ("network", None, 0.7,
+         "the client's session timer fired while the process ran and its requests failed (_TIMED_OUT): the connection "
+         "to the coordinator was lost, not the process")]
+    assert timed_out.findings[0].evidence == [Line("app.log", 1)]
+
 def test_java_rolling_restart_reads_every_close_followed_by_a_new_member():
     run, report = _client_run("rolling-restart-dynamic-members", "3.7", "java")
     assert [f.cause for f in report.findings] == ["rolling-restart-dynamic-members"]

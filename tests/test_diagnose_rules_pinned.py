@@ -1178,3 +1178,33 @@ def test_the_sequence_chart_puts_each_line_at_its_place_in_the_log_on_the_row_of
     assert points["encoding"]["x"] == {"field": "order", "type": "quantitative", "title": "event, in log order"}
     assert points["encoding"]["y"]["field"] == labels["encoding"]["y"]["field"] == "who"
     assert labels["encoding"]["text"] == {"field": "kind"}
+
+
+@pytest.mark.parametrize("groups, shown", [([], "none"), ([f"g{i:02d}" for i in range(10)], "g00, g01, g02, g03, g04, "
+                                                         "g05, g06, g07, g08, g09"),
+                                           ([f"g{i:02d}" for i in range(11)], "g00, g01, g02, g03, g04, g05, g06, "
+                                                                              "g07, g08, g09 ...")])
+def test_no_such_group_names_the_first_ten_groups_found_and_says_when_there_are_more(groups, shown):
+    """command.check_group: --group naming none of the logs' groups lists at most 10 of them (sorted), "..."
+    only when more were found, "none" when the logs hold no group."""
+    from kafkasim.analysis.diagnose.command import NoSuchGroup, check_group
+
+    check_group(groups, groups[0] if groups else None)  # a group found, or none asked for: no error
+    with pytest.raises(NoSuchGroup) as raised:
+        check_group(groups, "nope")
+    assert str(raised.value) == f"--group nope: no such group in these logs (groups found: {shown})"
+
+
+def test_the_commands_run_redacts_only_when_asked_and_names_the_files_it_read(tmp_path):
+    """command.run (`kafkasim diagnose` without Spark): the page keeps the members' names unless `redact` is
+    given (then c-1-a is member-1 throughout); it names the files read, in the order given."""
+    from kafkasim.analysis.diagnose.command import run
+
+    rows = parse_lines(_broker_join_then_leave(["c-1-a"]), "b.log").rows
+    plain, redacted = tmp_path / "plain.html", tmp_path / "redacted.html"
+    assert run(rows, ["a.log", "b.log"], html_out=str(plain)).startswith("group g (classic protocol), ")
+    run(rows, ["a.log", "b.log"], html_out=str(redacted), redact=True)
+    plain, redacted = plain.read_text(encoding="utf-8"), redacted.read_text(encoding="utf-8")
+    assert "<p>2 file(s): a.log, b.log</p>" in plain
+    assert "c-1-a" in plain and "member-1" not in plain
+    assert "c-1-a" not in redacted and "member-1" in redacted

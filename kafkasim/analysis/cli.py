@@ -250,7 +250,7 @@ def _diagnose(args) -> int:
         else:
             rows, counts, problems = read_files(files)
             _some_read(files, counts, problems)
-            _, stdout = diagnose_cli.run(rows, files, counts, group=args.group, redact=args.redact, **outputs)
+            stdout = diagnose_cli.run(rows, files, group=args.group, redact=args.redact, **outputs)
     except KeyboardInterrupt:
         raise _Interrupted("nothing was written") from None
     except diagnose_cli.NoSuchGroup as e:

@@ -160,7 +160,7 @@ class ClientLog:
     def heartbeat_fatal(self, ms: int, error: str, message: str) -> None: ...
     def stale_rejoin(self, ms: int, member_id: str, over_ms: int) -> None: ...
 
-    def coordinator_lost(self, ms: int, elapsed_ms: int, last_error: str = "NONE") -> None:
+    def coordinator_lost(self, ms: int, elapsed_ms: int, last_error: str) -> None:
         """The heartbeat thread finds no successful heartbeat for session.timeout.ms (a long GC
         pause, a network cut): said once, until the coordinator is reached again."""
         if self.coordinator_known:

@@ -92,10 +92,8 @@ def diagnose_on_spark(logs: SparkLogs, group: str | None = None, *, keep_rows: b
         tls, found = pickle.loads(part["payload"])
         timelines.update(tls)
         findings += found
-    report = Report(timelines, best_first(findings), list(files))
-    report.counts = logs.counts
     clean = _redactor(logs.parsed.events, files) if redact else None
-    return report, clean
+    return Report(timelines, best_first(findings), list(files)), clean
 
 
 def _named_groups(events):
@@ -138,17 +136,14 @@ def _redactor(events, files: list[str]) -> Redactor:
     return Redactor().learn_pairs((r["member"], r["reason"]) for r in pairs.toLocalIterator())
 
 
-def run(rows: list, files: list[str], counts: Counter, *, group: str | None = None, redact: bool = False,
-        **outputs) -> tuple[Report, str]:
-    """Diagnose the rows (of `group`, if given) and write the outputs (`write`); return the report and stdout."""
+def run(rows: list, files: list[str], *, group: str | None = None, redact: bool = False, **outputs) -> str:
+    """Diagnose the rows (of `group`, if given), write the outputs (`write`) and return stdout."""
     check_group(sorted({r[2] for r in rows if r[2] is not None}), group)
-    report = diagnose_rows(rows, files, group)
-    report.counts = counts
-    return report, write(report, Redactor().learn(rows) if redact else None, **outputs)
+    return write(diagnose_rows(rows, files, group), Redactor().learn(rows) if redact else None, **outputs)
 
 
 def write(report: Report, clean: Callable[[str], str] | None = None, *, json_out: str | None = None,
-          html_out: str | None = None, replay: bool = False, replay_json: str | None = None) -> str:
+          html_out: str | None = None, replay: bool = True, replay_json: str | None = None) -> str:
     """Write --json and --html (through `clean`, the --redact Redactor, if given); with `replay` (or
     `replay_json`) fit a scenario to each group, replay it and run the what-ifs (`replay.py`), printed
     after the report (and written to `replay_json`, apart from --json, whose schema is issue 31's);
