@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from kafkasim import Scenario, simulate
-from kafkasim.analysis.cli import (CONFIRM_RUNS, EXIT_FAILED_RUNS, EXIT_OK, EXIT_SPARK, _BadInput, _confirm, _some_read,
-                                   _parser, _print_log_summary, main)
+from kafkasim.analysis.cli import (CONFIRM_RUNS, EXIT_BAD_INPUT, EXIT_FAILED_RUNS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SPARK,
+                                   _BadInput, _confirm, _parser, _print_log_summary, _some_read, main)
 from kafkasim.analysis.logs import parse_file
 from kafkasim.analysis.logs.files import _listing_refused
 
@@ -614,3 +614,59 @@ def test_diagnose_on_spark_that_read_no_line_names_the_files_problems(tmp_path, 
     assert main(["diagnose", str(log), "--spark"]) == cli.EXIT_BAD_INPUT
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"kafkasim diagnose: error: read none of the 1 file(s) given: {log}: unreadable: Input/output error")
+
+
+@pytest.fixture(scope="module")
+def broker_log_lines():
+    """A small run's server.log lines: one group, two members joining."""
+    return simulate(Scenario(members=2, duration_ms=20_000, seed=1)).broker_log
+
+
+def test_diagnose_refuses_an_output_that_is_a_directory_naming_its_flag_and_takes_dash_as_stdout(
+        tmp_path, capsys, monkeypatch, broker_log_lines):
+    """--json, --html and --replay-json name files; a directory given is refused with the flag as typed
+    (--replay-json, not replay_json); "-" is stdout even where a directory of that name exists."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "server.log").write_text("\n".join(broker_log_lines) + "\n")
+    assert main(["diagnose", "server.log", "--json", "-"]) == EXIT_OK
+    assert list(json.loads(capsys.readouterr().out)) == ["groups", "findings"]
+    assert main(["diagnose", "server.log", "--replay-json", "out"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kafkasim diagnose: error: --replay-json out: is a directory; give a file name")
+
+
+def test_diagnose_names_the_files_it_read_in_its_page_and_says_why_it_could_not_write_it(
+        tmp_path, capsys, broker_log_lines):
+    """Without Spark: the --html page lists the files given; a page that cannot be written (its folder is
+    made if missing, but here a file is in the way) ends the command with the OS's reason, no traceback."""
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(broker_log_lines) + "\n")
+    assert main(["diagnose", str(log), "--html", str(tmp_path / "r.html")]) == EXIT_OK
+    assert f"<p>1 file(s): {log}</p>" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    inside_a_file = log / "r.html"  # its folder cannot be made: a file is there
+    assert main(["diagnose", str(log), "--html", str(inside_a_file)]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kafkasim diagnose: error: cannot write the report: [Errno 17] File exists: '{log}'")
+
+
+def test_diagnose_that_read_no_line_or_was_interrupted_says_so(tmp_path, capsys, monkeypatch):
+    """Without Spark, as with it: not one line read ends the command with the files' problems (`_some_read`);
+    Ctrl-C while reading says nothing was written."""
+    import kafkasim.analysis.diagnose as diagnose
+
+    log = tmp_path / "server.log"
+    log.write_text("a line\n")
+    monkeypatch.setattr(diagnose, "read_files", lambda files: ([], Counter(unreadable=1),
+                                                                [(str(log), "unreadable: Input/output error")]))
+    assert main(["diagnose", str(log)]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kafkasim diagnose: error: read none of the 1 file(s) given: {log}: unreadable: Input/output error")
+
+    def interrupted(files):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(diagnose, "read_files", interrupted)
+    assert main(["diagnose", str(log)]) == EXIT_INTERRUPTED
+    assert capsys.readouterr().err.splitlines()[-1] == "kafkasim diagnose: interrupted: nothing was written"
