@@ -1208,3 +1208,15 @@ def test_the_commands_run_redacts_only_when_asked_and_names_the_files_it_read(tm
     assert "<p>2 file(s): a.log, b.log</p>" in plain
     assert "c-1-a" in plain and "member-1" not in plain
     assert "c-1-a" not in redacted and "member-1" in redacted
+
+
+def test_a_rebalance_reason_on_screen_is_cut_to_90_characters_its_last_an_ellipsis():
+    """report.timeline_lines: a trigger of up to 90 characters is shown whole; a longer one as its first 89
+    and "…", 90 in all."""
+    from kafkasim.analysis.diagnose.report import timeline_lines
+
+    fits, longer = "r" * 89 + "x", "r" * 89 + "xy"
+    tl = Timeline("g", first=0, last=2_000)
+    tl.episodes = [Episode(0, 1_000, 1, fits, 2, "f", 1), Episode(1_000, 2_000, 2, longer, 2, "f", 2)]
+    shown = [line.split(": ", 1)[1].split("  [")[0] for line in timeline_lines(tl, datetime(2024, 3, 5))]
+    assert shown == [fits, "r" * 89 + "…"]

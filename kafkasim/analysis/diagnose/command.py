@@ -143,7 +143,7 @@ def run(rows: list, files: list[str], *, group: str | None = None, redact: bool 
 
 
 def write(report: Report, clean: Callable[[str], str] | None = None, *, json_out: str | None = None,
-          html_out: str | None = None, replay: bool = True, replay_json: str | None = None) -> str:
+          html_out: str | None = None, replay: bool = False, replay_json: str | None = None) -> str:
     """Write --json and --html (through `clean`, the --redact Redactor, if given); with `replay` (or
     `replay_json`) fit a scenario to each group, replay it and run the what-ifs (`replay.py`), printed
     after the report (and written to `replay_json`, apart from --json, whose schema is issue 31's);

@@ -61,9 +61,8 @@ def text(report) -> str:
         out.append("")
     unnamed = [f for f in report.findings if f.group not in report.timelines]
     if unnamed:  # a client's lines that name no group (librdkafka's MAXPOLL alone)
-        out.append("lines that name no group:")
-        out += _findings(unnamed)
-    return "\n".join(out)
+        out += ["lines that name no group:", *_findings(unnamed), ""]
+    return "\n".join(out)  # each part ends with an empty line: the text ends with a newline
 
 
 def _findings(found: list) -> list[str]:
