@@ -670,3 +670,14 @@ def test_diagnose_that_read_no_line_or_was_interrupted_says_so(tmp_path, capsys,
     monkeypatch.setattr(diagnose, "read_files", interrupted)
     assert main(["diagnose", str(log)]) == EXIT_INTERRUPTED
     assert capsys.readouterr().err.splitlines()[-1] == "kafkasim diagnose: interrupted: nothing was written"
+
+
+def test_a_spark_command_without_pyspark_exits_with_pysparks_status_and_the_import_error(tmp_path, capsys, monkeypatch):
+    """`_spark`: kafkasim's Spark module cannot be imported (no PySpark): the exit status for a missing PySpark
+    (EXIT_SPARK["pyspark"]) and the ImportError's own words on stderr."""
+    monkeypatch.setitem(sys.modules, "kafkasim.analysis.spark", None)  # `import` raises ModuleNotFoundError
+    log = tmp_path / "server.log"
+    log.write_text("a line\n")
+    assert main(["diagnose", str(log), "--spark"]) == EXIT_SPARK["pyspark"]
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kafkasim diagnose: error: import of kafkasim.analysis.spark halted; None in sys.modules")
