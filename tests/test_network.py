@@ -18,8 +18,8 @@ from kafkasim.core.errors import ConfigError
 from kafkasim.core.events import FIELDS
 from kafkasim.broker.memory_pool import LONG_MAX, SimpleMemoryPool, UnboundedPool
 from kafkasim.broker.network import (
-    MiB, POLL_TIMEOUT_MS, REQUEST_METRICS, SUMMARY_DOC, ClientGroup, NetworkScenario, kip72_experiments,
-    simulate_network, summary_table,
+    MiB, POLL_TIMEOUT_MS, REQUEST_METRICS, SUMMARY_DOC, ClientGroup, NetworkScenario, expected_requests,
+    kip72_experiments, simulate_network, summary_table,
 )
 
 EXPERIMENTS = kip72_experiments()
@@ -158,6 +158,24 @@ def test_arrivals_at_or_after_the_runs_end_are_not_sent():
         ClientGroup(count=2, size_bytes=100, start_ms=1_500, name="late"))))
     assert run.requests[["client", "created"]].values.tolist() == [["given-0", 0], ["given-0", 999]]
 
+
+def test_instants_given_are_sent_only_within_the_groups_window():
+    # A group sends during [start_ms, stop_ms), its given instants too: 100 is before it, 600 at its end.
+    run = simulate_network(NetworkScenario(duration_ms=1_000, clients=(ClientGroup(
+        count=2, size_bytes=100, arrivals=(100, 200, 599, 600), start_ms=200, stop_ms=600),)))
+    assert run.requests[["client", "created"]].values.tolist() == [
+        ["producer-0", 200], ["producer-1", 200], ["producer-0", 599], ["producer-1", 599]]
+
+
+def test_the_expected_request_count_adds_each_groups_window():
+    # What the request limit is checked against: Poisson and periodic groups send rate x window, given instants
+    # count within [start_ms, stop_ms), a window past the run's end counts to the end, one after it counts none.
+    scenario = NetworkScenario(duration_ms=10_000, clients=(
+        ClientGroup(count=3, rate_per_s=20.0, start_ms=1_000, stop_ms=4_000, name="a"),       # 3 x 20/s x 3 s = 180
+        ClientGroup(count=2, rate_per_s=10.0, arrivals="periodic", stop_ms=20_000, name="b"),  # 2 x 10/s x 10 s = 200
+        ClientGroup(count=4, arrivals=(500, 1_000, 5_000, 6_000), start_ms=1_000, stop_ms=6_000, name="c"),  # 4 x 2
+        ClientGroup(count=100, start_ms=12_000, name="d")))                                   # none
+    assert expected_requests(scenario) == 388
 
 def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
     # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client

@@ -646,7 +646,7 @@ def _requests_of(group: ClientGroup, client: str, seed: int, duration_ms: int) -
     rng = np.random.default_rng([seed, zlib.crc32(client.encode())])
     start, stop = group.start_ms, min(group.stop_ms or duration_ms, duration_ms)
     if isinstance(group.arrivals, tuple):
-        times = np.array([t for t in group.arrivals if t < duration_ms], dtype=float)
+        times = np.array([t for t in group.arrivals if start <= t < stop], dtype=float)
     elif stop <= start:
         times = np.empty(0)
     else:
