@@ -177,6 +177,18 @@ def test_the_expected_request_count_adds_each_groups_window():
         ClientGroup(count=100, start_ms=12_000, name="d")))                                   # none
     assert expected_requests(scenario) == 388
 
+
+def test_a_run_over_the_request_limit_is_refused_before_it_starts_and_one_at_it_runs():
+    # 10 clients x 10/s x 2 s = 200 requests expected (about two events each); keyword arguments change the scenario.
+    scenario = NetworkScenario(duration_ms=1_000, clients=(ClientGroup(count=10, rate_per_s=10.0, size_bytes=100),))
+    assert simulate_network(scenario, duration_ms=2_000, max_requests=200).scenario.duration_ms == 2_000
+    with pytest.raises(ConfigError) as refused:
+        simulate_network(scenario, duration_ms=2_000, max_requests=199)
+    assert str(refused.value) == (
+        "this scenario's clients would send about 200 requests (about 400 events), more than the 199 that "
+        "simulate_network() runs without being asked: shorten duration_ms, use fewer clients or a lower rate_per_s, "
+        "or call simulate_network(scenario, max_requests=None) to run it anyway")
+
 def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
     # The scenario a run records (its provenance's inputs) can be written as JSON and read back: the client
     # groups as dicts of their fields, not as ClientGroup objects.
