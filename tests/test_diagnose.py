@@ -4,12 +4,15 @@ and one-line errors."""
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from kafkasim.analysis.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from kafkasim.analysis.diagnose import LABELS, Line, diagnose_lines
+from kafkasim.analysis.diagnose.report import timeline_lines
+from kafkasim.analysis.diagnose.timeline import Episode, Move, Timeline, wall
 
 ROOT = Path(__file__).resolve().parent.parent
 INCIDENTS = ROOT / "examples" / "incidents"
@@ -394,7 +397,8 @@ def test_a_report_of_no_group_line_is_one_line_saying_which_lines_the_reader_kno
 
 
 def test_the_report_numbers_each_groups_findings_from_1_with_their_evidence_and_settings_then_the_groupless_ones():
-    """report.text: a group's heading (its first and last line's time, "0 rebalances" when none, no longest rebalance
+    """report.text: a group's heading ("classic protocol" for lines that show neither protocol, as expiries do: the
+    only one before KIP-848; its first and last line's time, "0 rebalances" when none, no longest rebalance
     without a finished one), its timeline, its findings numbered from 1 with "evidence: file:line, ..." and "would
     have prevented it: setting; ...", a blank line; then the findings of lines that name no group, numbered anew,
     and a blank line.
@@ -455,15 +459,15 @@ def _headings(report) -> list[str]:
 
 def test_a_groups_heading_counts_its_classic_rebalances_and_its_epoch_bumps_apart():
     """A heading says "N rebalances" (classic) and "M epoch bumps" (KIP-848), each when there are some, the
-    rebalances also when there is neither; the longest rebalance is a classic one's (an epoch bump has no length)."""
+    rebalances also when there is neither; the longest rebalance is a classic one's (an epoch bump has no length).
+    It names the protocols the group's lines show (report.protocols): "consumer protocol", or "classic and consumer
+    protocols" for a group converted from one to the other (KIP-848's online migration)."""
     assert _headings(diagnose_lines(MIGRATION, "m.log")) == MIGRATION_HEADINGS
 
 
 def test_a_reports_times_are_the_logs_own_clock_from_the_reports_origin():
     """timeline.wall: a time is ms since the origin the log was read against (Report.origin), shown as origin + ms:
     read against 2024-03-05 10:00, the headings still give the log's own times."""
-    from datetime import datetime
-
     from kafkasim.analysis.diagnose import diagnose_rows
     from kafkasim.analysis.log_parser import parse_lines
 
@@ -471,6 +475,96 @@ def test_a_reports_times_are_the_logs_own_clock_from_the_reports_origin():
     report = diagnose_rows(parse_lines(MIGRATION, "m.log", origin).rows, ["m.log"])
     report.origin = origin
     assert _headings(report) == MIGRATION_HEADINGS
+    assert wall(None, origin) == "?"  # a time the rows do not give (no reader leaves one out: it takes a neighbour's)
+
+
+# A group's timeline on the screen (report.timeline_lines): "  <wall time>  <what>  [file:line]", one line per
+# rebalance, epoch bump, arrival and departure (docs/diagnose.md: "rebalances with their duration, generation or
+# epoch, member count and Kafka's reason; members joining and leaving with why"). Times are ms after ORIGIN.
+ORIGIN = datetime(2024, 3, 5, 10)
+
+
+def _timeline(episodes=(), arrivals=(), departures=()) -> Timeline:
+    return Timeline("orders", episodes=list(episodes), arrivals=list(arrivals), departures=list(departures))
+
+
+def test_a_rebalance_line_gives_its_generation_length_members_and_kafkas_reason_cut_to_90_characters():
+    """A classic rebalance from its "Preparing to rebalance" to its "Stabilized" line: the generation it made, how
+    long it took and the members it has, then the reason of "Preparing to rebalance" (GroupCoordinator.scala 3.x
+    prepareRebalance, "(reason: $reason)"), cut to its first 89 characters and "…" when longer than 90. A rebalance
+    the log ends in has no generation, length nor members yet; one whose start the log does not hold (it begins
+    with "Stabilized") has no reason: "?".
+    The reason is 3.x addMemberAndRebalance's for a first JoinGroup answered MEMBER_ID_REQUIRED (KIP-394), with the
+    client's short reason (AbstractCoordinator.joinGroupIfNeeded, KIP-800)."""
+    joined = ("Adding new member consumer-orders-1-8a6d8d9e-6c0e-4d43-9a4d-2d8d1e0a3f11 with group instance id None; "
+              "client reason: rebalance failed due to MemberIdRequiredException")
+    tl = _timeline([Episode(0, 2_500, 5, None, 3, "s.log", 2),
+                    Episode(60_000, 63_250, 6, joined, 4, "s.log", 7),
+                    Episode(90_000, None, None, "removing member c-2-91bc on heartbeat expiration", None, "s.log", 12)])
+    assert timeline_lines(tl, ORIGIN) == [
+        "  2024-03-05 10:00:00.000  rebalance -> generation 5, 2.5 s, 3 members: ?  [s.log:2]",
+        "  2024-03-05 10:01:00.000  rebalance -> generation 6, 3.25 s, 4 members: Adding new member "
+        "consumer-orders-1-8a6d8d9e-6c0e-4d43-9a4d-2d8d1e0a3f11 with group insta…  [s.log:7]",
+        "  2024-03-05 10:01:30.000  rebalance -> no new generation, not finished in this log: removing member "
+        "c-2-91bc on heartbeat expiration  [s.log:12]"]
+
+
+def test_an_epoch_bump_line_gives_its_cause_or_bumped_and_the_members_counted_when_any():
+    """A consumer group's (KIP-848) epoch bump: "epoch N (cause)", the cause the line before it gives (a join, a
+    leave or fence, a regex scan: broker_kip848._BUMPED_BY, or new_group), "bumped" when none does (Kafka 4.0's
+    "Bumped group epoch to N." says no more); then the members the log saw join less those it saw leave
+    (timeline._close), left out when none (a log that starts after the members joined)."""
+    tl = _timeline([Episode(0, 0, 7, None, 0, "s.log", 3, epoch=True),
+                    Episode(5_000, 5_000, 8, "member_joined", 2, "s.log", 9, epoch=True)])
+    assert timeline_lines(tl, ORIGIN) == ["  2024-03-05 10:00:00.000  epoch 7 (bumped)  [s.log:3]",
+                                          "  2024-03-05 10:00:05.000  epoch 8 (member_joined), 2 members  [s.log:9]"]
+
+
+def test_a_members_line_says_who_joined_static_or_not_and_why_it_left():
+    """An arrival "+ who joined", " (static)" for a group.instance.id (KIP-345); a departure "- who left: why", the
+    reader's reason in words (session timeout: onExpireHeartbeat's "has failed"; LeaveGroup), a reason the table
+    does not know as it is. Who: the client id (a classic member id less its UUID, ClassicGroup.generateMemberId;
+    Timeline.identity), "?" for a member the line does not name."""
+    uuid = "-8a6d8d9e-6c0e-4d43-9a4d-2d8d1e0a3f11"
+    tl = _timeline(arrivals=[Move(0, f"consumer-orders-1{uuid}", None, "s.log", 1),
+                             Move(1_000, f"i-2{uuid}", "static", "s.log", 2, static=True)],
+                   departures=[Move(30_000, f"consumer-orders-1{uuid}", "session_timeout", "s.log", 5),
+                               Move(40_000, None, "leave_group", "s.log", 8),
+                               Move(50_000, f"i-2{uuid}", "kicked_out", "s.log", 9)])
+    assert timeline_lines(tl, ORIGIN) == [
+        "  2024-03-05 10:00:00.000  + consumer-orders-1 joined  [s.log:1]",
+        "  2024-03-05 10:00:01.000  + i-2 joined (static)  [s.log:2]",
+        "  2024-03-05 10:00:30.000  - consumer-orders-1 left: session timeout (heartbeats stopped)  [s.log:5]",
+        "  2024-03-05 10:00:40.000  - ? left: LeaveGroup  [s.log:8]",
+        "  2024-03-05 10:00:50.000  - i-2 left: kicked_out  [s.log:9]"]
+
+
+def test_a_timeline_is_in_time_order_then_by_file_then_by_line():
+    """Rebalances, arrivals and departures merged in time order; within an instant by file, then line (as
+    timeline.row_order orders the rows: here the files' names are also their order)."""
+    tl = _timeline(episodes=[Episode(1_000, None, None, "r", None, "a.log", 1)],
+                   arrivals=[Move(0, "c-1", None, "b.log", 2), Move(0, "c-2", None, "a.log", 5)],
+                   departures=[Move(0, "c-3", "leave_group", "a.log", 4)])
+    assert timeline_lines(tl, ORIGIN) == [
+        "  2024-03-05 10:00:00.000  - c-3 left: LeaveGroup  [a.log:4]",
+        "  2024-03-05 10:00:00.000  + c-2 joined  [a.log:5]",
+        "  2024-03-05 10:00:00.000  + c-1 joined  [b.log:2]",
+        "  2024-03-05 10:00:01.000  rebalance -> no new generation, not finished in this log: r  [a.log:1]"]
+
+
+def test_a_timeline_over_25_lines_shows_its_first_12_and_last_12_and_how_many_lines_are_left_out():
+    """MAX_TIMELINE = 24 lines are shown whole, and 25 (a marker would take the one line it hides); of 26, lines
+    1-12, "... 2 more lines ..." (13 and 14), 15-26."""
+    def left(i):
+        return f"  2024-03-05 10:00:{i:02d}.000  - c-{i} left: LeaveGroup  [s.log:{i}]"
+
+    def tl(n):
+        return _timeline(departures=[Move(i * 1_000, f"c-{i}", "leave_group", "s.log", i) for i in range(1, n + 1)])
+
+    assert timeline_lines(tl(24), ORIGIN) == [left(i) for i in range(1, 25)]
+    assert timeline_lines(tl(25), ORIGIN) == [left(i) for i in range(1, 26)]
+    assert timeline_lines(tl(26), ORIGIN) == [*map(left, range(1, 13)), "  ... 2 more lines ...",
+                                              *map(left, range(15, 27))]
 
 
 # One line of group café: too little to fit a scenario (replay.fit_scenario), so --replay says why in one line.

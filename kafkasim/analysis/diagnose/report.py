@@ -6,7 +6,8 @@ import json
 
 from kafkasim.analysis.diagnose.timeline import Timeline, wall
 
-#: Lines of a group's timeline shown on screen; a longer one shows its first and last ones.
+#: Lines of a group's timeline shown on screen (one more is shown rather than cut); a longer one shows its
+#: first and last ones.
 MAX_TIMELINE = 24
 _REASONS = {"session_timeout": "session timeout (heartbeats stopped)", "poll_timeout": "poll timeout (LeaveGroup)",
             "leave_group": "LeaveGroup", "rebalance_timeout": "did not rejoin within the rebalance timeout",
@@ -32,7 +33,7 @@ def timeline_lines(tl: Timeline, origin) -> list[str]:
         items.append((d.time, d.file, d.line, f"- {_who(tl, d.member)} left: {_REASONS.get(d.reason, d.reason)}"))
     items.sort(key=lambda x: (x[0], x[1], x[2]))
     out = [f"  {wall(t, origin)}  {what}  [{_where(f, n)}]" for t, f, n, what in items]
-    if len(out) > MAX_TIMELINE:
+    if len(out) > MAX_TIMELINE + 1:  # a cut hides 2 lines at least (one would take the marker's place)
         half = MAX_TIMELINE // 2
         out = out[:half] + [f"  ... {len(out) - MAX_TIMELINE} more lines ..."] + out[-half:]
     return out
