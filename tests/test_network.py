@@ -196,11 +196,21 @@ def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
               ClientGroup(count=1, size_bytes=(10, 20), arrivals=(0, 5), api="Fetch", name="big", stop_ms=50))
     run = simulate_network(NetworkScenario(clients=groups, duration_ms=100))
     recorded = json.loads(json.dumps(run.provenance["inputs"]["scenario"]))["clients"]
+    assert {k: run.provenance[k] for k in ("model", "kafka_version", "seed", "configs")} == {
+        "model": "kafkasim.broker.network", "kafka_version": "3.7", "seed": 1,
+        "configs": {"broker": run.scenario.broker_config}}
+    assert run.provenance["configs"]["broker"]["queued.max.requests"] == 500  # 3.7's default, as recorded
     assert recorded == [
         {"count": 2, "rate_per_s": 5.0, "size_bytes": 1_000, "arrivals": "poisson", "api": "Produce", "name": "small",
          "start_ms": 0, "stop_ms": None},
         {"count": 1, "rate_per_s": 20.0, "size_bytes": [10, 20], "arrivals": [0, 5], "api": "Fetch", "name": "big",
          "start_ms": 0, "stop_ms": 50}]
+
+
+def test_a_run_counts_the_engine_events_it_ran():
+    # One 900-byte request: its arrival (0 ms), its read's end (10 ms), its handler's end (60 ms; the response is
+    # written in that turn): 3 events of the engine, what the benchmarks count.
+    assert one_shot(count=1).engine_events == 3
 
 
 def test_mute_on_oom_replay():
@@ -631,6 +641,17 @@ def test_clients_frame_and_fairness():
     x = clients["completion_ratio"].to_numpy()
     assert s["jain_index"] == pytest.approx(x.sum() ** 2 / (len(x) * (x ** 2).sum()), abs=1e-4)
     assert s["starved_clients"] == (clients["completed"] == 0).sum()
+
+
+def test_jains_index_weighs_each_clients_completed_share_and_is_none_when_nothing_completed():
+    # a completes 1 of its 2 requests (the second arrives too late to be answered), b its one: x = (0.5, 1),
+    # (0.5 + 1)^2 / (2 x (0.25 + 1)) = 0.9. A run too short for any answer has no index.
+    def run(duration_ms):
+        return simulate_network(NetworkScenario(duration_ms=duration_ms, handler_base_ms=50, clients=(
+            ClientGroup(count=1, arrivals=(0, 990), size_bytes=100, name="a"),
+            ClientGroup(count=1, arrivals=(0,), size_bytes=100, name="b"))))
+    assert run(1_000).summary["jain_index"] == 0.9
+    assert run(10).summary["jain_index"] is None
 
 
 def test_summary_table_puts_runs_side_by_side():
