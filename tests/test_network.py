@@ -34,12 +34,15 @@ def run_of(experiment: str, label: str):
     return _RUNS[key]
 
 
-def one_shot(count=2, size=900, pool=900, largest=900, threads=1, api="Produce", **kw):
-    """`count` clients each sending one request at t=0; 900 bytes take 10 ms to read, handling 50 ms."""
+def one_shot(count=2, size=900, pool=900, largest=900, threads=1, api="Produce", idle=0, duration_ms=2000, **kw):
+    """`count` clients each sending one request at t=0; 900 bytes take 10 ms to read, handling 50 ms. `idle` more
+    clients (idle-<n>, connected after them) send nothing: their one request would come at the run's end."""
+    groups = (ClientGroup(count=count, arrivals=(0,), size_bytes=size, api=api),)
+    if idle:
+        groups += (ClientGroup(count=idle, arrivals=(duration_ms,), size_bytes=size, api=api, name="idle"),)
     return simulate_network(NetworkScenario(
         broker={"queued.max.request.bytes": pool, "socket.request.max.bytes": largest, "num.network.threads": threads},
-        clients=(ClientGroup(count=count, arrivals=(0,), size_bytes=size, api=api),),
-        network_mb_per_s=0.09, handler_base_ms=50, duration_ms=2000, **kw))
+        clients=groups, network_mb_per_s=0.09, handler_base_ms=50, duration_ms=duration_ms, **kw))
 
 
 def by_client(run):
@@ -609,6 +612,114 @@ def test_request_metric_names_are_kafkas():
     assert set(REQUEST_METRICS) == {"RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ResponseQueueTimeMs",
                                     "ResponseSendTimeMs", "TotalTimeMs"}
     assert set(run_of("throughput", "bounded").summary["kafka_request_metrics_ms"]) == set(REQUEST_METRICS)
+
+
+def _all(value):
+    """The summary's statistics (see `_stats`) of values that are all `value`."""
+    return dict.fromkeys(("p50", "p95", "p99", "max", "mean"), float(value))
+
+
+def test_a_bounded_runs_summary_counts_its_dry_spells_its_muted_channels_and_the_requests_left_unfinished():
+    """one_shot(count=3): a 900-byte pool and three 900-byte Produce requests at 0 (10 ms to read, 50 to handle; the
+    buffer is held until the handler is done). producer-0 is read at 0 and empties the pool: producer-1 and producer-2
+    are refused and muted, and a dry spell begins. The memory is back at 60 (spell 0-60); the thread, woken by
+    producer-0's response, reads producer-1 and is refused for producer-2 (a new spell from 60). Back at 120 (spell
+    60-120): producer-2 is read, built at 130 and handled until 180. Each figure follows SUMMARY_DOC.
+    Cut at 140 ms, producer-2 is in its handler; cut at 100, producer-1 is, producer-2 is still muted and the spell
+    from 60 still runs: it counts up to the end (MemoryPoolDepletedTimeTotal at that instant)."""
+    at_140 = {
+        "kafka_version": "3.7",  # NetworkScenario's default
+        "bound_bytes": 900,
+        "socket_request_max_bytes": 900,
+        "overshoot_limit_bytes": 1_799,  # 900 + 900 - 1
+        "peak_memory_bytes": 900,  # each read finds the pool whole and empties it: no overshoot
+        "peak_over_bound_bytes": 0,  # 900 - 900: reached, not exceeded
+        "memory_pool_depleted_time_total_ms": 120,  # spells 0-60 and 60-120
+        "memory_pool_avg_depleted_percent": 85.714,  # 100 x 120 / 140 = 85.7142857...
+        "peak_memory_muted_channels": 2,  # producer-1 and producer-2, both at 0
+        "peak_request_queue_size": 1,  # an idle handler takes each request the instant it is put
+        "processor_blocked_ms": 0,  # queued.max.requests is 500
+        "requests_sent": 3,
+        "requests_completed": 2,  # producer-0 at 60, producer-1 at 120
+        "requests_unfinished": 1,  # 3 - 2: producer-2, in its handler until 180
+        "offered_mb_per_s": 0.019,  # 2,700 bytes / 0.14 s = 0.0193 MB/s
+        "throughput_mb_per_s": 0.013,  # 1,800 bytes / 0.14 s = 0.0129 MB/s
+        "throughput_requests_per_s": 14.286,  # 2 / 0.14 s = 14.2857...
+        # Latencies 60 and 120 (both created at 0): of two values a < b, numpy's pq is a + q (b - a).
+        "client_latency_ms": {"p50": 90.0, "p95": 117.0, "p99": 119.4, "max": 120.0, "mean": 90.0},
+        "kafka_request_metrics_ms": {  # each taken by a handler as it is built, answered and sent when handled
+            "RequestQueueTimeMs": _all(0), "LocalTimeMs": _all(50), "RemoteTimeMs": _all(0),
+            "ResponseQueueTimeMs": _all(0), "ResponseSendTimeMs": _all(0), "TotalTimeMs": _all(50)},
+        "not_in_kafka_metrics_ms": {
+            "socket_wait_ms": _all(0),  # both first read at 0, as they arrive
+            "memory_wait_ms": {"p50": 30.0, "p95": 57.0, "p99": 59.4, "max": 60.0, "mean": 30.0},  # 0 and 60
+            "read_ms": _all(10),
+            "processor_wait_ms": _all(0),  # built in the turn their read ends
+            "before_start_ms": {"p50": 40.0, "p95": 67.0, "p99": 69.4, "max": 70.0, "mean": 40.0}},  # 10 and 70
+        "hidden_latency_share": 0.4444,  # mean before_start_ms 40 / mean latency 90
+        "jain_index": 0.6667,  # completed/sent per client (1, 1, 0): 2^2 / (3 x 2)
+        "min_completion_ratio": 0.0,
+        "starved_clients": 1,  # producer-2: sent one, none completed
+    }
+    assert one_shot(count=3, duration_ms=140).summary == at_140
+    assert one_shot(count=3, duration_ms=100).summary == {
+        **at_140,
+        "memory_pool_depleted_time_total_ms": 100,  # 0-60, then 60 to the end at 100
+        "memory_pool_avg_depleted_percent": 100.0,
+        "requests_completed": 1,  # producer-0 alone
+        "requests_unfinished": 2,
+        "offered_mb_per_s": 0.027,  # 2,700 bytes / 0.1 s
+        "throughput_mb_per_s": 0.009,  # 900 bytes / 0.1 s
+        "throughput_requests_per_s": 10.0,
+        "client_latency_ms": _all(60),
+        "not_in_kafka_metrics_ms": {**at_140["not_in_kafka_metrics_ms"], "memory_wait_ms": _all(0),
+                                    "before_start_ms": _all(10)},
+        "hidden_latency_share": 0.1667,  # 10 / 60
+        "jain_index": 0.3333,  # (1, 0, 0): 1^2 / (3 x 1)
+        "starved_clients": 2,
+    }
+
+
+def test_an_unbounded_runs_summary_has_no_bound_figures_and_leaves_a_client_that_sent_nothing_out_of_fairness():
+    """queued.max.request.bytes=-1 (MemoryPool.NONE): one_shot's three 900-byte requests are all read at 0 and held
+    together, three times what the 900-byte pool let in, and handled side by side 10-60 (8 handlers). idle-0 is
+    connected but sends nothing: it has no completion ratio, so Jain's index and the lowest ratio are over the
+    clients that sent something, and it is not starved (SUMMARY_DOC)."""
+    run = one_shot(count=3, pool=-1, idle=1, duration_ms=1_000)
+    assert run.summary == {
+        "kafka_version": "3.7",
+        "bound_bytes": None,  # -1: disabled
+        "socket_request_max_bytes": 900,
+        "overshoot_limit_bytes": None,
+        "peak_memory_bytes": 2_700,  # 3 x 900, all read at 0
+        "peak_over_bound_bytes": None,
+        "memory_pool_depleted_time_total_ms": 0,  # MemoryPool.NONE never refuses
+        "memory_pool_avg_depleted_percent": 0.0,
+        "peak_memory_muted_channels": 0,
+        "peak_request_queue_size": 1,  # each put is taken at once by an idle handler
+        "processor_blocked_ms": 0,
+        "requests_sent": 3,  # idle-0's request would come at 1,000: not in the run
+        "requests_completed": 3,
+        "requests_unfinished": 0,
+        "offered_mb_per_s": 0.003,  # 2,700 bytes / 1 s = 0.0027 MB/s
+        "throughput_mb_per_s": 0.003,
+        "throughput_requests_per_s": 3.0,
+        "client_latency_ms": _all(60),
+        "kafka_request_metrics_ms": {
+            "RequestQueueTimeMs": _all(0), "LocalTimeMs": _all(50), "RemoteTimeMs": _all(0),
+            "ResponseQueueTimeMs": _all(0), "ResponseSendTimeMs": _all(0), "TotalTimeMs": _all(50)},
+        "not_in_kafka_metrics_ms": {"socket_wait_ms": _all(0), "memory_wait_ms": _all(0), "read_ms": _all(10),
+                                    "processor_wait_ms": _all(0), "before_start_ms": _all(10)},
+        "hidden_latency_share": 0.1667,  # 10 / 60
+        "jain_index": 1.0,  # (1, 1, 1): idle-0's 0/0 is left out
+        "min_completion_ratio": 1.0,
+        "starved_clients": 0,  # idle-0 sent nothing: not starved
+    }
+    # The clients frame, in connection order: idle-0's ratio and mean latency are 0/0 (None here), its share 0.
+    clients = run.clients.astype(object)
+    assert clients.where(clients.notna(), None).values.tolist() == [
+        [f"producer-{k}", "producer", 0, 1, 1, 900, 1.0, 1 / 3, 60.0, 0.0] for k in range(3)] + [
+        ["idle-0", "idle", 0, 0, 0, 0, None, 0.0, None, 0.0]]
 
 
 def test_summary_is_documented_and_depleted_time_matches_the_events():
