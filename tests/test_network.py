@@ -755,16 +755,16 @@ def test_clients_frame_and_fairness():
 
 
 def test_jains_index_weighs_each_clients_completed_share_and_is_none_when_nothing_completed():
-    # a completes 1 of its 2 requests (the second arrives too late to be answered), b-0 and b-1 their one each:
-    # x = (0.5, 1, 1), (2.5)^2 / (3 x 2.25) = 0.92593, to 4 places 0.9259; 3 answers in 1 s, 4 x 0.1 MB offered.
-    # A run too short for any answer has no index.
+    # a completes 1 of its 3 requests (the later two arrive too late to be answered), b-0 and b-1 their one each:
+    # x = (1/3, 1, 1), (7/3)^2 / (3 x 19/9) = 49/57 = 0.85965, to 4 places 0.8596; the lowest share 0.3333;
+    # 3 answers in 1 s, 5 x 0.1 MB offered. A run too short for any answer has no index.
     def run(duration_ms):
         return simulate_network(NetworkScenario(duration_ms=duration_ms, handler_base_ms=50, clients=(
-            ClientGroup(count=1, arrivals=(0, 990), size_bytes=100_000, name="a"),
+            ClientGroup(count=1, arrivals=(0, 980, 990), size_bytes=100_000, name="a"),
             ClientGroup(count=2, arrivals=(0,), size_bytes=100_000, name="b"))))
     summary = run(1_000).summary
-    assert (summary["jain_index"], summary["throughput_requests_per_s"], summary["offered_mb_per_s"]) == (
-        0.9259, 3.0, 0.4)
+    assert [summary[k] for k in ("jain_index", "min_completion_ratio", "throughput_requests_per_s",
+                                 "offered_mb_per_s")] == [0.8596, 0.3333, 3.0, 0.5]
     assert run(10).summary["jain_index"] is None
 
 
