@@ -681,3 +681,12 @@ def test_a_spark_command_without_pyspark_exits_with_pysparks_status_and_the_impo
     assert main(["diagnose", str(log), "--spark"]) == EXIT_SPARK["pyspark"]
     assert capsys.readouterr().err.splitlines()[-1] == (
         "kafkasim diagnose: error: import of kafkasim.analysis.spark halted; None in sys.modules")
+
+
+def test_diagnose_reads_an_empty_file_as_a_log_with_nothing_to_diagnose(tmp_path, capsys):
+    """An empty file is read (no line, and no reading problem): not "read none of the files", but the report
+    that finds no consumer-group line."""
+    log = tmp_path / "server.log"
+    log.write_text("")
+    assert main(["diagnose", str(log)]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("no consumer-group lines found in the input: nothing to diagnose")

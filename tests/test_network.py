@@ -210,6 +210,15 @@ def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
          "start_ms": 0, "stop_ms": 50}]
 
 
+def test_latency_statistics_interpolate_percentiles_and_keep_three_decimals():
+    # One handler, three requests at 0, 1 and 3 ms: answered at 50, 100 and 150 ms, so latencies 50, 99 and 147.
+    # numpy's linear percentiles: p50 99, p95 99 + 0.9 x 48 = 142.2, p99 99 + 0.98 x 48 = 146.04; mean 296/3.
+    run = simulate_network(NetworkScenario(duration_ms=1_000, handler_base_ms=50, broker={"num.io.threads": 1},
+                                           clients=tuple(ClientGroup(count=1, arrivals=(t,), size_bytes=100, name=n)
+                                                         for n, t in (("a", 0), ("b", 1), ("c", 3)))))
+    assert run.summary["client_latency_ms"] == {"p50": 99.0, "p95": 142.2, "p99": 146.04, "max": 147.0,
+                                                "mean": 98.667}
+
 def test_a_run_counts_the_engine_events_it_ran():
     # One 900-byte request: its arrival (0 ms), its read's end (10 ms), its handler's end (60 ms; the response is
     # written in that turn): 3 events of the engine, what the benchmarks count.
