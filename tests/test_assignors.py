@@ -959,3 +959,17 @@ def test_the_general_sticky_path_leaves_a_topic_nobody_subscribes_to():
     got = ASSIGNORS["sticky"]({"a": 2, "b": 2, "z": 3}, {"m1": Subscription(("a", "b")), "m2": Subscription(("a",))},
                               (3, 7))
     assert got == {"m1": [("b", 0), ("b", 1)], "m2": [("a", 0), ("a", 1)]}
+
+
+@pytest.mark.parametrize("assignor", STICKY_FAMILY)
+def test_the_general_sticky_path_takes_a_subscribed_topic_with_no_partitions(assignor):
+    """Kafka's assign(partitionsPerTopic, subscriptions) may be given a topic with 0 partitions
+    (AbstractStickyAssignorTest.testOneConsumerNonexistentTopic puts topic -> 0 at 3.0, an empty
+    list at 3.7); GeneralAssignmentBuilder then simply has none of its partitions to place. Called
+    directly (`assign` drops such topics first), path 2 skips "e", which both members subscribe to.
+    By hand, as Kafka: topics by subscriber count then name (u, e, t), each free partition to the
+    least-loaded subscriber, ties by member id: u-0 -> m2, t-0 -> m1, t-1 -> m1 (1 = 1), t-2 -> m2,
+    t-3 -> m1 (2 = 2); 3 against 2 is balanced."""
+    subs = {"m1": S(("e", "t")), "m2": S(("e", "t", "u"))}
+    got = ASSIGNORS[assignor]({"e": 0, "t": 4, "u": 1}, subs, (3, 7))
+    assert got == {"m1": parts("t", 0, 1, 3), "m2": [("u", 0), ("t", 2)]}

@@ -315,6 +315,72 @@ def test_a_reset_generation_is_logged_at_info_from_3_0_and_names_the_member_id_f
     assert resets[1] == ([] if ours is None else [ours.replace("and member id ", "").replace(
         "UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION")])
 
+
+@pytest.mark.parametrize("version, line", [
+    ("2.8", "Attempt to heartbeat failed since group is rebalancing"),
+    ("3.0", "Request joining group due to: group is already rebalancing")])
+def test_a_heartbeat_during_a_rebalance_is_said_failed_before_3_0_and_a_rejoin_request_from_3_0(version, line):
+    """`AbstractCoordinator.HeartbeatResponseHandler` on REBALANCE_IN_PROGRESS in a STABLE member: 2.8.0 logs
+    "Attempt to heartbeat failed since group is rebalancing" and calls `requestRejoin()`, which logs nothing;
+    3.0.0 (KAFKA-12352) drops that line for `requestRejoin("group is already rebalancing")`, which logs
+    "Request joining group due to: {}"."""
+    lines, log = java_log(version)
+    log.heartbeat_error(5000, "REBALANCE_IN_PROGRESS", 3, "m-1", "range", 2, False)
+    assert lines == [java("00:00:05,000", line, prefix=G)]
+
+
+@pytest.mark.parametrize("version, error, reset", [
+    ("2.8", "UNKNOWN_MEMBER_ID", None),  # logged at DEBUG ("Resetting generation after encountering ...")
+    ("2.8", "ILLEGAL_GENERATION", None),
+    ("3.0", "UNKNOWN_MEMBER_ID", "Resetting generation due to: encountered UNKNOWN_MEMBER_ID from HEARTBEAT response"),
+    ("3.0", "ILLEGAL_GENERATION",
+     "Resetting generation due to: encountered ILLEGAL_GENERATION from HEARTBEAT response"),
+    ("3.2", "UNKNOWN_MEMBER_ID",
+     "Resetting generation and member id due to: encountered UNKNOWN_MEMBER_ID from HEARTBEAT response"),
+    ("3.2", "ILLEGAL_GENERATION",
+     "Resetting generation due to: encountered ILLEGAL_GENERATION from HEARTBEAT response"),
+])
+def test_a_heartbeat_refused_for_its_member_or_generation_resets_the_generation_and_only_for_the_member_its_id(
+        version, error, reset):
+    """`HeartbeatResponseHandler` on ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID with the generation unchanged:
+    "Attempt to heartbeat with {} and group instance id {} failed due to {}, resetting generation" (the sent
+    `Generation`, `groupInstanceId` an `Optional<String>`) at 2.8.0-4.x, then `resetGenerationOnResponseError`
+    (2.8.0: at DEBUG; 3.0.0, KAFKA-12352: "Resetting generation due to: encountered {error} from HEARTBEAT
+    response" and `requestRejoin` with the same reason). From 3.2.0 (KAFKA-13419) `resetStateOnResponseError(...,
+    error != Errors.ILLEGAL_GENERATION)`: only UNKNOWN_MEMBER_ID also resets the member id, "and member id "."""
+    lines, log = java_log(version)
+    log.heartbeat_error(5000, error, 3, "m-1", "range", 2, False)
+    attempt = (f"Attempt to heartbeat with {gen(3, 'm-1')} and group instance id Optional.empty failed due to "
+               f"{error}, resetting generation")
+    rejoin = f"Request joining group due to: encountered {error} from HEARTBEAT response"
+    assert lines == [java("00:00:05,000", text, prefix=G) for text in [attempt] + ([reset, rejoin] if reset else [])]
+
+
+def test_a_static_member_s_heartbeat_error_names_its_group_instance_id_as_a_java_optional():
+    """The same line for a static member: `rebalanceConfig.groupInstanceId` is `Optional.of(id)`, printed by
+    `Optional.toString` as "Optional[<id>]", and the LogContext prefix names the instanceId (KafkaConsumer, 3.2.0)."""
+    lines, log = java_log("3.2", instance_id="i-1")
+    log.heartbeat_error(5000, "ILLEGAL_GENERATION", 3, "m-1", "range", 2, False)
+    prefix = "[Consumer instanceId=i-1, clientId=consumer-g-1, groupId=g] "
+    assert lines == [java("00:00:05,000", text, prefix=prefix) for text in [
+        f"Attempt to heartbeat with {gen(3, 'm-1')} and group instance id Optional[i-1] failed due to "
+        f"ILLEGAL_GENERATION, resetting generation",
+        "Resetting generation due to: encountered ILLEGAL_GENERATION from HEARTBEAT response",
+        "Request joining group due to: encountered ILLEGAL_GENERATION from HEARTBEAT response"]]
+
+
+@pytest.mark.parametrize("version, logger", [("3.6", "ConsumerCoordinator"),
+                                             ("3.7", "ConsumerRebalanceListenerInvoker")])
+def test_revoked_partitions_are_logged_by_the_coordinator_before_3_7_and_by_the_listener_invoker_from_3_7(
+        version, logger):
+    """`invokePartitionsRevoked`: "Revoke previously assigned partitions {}" with `Utils.join(…, ", ")` of a
+    TreeSet (3.2+), in ConsumerCoordinator up to 3.6 (confluentinc v7.6.0, branch 3.6), moved to
+    ConsumerRebalanceListenerInvoker, its own logger, by KAFKA-15628 (#14638, first in 3.7)."""
+    lines, log = java_log(version)
+    log.revoked(5000, [("orders", 1), ("orders", 0)])
+    assert lines == [java("00:00:05,000", "Revoke previously assigned partitions orders-0, orders-1", logger, prefix=G)]
+
+
 def test_a_lost_coordinator_is_said_once_and_again_only_after_it_was_rediscovered():
     """`AbstractCoordinator` (3.2.0): `markCoordinatorUnknown` logs only while `coordinator != null`, then nulls
     it; the heartbeat thread looks the coordinator up only while it is unknown (`coordinatorUnknown()`), and

@@ -389,16 +389,14 @@ def _general(ppt: dict[str, int], subs: Mapping[str, Subscription], members: lis
         moved = False
         for t in movable:
             subs_t = subscribers[t]
-            holders = [m for m in subs_t if held.get((m, t))]
-            if not holders or max(count[m] for m in holders) - min(count[m] for m in subs_t) < 2:
-                continue
             low = [(count[m], mkey[m], m) for m in subs_t]
-            high = [(-count[m], mkey[m], m) for m in holders]
+            high = [(-count[m], mkey[m], m) for m in subs_t if held.get((m, t))]
             heapq.heapify(low)
             heapq.heapify(high)
+            # `low` keeps a giver's old, higher entry, but never at its top: a member that gives a partition of
+            # `t` away never receives one later in this pass (the holders' maximum never rises, the subscribers'
+            # minimum never falls). `high` keeps stale entries that do reach its top: skipped.
             while True:
-                while low[0][0] != count[low[0][2]]:
-                    heapq.heappop(low)          # a stale entry: that member's count changed
                 while high and (-high[0][0] != count[high[0][2]] or not held[(high[0][2], t)]):
                     heapq.heappop(high)
                 if not high:
