@@ -973,3 +973,16 @@ def test_the_general_sticky_path_takes_a_subscribed_topic_with_no_partitions(ass
     subs = {"m1": S(("e", "t")), "m2": S(("e", "t", "u"))}
     got = ASSIGNORS[assignor]({"e": 0, "t": 4, "u": 1}, subs, (3, 7))
     assert got == {"m1": parts("t", 0, 1, 3), "m2": [("u", 0), ("t", 2)]}
+
+
+def test_the_general_sticky_path_moves_a_partition_again_in_a_later_balancing_pass():
+    """The general path balances topic by topic and repeats while anything moved: a partition a member received
+    in one pass can leave it in the next. m0 and m2 take t0 and t3, m1 and m3 t0 only. Kept: m0 t0-0, t0-2,
+    t3-0, t3-1, t3-3, t3-5 (6); m1 t0-1; m2 t3-2; m3 t0-3. The free t3-4, t3-6, t3-7 go to m2 (the least loaded
+    of t3's two): 6, 1, 4, 1. Pass 1: t3 moves m0's last, t3-5, to m2 (5, 5); t0 moves t0-2 to m1 and t0-0 to m3
+    (m0 3, m1 2, m3 2). Pass 2: t3 moves m2's last, the t3-5 it received, back to m0: 4 and 4."""
+    subs = {"m0": S(("t0", "t3"), (("t0", 0), ("t0", 2), ("t3", 0), ("t3", 1), ("t3", 3), ("t3", 5))),
+            "m1": S(("t0",), (("t0", 1),)), "m2": S(("t0", "t3"), (("t3", 2),)), "m3": S(("t0",), (("t0", 3),))}
+    assert assign("sticky", {"t0": 4, "t3": 8}, subs) == {
+        "m0": [("t3", 0), ("t3", 1), ("t3", 3), ("t3", 5)], "m1": [("t0", 1), ("t0", 2)],
+        "m2": [("t3", 2), ("t3", 4), ("t3", 6), ("t3", 7)], "m3": [("t0", 3), ("t0", 0)]}

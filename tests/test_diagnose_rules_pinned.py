@@ -1220,3 +1220,24 @@ def test_a_rebalance_reason_on_screen_is_cut_to_90_characters_its_last_an_ellips
     tl.episodes = [Episode(0, 1_000, 1, fits, 2, "f", 1), Episode(1_000, 2_000, 2, longer, 2, "f", 2)]
     shown = [line.split(": ", 1)[1].split("  [")[0] for line in timeline_lines(tl, datetime(2024, 3, 5))]
     assert shown == [fits, "r" * 89 + "…"]
+
+
+def test_a_client_finding_takes_its_strongest_signal_then_two_points_per_more_sighting_to_0_99_and_12_lines():
+    """client_rules._finding: the summary and base score of the strongest signal, +0.02 for each sighting past
+    the first (to 0.99 at most, 3 decimals); the evidence lines of the strongest signal first, each once, 12 at most."""
+    from kafkasim.analysis.diagnose.client_rules import _finding
+    from kafkasim.analysis.diagnose.model import SETTINGS
+
+    def row(line):
+        r = [None] * len(ROW_FIELDS)
+        r[ROW_FIELDS.index("file")], r[ROW_FIELDS.index("line")] = "c.log", line
+        return tuple(r)
+
+    found = _finding("network", "g", [(0.6, [row(3), row(1)], "weak", 1), (0.8, [row(2), row(3)], "strong", 2)], {})
+    assert (found.cause, found.group, found.score, found.summary) == ("network", "g", 0.84, "strong")
+    assert found.evidence == [Line("c.log", 2), Line("c.log", 3), Line("c.log", 1)]
+    assert found.settings == list(SETTINGS["network"])
+    assert _finding("network", "g", [(0.95, [row(1)], "s", 4)], {}).score == 0.99  # 0.95 + 0.06, capped
+    assert _finding("network", "g", [(0.81234, [row(1)], "s", 1)], {}).score == 0.812
+    many = _finding("network", "g", [(0.5, [row(n) for n in range(1, 14)], "s", 1)], {})
+    assert many.evidence == [Line("c.log", n) for n in range(1, 13)]
