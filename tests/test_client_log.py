@@ -470,3 +470,14 @@ def test_classic_poll_timeout_wording_changes_at_3_0():
         lines: list[str] = []
         client_log("java", lines, version, "consumer-g-1", "g").poll_timeout(1000, "m1", True, 5000, 300000)
         assert len(lines) == len(expected) and all(text in line for text, line in zip(expected, lines)), lines
+
+
+@pytest.mark.parametrize("version, suffix", [("3.1", ""), ("3.2", ": m-1")])
+def test_a_join_asked_again_with_the_member_id_given_names_that_id_from_3_2(version, suffix):
+    """`JoinGroupResponseHandler` on MEMBER_ID_REQUIRED: requestRejoin("need to re-join with the given member-id")
+    at 3.1.0; KAFKA-13419 (3.2.0) appends ": " + memberId. Logged by `requestRejoin` as "Request joining group due
+    to: {}"."""
+    lines, log = java_log(version)
+    log.member_id_required(5000, "m-1")
+    assert lines == [java("00:00:05,000", f"Request joining group due to: need to re-join with the given member-id"
+                                          f"{suffix}", prefix=G)]

@@ -1498,3 +1498,11 @@ def test_files_parsed_one_after_another_keep_the_origin_they_are_given(tmp_path)
     rows = files.parse_files(paths, ORIGIN).rows
     assert rows == files.parse_file(paths[0], ORIGIN).rows + files.parse_file(paths[1], ORIGIN).rows
     assert rows != files.parse_files(paths).rows
+
+
+def test_a_parse_with_no_event_has_the_events_frame_of_every_parse():
+    """ParseResult.events: the columns after kafkasim's event schema keep their types with no row at all (a file
+    of other lines), as the frames of a parse that found events have them: line and seq int64, time_inferred bool."""
+    types = {name: str(t) for name, t in parse_lines(["a line"], "x.log").events().dtypes.items()}
+    assert {name: types[name] for name in ("file", "line", "seq", "time_inferred", "detail")} == {
+        "file": "object", "line": "int64", "seq": "int64", "time_inferred": "bool", "detail": "object"}
