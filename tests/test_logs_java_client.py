@@ -171,6 +171,13 @@ def test_a_consumer_without_a_group_names_none():
     assert rows([line]) == [expected("CoordinatorDiscovered", "1.1-", group=None, client="c-2", detail=NODE)]
 
 
+def test_an_instance_id_of_null_in_a_prefix_names_no_static_member():
+    """An `instanceId=null` prefix (a wrapper printing an absent Optional as Java's "null") is no static member,
+    as groupId=null is no group."""
+    line = log4j("(Re-)joining group", prefix="[Consumer instanceId=null, clientId=c-2, groupId=orders] ")
+    assert rows([line]) == [expected("JoinGroup", "1.1-", client="c-2")]
+
+
 CONFIG = """[2024-03-05 20:21:14,681] INFO ConsumerConfig values: 
 	allow.auto.create.topics = true
 	auto.commit.interval.ms = 5000
@@ -311,3 +318,11 @@ def test_a_long_line_built_to_backtrack_costs_little():
     line = log4j("Attempt to heartbeat with " + "Generation{generationId=5, memberId='" * 20_000 + rng.choice("ab"))
     result = parse_lines([line, log4j("(Re-)joining group")], origin=ORIGIN)
     assert [r[4] for r in result.rows] == ["JoinGroup"]
+
+
+def test_a_partition_list_strips_only_its_brackets():
+    """wording.topic_partitions: `[a-0, b-1]` (a Collection) or `a-0, b-1` (Utils.join) loses its brackets only:
+    a topic's own first or last letters stay (X, here)."""
+    from kafkasim.analysis.logs.wording import topic_partitions
+
+    assert topic_partitions("[Xray-0, orders-1]") == topic_partitions("Xray-0, orders-1") == [("Xray", 0), ("orders", 1)]
