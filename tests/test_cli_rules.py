@@ -690,3 +690,26 @@ def test_diagnose_reads_an_empty_file_as_a_log_with_nothing_to_diagnose(tmp_path
     log.write_text("")
     assert main(["diagnose", str(log)]) == EXIT_OK
     assert capsys.readouterr().out.startswith("no consumer-group lines found in the input: nothing to diagnose")
+
+
+@pytest.mark.parametrize("conf", ["spark.executor.memory", "=2g", " =2g"])
+def test_a_spark_conf_needs_a_key_and_an_equals_sign(tmp_path, capsys, monkeypatch, conf):
+    """`_spark`: each --conf is KEY=VALUE; no "=" or no key is refused with an example, before Spark starts."""
+    import kafkasim.analysis.spark as ks
+
+    monkeypatch.setattr(ks, "session", lambda *a, **kw: pytest.fail("Spark started"))
+    log = tmp_path / "server.log"
+    log.write_text("a line\n")
+    assert main(["diagnose", str(log), "--spark", "--conf", conf]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kafkasim diagnose: error: --conf {conf!r}: expected KEY=VALUE, e.g. --conf spark.executor.memory=2g")
+
+
+def test_a_failure_without_words_is_said_failed(capsys):
+    """`_fail`: the first line of the message on stderr, "failed" when the message has none."""
+    from types import SimpleNamespace
+
+    from kafkasim.analysis.cli import _fail
+
+    assert _fail(SimpleNamespace(debug=False, command="logs"), " \n", EXIT_BAD_INPUT) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == "kafkasim logs: error: failed\n"

@@ -66,12 +66,16 @@ def test_join_java_3_7_is_the_whole_log():
     ]
 
 
-def test_join_java_2_8_has_neither_the_rejoin_reason_nor_the_assignor_line():
+def test_join_java_2_8_has_no_rejoin_reason_but_notifies_the_assignor():
+    """2.8 logs no "Request joining group due to" (3.0); "Notifying assignor about the new Assignment(...)" is
+    ConsumerCoordinator.invokeOnAssignment's since 2.6.0 (KAFKA-9823, #8445), before the partitions are added."""
     lines = run("2.8")
     assert lines[:3] == [java("00:00:00,000", f"Discovered group coordinator {NODE}"),
                          java("00:00:00,000", "(Re-)joining group"), java("00:00:00,000", "(Re-)joining group")]
-    assert lines[-1] == java("00:00:06,000", "Adding newly assigned partitions: orders-0, orders-1")
-    assert not any("Notifying assignor" in line or "Request joining" in line for line in lines)
+    assert lines[-2:] == [
+        java("00:00:06,000", "Notifying assignor about the new Assignment(partitions=[orders-0, orders-1])"),
+        java("00:00:06,000", "Adding newly assigned partitions: orders-0, orders-1")]
+    assert not any("Request joining" in line for line in lines)
 
 
 def test_rebalance_on_scale_out_eager():
@@ -381,6 +385,34 @@ def test_revoked_partitions_are_logged_by_the_coordinator_before_3_7_and_by_the_
     assert lines == [java("00:00:05,000", "Revoke previously assigned partitions orders-0, orders-1", logger, prefix=G)]
 
 
+@pytest.mark.parametrize("version, listener", [("3.2", "ConsumerCoordinator"), ("3.6", "ConsumerCoordinator"),
+                                               ("3.7", "ConsumerRebalanceListenerInvoker")])
+def test_a_cooperative_assignment_revokes_what_is_no_longer_assigned_asks_to_rejoin_then_adds_the_rest(
+        version, listener):
+    """`ConsumerCoordinator.onJoinComplete` (COOPERATIVE), read at 3.2.0, v7.6.0 and v7.7.0: the "Updating
+    assignment with" table of TreeSets (3.2+, MINOR #11584); revoked = owned - assigned, handed to
+    `invokePartitionsRevoked` ("Revoke previously assigned partitions {}", `Utils.join(…, ", ")`), then
+    `requestRejoin(…, String.format("need to revoke partitions %s as indicated by the current assignment and
+    re-join", revokedPartitions))`; then `invokeOnAssignment`: "Notifying assignor about the new {}" with
+    `Assignment.toString`, its partitions a List in the order received; then `invokePartitionsAssigned` with
+    assigned - owned. The two callbacks' lines move to ConsumerRebalanceListenerInvoker in 3.7 (KAFKA-15628);
+    the table, the rejoin (AbstractCoordinator, `getClass()`) and the assignor's line stay ConsumerCoordinator's."""
+    lines, log = java_log(version)
+    log.assigned(5000, [("orders", 3), ("orders", 0)], [("orders", 2), ("orders", 0), ("orders", 1)], True)
+    assert lines == [
+        java("00:00:05,000", "Updating assignment with", prefix=G).rsplit(" (", 1)[0],
+        "\tAssigned partitions:                       [orders-0, orders-3]",
+        "\tCurrent owned partitions:                  [orders-0, orders-1, orders-2]",
+        "\tAdded partitions (assigned - owned):       [orders-3]",
+        "\tRevoked partitions (owned - assigned):     [orders-1, orders-2]",
+        f" ({C}ConsumerCoordinator)",
+        java("00:00:05,000", "Revoke previously assigned partitions orders-1, orders-2", listener, prefix=G),
+        java("00:00:05,000", "Request joining group due to: need to revoke partitions [orders-1, orders-2] as "
+                             "indicated by the current assignment and re-join", prefix=G),
+        java("00:00:05,000", "Notifying assignor about the new Assignment(partitions=[orders-3, orders-0])", prefix=G),
+        java("00:00:05,000", "Adding newly assigned partitions: orders-3", listener, prefix=G)]
+
+
 def test_a_lost_coordinator_is_said_once_and_again_only_after_it_was_rediscovered():
     """`AbstractCoordinator` (3.2.0): `markCoordinatorUnknown` logs only while `coordinator != null`, then nulls
     it; the heartbeat thread looks the coordinator up only while it is unknown (`coordinatorUnknown()`), and
@@ -481,3 +513,4 @@ def test_a_join_asked_again_with_the_member_id_given_names_that_id_from_3_2(vers
     log.member_id_required(5000, "m-1")
     assert lines == [java("00:00:05,000", f"Request joining group due to: need to re-join with the given member-id"
                                           f"{suffix}", prefix=G)]
+

@@ -254,8 +254,8 @@ class JavaClassicLog(JavaLog):
                 self.write(ms, f"Revoke previously assigned partitions {joined(revoked)}", self._invoker())
                 self._rejoin(ms, f"need to revoke partitions {java_list(revoked)} as indicated by the current "
                                  f"assignment and re-join")
-        if self.version >= (3, 2):  # MINOR: improve logging (#11584)
-            self.write(ms, f"Notifying assignor about the new Assignment(partitions={java_list(assignment)})")
+        # ConsumerCoordinator.invokeOnAssignment, since 2.6.0 (KAFKA-9823, #8445): every version written here
+        self.write(ms, f"Notifying assignor about the new Assignment(partitions={java_list(assignment)})")
         self.write(ms, f"Adding newly assigned partitions: {joined(added)}", self._invoker())
 
     def lost(self, ms, owned):
