@@ -1241,3 +1241,94 @@ def test_a_client_finding_takes_its_strongest_signal_then_two_points_per_more_si
     assert _finding("network", "g", [(0.81234, [row(1)], "s", 1)], {}).score == 0.812
     many = _finding("network", "g", [(0.5, [row(n) for n in range(1, 14)], "s", 1)], {})
     assert many.evidence == [Line("c.log", n) for n in range(1, 13)]
+
+
+# --- client_rules: the rules over a client's own lines (slow_processing, sessions, _removed, _config) ---
+
+_POLL_SUMMARY = ("the client's poll timer expired {} time(s) (its log: max.poll.interval.ms went by between two poll() "
+                 "calls while the process lived), so it left the group")
+
+
+def test_a_poll_timeout_counts_the_timers_expiries_and_shows_its_leave_rejoin_and_failed_commits():
+    """client_rules.slow_processing (docs/diagnose.md, Client logs): Java's "consumer poll timeout has expired"
+    (AbstractCoordinator.java 2.4+), each a sighting (0.95, +0.02 per further one); its LeaveGroup "due to consumer
+    poll timeout has expired", "Member M will rejoin the group now" (3.8+) and a CommitFailedException "... has
+    already rebalanced" are shown after them; the summary counts the timer's expiries (2), not the leaves (1)."""
+    rows = [_client_row("a.log", 0, "PollTimeout", "m-a", 1, reason="poll_timeout"),
+            _client_row("a.log", 0, "LeaveGroup", "m-a", 2, reason="consumer poll timeout has expired."),
+            _client_row("a.log", 100, "PollTimeoutRejoin", "m-a", 3),
+            _client_row("a.log", 5_000, "PollTimeout", "m-a", 4, reason="poll_timeout"),
+            _client_row("a.log", 6_000, "CommitFailed", None, 5, reason="group rebalanced")]
+    from kafkasim.analysis.diagnose.model import SETTINGS
+    assert client_rules.findings(rows) == [
+        Finding("slow-processing", "g", 0.97, _POLL_SUMMARY.format(2),
+                [Line("a.log", n) for n in (1, 4, 2, 3, 5)], list(SETTINGS["slow-processing"]))]
+
+
+def test_a_poll_timeout_leave_without_the_timers_line_counts_the_leaves():
+    """client_rules.slow_processing: a LeaveGroup "due to consumer poll timeout has expired" (AbstractCoordinator
+    .java 2.4+) whose "consumer poll timeout has expired" line the log lacks counts one expiry per leave; a
+    failed commit after it is shown as well (0.95, one sighting)."""
+    rows = [_client_row("a.log", 0, "LeaveGroup", "m-a", 1, reason="consumer poll timeout has expired."),
+            _client_row("a.log", 1_000, "CommitFailed", None, 2, reason="group rebalanced")]
+    (found,) = client_rules.findings(rows)
+    assert (found.cause, found.score, found.summary, found.evidence) == (
+        "slow-processing", 0.95, _POLL_SUMMARY.format(1), [Line("a.log", 1), Line("a.log", 2)])
+
+
+def test_only_a_commit_failed_because_the_group_rebalanced_is_a_weak_poll_loop_finding():
+    """client_rules.slow_processing without a poll timer's line: CommitFailedException's "Commit cannot be completed
+    since the group has already rebalanced ..." (CommitFailedException.java 1.0+) names the poll loop: 0.7, +0.02
+    per further one; its "not part of an active group" form (2.5+) names no cause and is not counted."""
+    rows = [_client_row("a.log", 0, "CommitFailed", None, 1, reason="group rebalanced"),
+            _client_row("a.log", 1_000, "CommitFailed", None, 2, reason="group rebalanced"),
+            _client_row("a.log", 2_000, "CommitFailed", None, 3, reason="not part of an active group")]
+    (found,) = client_rules.findings(rows)
+    assert (found.cause, found.score, found.summary, found.evidence) == (
+        "slow-processing", 0.72, "2 offset commit(s) failed because the group had rebalanced without this member; "
+                                 "the consumer's CommitFailedException names the usual cause: more than "
+                                 "max.poll.interval.ms between two poll() calls", [Line("a.log", 1), Line("a.log", 2)])
+    assert client_rules.findings(rows[2:]) == []
+
+
+_UNKNOWN_MEMBER_SUMMARY = ("the coordinator no longer knew the member (UNKNOWN_MEMBER_ID): its session had expired; "
+                           "the client's log holds no line of its session timer, so a pause and a cut network look "
+                           "alike")
+
+
+@pytest.mark.parametrize("kind", ["HeartbeatResponse", "ConsumerGroupHeartbeat"])
+def test_an_unknown_member_answer_alone_is_a_weak_session_expiry_under_either_protocol(kind):
+    """client_rules._removed: UNKNOWN_MEMBER_ID on a classic heartbeat (AbstractCoordinator.java 2.6+) or on a
+    consumer-protocol one ("GroupHeartbeatRequest failed because member M is unknown", HeartbeatRequestManager.java
+    3.7+; franz-go's consumer_group_848.go) with no session timer line: 0.6 (docs/diagnose.md, Client logs)."""
+    (found,) = client_rules.findings([_client_row("a.log", 0, kind, "m-a", 1, error="UNKNOWN_MEMBER_ID")])
+    assert (found.cause, found.score, found.summary, found.evidence) == (
+        "session-timeout-gc-or-stall", 0.6, _UNKNOWN_MEMBER_SUMMARY, [Line("a.log", 1)])
+
+
+def test_an_unknown_member_answer_is_paired_only_with_a_session_timer_of_its_own_process():
+    """client_rules.sessions: the session timer read with an UNKNOWN_MEMBER_ID answer is one of the same process
+    (file and client id: one file may hold several consumers' lines); consumer-g-1's timer 0.5 s before
+    consumer-g-2's answer is no frozen process (0.85) but two weak sightings: 0.6 + 0.02, the answer's first."""
+    rows = [_client_row("app.log", 0, "SessionTimeout", "m-1", 1, client="consumer-g-1"),
+            _client_row("app.log", 500, "HeartbeatResponse", "m-2", 2, client="consumer-g-2",
+                        error="UNKNOWN_MEMBER_ID")]
+    (found,) = client_rules.findings(rows)
+    assert (found.cause, found.score, found.summary, found.evidence) == (
+        "session-timeout-gc-or-stall", 0.62, _UNKNOWN_MEMBER_SUMMARY, [Line("app.log", 2), Line("app.log", 1)])
+
+
+def test_a_settings_shown_text_is_the_lines_own_then_its_number_then_empty_each_value_once():
+    """client_rules._config: setting -> [(text, file:line)] of each distinct value a ClientConfig line gave it; the
+    text is the line's own (ConsumerConfig's "max.poll.interval.ms = 1000000", not 1e+06), else its number, else
+    empty; lines of other kinds set nothing."""
+    def setting(line, name, **fields):
+        return _client_row("c.log", 0, "ClientConfig", None, line, reason=name, **fields)
+
+    rows = [setting(1, "max.poll.interval.ms", value=1e6, detail="1000000"),
+            setting(2, "max.poll.records", value=500.0), setting(3, "group.instance.id"),
+            setting(4, "max.poll.interval.ms", value=1e6, detail="1000000"),
+            _client_row("c.log", 9, "LeaveGroup", "m-a", 5, reason="consumer poll timeout has expired.")]
+    assert client_rules._config(rows) == {"max.poll.interval.ms": [("1000000", "c.log:1")],
+                                          "max.poll.records": [("500", "c.log:2")],
+                                          "group.instance.id": [("", "c.log:3")]}

@@ -144,7 +144,8 @@ def slow_processing(rs: list, s: _Signals) -> None:
         s.add("slow-processing", 0.95, polls or leaves,
               f"the client's poll timer expired {n} time(s) (its log: max.poll.interval.ms went by between two "
               f"poll() calls while the process lived), so it left the group")
-        s.add("slow-processing", 0.95, (leaves + rejoins + commits) if polls else rejoins + commits, "", count=0)
+        # more evidence, no summary of its own (the first signal's wins the tie); the leaves are listed once
+        s.add("slow-processing", 0.95, leaves + rejoins + commits, "", count=0)
     elif commits:
         s.add("slow-processing", 0.7, commits,
               f"{len(commits)} offset commit(s) failed because the group had rebalanced without this member; the "
