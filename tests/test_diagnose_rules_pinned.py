@@ -1332,3 +1332,46 @@ def test_a_settings_shown_text_is_the_lines_own_then_its_number_then_empty_each_
     assert client_rules._config(rows) == {"max.poll.interval.ms": [("1000000", "c.log:1")],
                                           "max.poll.records": [("500", "c.log:2")],
                                           "group.instance.id": [("", "c.log:3")]}
+
+
+@pytest.mark.parametrize("kind, error", [("CoordinatorDisconnected", None), ("HeartbeatResponse", "_TRANSPORT"),
+                                         ("ConsumerGroupHeartbeat", "COORDINATOR_NOT_AVAILABLE")])
+def test_a_lost_connection_alone_is_a_weak_network_finding(kind, error):
+    """client_rules.network: "Consumer has been disconnected from the group coordinator" (AbstractCoordinator.java
+    2.8+), or a heartbeat answered with an unreachable coordinator (librdkafka's "_TRANSPORT", a KIP-848 heartbeat's
+    COORDINATOR_NOT_AVAILABLE), with nothing else in the log: network at 0.6, the lost connections counted."""
+    (found,) = client_rules.findings([_client_row("a.log", 0, kind, "m-a", 1, error=error)])
+    assert (found.cause, found.score, found.summary, found.evidence) == (
+        "network", 0.6, "the client lost its connection to the group coordinator 1 time(s)", [Line("a.log", 1)])
+    # the same kinds answered otherwise are no lost connection
+    if error is not None:
+        assert client_rules.findings([_client_row("a.log", 0, kind, "m-a", 1, error="REBALANCE_IN_PROGRESS")]) == []
+
+
+def _timer_and_answers(*answers_ms: int, timer_ms: int | None = 0) -> list:
+    """One process's session timer (at `timer_ms`, if any) and its UNKNOWN_MEMBER_ID answers, in time order."""
+    rows = [] if timer_ms is None else [(timer_ms, "SessionTimeout", None)]
+    rows += [(t, "HeartbeatResponse", "UNKNOWN_MEMBER_ID") for t in answers_ms]
+    rows.sort(key=lambda r: r[0])
+    return [_client_row("a.log", t, kind, "m-a", n, client="consumer-g-1", error=error)
+            for n, (t, kind, error) in enumerate(rows, 1)]
+
+
+@pytest.mark.parametrize("answer_ms, found", [(RETURN_MS, [("network", 0.9)]),
+                                              (RETURN_MS + 1, [("session-timeout-gc-or-stall", 0.62)])])
+def test_an_unknown_member_answer_pairs_with_its_processs_timer_up_to_return_ms_before_it(answer_ms, found):
+    """client_rules.sessions: a timer at most RETURN_MS before the answer is that answer's expiry (answered long
+    after: the network, 0.9); one earlier is not: a timer alone and an answer alone, two weak sightings (0.6 + 0.02)."""
+    assert [(f.cause, f.score) for f in client_rules.findings(_timer_and_answers(answer_ms))] == found
+
+
+def test_a_session_timer_pairs_with_one_answer_and_an_answer_without_a_timer_does_not_stop_the_others():
+    """client_rules.sessions: each timer is used once (a second answer after it is an answer alone), and an answer
+    with no timer before it is a weak sighting while the answers after it are still paired."""
+    one_timer = client_rules.findings(_timer_and_answers(5_000, 6_000))  # the timer pairs with 5 s; 6 s is alone
+    assert sorted((f.cause, f.score) for f in one_timer) == [("network", 0.9), ("session-timeout-gc-or-stall", 0.6)]
+    first_alone = _timer_and_answers(1_000, timer_ms=None) + [
+        _client_row("a.log", 2_000, "SessionTimeout", "m-a", 3, client="consumer-g-1"),
+        _client_row("a.log", 5_000, "HeartbeatResponse", "m-a", 4, client="consumer-g-1", error="UNKNOWN_MEMBER_ID")]
+    assert sorted((f.cause, f.score) for f in client_rules.findings(first_alone)) == [
+        ("network", 0.9), ("session-timeout-gc-or-stall", 0.6)]
