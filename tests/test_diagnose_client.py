@@ -92,22 +92,21 @@ def _java_at(ms: int, message: str) -> str:
     return PREFIX.replace(",000]", f",{ms % 1000:03d}]").format(s=ms // 1000, lvl="INFO") + message + LOGGER
 
 
-def test_a_session_timer_up_to_1_s_before_the_unknown_member_answer_is_a_pause_and_later_than_that_the_network():
+@pytest.mark.parametrize("answer_ms, cause, score, summary", [
+    (6000, "session-timeout-gc-or-stall", 0.85,
+     "the client's session timer fired at the same instant as the coordinator's answer that it was no longer a "
+     "member: the process had been frozen (a GC pause, a stall) and noticed both on waking"),
+    (6001, "network", 0.9,
+     "the client's session timer fired while the process ran and the coordinator answered only 1.001 s later: the "
+     "connection to the coordinator was lost, not the process")])
+def test_a_session_timer_up_to_1_s_before_the_unknown_member_answer_is_a_pause_and_later_than_that_the_network(
+        answer_ms, cause, score, summary):
     """FROZEN_MS = 1 s (docs/diagnose.md, Client logs): a frozen process notices its session timer and the
     coordinator's UNKNOWN_MEMBER_ID answer on waking, within 1 s of each other (1000 ms still is); a timer 1001 ms
     before the answer fired while the process ran and the coordinator answered only then: the network."""
-    frozen = diagnose_lines([_java_at(5000, SESSION_TIMER), _java_at(6000, UNKNOWN_MEMBER)], "c.log")
-    assert [(f.cause, f.group, f.score, f.summary) for f in frozen.findings] == [
-        ("session-timeout-gc-or-stall", "orders", 0.85,
-         "the client's session timer fired at the same instant as the coordinator's answer that it was no longer a "
-         "member: the process had been frozen (a GC pause, a stall) and noticed both on waking")]
-    assert frozen.findings[0].evidence == [Line("c.log", 1), Line("c.log", 2)]
-    cut = diagnose_lines([_java_at(5000, SESSION_TIMER), _java_at(6001, UNKNOWN_MEMBER)], "c.log")
-    assert [(f.cause, f.group, f.score, f.summary) for f in cut.findings] == [
-        ("network", "orders", 0.9,
-         "the client's session timer fired while the process ran and the coordinator answered only 1.001 s later: the "
-         "connection to the coordinator was lost, not the process")]
-    assert cut.findings[0].evidence == [Line("c.log", 1), Line("c.log", 2)]
+    report = diagnose_lines([_java_at(5000, SESSION_TIMER), _java_at(answer_ms, UNKNOWN_MEMBER)], "c.log")
+    assert [(f.cause, f.group, f.score, f.summary) for f in report.findings] == [(cause, "orders", score, summary)]
+    assert report.findings[0].evidence == [Line("c.log", 1), Line("c.log", 2)]
 
 
 def test_a_session_timer_with_no_answer_after_it_is_a_pause_or_a_cut_unless_its_last_error_was_unreachable():
