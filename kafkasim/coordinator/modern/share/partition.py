@@ -215,8 +215,10 @@ class SharePartition:
         """Phase 2 of `initiateDLQAndArchive`: the DLQ produce (a group without a DLQ topic now fails
         `validateDlqTopic`), then ARCHIVED written whatever came of it."""
         record = DlqRecord(self.group_id, self.topic, self.partition, first, last, delivery_count, cause)
-        failure = (self._dlq_writer(record) if self._dlq_writer is not None else None) if self.dlq_enabled() \
-            else "no DLQ topic"
+        if not self.dlq_enabled():
+            failure = "no DLQ topic"
+        else:
+            failure = self._dlq_writer(record) if self._dlq_writer is not None else None
         if failure is None:
             self.dlq_records.append(record)
         else:
