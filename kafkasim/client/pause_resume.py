@@ -523,7 +523,7 @@ class _Member:
             return
         if self.name not in self.group.members and self.generation != NO_GENERATION:
             self.row("HeartbeatFailed", error="UNKNOWN_MEMBER_ID")
-            self.generation, self.rejoin_needed, self.join_pending = -1, True, False
+            self.generation, self.rejoin_needed, self.join_pending = NO_GENERATION, True, False
         elif self.group.rebalancing and self.name not in self.group.joined and not self.join_pending:
             self.rejoin_needed = True
         else:
