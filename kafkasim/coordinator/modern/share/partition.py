@@ -215,11 +215,8 @@ class SharePartition:
         """Phase 2 of `initiateDLQAndArchive`: the DLQ produce (a group without a DLQ topic now fails
         `validateDlqTopic`), then ARCHIVED written whatever came of it."""
         record = DlqRecord(self.group_id, self.topic, self.partition, first, last, delivery_count, cause)
-        if not self.dlq_enabled():
-            failure = "no DLQ topic"
-        else:
-            failure = self._dlq_writer(record) if self._dlq_writer is not None else None
-        if failure is None:
+        # The writer answers None when the produce succeeded, else why it failed.
+        if self.dlq_enabled() and (self._dlq_writer is None or self._dlq_writer(record) is None):
             self.dlq_records.append(record)
         else:
             self.dlq_failures += 1
