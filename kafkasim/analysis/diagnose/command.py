@@ -69,8 +69,8 @@ class SparkLogs:
         self.close()
 
 
-def diagnose_on_spark(logs: SparkLogs, group: str | None = None, *, keep_rows: bool = False,
-                      redact: bool = False) -> tuple[Report, Callable[[str], str] | None]:
+def diagnose_on_spark(logs: SparkLogs, group: str | None = None, *, keep_rows: bool,
+                      redact: bool) -> tuple[Report, Callable[[str], str] | None]:
     """The report of `diagnose_rows` over every row, made group by group in the executors; with
     `redact`, the Redactor learned from the (member, reason) pairs in the rows' order. A group's rows
     come back in its timeline only with `keep_rows` (--html and --replay read them)."""
