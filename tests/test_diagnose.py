@@ -183,20 +183,23 @@ def _client_incident(folder: Path, cause: str, style: str, group: str) -> list[s
 
 def test_spark_gives_the_same_report_as_plain_python(spark, tmp_path, capsys):
     """Broker and client logs of four groups through --spark (each group diagnosed in an executor) and
-    without: the same screen and the same --json, redacted alike. librdkafka's MAXPOLL line names no
-    group: on both paths it takes its file's group (client_rules.name_groups), so its finding is there."""
+    without: the same screen, the same --json and the same --html (its rows kept, its files named), redacted
+    alike. librdkafka's MAXPOLL line names no group: on both paths it takes its file's group
+    (client_rules.name_groups), so its finding is there."""
     files = [str(INCIDENTS / "network.log"), str(INCIDENTS / "scaling.log"),
              *_client_incident(tmp_path, "slow-processing", "librdkafka", "orders"),
              *_client_incident(tmp_path, "session-timeout-gc-or-stall", "java", "payments")]
     args = [*files, "--redact", "--json"]
-    assert main(["diagnose", *args, str(tmp_path / "plain.json")]) == EXIT_OK
+    assert main(["diagnose", *args, str(tmp_path / "plain.json"), "--html", str(tmp_path / "plain.html")]) == EXIT_OK
     plain_screen = capsys.readouterr().out
-    assert main(["diagnose", *args, str(tmp_path / "spark.json"), "--spark", "--master", "local[2]"]) == EXIT_OK
+    assert main(["diagnose", *args, str(tmp_path / "spark.json"), "--html", str(tmp_path / "spark.html"),
+                 "--spark", "--master", "local[2]"]) == EXIT_OK
     screen, err = capsys.readouterr()
     assert screen == plain_screen
     assert f"kafkasim diagnose: {len(files)} file(s) on local[2]" in err.splitlines()  # said before Spark reads them
     plain, on_spark = (json.loads((tmp_path / n).read_text()) for n in ("plain.json", "spark.json"))
     assert on_spark == plain
+    assert (tmp_path / "spark.html").read_text() == (tmp_path / "plain.html").read_text()
     first = {}
     for f in plain["findings"]:
         first.setdefault(f["group"], f["cause"])
