@@ -777,6 +777,17 @@ def test_jains_index_weighs_each_clients_completed_share_and_is_none_when_nothin
     assert run(10).summary["jain_index"] is None
 
 
+def test_a_megabyte_in_the_summary_is_a_million_bytes():
+    """SUMMARY_DOC: MB = 10^6 bytes. Three 7,000,000-byte requests at 0, read and handled at once (links and handlers
+    of 10^6 MB/s, no memory bound), in a 10 ms run: 21,000,000 bytes / 0.01 s = 2,100 MB/s offered and completed
+    (large enough that a divisor off by one byte shows at the summary's 3 decimals: 2,099.998)."""
+    run = simulate_network(NetworkScenario(
+        duration_ms=10, handler_base_ms=0, network_mb_per_s=1e6, handler_mb_per_s=1e6,
+        broker={"queued.max.request.bytes": -1}, clients=(ClientGroup(count=3, arrivals=(0,), size_bytes=7_000_000),)))
+    assert [run.summary[k] for k in ("requests_completed", "offered_mb_per_s", "throughput_mb_per_s")] == [
+        3, 2100.0, 2100.0]
+
+
 def test_summary_table_puts_runs_side_by_side():
     table = summary_table({label: run_of("throughput", label) for label in ("unbounded", "bounded")})
     assert list(table.columns) == ["unbounded", "bounded"]
