@@ -14,9 +14,9 @@ import pytest
 
 from kafkasim.analysis.diagnose import client_rules, html, offsets
 from kafkasim.analysis.diagnose.incidents import incident
-from kafkasim.analysis.diagnose.model import LABELS, Finding, Line, best_first
+from kafkasim.analysis.diagnose.model import LABELS, SETTINGS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.diagnose.rules import RETURN_MS
+from kafkasim.analysis.diagnose.rules import RETURN_MS, TOGETHER_MS
 from kafkasim.analysis.diagnose.timeline import (FILE, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T, Episode, Move,
                                                  Timeline)
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
@@ -1375,3 +1375,96 @@ def test_a_session_timer_pairs_with_one_answer_and_an_answer_without_a_timer_doe
         _client_row("a.log", 5_000, "HeartbeatResponse", "m-a", 4, client="consumer-g-1", error="UNKNOWN_MEMBER_ID")]
     assert sorted((f.cause, f.score) for f in client_rules.findings(first_alone)) == [
         ("network", 0.9), ("session-timeout-gc-or-stall", 0.6)]
+
+
+# --- client_rules.rolling_restart: dynamic consumers closing one after another, each followed by a new member id ---
+
+_CLOSED = "the consumer is being closed"
+
+
+def _restarts(*restarts: tuple[int, int], config: tuple = (), static: bool = False) -> list:
+    """Java consumers restarted one after another, rows in time order: consumer x of a.log, b.log, ... (member m-x,
+    "instanceId=pod-x" in its lines' prefix if `static`) joined at 0 (line 1), closed at its (close_ms, new_ms)
+    pair's first time (line 2: "Member m-x sending LeaveGroup request to coordinator N due to the consumer is being
+    closed", AbstractCoordinator.maybeLeaveGroup 2.4+), and its restarted process joined as the new member m-x2 at
+    the second (line 3). `config`: (setting, text) pairs, the ClientConfig lines 1, 2, ... of app.log."""
+    rows = [_client_row("app.log", 0, "ClientConfig", None, n, reason=name, detail=text)
+            for n, (name, text) in enumerate(config, 1)]
+    for x, (close_ms, new_ms) in zip("abc", restarts):
+        instance = {"instance": f"pod-{x}"} if static else {}
+        rows += [_client_row(f"{x}.log", 0, "JoinGroupResponse", f"m-{x}", 1, **instance),
+                 _client_row(f"{x}.log", close_ms, "LeaveGroup", f"m-{x}", 2, reason=_CLOSED, **instance),
+                 _client_row(f"{x}.log", new_ms, "JoinGroupResponse", f"m-{x}2", 3, **instance)]
+    return sorted(rows, key=lambda r: (r[T], r[FILE], r[LINE]))
+
+
+def _rolling_restart(score: float, consumers: int, closes: str, shown: tuple = ()) -> Finding:
+    """The finding of a rolling restart of `consumers` dynamic members whose closes are line 2 of `closes`' files."""
+    return Finding("rolling-restart-dynamic-members", "g", score,
+                   f"{consumers} consumers closed one after another, each followed by a new member id, and none has a "
+                   f"group.instance.id: a rolling restart of dynamic members, two rebalances per restart",
+                   [Line(f"{x}.log", 2) for x in closes], [*shown, *SETTINGS["rolling-restart-dynamic-members"]])
+
+
+@pytest.mark.parametrize("new_ms, found", [(0, False), (RETURN_MS, True), (RETURN_MS + 1, False)])
+def test_a_close_is_restarted_by_a_new_member_id_after_it_and_at_most_return_ms_later(new_ms, found):
+    """client_rules.rolling_restart: a close is a restart when a member id not seen before shows up after it (one
+    first seen at the close's own instant is not) and at most RETURN_MS later ("a member back within this long
+    after it left is the same process coming back, or its restart", rules.py). b's restart, 2 * RETURN_MS after
+    a's close, always counts: a's alone decides between a rolling restart of two (0.75 + 0.02) and nothing."""
+    rows = _restarts((10_000, 10_000 + new_ms), (10_000 + 2 * RETURN_MS, 11_000 + 2 * RETURN_MS))
+    assert client_rules.findings(rows) == ([_rolling_restart(0.77, 2, "ab")] if found else [])
+
+
+@pytest.mark.parametrize("spread_ms, found", [(TOGETHER_MS, False), (TOGETHER_MS + 1, True)])
+def test_restarted_consumers_are_a_rolling_restart_only_when_their_closes_span_more_than_together_ms(spread_ms, found):
+    """client_rules.rolling_restart: closes at most TOGETHER_MS (5 s, rules.py: "this close together are one
+    outage, not one process each") from the first to the last are consumers stopped together, not one after
+    another."""
+    rows = _restarts((10_000, 11_000), (10_000 + spread_ms, 11_000 + spread_ms))
+    assert client_rules.findings(rows) == ([_rolling_restart(0.77, 2, "ab")] if found else [])
+
+
+def test_three_consumers_restarted_are_a_surer_rolling_restart_than_two_each_counted_once():
+    """client_rules.rolling_restart: base 0.9 for three consumers restarted or more, 0.75 for two, each consumer a
+    sighting (+0.02 past the first, client_rules._finding); the closes' span runs from the first to the last (b
+    closes 2 s after a, within TOGETHER_MS, c 10 s after a)."""
+    three = _restarts((10_000, 11_000), (12_000, 13_000), (20_000, 21_000))
+    assert client_rules.findings(three) == [_rolling_restart(0.94, 3, "abc")]
+    assert client_rules.findings(_restarts((10_000, 11_000), (20_000, 21_000))) == [_rolling_restart(0.77, 2, "ab")]
+
+
+@pytest.mark.parametrize("text, shown", [(None, ""), ("", ""), ("null", "null")])
+def test_a_group_instance_id_setting_of_null_or_empty_is_no_static_member(text, shown):
+    """client_rules.rolling_restart: the consumer's group.instance.id defaults to null (ConsumerConfig) and
+    AbstractConfig.logAll prints it "group.instance.id = null"; an empty one is no id either (ConsumerConfig's
+    NonEmptyString validator), nor a setting line without text (java_client.config_block reads the three alike):
+    the members are dynamic and the restart is found, the settings' lines shown with it; a line of another setting
+    (group.protocol = classic) says nothing of an instance id."""
+    rows = _restarts((10_000, 11_000), (20_000, 21_000),
+                     config=(("group.instance.id", text), ("group.protocol", "classic")))
+    assert client_rules.findings(rows) == [_rolling_restart(0.77, 2, "ab", (
+        f"group.instance.id = {shown} in this log (app.log:1)", "group.protocol = classic in this log (app.log:2)"))]
+
+
+@pytest.mark.parametrize("config, static", [((("group.instance.id", "pod-a"),), False), ((), True)])
+def test_a_group_instance_id_set_or_in_a_lines_prefix_makes_the_restart_a_static_one_and_no_finding(config, static):
+    """client_rules.rolling_restart: a group.instance.id setting with an id, or a line naming one (the "instanceId=I, "
+    of KafkaConsumer's log prefix, 2.3+), is static membership (KIP-345): its restarts are no rolling restart of
+    dynamic members, whichever of the two the log shows."""
+    assert client_rules.findings(_restarts((10_000, 11_000), (20_000, 21_000), config=config, static=static)) == []
+
+
+def test_a_close_naming_no_member_counts_as_its_process():
+    """client_rules.rolling_restart: the consumers restarted are counted by the closing member's id, else by the
+    close's process (client_rules._process: its file and client id), as franz-go's "leaving group" of a client
+    without a member id reads (franz_go._leave: member None): closes of a.log and b.log are two consumers, two
+    closes of one process one only, no rolling restart."""
+    two = [r[:MEMBER] + (None,) + r[MEMBER + 1:] if r[KIND] == "LeaveGroup" else r
+           for r in _restarts((10_000, 11_000), (20_000, 21_000))]
+    assert client_rules.findings(two) == [_rolling_restart(0.77, 2, "ab")]
+    one = [_client_row("a.log", 10_000, "LeaveGroup", None, 1, reason=_CLOSED),
+           _client_row("a.log", 11_000, "JoinGroupResponse", "m-a2", 2),
+           _client_row("a.log", 20_000, "LeaveGroup", None, 3, reason=_CLOSED),
+           _client_row("a.log", 21_000, "JoinGroupResponse", "m-a3", 4)]
+    assert client_rules.findings(one) == []
