@@ -16,9 +16,9 @@ from kafkasim.analysis.diagnose import client_rules, html, offsets
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import LABELS, SETTINGS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.diagnose.rules import RETURN_MS, TOGETHER_MS
-from kafkasim.analysis.diagnose.timeline import (FILE, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T, Episode, Move,
-                                                 Timeline)
+from kafkasim.analysis.diagnose.rules import RETURN_MS, SLOW_JOIN_ARRIVALS, SLOW_JOIN_MS, TOGETHER_MS
+from kafkasim.analysis.diagnose.timeline import (FILE, FORMING_MS, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T,
+                                                 Episode, Move, Timeline)
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
 from kafkasim.analysis.logs.files import read_lines
 from vega_fields import missing_fields, views  # (tests/ is on sys.path)
@@ -1468,3 +1468,197 @@ def test_a_close_naming_no_member_counts_as_its_process():
            _client_row("a.log", 20_000, "LeaveGroup", None, 3, reason=_CLOSED),
            _client_row("a.log", 21_000, "JoinGroupResponse", "m-a3", 4)]
     assert client_rules.findings(one) == []
+
+
+# --- client_rules: closes, the group's forming, slow joins, misconfiguration, KIP-848 errors, the coordinator ---
+
+def _as(rows: list, kind: str, new_kind: str, **fields) -> list:
+    """`rows` with each row of `kind` made a `new_kind` row with `fields`, at the same time, file, line and member."""
+    return [_client_row(r[FILE], r[T], new_kind, r[MEMBER], r[LINE], **fields) if r[KIND] == kind else r for r in rows]
+
+
+def test_a_leave_group_for_another_reason_than_a_close_is_no_restart():
+    """client_rules._closes: only the LeaveGroup "due to the consumer is being closed" (AbstractCoordinator
+    .maybeLeaveGroup 2.4+) is a close; consumers leaving "due to consumer poll timeout has expired." and rejoining
+    with a new member id (the leave resets it) are two poll-timer expiries (slow_processing: 0.95 + 0.02), no
+    rolling restart."""
+    rows = _as(_restarts((10_000, 11_000), (20_000, 21_000)), "LeaveGroup", "LeaveGroup",
+               reason="consumer poll timeout has expired.")
+    assert client_rules.findings(rows) == [
+        Finding("slow-processing", "g", 0.97, _POLL_SUMMARY.format(2), [Line("a.log", 2), Line("b.log", 2)],
+                list(SETTINGS["slow-processing"]))]
+
+
+@pytest.mark.parametrize("left_to, found", [("UNSUBSCRIBED", True), ("STALE", False)])
+def test_under_the_consumer_protocol_a_close_is_the_transition_from_leaving_to_unsubscribed(left_to, found):
+    """client_rules._closes: under group.protocol=consumer a consumer closing logs "Member M with epoch E transitioned
+    from LEAVING to UNSUBSCRIBED." (AbstractMembershipManager.java 4.x); LEAVING -> STALE is the leave of an expired
+    poll timer (MemberState.java: STALE's only previous state is LEAVING, "when the poll timer expires"), no close.
+    The members' joins are their transitions to STABLE."""
+    rows = _as(_as(_restarts((10_000, 11_000), (20_000, 21_000)), "JoinGroupResponse", "MemberTransition",
+                   reason="STABLE", detail="RECONCILING"), "LeaveGroup", "MemberTransition", reason=left_to,
+               detail="LEAVING")
+    assert client_rules.findings(rows) == ([_rolling_restart(0.77, 2, "ab")] if found else [])
+
+
+_SCALED_OUT = "{} consumer(s) joined the running group without replacing any: scaled out"
+
+
+def test_a_classic_group_forms_at_its_first_join_response_however_far_apart_its_members_started():
+    """client_rules._formed: a classic group has its members at its first JoinGroup response, the initial rebalance
+    having gathered everyone who joined before it (GroupCoordinator's InitialDelayedJoin, 0.11+: each member joining
+    within group.initial.rebalance.delay.ms extends the wait): c, started 3.9 s after b (more than FORMING_MS), was
+    answered with a and b at 9 s; only d, starting after that answer, joined the running group."""
+    rows = [_client_row("a.log", 0, "JoinGroup", None, 1), _client_row("b.log", 2_000, "JoinGroup", None, 1),
+            _client_row("c.log", 5_900, "JoinGroup", None, 1),
+            *[_client_row(f"{x}.log", 9_000, "JoinGroupResponse", f"m-{x}", 2, generation=1) for x in "abc"],
+            _client_row("d.log", 9_500, "JoinGroup", None, 1),
+            _client_row("d.log", 12_000, "JoinGroupResponse", "m-d", 2, generation=2)]
+    assert client_rules.findings(rows) == [
+        Finding("scaling", "g", 0.75, _SCALED_OUT.format(1), [Line("d.log", 2)], list(SETTINGS["scaling"]))]
+
+
+@pytest.mark.parametrize("starts", [(0, FORMING_MS, 2 * FORMING_MS, 3 * FORMING_MS + 1), (0, FORMING_MS + 1)])
+def test_a_consumer_group_forms_with_starts_each_at_most_forming_ms_after_the_one_before(starts):
+    """client_rules._formed (Timeline.formed_at's rule): a consumer group's first burst of process starts runs from
+    the first start while each comes at most FORMING_MS after the one before (exactly FORMING_MS still does, however
+    far from the first); the first start more than FORMING_MS after the one before, here the last one, is a consumer
+    added to the running group."""
+    rows = [_client_row(f"{x}.log", t, "MemberTransition", f"m-{x}", 1, reason="STABLE", detail="JOINING")
+            for x, t in zip("abcd", starts)]
+    last = "abcd"[len(starts) - 1]
+    assert client_rules.findings(rows) == [
+        Finding("scaling", "g", 0.75, _SCALED_OUT.format(1), [Line(f"{last}.log", 1)], list(SETTINGS["scaling"]))]
+
+
+def _first_joins(*waits_ms: int) -> list:
+    """Consumers of c0.log, c1.log, ...: each "(Re-)joining group" (line 1) its wait before the answer all of them
+    got at 100 s, "Successfully joined group with generation Generation{generationId=1, ...}" (line 2)."""
+    rows = []
+    for i, wait in enumerate(waits_ms):
+        rows += [_client_row(f"c{i}.log", 100_000 - wait, "JoinGroup", None, 1),
+                 _client_row(f"c{i}.log", 100_000, "JoinGroupResponse", f"m-{i}", 2, generation=1)]
+    return sorted(rows, key=lambda r: (r[T], r[FILE], r[LINE]))
+
+
+@pytest.mark.parametrize("slow_ms, fast, found", [(SLOW_JOIN_MS, SLOW_JOIN_ARRIVALS - 7, True),
+                                                  (SLOW_JOIN_MS - 1, SLOW_JOIN_ARRIVALS - 7, False),
+                                                  (SLOW_JOIN_MS, SLOW_JOIN_ARRIVALS - 8, False)])
+def test_a_slow_join_is_a_first_answer_slow_join_ms_or_more_late_in_a_generation_slow_join_arrivals_joined(
+        slow_ms, fast, found):
+    """client_rules.slow_join (rules.slow_join from the clients' side: KIP-134's delay extended by each join): 7
+    consumers waiting SLOW_JOIN_MS (60 s) or more for their first JoinGroup answer, in a generation that
+    SLOW_JOIN_ARRIVALS (10) consumers or more joined (7 and `fast` ones answered after 10 s), are a large group
+    joining slowly: 0.85, +0.02 per further slow consumer; 1 ms less, or one consumer less, is none."""
+    rows = _first_joins(*[slow_ms] * 7, *[10_000] * fast)
+    assert client_rules.findings(rows) == ([
+        Finding("too-many-members-or-slow-join", "g", 0.97,
+                "7 consumer(s) waited up to 60 s for their first JoinGroup answer, in a generation 10 consumers "
+                "joined: a large group joining slowly", [Line(f"c{i}.log", 2) for i in range(7)],
+                list(SETTINGS["too-many-members-or-slow-join"]))] if found else [])
+
+
+def _settings(*settings: tuple, version: str | None = None) -> list:
+    """A Java consumer's "ConsumerConfig values:" block as the reader keeps it (java_client.config_block): one
+    ClientConfig row per (setting, text) pair, a.log lines 1, 2, ... (AbstractConfig.logAll prints them sorted by
+    name), the text's number (if it is one) as value; then AppInfoParser's "Kafka version: V" if `version`."""
+    rows = [_client_row("a.log", 0, "ClientConfig", None, n, reason=name, detail=text,
+                        value=float(text) if text.isdigit() else None) for n, (name, text) in enumerate(settings, 1)]
+    return rows + ([_client_row("a.log", 0, "KafkaVersion", None, len(rows) + 1, detail=version)] if version else [])
+
+
+def _misconfiguration(score: float, summary: str, evidence: list, shown: tuple = ()) -> Finding:
+    """A misconfiguration finding with the settings lines `shown`."""
+    return Finding("misconfiguration", "g", score, summary, evidence, [*shown, *SETTINGS["misconfiguration"]])
+
+
+@pytest.mark.parametrize("beat, found", [("15000", False), ("15001", True)])
+def test_a_heartbeat_interval_over_a_third_of_the_session_timeout_is_a_misconfiguration(beat, found):
+    """client_rules.misconfiguration: heartbeat.interval.ms "must be set lower than session.timeout.ms, but typically
+    should be set no higher than 1/3 of that value" (CommonClientConfigs.HEARTBEAT_INTERVAL_MS_DOC): 15000 ms of a
+    45000 ms session is a third, 15001 more (0.7). logAll prints heartbeat.interval.ms before session.timeout.ms:
+    the session line after it is read all the same."""
+    rows = _settings(("heartbeat.interval.ms", beat), ("session.timeout.ms", "45000"))
+    assert client_rules.findings(rows) == ([_misconfiguration(
+        0.7, "heartbeat.interval.ms 15001 is more than a third of session.timeout.ms 45000: a lost heartbeat or two "
+             "expires the session", [Line("a.log", 1), Line("a.log", 2)],
+        ("session.timeout.ms = 45000 in this log (a.log:2)", "heartbeat.interval.ms = 15001 in this log (a.log:1)"))]
+        if found else [])
+
+
+@pytest.mark.parametrize("version, session, found", [
+    (None, "6000", False), (None, "5999", True), (None, "1800000", False),
+    ("2.2.1", "300000", False), ("2.2.1", "300001", True)])
+def test_a_session_timeout_outside_the_brokers_default_range_is_refused_with_invalid_session_timeout(
+        version, session, found):
+    """client_rules.misconfiguration: the coordinator refuses a session.timeout.ms below group.min.session.timeout.ms
+    or above group.max.session.timeout.ms, both accepted (GroupCoordinator.handleJoinGroup: "sessionTimeoutMs <
+    groupMinSessionTimeoutMs || sessionTimeoutMs > groupMaxSessionTimeoutMs"), with INVALID_SESSION_TIMEOUT (0.75);
+    the defaults are those of the client's Kafka version when its log names it (6000 and 300000 before 2.3,
+    KAFKA-7862), else of 4.0 (6000 and 1800000)."""
+    low, high, at = (6000, 300000, " at 2.2.1") if version else (6000, 1800000, "")
+    assert client_rules.findings(_settings(("session.timeout.ms", session), version=version)) == ([_misconfiguration(
+        0.75, f"session.timeout.ms {session} is outside the broker's default range [{low}, {high}] "
+              f"(group.min/max.session.timeout.ms{at}): INVALID_SESSION_TIMEOUT", [Line("a.log", 1)],
+        (f"session.timeout.ms = {session} in this log (a.log:1)",))] if found else [])
+
+
+def test_a_session_timeout_line_without_a_number_is_not_checked():
+    """client_rules.misconfiguration: only settings the reader read a number from (a ClientConfig row's value) are
+    compared: a session.timeout.ms line without one says nothing of the heartbeat or the broker's range."""
+    assert client_rules.findings(_settings(("heartbeat.interval.ms", "3000"), ("session.timeout.ms", ""))) == []
+
+
+@pytest.mark.parametrize("error, why", [
+    ("INVALID_SESSION_TIMEOUT", "the coordinator refused the client's session.timeout.ms"),
+    ("FENCED_INSTANCE_ID", "another process uses the same group.instance.id")])
+def test_a_join_refused_for_its_session_timeout_or_a_fenced_instance_id_is_a_misconfiguration(error, why):
+    """client_rules.misconfiguration: JoinGroup answered INVALID_SESSION_TIMEOUT (Errors.java 26: the session is
+    outside the broker's range) or FENCED_INSTANCE_ID (82: another process joined with the same group.instance.id,
+    KIP-345), whatever line says it ("JoinGroup failed: ...", AbstractCoordinator.java): 0.9, +0.02 per further one."""
+    rows = [_client_row(f"{x}.log", 0, "JoinGroupResponse", None, 1, error=error) for x in "ab"]
+    assert client_rules.findings(rows) == [_misconfiguration(0.92, f"{error}: {why}", [Line("a.log", 1),
+                                                                                     Line("b.log", 1)])]
+
+
+def test_a_consumer_protocol_heartbeat_answered_group_id_not_found_is_a_misconfiguration():
+    """client_rules.misconfiguration: a ConsumerGroupHeartbeat answered GROUP_ID_NOT_FOUND means the group id is a
+    classic group the coordinator would not upgrade (GroupMetadataManager.validateOnlineUpgrade, 4.0: "Cannot upgrade
+    classic group G to consumer group because online upgrade is disabled" / "... does not use the consumer embedded
+    protocol") or a group of another type ("Group G is not a consumer group."): 0.85, the group.protocol line
+    shown."""
+    rows = [*_settings(("group.protocol", "consumer")),
+            _client_row("a.log", 1_000, "ConsumerGroupHeartbeat", None, 2, error="GROUP_ID_NOT_FOUND")]
+    assert client_rules.findings(rows) == [_misconfiguration(
+        0.85, "GROUP_ID_NOT_FOUND on a consumer-protocol heartbeat: the group id is a classic group the coordinator "
+              "would not convert (group.consumer.migration.policy) or a group of another type", [Line("a.log", 2)],
+        ("group.protocol = consumer in this log (a.log:1)",))]
+
+
+@pytest.mark.parametrize("error, base, why", [
+    ("FENCED_MEMBER_EPOCH", 0.75, "the member's epoch was fenced by the coordinator (the consumer protocol's "
+                                  "reconciliation)"),
+    ("UNRELEASED_INSTANCE_ID", 0.8, "a static member's instance id was still owned by its previous member")])
+def test_a_kip_848_heartbeat_error_is_named_counted_and_explained(error, base, why):
+    """client_rules.kip848: a ConsumerGroupHeartbeat answered FENCED_MEMBER_EPOCH ("... failed for member M because
+    epoch E is fenced.") or UNRELEASED_INSTANCE_ID ("... failed due to unreleased instance id I"), as
+    ConsumerHeartbeatRequestManager.java (4.x) logs them: Errors.java 110 and 111, answers of the consumer
+    protocol's heartbeat only (KIP-848), so a classic heartbeat's row with the error is not read. 0.75 and 0.8,
+    +0.02 per further one, the count in the summary."""
+    rows = [_client_row("a.log", t, "ConsumerGroupHeartbeat", "m-a", n, error=error) for n, t in ((1, 0), (2, 5_000))]
+    assert client_rules.findings(rows) == [
+        Finding("kip848-specific", "g", round(base + 0.02, 3), f"{error} (2 time(s)): {why}",
+                [Line("a.log", 1), Line("a.log", 2)], list(SETTINGS["kip848-specific"]))]
+    assert client_rules.findings(_as(rows, "ConsumerGroupHeartbeat", "HeartbeatResponse", error=error)) == []
+
+
+def test_a_sync_group_answered_coordinator_not_available_is_the_coordinator_failing_to_store_the_group():
+    """client_rules.coordinator_failing: the coordinator answers a SyncGroup whose __consumer_offsets append failed
+    (NOT_ENOUGH_REPLICAS) with COORDINATOR_NOT_AVAILABLE (GroupMetadataManager.scala storeGroup, 1.0 - 3.9): 0.7,
+    the requests counted and the first one's error named."""
+    rows = [_client_row("a.log", 0, "SyncGroupResponse", "m-a", 1, error="COORDINATOR_NOT_AVAILABLE")]
+    assert client_rules.findings(rows) == [
+        Finding("broker-bug-or-coordinator", "g", 0.7,
+                "the coordinator answered 1 SyncGroup, commit or FindCoordinator request(s) with "
+                "COORDINATOR_NOT_AVAILABLE: it could not write to (or find a leader for) the group's "
+                "__consumer_offsets partition", [Line("a.log", 1)], list(SETTINGS["broker-bug-or-coordinator"]))]
