@@ -267,6 +267,18 @@ def test_release(text, expected):
     assert bugs.release(text) == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("3.7.1", (3, 7, 1)), ("4.0.0", (4,)), ("3.7.1-SNAPSHOT", (3, 7, 1)), ("junk", None), (None, None),
+    # Confluent Platform's builds ("-ccs", "-ce"): their Apache line, major.minor
+    ("5.0.0-ccs", (2,)), ("5.5.3-ccs", (2, 5)), ("5.6.0-ccs", None), ("6.0.1-ccs", (2, 6)), ("6.2.4-ce", (2, 8)),
+    ("6.3.0-ccs", None), ("7.0.1-ccs", (3,)), ("7.6.0-ccs", (3, 6)), ("8.1.0-ce", (4, 1)), ("8.4.0-0-ccs", (4, 4)),
+    ("4.1.0-ccs", None), ("9.0.0-ccs", None)])
+def test_apache_release(text, expected):
+    """A Java client's "Kafka version" (AppInfoParser.java) as an Apache release: CP 5.0 - 5.5 are Apache 2.0 - 2.5,
+    6.0 - 6.2 are 2.6 - 2.8, 7.N is 3.N, 8.N is 4.N; older or unknown CP releases are none."""
+    assert bugs.apache_release(text) == expected
+
+
 def test_every_client_bug_row_has_its_releases_and_a_source():
     for bug in bugs.KNOWN_BUGS:
         if bug.clients:

@@ -420,10 +420,11 @@ def test_a_clients_releases_are_read_from_its_version_lines_and_a_versions_colum
             _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.4-3.9", detail="2.1.0"),
             _client_row("a.log", 2, "JoinGroup", "m-a", 3, versions="2.x"),  # a family names none either
             _client_row("a.log", 3, "JoinGroup", "m-a", 4, versions="3.3"),
-            _client_row("a.log", 4, "ClientVersion", "m-a", 5, detail="v1.9.2")]
+            _client_row("a.log", 4, "ClientVersion", "m-a", 5, detail="v1.9.2"),
+            _client_row("b.log", 0, "KafkaVersion", "m-b", 1, detail="7.5.2-ccs")]  # Confluent's build of 3.5
     source = ROW_FIELDS.index("log_source")
-    rows[3:] = [(*r[:source], "librdkafka", *r[source + 1:]) for r in rows[3:]]
-    assert _log_versions(rows, ("java",)) == {(3, 7), (3, 1)}
+    rows[3:6] = [(*r[:source], "librdkafka", *r[source + 1:]) for r in rows[3:6]]
+    assert _log_versions(rows, ("java",)) == {(3, 7), (3, 1), (3, 5)}
     assert _log_versions(rows, ("librdkafka",)) == {(3, 3), (1, 9, 2)}
 
 
@@ -1587,20 +1588,29 @@ def test_a_heartbeat_interval_over_a_third_of_the_session_timeout_is_a_misconfig
 
 
 @pytest.mark.parametrize("version, session, found", [
-    (None, "6000", False), (None, "5999", True), (None, "1800000", False),
-    ("2.2.1", "300000", False), ("2.2.1", "300001", True)])
+    (None, "6000", None), (None, "5999", (6000, 1800000, "")), (None, "1800000", None),
+    (None, "1800001", (6000, 1800000, "")),  # the line's number whole, not 1.8e+06
+    ("2.2.1", "300000", None), ("2.2.1", "300001", (6000, 300000, " at 2.2.1")),
+    # Confluent's builds: CP 5.2 is Apache 2.2, CP 7.2 is 3.2 (whose maximum is 1800000, KAFKA-7862 in 2.3)
+    ("5.2.1-ccs", "300001", (6000, 300000, " at 5.2.1-ccs")), ("7.2.1-ccs", "300001", None),
+    ("7.2.1-ccs", "1800001", (6000, 1800000, " at 7.2.1-ccs")),
+    ("4.1.0-ccs", "1800001", (6000, 1800000, "")),  # CP 4.1 is older than any line mapped: 4.0's defaults
+    ("0.8.2.1", "1", None)])  # before 0.9 the broker had no such range
 def test_a_session_timeout_outside_the_brokers_default_range_is_refused_with_invalid_session_timeout(
         version, session, found):
     """client_rules.misconfiguration: the coordinator refuses a session.timeout.ms below group.min.session.timeout.ms
     or above group.max.session.timeout.ms, both accepted (GroupCoordinator.handleJoinGroup: "sessionTimeoutMs <
     groupMinSessionTimeoutMs || sessionTimeoutMs > groupMaxSessionTimeoutMs"), with INVALID_SESSION_TIMEOUT (0.75);
-    the defaults are those of the client's Kafka version when its log names it (6000 and 300000 before 2.3,
-    KAFKA-7862), else of 4.0 (6000 and 1800000)."""
-    low, high, at = (6000, 300000, " at 2.2.1") if version else (6000, 1800000, "")
-    assert client_rules.findings(_settings(("session.timeout.ms", session), version=version)) == ([_misconfiguration(
-        0.75, f"session.timeout.ms {session} is outside the broker's default range [{low}, {high}] "
-              f"(group.min/max.session.timeout.ms{at}): INVALID_SESSION_TIMEOUT", [Line("a.log", 1)],
-        (f"session.timeout.ms = {session} in this log (a.log:1)",))] if found else [])
+    the defaults are those of the client's Apache Kafka release when its log names it (6000 and 300000 before 2.3,
+    KAFKA-7862; a Confluent build's "-ccs" release read as its Apache line, bugs.apache_release), else of 4.0 (6000
+    and 1800000)."""
+    if found:
+        low, high, at = found
+        found = [_misconfiguration(
+            0.75, f"session.timeout.ms {session} is outside the broker's default range [{low}, {high}] "
+                  f"(group.min/max.session.timeout.ms{at}): INVALID_SESSION_TIMEOUT", [Line("a.log", 1)],
+            (f"session.timeout.ms = {session} in this log (a.log:1)",))]
+    assert client_rules.findings(_settings(("session.timeout.ms", session), version=version)) == (found or [])
 
 
 def test_a_session_timeout_line_without_a_number_is_not_checked():

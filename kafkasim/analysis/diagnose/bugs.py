@@ -235,6 +235,24 @@ def release(text: str | None) -> tuple | None:
     return v
 
 
+#: Confluent Platform's builds print their own release, suffixed "-ccs" (community) or "-ce" (enterprise):
+#: "Kafka version: 7.6.0-ccs" is Apache Kafka 3.6. CP 5.0 - 5.5 are Apache 2.0 - 2.5, CP 6.0 - 6.2 are 2.6 - 2.8,
+#: CP 7.N is 3.N and CP 8.N is 4.N (Confluent's release notes; its `v8.N.x` tags build Apache 4.N.x).
+_CONFLUENT = re.compile(r"\d[\d.]*(?:-\d+)?-c(?:cs|e)\b")
+
+
+def apache_release(text: str | None) -> tuple | None:
+    """The Apache Kafka release of a Java client's "Kafka version": a Confluent build's is its Apache line
+    (major.minor: CP's patch numbers are its own); None when it is not one, or a CP release before 5.0."""
+    v = release(text)
+    if v is None or not _CONFLUENT.match(text.strip()):
+        return v
+    major, minor = v[0], (v + (0,))[1]
+    apache = {5: (2, minor) if minor <= 5 else None, 6: (2, 6 + minor) if minor <= 2 else None,
+              7: (3, minor), 8: (4, minor)}.get(major)
+    return None if apache is None else apache[:1] if apache[1] == 0 else apache
+
+
 def _named_release(text: str | None) -> tuple | None:
     """The one release a `versions` column names ("1.6.0"); None for a range ("1.4-", "2.4-3.9") or a family
     ("2.x": `release` reads none)."""
@@ -248,7 +266,9 @@ def _log_versions(rows: list, clients: tuple) -> set:
     for r in rows:
         if r[_LOG_SOURCE] not in clients:
             continue
-        if r[KIND] == "ClientVersion" or (r[KIND] == "KafkaVersion" and "java" in clients):
+        if r[KIND] == "KafkaVersion" and "java" in clients:
+            v = apache_release(r[_DETAIL])
+        elif r[KIND] == "ClientVersion":
             v = release(r[_DETAIL])
         else:
             v = _named_release(r[_VERSIONS])

@@ -112,10 +112,15 @@ def _config(rs: list) -> dict:
     out: dict = defaultdict(list)
     for r in rs:
         if r[KIND] == "ClientConfig" and r[REASON]:
-            text = r[DETAIL] if r[DETAIL] is not None else (f"{r[VALUE]:g}" if r[VALUE] is not None else "")
+            text = _shown(r)
             if text not in [t for t, _ in out[r[REASON]]]:
                 out[r[REASON]].append((text, f"{r[FILE]}:{r[LINE]}"))
     return out
+
+
+def _shown(r) -> str:
+    """A setting's value as its line wrote it (a number it gave no text for, in full)."""
+    return r[DETAIL] if r[DETAIL] is not None else (f"{r[VALUE]:.15g}" if r[VALUE] is not None else "")
 
 
 def _process(r: tuple) -> tuple:
@@ -359,7 +364,8 @@ def misconfiguration(rs: list, s: _Signals) -> None:
     for r in rs:
         if r[KIND] == "ClientConfig" and r[VALUE] is not None:
             config.setdefault((_process(r), r[REASON]), r)
-    version = next((r[DETAIL] for r in rs if r[KIND] == "KafkaVersion" and r[DETAIL]), None)
+    version = next((r[DETAIL] for r in rs if r[KIND] == "KafkaVersion" and bugs.apache_release(r[DETAIL])), None)
+    apache = bugs.apache_release(version) if version else (4, 0)
     consumer = any(r[KIND] == "ClientConfig" and r[REASON] == "group.protocol" and (r[DETAIL] or "").lower() == "consumer"
                    for r in rs)
     for (proc, name), r in config.items():
@@ -371,15 +377,16 @@ def misconfiguration(rs: list, s: _Signals) -> None:
         # typically should be set no higher than 1/3 of that value".
         if beat is not None and beat[VALUE] > session / 3:
             s.add("misconfiguration", 0.7, [beat, r], count=1, summary=
-                  f"heartbeat.interval.ms {beat[VALUE]:g} is more than a third of session.timeout.ms {session:g}: "
+                  f"heartbeat.interval.ms {_shown(beat)} is more than a third of session.timeout.ms {_shown(r)}: "
                   f"a lost heartbeat or two expires the session")
         # The coordinator refuses a session outside group.min/max.session.timeout.ms with INVALID_SESSION_TIMEOUT
-        # (GroupCoordinator.handleJoinGroup); the defaults by version are config.py's.
-        low = BROKER_CONFIGS["group.min.session.timeout.ms"].default(version or "4.0")
-        high = BROKER_CONFIGS["group.max.session.timeout.ms"].default(version or "4.0")
-        if not low <= session <= high:
+        # (GroupCoordinator.handleJoinGroup); the defaults by version are config.py's, read at the client's Apache
+        # release (the broker's is not in its log), 4.0 when the log names none.
+        low = BROKER_CONFIGS["group.min.session.timeout.ms"].default(apache)
+        high = BROKER_CONFIGS["group.max.session.timeout.ms"].default(apache)
+        if low is not None and not low <= session <= high:  # None: before 0.9, no such configs
             s.add("misconfiguration", 0.75, [r],
-                  f"session.timeout.ms {session:g} is outside the broker's default range [{low}, {high}] "
+                  f"session.timeout.ms {_shown(r)} is outside the broker's default range [{low}, {high}] "
                   f"(group.min/max.session.timeout.ms{' at ' + version if version else ''}): INVALID_SESSION_TIMEOUT")
     # JoinGroup/heartbeat errors naming a misconfiguration (Errors.java): INVALID_SESSION_TIMEOUT, and
     # FENCED_INSTANCE_ID (two processes with one group.instance.id, KIP-345); franz-go's "join group failed" and its
