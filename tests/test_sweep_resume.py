@@ -122,7 +122,8 @@ def test_a_folder_of_another_sweep_is_refused_with_what_differs(spark, tmp_path)
 
 def test_a_folder_sweeping_other_parameters_is_refused_with_both_parameter_types(tmp_path):
     """sweep_grid.open_sweep_folder: other swept parameters (another column, or a column of another type) make
-    another sweep; the message gives the folder's swept columns and types, then this grid's (docs/robustness.md)."""
+    another sweep; the message gives the folder's swept columns and types, then this grid's, then each base setting
+    that differs too (docs/robustness.md: "the message lists each difference")."""
     base, axis = GRID["base"], {"session.timeout.ms": [6_000, 10_000]}
     added = {"base": base, "grid": {**axis, "static_membership": [False, True]}}
     assert refusal(tmp_path / "added", {"base": base, "grid": axis}, added) == refused(
@@ -132,6 +133,10 @@ def test_a_folder_sweeping_other_parameters_is_refused_with_both_parameter_types
     assert refusal(tmp_path / "retyped", {"base": base, "grid": axis}, retyped) == refused(
         tmp_path / "retyped", "it sweeps {'session_timeout_ms': 'long'}, this grid sweeps "
                               "{'session_timeout_ms': 'double'}")
+    both = {"base": {**base, "members": 3}, "grid": retyped["grid"]}
+    assert refusal(tmp_path / "both", {"base": base, "grid": axis}, both) == refused(
+        tmp_path / "both", "it sweeps {'session_timeout_ms': 'long'}, this grid sweeps {'session_timeout_ms': 'double'}; "
+                           "base members: 4 there, 3 in this grid")
 
 
 def test_a_folder_of_other_base_settings_lists_each_key_with_its_value_there_and_here_or_not_set(tmp_path):

@@ -517,10 +517,10 @@ def open_sweep_folder(out: str, grid: "Grid") -> dict:
 
 def _differences(old: dict, new: dict) -> list[str]:
     """What makes the sweep in a folder (`old` manifest) another sweep than `new`."""
-    if old.get("types") != new["types"]:
-        return [f"it sweeps {old.get('types')}, this grid sweeps {new['types']}"]
+    types = old.get("types")
+    types = [] if types == new["types"] else [f"it sweeps {types}, this grid sweeps {new['types']}"]
     base_old, base_new = old.get("base") or {}, new["base"]
-    return [f"base {key}: {base_old.get(key, '(not set)')!r} there, {base_new.get(key, '(not set)')!r} in this grid"
+    return types + [f"base {key}: {base_old.get(key, '(not set)')!r} there, {base_new.get(key, '(not set)')!r} in this grid"
             for key in sorted(set(base_old) | set(base_new)) if base_old.get(key) != base_new.get(key)]
 
 
