@@ -16,6 +16,7 @@ from kafkasim.client.client_log import hash_set_order, topic_partition_hash
 from kafkasim.core import faults as F
 from kafkasim.core.errors import ConfigError
 from kafkasim.scenario import Scenario, simulate
+from test_client_rules import one_member_world
 
 C = "org.apache.kafka.clients.consumer.internals."
 # Each consumer is its own process, so c-2's default client.id is its JVM's first, consumer-<group.id>-1
@@ -131,7 +132,8 @@ def test_session_timeout_after_gc_pause_java_3_7():
 
 
 def test_coordinator_lost_to_a_network_cut_java_2_8():
-    """Cut 60-110 s: the last heartbeat answered at 24 s + 45 s (session) = 69 s; 2.8 misses a space."""
+    """Cut 60-110 s: the last heartbeat answered at 57 s + 10 s (2.8's session.timeout.ms, 45 s from 3.0 by
+    KIP-735) = 67 s, seen by the heartbeat thread's next pass at 69 s; 2.8 misses a space."""
     in_order(run("2.8", [F.NetworkCut("c-2", 60_000, 50_000)]), [
         java("00:01:09,000", f"Group coordinator {NODE} is unavailable or invalid due to cause: session timed out "
                              f"without receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted."),
@@ -139,6 +141,52 @@ def test_coordinator_lost_to_a_network_cut_java_2_8():
         java("00:01:51,000", f"Attempt to heartbeat with {gen(1, M1)} and group instance id Optional.empty failed due "
                              f"to UNKNOWN_MEMBER_ID, resetting generation"),
         java("00:01:51,000", "Lost previously assigned partitions orders-0, orders-1")])
+
+
+def test_a_cut_is_over_at_its_end_so_a_session_expiring_then_finds_the_network_back():
+    """A cut from 60 s for 42 s loses what is sent in [60 s, 102 s): from 102 s on the network is back. c-2's
+    last heartbeat answered is the one at 57 s, so at 102 s, the cut's end, its heartbeat thread finds
+    session.timeout.ms (45 s) gone (`AbstractCoordinator.HeartbeatThread.run`, 3.7.0: `sessionTimeoutExpired`,
+    `markCoordinatorUnknown`), and the network being back it finds the coordinator again (kafkasim: on the same
+    pass, Kafka after a FindCoordinator round trip; `FindCoordinatorResponseHandler.onSuccess`: "Discovered group
+    coordinator {}"); its heartbeat then learns that the coordinator removed it at 102 s too (the session timer
+    armed at 57 s runs before c-2's pass). librdkafka names the last heartbeat error (`rkcg_last_heartbeat_err`),
+    which kafkasim takes to be a timeout while the cut lasts and none once it is over: Success."""
+    cut = [F.NetworkCut("c-2", 60_000, 42_000)]
+    assert run("3.7", cut)[8:12] == [  # the 8 lines of the join (test_join_java_3_7_is_the_whole_log), then these
+        java("00:01:42,000", f"Group coordinator {NODE} is unavailable or invalid due to cause: session timed out "
+                             f"without receiving a heartbeat response. isDisconnected: false. Rediscovery will be "
+                             f"attempted."),
+        java("00:01:42,000", f"Requesting disconnect from last known coordinator {NODE}"),
+        java("00:01:42,000", f"Discovered group coordinator {NODE}"),
+        java("00:01:42,000", f"Attempt to heartbeat with {gen(1, M1)} and group instance id Optional.empty failed due "
+                             f"to UNKNOWN_MEMBER_ID, resetting generation")]
+    assert [line for line in run(style="librdkafka", faults=cut) if "|SESSTMOUT|" in line] == [
+        "%4|1767225702.000|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out (in join-state "
+        "steady) after 45000 ms without a successful response from the group coordinator (broker 0, last error was "
+        "Success): revoking assignment and rejoining group"]
+
+
+def test_the_heartbeat_thread_beats_into_a_cut_looks_up_a_lost_coordinator_and_restarts_the_session_on_finding_it():
+    """`AbstractCoordinator.HeartbeatThread.run` (3.7.0), one pass per heartbeat.interval.ms: while the coordinator
+    is known it sends a heartbeat (lost in a cut); once none was answered for session.timeout.ms (45 s) it marks the
+    coordinator unknown, and while it is unknown it looks it up instead of sending one. Found (kafkasim: on the
+    pass that looks it up; `FindCoordinatorResponseHandler.onSuccess`), it is "Discovered" and
+    `heartbeat.resetSessionTimeout()` starts the session again from there: with no heartbeat answered after it, it
+    is lost again 45 s later and found again on that pass, the network being whole. The passes are called alone
+    here (`_session_check`: True when the pass sends no heartbeat), with the last heartbeat answered at 57 s and
+    the network cut until 111 s."""
+    world, consumer = one_member_world(client_log="java")
+    consumer.heartbeat_ok, consumer.cut_until = 57_000, 111_000
+    passes = [99_000, 102_000, 108_000, 111_000, 114_000, 153_000, 156_000]
+    assert [consumer._session_check(ms) for ms in passes] == [False, True, True, False, False, False, False]
+    assert consumer.heartbeat_ok == 156_000
+    unavailable = (f"Group coordinator {NODE} is unavailable or invalid due to cause: session timed out without "
+                   f"receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted.")
+    lost = [unavailable, f"Requesting disconnect from last known coordinator {NODE}"]
+    found = [f"Discovered group coordinator {NODE}"]
+    assert world.client_logs["c-1"] == [java(ts, text) for ts, texts in (
+        ("00:01:42,000", lost), ("00:01:51,000", found), ("00:02:36,000", lost + found)) for text in texts]
 
 
 def test_consumer_protocol_4_0_poll_timeout_and_fencing():
@@ -431,6 +479,48 @@ def test_a_lost_coordinator_is_said_once_and_again_only_after_it_was_rediscovere
     assert lines == [java("00:01:09,000", unavailable, prefix=G), java("00:01:09,000", disconnect, prefix=G),
                      java("00:01:51,000", f"Discovered group coordinator {NODE}", prefix=G),
                      java("00:03:20,000", unavailable, prefix=G), java("00:03:20,000", disconnect, prefix=G)]
+
+
+def test_the_coordinator_is_named_by_a_node_whose_id_is_integer_max_value_minus_the_broker_s(monkeypatch):
+    """`FindCoordinatorResponseHandler.onSuccess` (3.7.0): the coordinator's connection is `new Node(Integer.MAX_VALUE
+    - coordinatorData.nodeId(), host, port)`, which `Node.toString` prints as "host:port (id: N rack: null)" (4.0
+    adds " isFenced: false"). kafkasim's coordinator is broker BROKER_ID, 0 (2147483647); as broker 2 it is
+    2147483647 - 2 = 2147483645, and librdkafka's session timeout names broker 2."""
+    from kafkasim.client import client_log as writers
+    monkeypatch.setattr(writers, "BROKER_ID", 2)
+    for version, fenced in (("3.7", ""), ("4.0", " isFenced: false")):
+        lines, log = java_log(version)
+        log.discovered(0)
+        assert lines == [java("00:00:00,000", f"Discovered group coordinator localhost:9092 (id: 2147483645 rack: "
+                                              f"null{fenced})", prefix=G)]
+    lines = []
+    writers.client_log("librdkafka", lines, "3.7", "rdkafka", "g").session_expired(45_000, 45_000, "NONE")
+    assert lines == ["%4|1767225645.000|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out "
+                     "(in join-state init) after 45000 ms without a successful response from the group coordinator "
+                     "(broker 2, last error was Success): revoking assignment and rejoining group"]
+
+
+def test_a_java_writer_takes_client_log_s_arguments_by_name():
+    """`ClientLog(lines, kafka_version, client_id, group_id, instance_id=None)`: a Java writer passes them on
+    whole, by position or by name; a static member's prefix names its instance (`ConsumerUtils.createLogContext`)."""
+    from kafkasim.client.client_log import JavaClassicLog
+    lines: list[str] = []
+    JavaClassicLog(lines=lines, kafka_version="3.7", client_id="consumer-g-1", group_id="g",
+                   instance_id="i-1").joining(1000)
+    static = "[Consumer instanceId=i-1, clientId=consumer-g-1, groupId=g] "
+    assert lines == [java("00:00:01,000", "(Re-)joining group", prefix=static)]
+
+
+def test_a_message_over_several_lines_is_written_whole_with_its_logger_after_its_last_character():
+    """log4j's `[%d] %p %m (%c)%n` (config/tools-log4j.properties): the message goes out whole, its line breaks
+    included, and " (logger)" follows its last character: on its last line's text, or alone on a line of its own
+    when the message ends with a line break, as the assignment table's format string does."""
+    lines, log = java_log("3.7")
+    log.write(1000, "first\n\tsecond")
+    log.write(2000, "table\n\trow\n")
+    head = "INFO [Consumer clientId=consumer-g-1, groupId=g] "
+    assert lines == [f"[2026-01-01 00:00:01,000] {head}first", f"\tsecond ({C}ConsumerCoordinator)",
+                     f"[2026-01-01 00:00:02,000] {head}table", "\trow", f" ({C}ConsumerCoordinator)"]
 
 
 def test_consumer_protocol_reconciling_names_the_member_then_revokes_as_a_joined_list_in_4_0_a_set_in_4_1():

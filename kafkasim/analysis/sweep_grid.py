@@ -517,11 +517,12 @@ def open_sweep_folder(out: str, grid: "Grid") -> dict:
 
 def _differences(old: dict, new: dict) -> list[str]:
     """What makes the sweep in a folder (`old` manifest) another sweep than `new`."""
-    types = old.get("types")
-    types = [] if types == new["types"] else [f"it sweeps {types}, this grid sweeps {new['types']}"]
+    out = []
+    if old.get("types") != new["types"]:
+        out.append(f"it sweeps {old.get('types')}, this grid sweeps {new['types']}")
     base_old, base_new = old.get("base") or {}, new["base"]
-    return types + [f"base {key}: {base_old.get(key, '(not set)')!r} there, {base_new.get(key, '(not set)')!r} in this grid"
-            for key in sorted(set(base_old) | set(base_new)) if base_old.get(key) != base_new.get(key)]
+    return out + [f"base {key}: {base_old.get(key, '(not set)')!r} there, {base_new.get(key, '(not set)')!r} in this grid"
+                  for key in sorted(set(base_old) | set(base_new)) if base_old.get(key) != base_new.get(key)]
 
 
 def run_all(runs: Iterable[RunSpec], events_root: str | None = None) -> list[dict]:
