@@ -571,13 +571,15 @@ def test_consumer_protocol_fatal_heartbeat_error_wording_per_error(error, text):
 
 
 def test_consumer_protocol_discovered_coordinator_is_logged_by_the_coordinator_request_manager():
-    """`CoordinatorRequestManager.onResponse` (3.7+): "Discovered group coordinator {}" at INFO, as its
-    own logger (the classic consumer's is AbstractCoordinator's); 4.0's `Node.toString` adds isFenced."""
+    """`CoordinatorRequestManager.onSuccessfulResponse` (3.7 - 4.4): "Discovered group coordinator {}" at INFO, as
+    its own logger (the classic consumer's is AbstractCoordinator's). Its `coordinator` parameter hides the Node
+    field: what is printed is the response's FindCoordinatorResponseData.Coordinator (the generated toString: key,
+    broker id, host, port, error code, and the ErrorMessage KafkaApis leaves at its default "")."""
     lines, log = consumer_protocol_log("4.0")
     log.discovered(0)
     assert lines == [f"[2026-01-01 00:00:00,000] INFO [Consumer clientId=consumer-g-1, groupId=g] Discovered group "
-                     f"coordinator localhost:9092 (id: 2147483647 rack: null isFenced: false) "
-                     f"({C}CoordinatorRequestManager)"]
+                     f"coordinator Coordinator(key='g', nodeId=0, host='localhost', port=9092, errorCode=0, "
+                     f"errorMessage='') ({C}CoordinatorRequestManager)"]
 
 
 def test_classic_poll_timeout_wording_changes_at_3_0():

@@ -95,6 +95,10 @@ POLL = ("consumer poll timeout has expired. This means the time between subseque
      [expected("LeaveGroup", "2.2-", member="consumer-orders-1-7f3a", reason="consumer poll timeout has expired.",
                detail=NODE)]),
     (f"Discovered group coordinator {NODE}", [expected("CoordinatorDiscovered", "1.1-", detail=NODE)]),
+    # 3.7+ under group.protocol=consumer: CoordinatorRequestManager prints the response's Coordinator, not a Node
+    ("Discovered group coordinator Coordinator(key='orders', nodeId=1, host='kafka', port=29092, errorCode=0, "
+     "errorMessage='')", [expected("CoordinatorDiscovered", "1.1-", detail="Coordinator(key='orders', nodeId=1, "
+                                   "host='kafka', port=29092, errorCode=0, errorMessage='')")]),
     # 2.7+: "Group coordinator {} is unavailable or invalid due to cause: {}. isDisconnected: {}. Rediscovery ..."
     (f"Group coordinator {NODE} is unavailable or invalid due to cause: coordinator unavailable. isDisconnected: "
      "false. Rediscovery will be attempted.",

@@ -324,7 +324,12 @@ class JavaConsumerProtocolLog(JavaLog):
     """The AsyncKafkaConsumer's membership and heartbeat managers (KIP-848), 4.0+."""
 
     def discovered(self, ms):
-        self.write(ms, f"Discovered group coordinator {self.node}", _PKG + "CoordinatorRequestManager")
+        # CoordinatorRequestManager.onSuccessfulResponse logs its parameter, which hides the Node field of the same
+        # name: the response's FindCoordinatorResponseData.Coordinator (its generated toString, 3.7 - 4.4). The
+        # broker sets no ErrorMessage (KafkaApis.handleFindCoordinatorRequestV4AndAbove): the field's default, "".
+        self.write(ms, f"Discovered group coordinator Coordinator(key='{self.group_id}', nodeId={BROKER_ID}, "
+                       f"host='{COORDINATOR_HOST}', port={COORDINATOR_PORT}, errorCode=0, errorMessage='')",
+                   _PKG + "CoordinatorRequestManager")
 
     def transition(self, ms, member_id, epoch, old, new):
         self.write(ms, f"Member {member_id} with epoch {epoch} transitioned from {old} to {new}.", MEMBERSHIP_LOGGER)
