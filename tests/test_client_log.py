@@ -314,8 +314,15 @@ def test_topic_partition_hash_set_order():
      "group.protocol=consumer wording is not modelled"),
 ])
 def test_bad_client_log_is_refused(kwargs, words):
-    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+    """By the Scenario, and by the writer's factory called on its own (client_log.client_log)."""
+    from kafkasim.client.client_log import client_log
+
+    match = words.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")
+    with pytest.raises(ConfigError, match=match):
         Scenario(**kwargs)
+    with pytest.raises(ConfigError, match=match):
+        client_log(kwargs["client_log"], [], kwargs.get("kafka_version", "3.7"), "consumer-g-1", "g",
+                   group_protocol=kwargs.get("consumer", {}).get("group.protocol"))
 
 
 def java_log(version, instance_id=None, group_protocol=None):

@@ -610,3 +610,22 @@ def test_the_json_files_are_utf_8_whatever_the_locale_replays_indented_by_one_sp
         "episodes": [{"start": 5000, "end": 5000, "duration_ms": 0, "generation": 4, "members": 3, "reason": None,
                       "file": str(log), "line": 1, "epoch_bump": False}],
         "arrivals": [], "departures": []}], "findings": []}
+
+
+def test_read_files_keeps_every_files_rows_counts_and_problems_in_the_order_given(tmp_path):
+    """diagnose.read_files: the rows and counts of each file, and a (file, problem) for each one that could not be
+    read to its end, all of them, in the order the files were given."""
+    from collections import Counter
+
+    from kafkasim.analysis.diagnose import read_files
+    from kafkasim.analysis.log_parser import parse_file
+
+    for name in ("a.log", "b.log"):
+        (tmp_path / name).symlink_to(tmp_path / f"missing-{name}")
+    files = [str(tmp_path / "a.log"), str(INCIDENTS / "network.log"), str(tmp_path / "b.log")]
+    rows, counts, problems = read_files(files)
+    whole = parse_file(files[1])
+    assert rows == whole.rows and len(rows) > 0
+    assert counts == sum((parse_file(f).counts for f in files), Counter())
+    assert problems == [(files[0], f"a symbolic link to a missing file ({tmp_path}/missing-a.log): skipped"),
+                        (files[2], f"a symbolic link to a missing file ({tmp_path}/missing-b.log): skipped")]

@@ -253,6 +253,22 @@ def test_ownership_merges_kept_partitions(runs):
     assert len(kept) == kept["tp"].nunique()
 
 
+def test_ownership_in_a_window_is_the_whole_runs_cut_to_it(runs):
+    """ownership.owners(run, window): the merged intervals that overlap [lo, hi], each cut to it, in the same order
+    (by partition, then owner, then start); a window is checked like every chart's (tables.window_ms)."""
+    run = runs["cooperative"]
+    whole = owners(run)
+    lo, hi = 20_000, 60_000
+    cut = [(tp, m, max(a, lo), min(b, hi)) for tp, m, a, b in whole[["tp", "member", "start", "end"]].itertuples(
+        index=False) if b > lo and a < hi]
+    assert owners(run, (lo, hi))[["tp", "member", "start", "end"]].values.tolist() == [list(r) for r in cut]
+    # 12 partitions owned from 6,009 ms: c-2's two until its restart at 30 s (back at 72,009: outside), ten to the end
+    assert len(whole) == 14 and len(cut) == 12
+    assert [r for r in cut if r[1] == "c-2"] == [("orders-5", "c-2", lo, 30_000), ("orders-11", "c-2", lo, 30_000)]
+    with pytest.raises(ValueError, match=r"window must be \(start_ms, end_ms\)"):
+        owners(run, (60_000, 20_000))
+
+
 # -- protocol sequence diagram -------------------------------------------------------------------
 def test_sequence_shows_kip394_member_id_required_for_dynamic_members_only(runs):
     dynamic = protocol.messages(runs["healthy"], (0, 7_000))

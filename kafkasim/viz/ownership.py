@@ -33,7 +33,7 @@ def _clipped(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
 def owners(run, window=None) -> pd.DataFrame:
     """tp ("orders-3"), member, start, end: ownership intervals, consecutive ones of the same owner
     merged (a sticky or cooperative rebalance that keeps a partition leaves no seam)."""
-    frame = run.partition_owners().sort_values(["topic", "partition", "member", "start"], kind="stable")
+    frame = run.partition_owners().sort_values(["topic", "partition", "member", "start"])  # stable (lexsort)
     frame = tables.merge_runs(frame, ["topic", "partition", "member"])
     return _clipped(frame, *tables.window_ms(run, window))
 
@@ -62,7 +62,7 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
         sub = f"{len(tps)} partitions (aggregated: how many were not being consumed); shaded: rebalancing"
     else:
         own = seconds(owners(run, window), "start", "end")
-        spec = _rows(own, gaps, bands, faults, tps, span, width, protocols)
+        spec = _partition_layers(own, gaps, bands, faults, tps, span, width, protocols)
         if scrubber:
             spec["layer"], spec["params"] = scrubbed(spec["layer"]), [time_slider(span)]
         sub = (f"{len(tps)} partitions, {own['member'].nunique()} owners; red: not being consumed "
@@ -72,7 +72,8 @@ def partition_ownership(run, window=None, *, max_partitions: int = 120, width: i
     return spec
 
 
-def _rows(own, gaps, bands, faults, tps, span, width, protocols: tuple[str, ...]) -> dict:
+def _partition_layers(own, gaps, bands, faults, tps, span, width, protocols: tuple[str, ...]) -> dict:
+    """One row per partition: the rebalance bands, owners' bars (named where wide enough), gaps and faults."""
     members = tables.member_order(own["member"])
     y = field("tp", "nominal", sort=tps, title=None,
               axis={"labels": len(tps) <= 60, "ticks": False, "labelFontSize": 10 if len(tps) <= 30 else 8})
