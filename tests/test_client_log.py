@@ -277,10 +277,12 @@ def test_librdkafka_join_poll_timeout_and_session_timeout():
     assert ("%4|1767225959.000|MAXPOLL|rdkafka#consumer-1| [thrd:main]: Application maximum poll interval (300000ms) "
             "exceeded by 0ms (adjust max.poll.interval.ms for long-running message processing): leaving group") in slow
     cut = run(style="librdkafka", faults=[F.NetworkCut("c-2", 60_000, 50_000)])
-    # the last heartbeat answered at 57 s; 45 s (session.timeout.ms) later, at 102 s, during the cut
+    # the last heartbeat answered at 57 s; 45 s (session.timeout.ms) later, at 102 s, during the cut. The one sent
+    # at 60 s is still in flight (rd_kafka_cgrp_heartbeat sends no other meanwhile, and its timeout is the session's):
+    # the last error is the answer at 57 s, Success (rkcg_last_heartbeat_err)
     assert ("%4|1767225702.000|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out (in "
             "join-state steady) after 45000 ms without a successful response from the group coordinator (broker 0, "
-            "last error was Local: Timed out): revoking assignment and rejoining group") in cut
+            "last error was Success): revoking assignment and rejoining group") in cut
 
 
 def test_same_scenario_same_logs_and_default_off_changes_nothing():
@@ -613,3 +615,18 @@ def test_a_join_asked_again_with_the_member_id_given_names_that_id_from_3_2(vers
     assert lines == [java("00:00:05,000", f"Request joining group due to: need to re-join with the given member-id"
                                           f"{suffix}", prefix=G)]
 
+
+
+@pytest.mark.parametrize("error, text", [
+    ("REBALANCE_IN_PROGRESS", "Broker: Group rebalance in progress"), ("NOT_COORDINATOR", "Broker: Not coordinator"),
+    ("FENCED_INSTANCE_ID", "Broker: Static consumer fenced by other consumer with same group.instance.id")])
+def test_librdkafkas_session_timeout_names_the_last_heartbeat_answers_error_in_its_own_words(error, text):
+    """rd_kafka_cgrp_session_timeout_check prints rd_kafka_err2str(rkcg_last_heartbeat_err): librdkafka's text of
+    the error (src/rdkafka.c's _ERR_DESC table), not Kafka's name."""
+    from kafkasim.client.client_log import client_log
+
+    lines: list[str] = []
+    client_log("librdkafka", lines, "3.7", "rdkafka", "g").session_expired(45_000, 45_000, error)
+    assert lines == [f"%4|1767225645.000|SESSTMOUT|rdkafka#consumer-1| [thrd:main]: Consumer group session timed out "
+                     f"(in join-state init) after 45000 ms without a successful response from the group coordinator "
+                     f"(broker 0, last error was {text}): revoking assignment and rejoining group"]

@@ -76,7 +76,9 @@ SESSION_TIMED_OUT = "session timed out without receiving a heartbeat response"  
 RDKAFKA_ERRORS = {"NONE": "Success", "REBALANCE_IN_PROGRESS": "Broker: Group rebalance in progress",
                   "UNKNOWN_MEMBER_ID": "Broker: Unknown member",
                   "ILLEGAL_GENERATION": "Broker: Specified group generation id is not valid",
-                  "REQUEST_TIMED_OUT": "Local: Timed out"}
+                  "FENCED_INSTANCE_ID": "Broker: Static consumer fenced by other consumer with same group.instance.id",
+                  "NOT_COORDINATOR": "Broker: Not coordinator",
+                  "COORDINATOR_NOT_AVAILABLE": "Broker: Coordinator not available"}
 
 
 def topic_partition_hash(tp: TopicPartition) -> int:
@@ -444,10 +446,13 @@ class LibrdkafkaLog(ClientLog):
                                   f"(adjust max.poll.interval.ms for long-running message processing): leaving group", 4)
 
     def session_expired(self, ms, elapsed_ms, last_error):
-        """`rd_kafka_cgrp_session_timeout_check` (a warning)."""
+        """`rd_kafka_cgrp_session_timeout_check` (a warning). The last error is the last heartbeat response's
+        (`rkcg_last_heartbeat_err`): a heartbeat sent into a silent cut is still in flight when the session
+        expires (its timeout is session.timeout.ms, and no other is sent meanwhile), so a cut shows the answer
+        before it, usually Success."""
         self.write(ms, "SESSTMOUT", f"Consumer group session timed out (in join-state {self.join_state}) after "
                                     f"{elapsed_ms} ms without a successful response from the group coordinator (broker "
-                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS[last_error]}): "
+                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS.get(last_error, last_error)}): "
                                     f"revoking assignment and rejoining group", 4)
 
 

@@ -128,6 +128,7 @@ class Consumer:
         self.next_auto_commit = 0
         self.frozen_until = 0
         self.heartbeat_ok = 0               # the last successful heartbeat response (read by the client log)
+        self.heartbeat_error = "NONE"       # the last heartbeat response's error (read by the client log)
         self.cut_until = 0
         self.hb_timer = None
         self.poll_timer = None
@@ -746,7 +747,7 @@ class Consumer:
         Kafka looks it up after retry.backoff.ms). True if the coordinator is still unreachable."""
         log = self.log
         if now - self.heartbeat_ok >= self.session_ms:
-            log.coordinator_lost(now, now - self.heartbeat_ok, "REQUEST_TIMED_OUT" if now < self.cut_until else "NONE")
+            log.coordinator_lost(now, now - self.heartbeat_ok, self.heartbeat_error)
         if now < self.cut_until:
             return not log.coordinator_known
         if not log.coordinator_known:
@@ -765,6 +766,7 @@ class Consumer:
             return  # lost; the coordinator's session timer keeps running
         error = self.coord.heartbeat(self.group_id, self.member_id, self.generation, self.instance_id).error
         if self.log is not None:
+            self.heartbeat_error = error.name
             if error is NONE or error is Errors.REBALANCE_IN_PROGRESS:
                 self.heartbeat_ok = now  # receiveHeartbeat()
             if error is not NONE:
