@@ -19,7 +19,7 @@ from kafkasim import viz
 from kafkasim.core.config import ASSIGNORS
 from kafkasim.core.errors import ConfigError
 from kafkasim.viz import protocol, settings, tables
-from kafkasim.viz.ownership import owners
+from kafkasim.viz.ownership import owners, unconsumed
 from vega_fields import missing_fields  # (tests/ is on sys.path)
 
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
@@ -261,7 +261,11 @@ def test_ownership_in_a_window_is_the_whole_runs_cut_to_it(runs):
     lo, hi = 20_000, 60_000
     cut = [(tp, m, max(a, lo), min(b, hi)) for tp, m, a, b in whole[["tp", "member", "start", "end"]].itertuples(
         index=False) if b > lo and a < hi]
-    assert owners(run, (lo, hi))[["tp", "member", "start", "end"]].values.tolist() == [list(r) for r in cut]
+    frame = owners(run, (lo, hi))
+    assert list(frame.columns) == ["tp", "member", "start", "end"] and list(frame.index) == list(range(len(cut)))
+    assert frame.values.tolist() == [list(r) for r in cut]
+    # c-2's two partitions were not consumed from its restart at 30 s to their next owner at 72,009: cut at hi
+    assert unconsumed(run, (lo, hi)).values.tolist() == [["orders-5", 30_000, hi], ["orders-11", 30_000, hi]]
     # 12 partitions owned from 6,009 ms: c-2's two until its restart at 30 s (back at 72,009: outside), ten to the end
     assert len(whole) == 14 and len(cut) == 12
     assert [r for r in cut if r[1] == "c-2"] == [("orders-5", "c-2", lo, 30_000), ("orders-11", "c-2", lo, 30_000)]
