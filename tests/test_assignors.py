@@ -986,3 +986,17 @@ def test_the_general_sticky_path_moves_a_partition_again_in_a_later_balancing_pa
     assert assign("sticky", {"t0": 4, "t3": 8}, subs) == {
         "m0": [("t3", 0), ("t3", 1), ("t3", 3), ("t3", 5)], "m1": [("t0", 1), ("t0", 2)],
         "m2": [("t3", 2), ("t3", 4), ("t3", 6), ("t3", 7)], "m3": [("t0", 3), ("t0", 0)]}
+
+
+def test_the_general_sticky_path_takes_each_move_from_the_holder_that_is_most_loaded_now():
+    """Path 2 (E's subscription differs): each move takes from the most-loaded holder of the topic as it is after
+    the previous move (module docstring), so two equal holders give in turn and each keeps 3 of its own 6, the
+    fewest moves balance needs (StickyAssignor's javadoc: preserve as many existing assignments as possible;
+    Kafka's own placement differs, see the module docstring). By hand: u-0 -> E; t: A (ties by member id) gives
+    its last, t-5, to C; B (6 > A's 5) t-11 to D; A t-4 to C; B t-10 to D; A t-3 to C; B t-9 to D: 3 each. Going
+    on with A after its first move would take A down to 2, then B would give t-11 to A: 7 moves."""
+    subs = {"A": S(("t",), tuple(parts("t", 0, 1, 2, 3, 4, 5)), 1),
+            "B": S(("t",), tuple(parts("t", 6, 7, 8, 9, 10, 11)), 1), "C": S(("t",)), "D": S(("t",)), "E": S(("u",))}
+    assert assign("sticky", {"t": 12, "u": 1}, subs) == {
+        "A": parts("t", 0, 1, 2), "B": parts("t", 6, 7, 8), "C": parts("t", 5, 4, 3), "D": parts("t", 11, 10, 9),
+        "E": [("u", 0)]}

@@ -298,6 +298,18 @@ def test_a_cut_line_of_a_strict_wording_is_kept_aside_with_why():
     assert result.rows == [] and [(u[1], u[2]) for u in result.unparsed] == [(1, "truncated or unrecognised wording")]
 
 
+@pytest.mark.parametrize("cut", ["…", "...", ""])
+def test_a_line_cut_right_after_the_consumer_prefix_is_kept_aside_as_truncated(cut):
+    """Nothing of the message is left (cut at `...`/`…`, or no logger after the head of Kafka's layout
+    `[%d] %p %m (%c)%n`: docs/log-reader.md), so it could begin any of the strict wordings: kept aside as
+    truncated and counted as unparsed, not as an ignored line of the consumer's."""
+    line = "[2024-03-05 20:21:14,681] INFO " + PREFIX + cut
+    result = parse_lines([line], origin=ORIGIN)
+    assert result.rows == [] and result.unparsed == [("<lines>", 1, "truncated", line)]
+    assert {k: result.counts[k] for k in ("lines", "coordinator", "ignored", "unparsed")} == {
+        "lines": 1, "coordinator": 1, "ignored": 0, "unparsed": 1}
+
+
 def test_other_consumer_lines_are_counted_not_read():
     """A consumer line of no rebalance wording (there are many) is a known source's line without an event."""
     result = parse_lines([log4j("Subscribed to topic(s): orders"), log4j("Resetting offset for partition orders-0 "

@@ -1835,3 +1835,63 @@ def test_a_callback_detail_names_every_partition_cut_at_400_characters():
     assert len(full) == 526
     assert _alone_with(topic, 12) == [[34, "c-1", f"onPartitionsAssigned: {', '.join(names[:6])} +6 more",
                                        full[:399] + "…"]]
+
+
+# -- which members a sequence diagram draws (protocol._pick_members) and a member id's consumer name --------------
+_UUID = "0b7e6a1c-1f0e-4c7e-9a43-2f1d2b3c4d5e"
+
+
+@dataclasses.dataclass(eq=False)  # hashable by identity, as the tables' per-run cache needs
+class _LaneRun:
+    rows: list
+    end_ms: int = 10_000
+    scenario: SimpleNamespace = dataclasses.field(default_factory=lambda: SimpleNamespace(group_id="g"))
+    member_names: dict = dataclasses.field(default_factory=dict)
+    client_names: dict = dataclasses.field(default_factory=dict)
+
+
+def _lanes_story():
+    """Seven members, each drawn by what it did: c-1 and c-4 only heartbeat (the rest), c-2 and c-3 get an error
+    reply (erred), c-5 has a member note, c-6 is removed (its MemberRemoved names its member id, UUID and all),
+    c-7 has a note and an error reply. The coordinator's own rows are no member's."""
+    ok, err = "Heartbeat response", "Heartbeat: REBALANCE_IN_PROGRESS"
+    messages = [(t, m, kind, label, "", False) for t, m, kind, label in [
+        (0, "c-1", "request", "Heartbeat"), (0, "c-1", "reply", ok), (0, "c-2", "request", "Heartbeat"),
+        (0, "c-2", "error", err), (0, "c-3", "error", err), (0, "c-4", "request", "Heartbeat"),
+        (0, "c-5", "member note", "paused 20 s"), (0, "c-6", "request", "Heartbeat"),
+        (0, "coordinator", "coordinator note", "removes c-6: session timeout"),
+        (0, "c-7", "member note", "paused 20 s"), (0, "c-7", "error", err)]]
+    removed = (0, "coordinator", "g", f"c-6-{_UUID}", "MemberRemoved", 1, None, None, None, "session timeout", None,
+               None)
+    return pd.DataFrame(messages, columns=COLUMNS), _LaneRun(rows=[removed])
+
+
+def test_a_sequence_diagram_draws_every_member_when_they_are_at_most_max_members_in_member_order():
+    """`sequence_diagram`: "up to max_members": 7 members and max_members 7 (or more) draw all 7."""
+    from kafkasim.viz.protocol import _pick_members
+    frame, run = _lanes_story()
+    everyone = ["c-1", "c-2", "c-3", "c-4", "c-5", "c-6", "c-7"]
+    assert _pick_members(frame, run, 7) == everyone
+    assert _pick_members(frame, run, 8) == everyone
+
+
+def test_a_sequence_diagram_over_max_members_draws_noted_or_removed_then_erred_then_the_rest_in_member_order():
+    """`_pick_members`: removed ones and those a fault hit (a member note) first, then those with error replies,
+    then the rest, each group in natural order; the chosen drawn in member order. c-7, noted and erred, ranks as
+    noted: at 3 lanes it is drawn, not c-2 or c-3."""
+    from kafkasim.viz.protocol import _pick_members
+    frame, run = _lanes_story()
+    assert _pick_members(frame, run, 6) == ["c-1", "c-2", "c-3", "c-5", "c-6", "c-7"]  # c-4, the last of the rest
+    assert _pick_members(frame, run, 4) == ["c-2", "c-5", "c-6", "c-7"]  # then c-2, the first erred
+    assert _pick_members(frame, run, 3) == ["c-5", "c-6", "c-7"]
+    assert _pick_members(frame, run, 2) == ["c-5", "c-6"]
+    assert _pick_members(frame, run, 1) == ["c-5"]
+
+
+def test_a_consumer_name_strips_the_uuid_suffix_and_gives_no_id_back_as_it_is():
+    """`consumer_name`: "c-1-<uuid>" -> "c-1"; a name without one unchanged; a row with no member (None) or an
+    empty id (a first JoinGroup's) is given back as it is."""
+    from kafkasim.viz.tables import consumer_name
+    assert consumer_name(f"c-1-{_UUID}") == "c-1" and consumer_name("c-10") == "c-10"
+    assert consumer_name(None) is None
+    assert consumer_name("") == ""
