@@ -291,6 +291,20 @@ def test_sequence_shows_rebalance_in_progress_on_heartbeats(runs):
     assert "REBALANCE_IN_PROGRESS (27)" in svg
 
 
+def test_sequence_coordinator_notes_name_each_step_of_a_rebalance(runs):
+    """protocol._coordinator_note: the removal and its reason, the rebalance's reason cut to 70 characters (the
+    log's "removing member M on heartbeat expiration" is longer), the generation with its size, leader and
+    assignor, and Stable; in the time order the coordinator wrote them."""
+    run = runs["gc_pause"]
+    frame = protocol.messages(run, (70_000, 75_000))
+    ev = run.events
+    reason = ev.loc[(ev["kind"] == "RebalanceStarted") & (ev["time"] == 72_009), "reason"].item()
+    assert len(reason) > 70
+    assert frame.loc[frame["kind"] == "coordinator note", ["time", "label"]].values.tolist() == [
+        [72_009, "removes c-2: session_timeout"], [72_009, f"rebalance: {reason[:69]}…"],
+        [72_009, "generation 2: 5 members, leader c-1, assignor range"], [72_009, "Stable, generation 2"]]
+
+
 def test_sequence_thins_successful_heartbeats(runs):
     run = runs["healthy"]
     everything = viz.sequence_diagram.spec(run, (10_000, 40_000), heartbeats="all", max_messages=10_000)
