@@ -72,7 +72,8 @@ POLL_TIMEOUT_TEXT = (
 CONSUMER_POLL_TIMEOUT_TEXT = "C" + POLL_TIMEOUT_TEXT[1:]
 SESSION_TIMED_OUT = "session timed out without receiving a heartbeat response"  # HeartbeatThread, 2.8.0+
 
-#: librdkafka's `rd_kafka_err2str` (`src/rdkafka.c` at v2.8.0) for the errors a heartbeat gets.
+#: librdkafka's `rd_kafka_err2str` (`src/rdkafka.c` at v2.8.0) for every error the classic coordinator answers a
+#: heartbeat with (`_heartbeat`; an empty group.id never joins): an error missing here fails with a KeyError.
 RDKAFKA_ERRORS = {"NONE": "Success", "REBALANCE_IN_PROGRESS": "Broker: Group rebalance in progress",
                   "UNKNOWN_MEMBER_ID": "Broker: Unknown member",
                   "ILLEGAL_GENERATION": "Broker: Specified group generation id is not valid",
@@ -430,7 +431,7 @@ class LibrdkafkaLog(ClientLog):
     def heartbeat_error(self, ms, error, generation, member_id, protocol, owned, cooperative):
         """`rd_kafka_cgrp_handle_Heartbeat`, then `rd_kafka_cgrp_revoke_all_rejoin` (EAGER)."""
         self.write(ms, "HEARTBEAT", f'Group "{self.group_id}" heartbeat error response in state up (join-state '
-                                    f"{self.join_state}, {owned} partition(s) assigned): {RDKAFKA_ERRORS.get(error, error)}")
+                                    f"{self.join_state}, {owned} partition(s) assigned): {RDKAFKA_ERRORS[error]}")
         reasons = {"REBALANCE_IN_PROGRESS": ("is rebalancing", "", "rebalance in progress"),
                    "UNKNOWN_MEMBER_ID": ("initiating rebalance", " (lost)", "resetting member-id"),
                    "ILLEGAL_GENERATION": ("initiating rebalance", " (lost)", "illegal generation")}
@@ -452,7 +453,7 @@ class LibrdkafkaLog(ClientLog):
         before it, usually Success."""
         self.write(ms, "SESSTMOUT", f"Consumer group session timed out (in join-state {self.join_state}) after "
                                     f"{elapsed_ms} ms without a successful response from the group coordinator (broker "
-                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS.get(last_error, last_error)}): "
+                                    f"{BROKER_ID}, last error was {RDKAFKA_ERRORS[last_error]}): "
                                     f"revoking assignment and rejoining group", 4)
 
 
