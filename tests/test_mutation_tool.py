@@ -153,10 +153,9 @@ def test_timeouts_and_survivors_are_run_again_alone_once_per_change(tmp_path, mo
         [n for n in names if STATUS[n] == "killed"], "killed") and len(runs) == 6
 
 
-def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_them(tmp_path, monkeypatch):
-    """A full run names 47,000 mutants, more than a command line holds (ARG_MAX): one mutmut run
-    reads them all, so their tests run unmutated once, not once per slice; and it picks them by name,
-    not by matching each mutant against every name as a pattern (hours)."""
+def fake_mutmut(tmp_path: Path, monkeypatch, cli: str) -> None:
+    """A stand-in for mutmut's package under tmp_path, on PYTHONPATH, whose 60,000 mutants are k.x_f__mutmut_0
+    to 59,999 and whose `cli()` runs `cli` (a function body); `mutation.ROOT` is tmp_path."""
     fake = tmp_path / "fake" / "mutmut"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("")
@@ -167,9 +166,7 @@ def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_
         "    return [(None, f'k.x_f__mutmut_{i}', None) for i in range(60_000)], {}\n"
         "def collect_or_load_stats(*args, **kwargs):\n"
         "    pass\n"
-        "def cli():\n"
-        "    picked = [m[1] for m in collect_source_file_mutation_data(mutant_names=sys.argv[4:])[0]]\n"
-        "    pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv[:4] + picked))\n")
+        "def cli():\n" + cli)
     for module, text in {"mutation/trampoline": "", "state": "state = None",
                          "runners/harness": "class PytestRunner:\n    execute_pytest = None",
                          "workers/isolation": "class ForkServerRunner:\n    submit = None"}.items():
@@ -177,10 +174,31 @@ def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_
         (fake / f"{module}.py").write_text(text)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
     monkeypatch.setattr(mutation, "ROOT", tmp_path)
+
+
+def test_a_full_runs_names_reach_mutmut_in_one_run_though_no_command_line_holds_them(tmp_path, monkeypatch):
+    """A full run names 47,000 mutants, more than a command line holds (ARG_MAX): one mutmut run
+    reads them all, so their tests run unmutated once, not once per slice; and it picks them by name,
+    not by matching each mutant against every name as a pattern (hours)."""
+    fake_mutmut(tmp_path, monkeypatch,
+                "    picked = [m[1] for m in collect_source_file_mutation_data(mutant_names=sys.argv[4:])[0]]\n"
+                "    pathlib.Path('argv.txt').write_text('\\n'.join(sys.argv[:4] + picked))\n")
     names = [f"k.x_f__mutmut_{i}" for i in range(0, 100_000, 2)]
     mutation.check(names, 2)
     assert (tmp_path / "argv.txt").read_text().split("\n") == ["mutmut", "run", "--max-children", "2",
                                                                *names[:30_000]]
+
+
+@pytest.mark.parametrize("names, cleaned", [(["kafkasim.no_such_module.*"], False), (["k.x_f__mutmut_3"], True)])
+def test_a_run_that_picks_no_mutant_stops_before_mutmuts_clean_run_of_the_tests(tmp_path, monkeypatch, names, cleaned):
+    """`check`'s first run only generates the mutants and maps the tests to them (`run`): mutmut would then run
+    every selected test unmutated (7 minutes, again in the run that checks the mutants), so a run whose names pick
+    no mutant ends there, with exit status 0; a run that picks one goes on to the clean run."""
+    fake_mutmut(tmp_path, monkeypatch,
+                "    collect_source_file_mutation_data(mutant_names=sys.argv[4:])\n"
+                "    pathlib.Path('cleaned.txt').write_text('the clean run')\n")
+    mutation.check(names, 2)
+    assert (tmp_path / "cleaned.txt").exists() is cleaned
 
 
 def test_mutmuts_children_run_the_fastest_tests_first_and_skip_the_exit_collections(monkeypatch):

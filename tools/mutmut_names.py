@@ -6,7 +6,8 @@ A full run names 47,000 mutants: more than a command line holds, and mutmut 3.8 
 mutant against every name given with `fnmatch` (53,938 x 47,000 patterns: hours before the first
 mutant runs). Here the names are read from a file and matched by set membership; mutmut then runs
 as `mutmut run --max-children CHILDREN NAMES...` would, with three changes that alter no verdict
-and only its cost (`faster`), and one that lets more tests judge a mutant (`widen`).
+and only its cost (`faster`), and one that lets more tests judge a mutant (`widen`). Names that pick no
+mutant (a run that only generates the mutants and maps the tests) end the run before mutmut's clean run.
 """
 
 from __future__ import annotations
@@ -150,7 +151,10 @@ def main(children: str, listed: str) -> None:
 
     def chosen(*, mutant_names):
         mutants, by_path = every(mutant_names=())
-        return [m for m in mutants if m[1] in wanted], by_path
+        picked = [m for m in mutants if m[1] in wanted]
+        if not picked:  # a run that only generates the mutants and maps the tests (`mutation.check`'s first):
+            raise SystemExit(0)  # not mutmut's clean run of every test next (7 minutes), which the next run does
+        return picked, by_path
 
     mutmut.collect_source_file_mutation_data = chosen
     load = mutmut.collect_or_load_stats
