@@ -297,6 +297,42 @@ def no_spark(monkeypatch):
     monkeypatch.setattr(mutation, "connect_server", nullcontext)
 
 
+
+@pytest.mark.parametrize("collection", ["fails", "succeeds"])
+def test_functions_new_since_the_stats_are_mapped_by_every_test_or_the_stats_are_gone(tmp_path, monkeypatch,
+                                                                                      collection):
+    """A function new since the stored stats (`new_functions`) makes every test run again with its calls recorded.
+    If that collection fails, the stored stats must not stay behind: they already carry the new function's hash,
+    so the next start would not call it new, and its mutants would be judged by the tests mapped before it existed
+    (`client_rules._shown`: a survivor that a test kills by hand)."""
+    import mutmut.__main__ as mutmut_main
+    import mutmut_names
+    from mutmut.state import state
+
+    monkeypatch.chdir(tmp_path)
+    stats = tmp_path / mutmut_names.STATS
+    stats.parent.mkdir()
+    stats.write_text("{}")
+    for name, value in {"old_function_hashes": {"m.x_a": "1"}, "current_function_hashes": {"m.x_a": "1", "m.x_b": "2"},
+                        "tests_by_mangled_function_name": {"m.x_a": {"t.py::old"}}, "duration_by_test": {"t.py::old": 1.0},
+                        "function_dependencies": {}}.items():
+        monkeypatch.setattr(state(), name, value)
+    recorded = []
+
+    def collect(runner, tests=None):
+        recorded.append((stats.exists(), dict(state().tests_by_mangled_function_name)))
+        if collection == "fails":
+            raise SystemExit(1)
+        stats.write_text("{}")  # mutmut saves the map of a collection that succeeded
+
+    monkeypatch.setattr(mutmut_main, "run_stats_collection", collect)
+    monkeypatch.setattr(mutmut_main, "_reset_mutant_results", lambda should_reset: None)
+    with pytest.raises(SystemExit) if collection == "fails" else nullcontext():
+        mutmut_names.remapped(lambda runner: "loaded")("runner")
+    assert recorded == [(False, {})]  # every test again, from no stored map
+    assert stats.exists() is (collection == "succeeds")
+
+
 def test_resume_checks_only_the_chosen_mutants_without_a_verdict(tmp_path, monkeypatch):
     """A run stopped halfway goes on where it stopped; without --resume every chosen mutant is checked.
     The tests of a run use one Spark Connect server, started for it (`--spark local`: none)."""

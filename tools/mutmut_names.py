@@ -144,27 +144,21 @@ def new_functions(old_hashes: dict[str, str], current_hashes: dict[str, str]) ->
     return set(current_hashes) - set(old_hashes) if old_hashes else set()
 
 
-def main(children: str, listed: str) -> None:
-    names = Path(listed).read_text().split()
-    wanted = set(names)
-    every = mutmut.collect_source_file_mutation_data
+STATS = Path("mutants") / "mutmut-stats.json"  # mutmut's map of tests to functions, under the run's root
 
-    def chosen(*, mutant_names):
-        mutants, by_path = every(mutant_names=())
-        picked = [m for m in mutants if m[1] in wanted]
-        if not picked:  # a run that only generates the mutants and maps the tests (`mutation.check`'s first):
-            raise SystemExit(0)  # not mutmut's clean run of every test next (7 minutes), which the next run does
-        return picked, by_path
 
-    mutmut.collect_source_file_mutation_data = chosen
-    load = mutmut.collect_or_load_stats
-
+def remapped(load):
+    """mutmut's `collect_or_load_stats` (`load`), then, when functions are new since the stored stats, every test
+    run again with its calls recorded (`new_functions`), and the map widened (`widen`) and the setup costs noted.
+    The stored stats go first: mutmut saves them only when a collection succeeds, and a failed one would otherwise
+    leave the map that never saw the new functions, whose hashes the next start would no longer call new."""
     def collect_or_load_stats(runner, *args, **kwargs):
         done = load(runner, *args, **kwargs)
         added = new_functions(state().old_function_hashes, state().current_function_hashes)
         if added:
             print(f"mutation: {len(added)} functions new since mutmut's stats: every test is run again with its "
                   "calls recorded, and their mutants' verdicts are forgotten", flush=True)
+            STATS.unlink(missing_ok=True)
             for table in (state().tests_by_mangled_function_name, state().duration_by_test,
                           state().function_dependencies):
                 table.clear()
@@ -178,7 +172,23 @@ def main(children: str, listed: str) -> None:
         SETUP.update(setup_costs(state().duration_by_test, sources, conftest.read_text() if conftest.exists() else ""))
         return done
 
-    mutmut.collect_or_load_stats = collect_or_load_stats
+    return collect_or_load_stats
+
+
+def main(children: str, listed: str) -> None:
+    names = Path(listed).read_text().split()
+    wanted = set(names)
+    every = mutmut.collect_source_file_mutation_data
+
+    def chosen(*, mutant_names):
+        mutants, by_path = every(mutant_names=())
+        picked = [m for m in mutants if m[1] in wanted]
+        if not picked:  # a run that only generates the mutants and maps the tests (`mutation.check`'s first):
+            raise SystemExit(0)  # not mutmut's clean run of every test next (7 minutes), which the next run does
+        return picked, by_path
+
+    mutmut.collect_source_file_mutation_data = chosen
+    mutmut.collect_or_load_stats = remapped(mutmut.collect_or_load_stats)
     faster()
     sys.argv = ["mutmut", "run", "--max-children", children, *names]
     mutmut.cli()
