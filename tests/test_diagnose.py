@@ -588,21 +588,40 @@ def test_the_replay_is_printed_after_the_report_and_replay_json_alone_prints_the
     assert capsys.readouterr().out == screen
 
 
-def test_the_json_files_are_utf_8_whatever_the_locale_replays_indented_by_one_space_names_as_they_are(tmp_path):
+def _in_ascii_locale(args: list[str], monkeypatch) -> int:
+    """`kafkasim` in a process whose locale encoding is ASCII (LC_ALL=C, no UTF-8 mode)."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": "utf-8"}
+    code = f"from kafkasim.analysis.cli import main; raise SystemExit(main({args!r}))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, encoding="utf-8")
+    assert done.stderr == ""
+    return done.returncode
+
+
+def _here_with_ascii_default(args: list[str], monkeypatch) -> int:
+    """`kafkasim` in this process, the diagnosis's files opened as under an ASCII locale: a file opened without
+    an encoding gets ASCII (so mutation testing, which sees only this process, judges the same rule)."""
+    import builtins
+
+    from kafkasim.analysis.diagnose import command
+
+    monkeypatch.setattr(command, "open", lambda file, mode="r", *rest, encoding=None, **kw: builtins.open(
+        file, mode, *rest, encoding=encoding or "ascii", **kw), raising=False)
+    return main(args)
+
+
+@pytest.mark.parametrize("run", [_in_ascii_locale, _here_with_ascii_default])
+def test_the_json_files_are_utf_8_whatever_the_locale_replays_indented_by_one_space_names_as_they_are(
+        tmp_path, monkeypatch, run):
     """command.write/_write: the files are written as UTF-8 (the JSON keeps a group's name as it is, ensure_ascii
     off) even where the locale's encoding is ASCII (LC_ALL=C without Python's UTF-8 mode); --replay-json is
     `{"replays": [...]}` indented by one space. --json's groups are Timeline.to_json's {group, protocol, protocols,
     episodes, arrivals, departures}: the log starts with the group's "Stabilized" line, an episode of 0 ms."""
-    import os
-    import subprocess
-
     log, out, replays = tmp_path / "server.log", tmp_path / "report.json", tmp_path / "replays.json"
     log.write_text(CAFE, encoding="utf-8")
-    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": "utf-8"}
-    args = ["diagnose", str(log), "--json", str(out), "--replay-json", str(replays)]
-    code = f"from kafkasim.analysis.cli import main; raise SystemExit(main({args!r}))"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, encoding="utf-8")
-    assert (done.returncode, done.stderr) == (EXIT_OK, "")
+    assert run(["diagnose", str(log), "--json", str(out), "--replay-json", str(replays)], monkeypatch) == EXIT_OK
     assert replays.read_bytes().decode("utf-8") == (
         '{\n "replays": [\n  {\n   "group": "café",\n   "error": "' + CAFE_REPLAY + '"\n  }\n ]\n}\n')
     assert json.loads(out.read_bytes().decode("utf-8")) == {"groups": [{
