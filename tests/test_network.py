@@ -791,6 +791,15 @@ def test_jains_index_weighs_each_clients_completed_share_and_is_none_when_nothin
     assert run(10).summary["jain_index"] is None
 
 
+def test_a_run_where_no_client_sent_has_no_completion_ratio_and_no_starved_client():
+    """_summarize: the ratios are over the clients that sent something; a client whose only request would come
+    after the run's end sent nothing, is not starved, and leaves no lowest ratio (None, not an error)."""
+    summary = simulate_network(NetworkScenario(duration_ms=1000, clients=(
+        ClientGroup(count=1, arrivals=(5000,), size_bytes=100, name="a"),))).summary
+    assert [summary[k] for k in ("jain_index", "min_completion_ratio", "starved_clients",
+                                 "throughput_requests_per_s")] == [None, None, 0, 0.0]
+
+
 def test_a_megabyte_in_the_summary_is_a_million_bytes():
     """SUMMARY_DOC: MB = 10^6 bytes. Three 7,000,000-byte requests at 0, read and handled at once (links and handlers
     of 10^6 MB/s, no memory bound), in a 10 ms run: 21,000,000 bytes / 0.01 s = 2,100 MB/s offered and completed
