@@ -210,14 +210,19 @@ def test_a_network_runs_provenance_records_its_client_groups_as_plain_values():
          "start_ms": 0, "stop_ms": 50}]
 
 
-def test_latency_statistics_interpolate_percentiles_and_keep_three_decimals():
-    # One handler, three requests at 0, 1 and 3 ms: answered at 50, 100 and 150 ms, so latencies 50, 99 and 147.
-    # numpy's linear percentiles: p50 99, p95 99 + 0.9 x 48 = 142.2, p99 99 + 0.98 x 48 = 146.04; mean 296/3.
+@pytest.mark.parametrize("arrivals, expected", [
+    # latencies 50, 99 and 147: p50 99, p95 99 + 0.9 x 48 = 142.2, p99 99 + 0.98 x 48 = 146.04; mean 296/3
+    ((0, 1, 3), {"p50": 99.0, "p95": 142.2, "p99": 146.04, "max": 147.0, "mean": 98.667}),
+    # latencies 50, 99, 146 and 194: p50 (99 + 146) / 2 = 122.5, p95 146 + 0.85 x 48 = 186.8, p99 146 + 0.97 x 48
+    # = 192.56; mean 489/4 = 122.25
+    ((0, 1, 4, 6), {"p50": 122.5, "p95": 186.8, "p99": 192.56, "max": 194.0, "mean": 122.25})])
+def test_latency_statistics_interpolate_percentiles_and_keep_three_decimals(arrivals, expected):
+    # One handler, requests at the given ms: answered at 50, 100, 150, ... ms (numpy's linear percentiles).
     run = simulate_network(NetworkScenario(duration_ms=1_000, handler_base_ms=50, broker={"num.io.threads": 1},
                                            clients=tuple(ClientGroup(count=1, arrivals=(t,), size_bytes=100, name=n)
-                                                         for n, t in (("a", 0), ("b", 1), ("c", 3)))))
-    assert run.summary["client_latency_ms"] == {"p50": 99.0, "p95": 142.2, "p99": 146.04, "max": 147.0,
-                                                "mean": 98.667}
+                                                         for n, t in zip("abcd", arrivals))))
+    assert run.summary["client_latency_ms"] == expected
+
 
 def test_a_run_counts_the_engine_events_it_ran():
     # One 900-byte request: its arrival (0 ms), its read's end (10 ms), its handler's end (60 ms; the response is
