@@ -286,6 +286,23 @@ def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after
 
 
 
+@pytest.mark.parametrize("state, after_ms, added", [("FATAL", RETURN_MS, False), ("FATAL", RETURN_MS + 1, True),
+                                                    ("RECONCILING", RETURN_MS, True)])
+def test_a_process_starting_at_most_return_ms_after_a_fatal_error_replaces_it_and_is_no_consumer_added(
+        state, after_ms, added):
+    """client_rules.group_size: like a close, a member's FATAL transition (the consumer protocol's fatal error) ends
+    its process; a process with a new member id starting at most RETURN_MS later is its replacement, one starting
+    later a consumer added to the running group: scaled out. Another transition ends nothing."""
+    rows = [_client_row("a.log", 0, "JoinGroupResponse", "m-a", 1, generation=1),
+            _client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1),
+            _client_row("a.log", 10_000, "MemberTransition", "m-a", 2, reason=state),
+            _client_row("c.log", 10_000 + after_ms, "JoinGroupResponse", "m-c", 1, generation=2)]
+    signals = client_rules._Signals()
+    client_rules.group_size(rows, signals)
+    summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+    assert ("1 consumer(s) joined the running group without replacing any: scaled out" in summaries) == added
+
+
 @pytest.mark.parametrize("after, scaled_in", [
     (("JoinGroup", None, None), True),                     # Java "(Re-)joining group"
     (("MemberTransition", "RECONCILING", "STABLE"), True),  # "transitioned from STABLE to RECONCILING"
