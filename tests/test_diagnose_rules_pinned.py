@@ -285,7 +285,6 @@ def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after
         == scaled_in
 
 
-
 @pytest.mark.parametrize("state, after_ms, added", [("FATAL", RETURN_MS, False), ("FATAL", RETURN_MS + 1, True),
                                                     ("RECONCILING", RETURN_MS, True)])
 def test_a_process_starting_at_most_return_ms_after_a_fatal_error_replaces_it_and_is_no_consumer_added(

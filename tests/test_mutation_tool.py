@@ -297,7 +297,6 @@ def no_spark(monkeypatch):
     monkeypatch.setattr(mutation, "connect_server", nullcontext)
 
 
-
 @pytest.mark.parametrize("collection", ["fails", "succeeds"])
 def test_functions_new_since_the_stats_are_mapped_by_every_test_or_the_stats_are_gone(tmp_path, monkeypatch,
                                                                                       collection):

@@ -354,7 +354,6 @@ def test_a_select_timeout_counts_from_the_network_threads_last_loop():
     assert df.loc["late-1", "first_read"] == 30 and df.loc["producer-1", "allocated"] == 30 + POLL_TIMEOUT_MS
 
 
-
 def test_each_shortage_of_a_network_thread_has_its_select_timeout():
     """A select timeout, once fired, is no longer pending: b is muted on thread 1 at 5 and read at its select
     timeout (305); a second shortage on the same thread (c at 410, the memory held by d on thread 0 until 460) is
@@ -367,6 +366,7 @@ def test_each_shortage_of_a_network_thread_has_its_select_timeout():
     df = by_client(run)
     assert df[["processor", "first_read", "allocated"]].values.tolist() == [
         [0, 0, 0], [1, 5, 5 + POLL_TIMEOUT_MS], [0, 400, 400], [1, 410, 410 + POLL_TIMEOUT_MS]]
+
 
 # -- the bound ------------------------------------------------------------------------------
 def test_bounded_memory_exceeds_the_bound_by_less_than_one_request():
