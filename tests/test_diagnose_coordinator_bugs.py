@@ -259,6 +259,20 @@ def test_a_wording_that_first_appeared_after_the_fix_cannot_show_the_bug():
     older = _row(time=0, line=1, log_source="librdkafka", kind="SessionTimeout", error="REBALANCE_IN_PROGRESS",
                  versions="1.4-")
     assert [b.bug for b, *_ in bugs.client_matches([older])] == ["librdkafka#3450"]
+    at_the_fix = _row(time=0, line=1, log_source="librdkafka", kind="SessionTimeout", error="REBALANCE_IN_PROGRESS",
+                      versions="1.8-")
+    assert bugs.client_matches([at_the_fix]) == []
+
+
+def test_a_bug_ruled_out_by_its_clients_release_leaves_the_next_bug_to_be_read():
+    """A group of librdkafka 1.9.0 and aiokafka consumers: librdkafka#3450's signature is no finding past its fix,
+    and aiokafka#727's, listed after it, still is."""
+    rows = [_row(time=0, line=1, log_source="librdkafka", kind="ClientVersion", group="app", detail="1.9.0"),
+            _row(time=5, line=2, log_source="librdkafka", kind="SessionTimeout", group="app",
+                 error="REBALANCE_IN_PROGRESS"),
+            _row(time=10, line=3, log_source="aiokafka", kind="SyncGroupResponse", group="app", generation=-1)]
+    assert _matched(rows) == [("aiokafka#727", [3], 0.8)]
+    assert _matched(rows[1:]) == [("librdkafka#3450", [2], 0.8), ("aiokafka#727", [3], 0.8)]
 
 
 @pytest.mark.parametrize("text,expected", [("1.7.0", (1, 7)), ("v2.0.0", (2,)), ("2.1.0-beta.1", (2, 1)),

@@ -16,7 +16,8 @@ from kafkasim.analysis.diagnose import client_rules, html, offsets
 from kafkasim.analysis.diagnose.incidents import incident
 from kafkasim.analysis.diagnose.model import LABELS, SETTINGS, Finding, Line, best_first
 from kafkasim.analysis.diagnose.redact import Redactor
-from kafkasim.analysis.diagnose.rules import RETURN_MS, SLOW_JOIN_ARRIVALS, SLOW_JOIN_MS, TOGETHER_MS
+from kafkasim.analysis.diagnose.rules import (RETURN_MS, SLOW_JOIN_ARRIVALS, SLOW_JOIN_MS, STORM_REBALANCES,
+                                             TOGETHER_MS)
 from kafkasim.analysis.diagnose.timeline import (FILE, FORMING_MS, GROUP, KIND, LINE, MEMBER, REASON, SEQ, T,
                                                  Episode, Move, Timeline)
 from kafkasim.analysis.log_parser import ROW_FIELDS, parse_lines
@@ -326,6 +327,81 @@ def test_a_close_is_a_scale_in_only_while_another_consumer_takes_part_in_a_rebal
         summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
         assert summaries == (["1 consumer(s) closed and none replaced them while the others rebalanced: scaled in"]
                              if scaled_in else [])
+
+
+@pytest.mark.parametrize("rejoin_ms, scaled_in", [(10_000, False), (10_001, True)])
+def test_a_consumer_whose_log_shows_only_its_close_is_a_scale_in_not_a_consumer_added(rejoin_ms, scaled_in):
+    """client_rules.group_size: a steady Java consumer logs nothing at INFO, so an excerpt of an incident may show a
+    consumer only closing. It ran before the log began: a process starting at a close (its own) is no consumer
+    added. Its close is a scale-in once another consumer rejoins strictly after it."""
+    rows = [_client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1),
+            _client_row("a.log", 10_000, "LeaveGroup", "m-a", 1, reason="the consumer is being closed"),
+            _client_row("b.log", rejoin_ms, "JoinGroup", "m-b", 2)]
+    assert [(f.cause, f.score, f.summary, f.evidence) for f in client_rules.findings(rows)] == ([
+        ("scaling", 0.75, "1 consumer(s) closed and none replaced them while the others rebalanced: scaled in",
+         [Line("a.log", 1)])] if scaled_in else [])
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("waves, found", [
+    (STORM_REBALANCES - 1, ("scaling", 0.87, "7 consumer(s) joined the running group without replacing any: "
+                                             "scaled out")),
+    (STORM_REBALANCES, ("too-many-members-or-slow-join", 0.94, "8 consumers joined the running group one after "
+                                                               "another, in 8 generations: the group never settled "
+                                                               "while it grew"))])
+def test_consumers_added_in_storm_rebalances_generations_are_a_group_that_never_settled(protocol, waves, found):
+    """client_rules.group_size: consumers added one a minute, each joining in a generation of its own (a classic
+    JoinGroup response's generation; under the consumer protocol the epoch a member reaches STABLE with): in
+    STORM_REBALANCES (8) or more the group never settled while it grew, in fewer it scaled out; each consumer
+    past the first adds 0.02 to the score."""
+    def joined(file: str, t: int, generation: int) -> tuple:
+        if protocol == "classic":
+            return _client_row(file, t, "JoinGroupResponse", f"m-{file}", 1, generation=generation)
+        return _client_row(file, t, "MemberTransition", f"m-{file}", 1, reason="STABLE", detail="JOINING",
+                           value=float(generation))
+    rows = [joined("a.log", 0, 1), *(joined(f"{n}.log", 60_000 * n, n + 1) for n in range(1, waves + 1))]
+    assert [(f.cause, f.score, f.summary, f.evidence[-1]) for f in client_rules.findings(rows)] == [
+        (*found, Line(f"{waves}.log", 1))]
+
+
+def test_a_static_member_is_a_consumer_added_once_per_group_instance_id():
+    """client_rules.group_size: a process with a group.instance.id no earlier process had is a consumer added; one
+    with an id seen before is that static member restarted (KIP-345: it gets a new member id, and closing it sent
+    no LeaveGroup to pair it with)."""
+    rows = [_client_row("a.log", 0, "JoinGroupResponse", "m-a", 1, generation=1, instance="i-a"),
+            _client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1, instance="i-b"),
+            _client_row("a2.log", 600_000, "JoinGroupResponse", "m-a2", 1, generation=1, instance="i-a"),
+            _client_row("c.log", 900_000, "JoinGroupResponse", "m-c", 1, generation=2, instance="i-c")]
+    assert [(f.cause, f.summary, f.evidence) for f in client_rules.findings(rows)] == [
+        ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out", [Line("c.log", 1)])]
+
+
+def test_a_consumer_added_whose_log_ends_before_it_joined_is_shown_by_its_first_line():
+    """client_rules.group_size: a consumer-protocol member added to the running group whose log ends while it is
+    JOINING (no STABLE yet) is a consumer added all the same, its first line the evidence."""
+    rows = [_client_row("a.log", 0, "MemberTransition", "m-a", 1, reason="STABLE", detail="JOINING", value=1.0),
+            _client_row("b.log", 0, "MemberTransition", "m-b", 1, reason="STABLE", detail="JOINING", value=2.0),
+            _client_row("c.log", 600_000, "MemberTransition", "m-c", 1, reason="JOINING", detail="UNSUBSCRIBED",
+                        value=0.0)]
+    assert [(f.cause, f.summary, f.evidence) for f in client_rules.findings(rows)] == [
+        ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out", [Line("c.log", 1)])]
+
+
+
+def test_a_rolling_restart_counts_consumers_not_close_lines():
+    """client_rules.rolling_restart: three dynamic members closed a minute apart, each followed by a new member id;
+    one close is in two files (a log and its rotated copy overlap). The finding counts three consumers: 0.9, and
+    0.02 for each consumer past the first."""
+    closed = "the consumer is being closed"
+    rows = [_client_row(f"{c}.log", 0, "JoinGroupResponse", f"m-{c}", 1, generation=1) for c in "abc"]
+    for n, c in enumerate("abc", 1):
+        rows += [_client_row(f"{c}.log", 60_000 * n, "LeaveGroup", f"m-{c}", 2, reason=closed),
+                 _client_row(f"{c}2.log", 60_000 * n + 10_000, "JoinGroupResponse", f"m-{c}2", 1, generation=n + 1)]
+    rows.append(_client_row("a.log.1", 60_000, "LeaveGroup", "m-a", 9, reason=closed))
+    assert [(f.cause, f.score, f.summary) for f in client_rules.findings(sorted(rows, key=lambda r: r[T]))] == [
+        ("rolling-restart-dynamic-members", 0.94, "3 consumers closed one after another, each followed by a new "
+         "member id, and none has a group.instance.id: a rolling restart of dynamic members, two rebalances per "
+         "restart")]
 
 def test_a_consumer_group_forms_with_its_first_burst_of_starts():
     """client_rules._formed (Timeline.formed_at's rule from the clients' side): a consumer group, with no JoinGroup

@@ -285,7 +285,7 @@ def client_matches(rows: list) -> list[tuple[Bug, list, float, str]]:
         if not bug.clients:
             continue
         mine = [r for r in rows if r[_LOG_SOURCE] in bug.clients]
-        shown = CLIENT_PATTERNS[bug.pattern](mine, **bug.params) if mine else []
+        shown = CLIENT_PATTERNS[bug.pattern](mine, **bug.params)
         first, fixed = release(bug.first), release(bug.fixed_in)
         # a wording that first appeared in a fixed release cannot show the bug (`release` reads a range's first)
         shown = [r for r in shown if (release(r[_VERSIONS]) or ()) < fixed]

@@ -324,9 +324,10 @@ def slow_join(rs: list, s: _Signals) -> None:
 
 def group_size(rs: list, s: _Signals) -> None:
     # The clients' side of rules.scaling and rules.slow_join. A process whose first line comes after the group
-    # formed (its first member `_joined`) with a member id not seen before, that follows no close or FATAL
-    # within RETURN_MS and reuses no group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or more
-    # generations (one rebalance each): the group never settled while it grew; in fewer: scaled out. A close
+    # formed (its first member `_joined`) with a member id not seen before, that starts neither at nor within
+    # RETURN_MS after a close or FATAL (at: a consumer whose log shows only its close ran before the log began)
+    # and reuses no group.instance.id, is a consumer added to the running group. Added in STORM_REBALANCES or
+    # more generations (one rebalance each): the group never settled while it grew; in fewer: scaled out. A close
     # followed by no new process while the others rebalance on: scaled in.
     procs = _processes(rs)
     formed = _formed([lines[0][T] for lines in procs.values()], rs)
@@ -341,7 +342,7 @@ def group_size(rs: list, s: _Signals) -> None:
         start, instance = lines[0][T], next((x[INSTANCE] for x in lines if x[INSTANCE]), None)
         member = next((x[MEMBER] for x in lines if x[MEMBER]), None)  # a new process has a member id of its own
         known = (instance is not None and instance in instances) or member is None or members[member] < start
-        if start > formed and not known and not any(e < start <= e + RETURN_MS for e in ends):
+        if start > formed and not known and not any(e <= start <= e + RETURN_MS for e in ends):
             added.append(next((x for x in lines if _joined(x)), lines[0]))
         instances.add(instance)
     waves = {x[GEN] if x[KIND] == "JoinGroupResponse" else x[VALUE] for x in added}
