@@ -98,6 +98,9 @@ def test_a_closed_consumer_gives_the_coordinator_its_reason_in_the_leave_group()
     (True, "REBALANCE_IN_PROGRESS", None),
     (True, "UNKNOWN_MEMBER_ID", "initiating rebalance (COOPERATIVE) in state up (join-state steady) with 2 assigned "
                                 "partition(s) (lost): resetting member-id"),
+    # an illegal generation resets the generation and is handled as a lost member id, with its own reason
+    (False, "ILLEGAL_GENERATION", "initiating rebalance (EAGER) in state up (join-state steady) with 2 assigned "
+                                  "partition(s) (lost): illegal generation"),
 ])
 def test_librdkafka_logs_a_rebalance_for_a_heartbeat_error_unless_cooperative_and_only_rebalancing(
         cooperative, error, rebalance):

@@ -45,7 +45,8 @@ def test_of_viz_only_what_a_chart_is_fed_is_chosen():
     names = ["kafkasim.viz.network.x_memory_frame__mutmut_1", "kafkasim.viz.network.x_memory_spec__mutmut_1",
              "kafkasim.viz.claims.xǁSpreadǁcompact__mutmut_1", "kafkasim.viz.style.x_palette__mutmut_1",
              "kafkasim.viz.exercises.x__matches__mutmut_1", "kafkasim.broker.network.x_memory_spec__mutmut_1",
-             "kafkasim.viz.x_to_png__mutmut_1"]  # viz/__init__.py (mutmut leaves "__init__" out): PNG export, styling
+             "kafkasim.viz.x_to_png__mutmut_1",  # viz/__init__.py (mutmut leaves "__init__" out): PNG export, styling
+             "kafkasim.viz.protocol.x_diagram__mutmut_6"]  # the sequence diagrams' spec builder
     assert mutation.function_of(names[2]) == "compact" and mutation.function_of(names[4]) == "_matches"
     assert mutation.choose(names, 0, None) == sorted([names[0], names[2], names[4], names[5]])
 

@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from kafkasim.analysis import spark as ks
-from kafkasim.analysis.sweep_grid import COMPACT_FILE, Grid, finished_runs, open_sweep_folder
-from kafkasim.core.errors import ConfigError
+from kafkasim.analysis.sweep_grid import COMPACT_FILE, Grid, finished_runs
 from spark_helpers import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,18 +77,6 @@ def resume_and_compare(spark, out: Path, reference) -> None:
     assert sorted(p.name for p in (out / "summaries").rglob("*.parquet")) == [COMPACT_FILE] * 4
 
 
-def refusal(out: Path, stored: dict, this: dict) -> str:
-    """The error of opening `out`, which holds the sweep of grid `stored`, for grid `this` (no run needed)."""
-    open_sweep_folder(str(out), Grid.from_dict(stored))
-    with pytest.raises(ConfigError) as e:
-        open_sweep_folder(str(out), Grid.from_dict(this))
-    return str(e.value)
-
-
-def refused(out: Path, differences: str) -> str:
-    return f"{out} holds another sweep ({differences}): use another --out folder, or delete this one to start again"
-
-
 def test_a_sweep_stopped_with_ctrl_c_says_what_is_saved_and_resumes_to_the_same_results(spark, reference, tmp_path):
     code, err, out = interrupt(tmp_path, signal.SIGINT)
     assert code == 130, err
@@ -118,33 +105,3 @@ def test_a_folder_of_another_sweep_is_refused_with_what_differs(spark, tmp_path)
                                         r"grid; base members: 4 there, 3 in this grid\)"):
         ks.sweep(spark, other, str(tmp_path))
     assert Grid.from_dict(GRID).size == RUNS
-
-
-def test_a_folder_sweeping_other_parameters_is_refused_with_both_parameter_types(tmp_path):
-    """sweep_grid.open_sweep_folder: other swept parameters (another column, or a column of another type) make
-    another sweep; the message gives the folder's swept columns and types, then this grid's, then each base setting
-    that differs too (docs/robustness.md: "the message lists each difference")."""
-    base, axis = GRID["base"], {"session.timeout.ms": [6_000, 10_000]}
-    added = {"base": base, "grid": {**axis, "static_membership": [False, True]}}
-    assert refusal(tmp_path / "added", {"base": base, "grid": axis}, added) == refused(
-        tmp_path / "added", "it sweeps {'session_timeout_ms': 'long'}, this grid sweeps "
-                            "{'session_timeout_ms': 'long', 'static_membership': 'boolean'}")
-    retyped = {"base": base, "grid": {"session.timeout.ms": [6_000, 7_500.5]}}
-    assert refusal(tmp_path / "retyped", {"base": base, "grid": axis}, retyped) == refused(
-        tmp_path / "retyped", "it sweeps {'session_timeout_ms': 'long'}, this grid sweeps "
-                              "{'session_timeout_ms': 'double'}")
-    both = {"base": {**base, "members": 3}, "grid": retyped["grid"]}
-    assert refusal(tmp_path / "both", {"base": base, "grid": axis}, both) == refused(
-        tmp_path / "both", "it sweeps {'session_timeout_ms': 'long'}, this grid sweeps {'session_timeout_ms': 'double'}; "
-                           "base members: 4 there, 3 in this grid")
-
-
-def test_a_folder_of_other_base_settings_lists_each_key_with_its_value_there_and_here_or_not_set(tmp_path):
-    """sweep_grid.open_sweep_folder: each base key set differently, or set on one side only, is one difference
-    (sorted by key), with its value in the folder and in this grid as written (repr), '(not set)' where absent."""
-    axes = {"session.timeout.ms": [6_000, 10_000]}
-    stored = {"base": {**GRID["base"], "static_membership": True}, "grid": axes}
-    this = {"base": {**GRID["base"], "members": 3, "group_id": "billing"}, "grid": axes}
-    assert refusal(tmp_path, stored, this) == refused(
-        tmp_path, "base group_id: '(not set)' there, 'billing' in this grid; base members: 4 there, 3 in this grid; "
-                  "base static_membership: True there, '(not set)' in this grid")

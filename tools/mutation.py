@@ -72,7 +72,7 @@ TARGETED = tuple(p for prefixes in AREAS.values() for p in prefixes)
 #: all styling or browser glue, and a function whose name ends so builds a Vega-Lite spec.
 VIZ_STYLING_MODULES = ("kafkasim.viz.style", "kafkasim.viz.render", "kafkasim.viz.widgets", "kafkasim.viz.sliders",
                        "kafkasim.viz.charts", "kafkasim.viz.spec", "kafkasim.viz.__init__")
-VIZ_STYLING_FUNCTION = re.compile(r".*(_spec|_chart|_explorer|_map|_diagram|_timeline|_html|_matrix|_bands|_rules"
+VIZ_STYLING_FUNCTION = re.compile(r".*(_spec|_chart|_explorer|_map|diagram|_timeline|_html|_matrix|_bands|_rules"
                                   r"|scrubber|scrubbed|_scale|_axis|_heatmap|_panels|_layers|_tips|time_x|_step)$")
 #: Outside `viz/`, the charts' specs (their rows come from a data function held to the target).
 CHART_FUNCTIONS = {"kafkasim.analysis.diagnose.replay": ("replay_chart",),  # rows: replay_rows
