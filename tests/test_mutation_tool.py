@@ -464,6 +464,13 @@ def test_kept_verdicts_come_back_on_another_machine_only_for_functions_whose_cod
     kept.write_text("kafkasim.old.x_h\thh\t1 0\n")
     assert mutation.keep(ran / "mutants", kept, alone_json) == 4
     assert kept.read_text().splitlines()[2:] == [f"{f}\thf\t-24 0 -", f"{g}\thg\t36/k 1", "kafkasim.old.x_h\thh\t1 0"]
+    # mutmut forgot f's verdicts (a new test selection) and judged its third mutant; g's code changed
+    _meta(ran, "kafkasim.core.faults", {f"{f}__mutmut_1": None, f"{f}__mutmut_2": None, f"{f}__mutmut_3": 1,
+                                        f"{g}__mutmut_1": 1, f"{g}__mutmut_2": None}, {"x_f": "hf", "xǁCǁg": "hg2"})
+    before = kept.read_text()
+    assert mutation.keep(ran / "mutants", kept, alone_json) == 2
+    assert kept.read_text().splitlines()[2:] == [f"{f}\thf\t-24 0 1", f"{g}\thg2\t1/k -", "kafkasim.old.x_h\thh\t1 0"]
+    kept.write_text(before)
 
     fresh = tmp_path / "fresh"  # g's code changed there; f's third mutant and g's had no verdict
     meta = _meta(fresh, "kafkasim.core.faults", {f"{f}__mutmut_1": None, f"{f}__mutmut_2": 1, f"{f}__mutmut_3": None,
@@ -493,7 +500,7 @@ def test_a_resumed_run_restores_the_kept_verdicts_before_choosing_what_to_check(
     monkeypatch.setattr(mutation, "ROOT", tmp_path)
     monkeypatch.setattr(mutation, "REPORT", tmp_path / "report.md")
     mutation.main(["--sample", "0", "--only", "kafkasim.coordinator", "--resume"])
-    assert calls == ["check", "restore", "results", "check", "results", "keep"]
+    assert calls == ["keep", "check", "restore", "results", "check", "results", "keep"]
     calls.clear()
     mutation.main(["--sample", "0", "--only", "kafkasim.coordinator"])
     assert calls == ["check", "results", "check", "results", "keep"]

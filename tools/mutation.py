@@ -190,8 +190,10 @@ def _kept(path: Path) -> dict[str, tuple[str, list[str]]]:
 
 def keep(mutants: Path | None = None, path: Path | None = None, alone_path: Path | None = None) -> int:
     """Write mutmut's verdicts (and those run alone) into `path`, one line per mutated function, so that
-    a run on another machine can `restore` them. A function seen in `mutants/` replaces its line; the
-    lines of others stay. Returns the verdicts written for the functions seen."""
+    a run on another machine can `restore` them. A function seen in `mutants/` replaces its line, but
+    where its code is unchanged a verdict mutmut no longer has is the kept one: mutmut forgets every
+    verdict when `[tool.mutmut]`'s test selection changes. The lines of others stay. Returns the
+    verdicts written for the functions seen."""
     mutants, path, alone_path = _places(mutants, path, alone_path)
     kept = _kept(path)
     alone_verdicts = {n: v["verdict"][0] for n, v in json.loads(alone_path.read_text()).items()} \
@@ -207,8 +209,10 @@ def keep(mutants: Path | None = None, path: Path | None = None, alone_path: Path
             codes[function][number] = token
             seen += code is not None
         for function, by_number in codes.items():
+            digest = _hash_of(data, function) or ""
+            was = kept[function][1] if function in kept and kept[function][0] == digest else []
             tokens = [by_number.get(n, "-") for n in range(1, max(by_number) + 1)]
-            kept[function] = (_hash_of(data, function) or "", tokens)
+            kept[function] = (digest, [t if t != "-" or n >= len(was) else was[n] for n, t in enumerate(tokens)])
     lines = (f"{f}\t{h}\t{' '.join(tokens)}\n" for f, (h, tokens) in sorted(kept.items())
              if any(t != "-" for t in tokens))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -477,6 +481,8 @@ def main(argv=None) -> int:
 def run(args: argparse.Namespace) -> int:
     """`main` with its arguments read (and the Spark Connect server, if any, running)."""
     if not args.report_only:
+        if args.resume:  # the verdicts of a run stopped without Ctrl-C, before mutmut can forget them
+            keep()
         # mutmut generates every mutant and maps tests to functions on its first run: a run that
         # selects no mutant does only that, and lists them all (through `mutmut_names`, whose mapping
         # of functions new since the stored stats must see them before a plain run stores them).
