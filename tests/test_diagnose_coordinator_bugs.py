@@ -276,7 +276,8 @@ def test_a_bug_ruled_out_by_its_clients_release_leaves_the_next_bug_to_be_read()
 
 
 @pytest.mark.parametrize("text,expected", [("1.7.0", (1, 7)), ("v2.0.0", (2,)), ("2.1.0-beta.1", (2, 1)),
-                                           ("0.10.1.0", (0, 10, 1)), ("2.x", None), ("", None), (None, None)])
+                                           ("0.10.1.0", (0, 10, 1)), ("2.x", None), ("", None), (None, None),
+                                           ("0.0", (0,)), ("1.9-", (1, 9)), (" 1.8.0 ", (1, 8))])
 def test_release(text, expected):
     assert bugs.release(text) == expected
 

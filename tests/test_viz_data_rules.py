@@ -1759,6 +1759,26 @@ def test_a_coordinator_note_says_what_it_decided_and_gives_its_reason_as_detail(
         10_009, "coordinator", "c-2: left temporarily (static member, epoch -2)", ""]
 
 
+
+def test_a_classic_coordinators_membership_notes_are_its_event_and_the_consumer_it_names():
+    """protocol._coordinator_note: a group left with no member (GroupEmpty), a static member's new member id
+    replacing its old one (MemberReplaced, the old id as the detail) and a pending member id expiring
+    (PendingMemberExpired: a JoinGroup answered MEMBER_ID_REQUIRED that never came back, KIP-394) are drawn as
+    the event's name and the consumer it names."""
+    from kafkasim.viz import protocol, tables
+    from kafkasim.viz.tables import KIND, MEMBER
+    empty = simulate(Scenario(members=2, topics={"t": 2}, duration_ms=40_000, start_spread_ms=0,
+                              faults=[faults.ScaleIn(at_ms=20_000, members=("c-1", "c-2"))]))
+    assert _kip848_rows(empty, "coordinator note", "label", "detail")[-1] == [20_000, "coordinator", "GroupEmpty", ""]
+    static = simulate(Scenario(kafka_version="2.4", members=2, topics={"t": 2}, duration_ms=40_000, start_spread_ms=0,
+                               static_membership=True, faults=[faults.Restart("c-1", 20_000, 5_000)]))
+    first_id = next(r[MEMBER] for r in static.rows if r[KIND] == "MemberAdded" and r[MEMBER].startswith("c-1-"))
+    assert [r for r in _kip848_rows(static, "coordinator note", "label", "detail") if r[0] >= 20_000] == [
+        [25_000, "coordinator", "MemberReplaced c-1", first_id]]
+    pending = next(r for r in tables.rows_between(empty, 0, 0) if r[KIND] == "PendingMemberAdded")
+    expired = pending[:KIND] + ("PendingMemberExpired",) + pending[KIND + 1:]
+    assert protocol._coordinator_note(empty, expired) == "PendingMemberExpired c-1"
+
 # -- the KIP-848 sequence diagram's notes and callbacks (protocol.ConsumerHeartbeats): member notes, a member's
 # epoch changed outside its own heartbeat, the "changed" count of a target, the callbacks' labels and details --
 def test_a_consumer_groups_member_notes_are_on_the_members_lane_with_no_detail_and_never_thinned():

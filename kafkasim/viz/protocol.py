@@ -57,7 +57,7 @@ def _coordinator_note(run, row) -> str | None:
     if kind == "MemberRemoved":
         return f"removes {name}: {reason}"
     if kind == "GenerationStabilized":
-        return f"generation {row[GENERATION]}: {int(row[VALUE] or 0)} members, leader {name}, assignor {reason}"
+        return f"generation {row[GENERATION]}: {int(row[VALUE])} members, leader {name}, assignor {reason}"
     if kind == "GroupStable":
         return f"Stable, generation {row[GENERATION]}"
     if kind in ("PendingMemberExpired", "MemberReplaced", "GroupEmpty"):

@@ -225,8 +225,8 @@ _RELEASE = re.compile(r"v?(\d+(?:\.\d+){0,3})(?![\w.])")
 
 def release(text: str | None) -> tuple | None:
     """A release as a comparable tuple ("1.7.0" -> (1, 7), "v2.0.0" -> (2,)); None when it is not one
-    (a pre-release such as "2.1.0-beta.1" is its release's)."""
-    m = _RELEASE.match((text or "").strip().split("-")[0] + " ")
+    (a pre-release such as "2.1.0-beta.1" is its release's: the pattern ends at the "-")."""
+    m = _RELEASE.match(text.strip()) if text else None
     if m is None:
         return None
     v = tuple(int(p) for p in m.group(1).split("."))
