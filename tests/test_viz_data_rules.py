@@ -35,7 +35,7 @@ from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settin
                                       pause_current, paused_intervals, rebalance_intervals, scenario_marks,
                                       timeline_frames, unexpected_points)
 from kafkasim.viz.pause_resume import scenario_with as pause_scenario_with
-from kafkasim.viz.protocol import COLUMNS
+from kafkasim.viz.protocol import COLUMNS, layout
 from kafkasim.viz.settings import (_faults, current, fit, protocol_of, retarget_faults, scenario_with, unavailable,
                                    version_default)
 from kafkasim.viz.share import ShareTrace, share_messages
@@ -1778,6 +1778,32 @@ def test_a_classic_coordinators_membership_notes_are_its_event_and_the_consumer_
     pending = next(r for r in tables.rows_between(empty, 0, 0) if r[KIND] == "PendingMemberAdded")
     expired = pending[:KIND] + ("PendingMemberExpired",) + pending[KIND + 1:]
     assert protocol._coordinator_note(empty, expired) == "PendingMemberExpired c-1"
+
+
+def test_a_sequence_diagrams_layout_draws_requests_to_the_coordinator_replies_back_and_notes_on_their_lane():
+    """protocol.layout: a request is a solid arrow from its member's lane to the coordinator's (x 0) with its head
+    at the coordinator; a reply or an error a dashed one back; a note no arrow, on its lane. The label starts at
+    the arrow's left end; the time (s, to the ms) is written once per instant, left of the lanes."""
+    frame = pd.DataFrame([(0, "c-1", "request", "JoinGroup", "a", False),
+                          (0, "c-1", "reply", "JoinGroup response", "b", False),
+                          (1_500, "c-2", "error", "Heartbeat: REBALANCE_IN_PROGRESS (27)", "c", False),
+                          (1_500, "c-2", "member note", "crashes", "", False)], columns=COLUMNS)
+    out = layout(frame, {"coordinator": 0, "c-1": 1, "c-2": 2})
+    columns = ["row", "time_s", "arrow", "x", "x2", "dashed", "head", "label_x", "new_time", "time_label", "time_x"]
+    assert [tuple(r) for r in out[columns].itertuples(index=False)] == [
+        (0, 0.0, True, 1, 0, False, "left", 0, True, "0.000 s", -0.25),
+        (1, 0.0, True, 0, 1, True, "right", 0, False, "0.000 s", -0.25),
+        (2, 1.5, True, 0, 2, True, "right", 0, True, "1.500 s", -0.25),
+        (3, 1.5, False, 2, 2, False, "right", 2, False, "1.500 s", -0.25)]
+    assert out[["member", "kind", "label", "detail"]].equals(frame[["member", "kind", "label", "detail"]])
+
+
+@pytest.mark.parametrize("error, shown", [(None, ""), ("", ""), ("NONE", ""),
+                                          ("REBALANCE_IN_PROGRESS", "REBALANCE_IN_PROGRESS (27)"),
+                                          ("NOT_A_KAFKA_ERROR", "NOT_A_KAFKA_ERROR")])
+def test_a_sequence_diagrams_error_is_its_name_and_kafka_code_and_none_is_no_error(error, shown):
+    from kafkasim.viz.protocol import _error
+    assert _error(error) == shown
 
 # -- the KIP-848 sequence diagram's notes and callbacks (protocol.ConsumerHeartbeats): member notes, a member's
 # epoch changed outside its own heartbeat, the "changed" count of a target, the callbacks' labels and details --
