@@ -35,7 +35,8 @@ from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settin
                                       pause_current, paused_intervals, rebalance_intervals, scenario_marks,
                                       timeline_frames, unexpected_points)
 from kafkasim.viz.pause_resume import scenario_with as pause_scenario_with
-from kafkasim.viz.protocol import COLUMNS, layout
+from kafkasim.viz.protocol import COLUMNS, layout, messages
+from kafkasim.viz.tables import KIND, MEMBER
 from kafkasim.viz.settings import (_faults, current, fit, protocol_of, retarget_faults, scenario_with, unavailable,
                                    version_default)
 from kafkasim.viz.share import ShareTrace, share_messages
@@ -1766,7 +1767,6 @@ def test_a_classic_coordinators_membership_notes_are_its_event_and_the_consumer_
     (PendingMemberExpired: a JoinGroup answered MEMBER_ID_REQUIRED that never came back, KIP-394) are drawn as
     the event's name and the consumer it names."""
     from kafkasim.viz import protocol, tables
-    from kafkasim.viz.tables import KIND, MEMBER
     empty = simulate(Scenario(members=2, topics={"t": 2}, duration_ms=40_000, start_spread_ms=0,
                               faults=[faults.ScaleIn(at_ms=20_000, members=("c-1", "c-2"))]))
     assert _kip848_rows(empty, "coordinator note", "label", "detail")[-1] == [20_000, "coordinator", "GroupEmpty", ""]
@@ -1796,6 +1796,39 @@ def test_a_sequence_diagrams_layout_draws_requests_to_the_coordinator_replies_ba
         (2, 1.5, True, 0, 2, True, "right", 0, True, "1.500 s", -0.25),
         (3, 1.5, False, 2, 2, False, "right", 2, False, "1.500 s", -0.25)]
     assert out[["member", "kind", "label", "detail"]].equals(frame[["member", "kind", "label", "detail"]])
+
+
+def test_a_classic_sequence_diagram_has_each_request_its_answer_or_error_and_the_notes_in_log_order():
+    """protocol._classic_messages, by hand from the classic protocol (2.4): both consumers start; each first
+    JoinGroup, named by the shared client.id, is answered MEMBER_ID_REQUIRED (KIP-394) and sent again with its id;
+    the initial rebalance ends at 6 s with the JoinGroup and SyncGroup answers; c-2's close is a LeaveGroup with
+    its reason, and c-1 rejoins at its next heartbeat (2 s later). Heartbeats left out."""
+    run = simulate(Scenario(kafka_version="2.4", members=2, topics={"t": 2}, duration_ms=20_000, start_spread_ms=0,
+                            faults=[faults.ScaleIn(at_ms=10_000, members=("c-2",))]))
+    frame = messages(run)
+    frame = frame[~frame["label"].str.startswith("Heartbeat")]
+    rebalance = ("coordinator", "coordinator note")
+    assert [(t, m, k, label if k != "coordinator note" or not label.startswith("rebalance: ") else "rebalance")
+            for t, m, k, label in frame[["time", "member", "kind", "label"]].itertuples(index=False)] == [
+        (0, "c-1", "member note", "starts"), (0, "c-2", "member note", "starts"),
+        (0, "c-1", "request", "JoinGroup"), (0, "c-1", "error", "JoinGroup: MEMBER_ID_REQUIRED (79)"),
+        (0, "c-2", "request", "JoinGroup"), (0, "c-2", "error", "JoinGroup: MEMBER_ID_REQUIRED (79)"),
+        (0, "c-1", "request", "JoinGroup"), (0, *rebalance, "rebalance"), (0, "c-2", "request", "JoinGroup"),
+        (6_000, *rebalance, "generation 1: 2 members, leader c-1, assignor range"),
+        (6_000, "c-1", "reply", "JoinGroup response"), (6_000, "c-2", "reply", "JoinGroup response"),
+        (6_000, "c-1", "request", "SyncGroup"), (6_000, "c-1", "reply", "SyncGroup response"),
+        (6_000, *rebalance, "Stable, generation 1"),
+        (6_000, "c-2", "request", "SyncGroup"), (6_000, "c-2", "reply", "SyncGroup response"),
+        (10_000, "c-2", "request", "LeaveGroup"), (10_000, *rebalance, "removes c-2: leave_group"),
+        (10_000, *rebalance, "rebalance"), (10_000, "c-2", "member note", "closes"),
+        (12_000, "c-1", "request", "JoinGroup"), (12_000, *rebalance, "generation 2: 1 members, leader c-1, assignor range"),
+        (12_000, "c-1", "reply", "JoinGroup response"), (12_000, "c-1", "request", "SyncGroup"),
+        (12_000, "c-1", "reply", "SyncGroup response"), (12_000, *rebalance, "Stable, generation 2")]
+    c2 = next(r[MEMBER] for r in run.rows if r[KIND] == "MemberAdded" and run.member_names.get(r[MEMBER]) == "c-2")
+    leave, removal = frame[frame["time"] == 10_000]["detail"].iloc[:3:2]
+    assert leave == f"member id {c2}, generation 1; reason: the consumer is being closed"
+    assert removal == f"removing member {c2} on LeaveGroup"
+    assert set(frame.loc[frame["kind"] == "member note", "detail"]) == {""}
 
 
 @pytest.mark.parametrize("error, shown", [(None, ""), ("", ""), ("NONE", ""),
