@@ -269,6 +269,13 @@ def _client_row(file: str, t: int, kind: str, member: str, line: int, **fields) 
     return tuple(base[f] for f in ROW_FIELDS)
 
 
+def _scaling(rows: list) -> list[str]:
+    """The summaries client_rules.group_size gives these rows under the cause "scaling"."""
+    signals = client_rules._Signals()
+    client_rules.group_size(rows, signals)
+    return [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+
+
 @pytest.mark.parametrize("after_ms, scaled_in", [(RETURN_MS, False), (RETURN_MS + 1, True)])
 def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after_ms, scaled_in):
     """client_rules.group_size: a close followed by no new process within RETURN_MS ("a member back within
@@ -279,9 +286,7 @@ def test_a_close_is_replaced_by_a_process_starting_at_most_return_ms_later(after
             _client_row("a.log", 10_000, "LeaveGroup", "m-a", 2, reason="the consumer is being closed"),
             _client_row("b.log", 20_000, "JoinGroup", "m-b", 2),
             _client_row("c.log", 10_000 + after_ms, "JoinGroupResponse", "m-c", 1, generation=2)]
-    signals = client_rules._Signals()
-    client_rules.group_size(rows, signals)
-    summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+    summaries = _scaling(rows)
     assert ("1 consumer(s) closed and none replaced them while the others rebalanced: scaled in" in summaries) \
         == scaled_in
 
@@ -297,9 +302,7 @@ def test_a_process_starting_at_most_return_ms_after_a_fatal_error_replaces_it_an
             _client_row("b.log", 0, "JoinGroupResponse", "m-b", 1, generation=1),
             _client_row("a.log", 10_000, "MemberTransition", "m-a", 2, reason=state),
             _client_row("c.log", 10_000 + after_ms, "JoinGroupResponse", "m-c", 1, generation=2)]
-    signals = client_rules._Signals()
-    client_rules.group_size(rows, signals)
-    summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+    summaries = _scaling(rows)
     assert ("1 consumer(s) joined the running group without replacing any: scaled out" in summaries) == added
 
 
@@ -322,9 +325,7 @@ def test_a_close_is_a_scale_in_only_while_another_consumer_takes_part_in_a_rebal
                            _client_row("a.log", 10_000, "MemberTransition", "m-a", 2, reason="UNSUBSCRIBED",
                                        detail="LEAVING")]):
         rows = [*protocol_rows, _client_row("b.log", 20_000, kind, "m-b", 2, reason=reason, detail=detail)]
-        signals = client_rules._Signals()
-        client_rules.group_size(rows, signals)
-        summaries = [summary for _, _, summary, _ in signals.by_cause["scaling"]]
+        summaries = _scaling(rows)
         assert summaries == (["1 consumer(s) closed and none replaced them while the others rebalanced: scaled in"]
                              if scaled_in else [])
 
@@ -387,7 +388,6 @@ def test_a_consumer_added_whose_log_ends_before_it_joined_is_shown_by_its_first_
         ("scaling", "1 consumer(s) joined the running group without replacing any: scaled out", [Line("c.log", 1)])]
 
 
-
 def test_a_rolling_restart_counts_consumers_not_close_lines():
     """client_rules.rolling_restart: three dynamic members closed a minute apart, each followed by a new member id;
     one close is in two files (a log and its rotated copy overlap). The finding counts three consumers: 0.9, and
@@ -402,6 +402,7 @@ def test_a_rolling_restart_counts_consumers_not_close_lines():
         ("rolling-restart-dynamic-members", 0.94, "3 consumers closed one after another, each followed by a new "
          "member id, and none has a group.instance.id: a rolling restart of dynamic members, two rebalances per "
          "restart")]
+
 
 def test_a_consumer_group_forms_with_its_first_burst_of_starts():
     """client_rules._formed (Timeline.formed_at's rule from the clients' side): a consumer group, with no JoinGroup

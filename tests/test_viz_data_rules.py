@@ -35,8 +35,8 @@ from kafkasim.viz.pause_resume import (_clip, _in_window, _members, check_settin
                                       pause_current, paused_intervals, rebalance_intervals, scenario_marks,
                                       timeline_frames, unexpected_points)
 from kafkasim.viz.pause_resume import scenario_with as pause_scenario_with
-from kafkasim.viz.protocol import COLUMNS, layout, messages
-from kafkasim.viz.tables import KIND, MEMBER
+from kafkasim.viz.protocol import COLUMNS, _coordinator_note, _error, layout, messages
+from kafkasim.viz.tables import KIND, MEMBER, rows_between
 from kafkasim.viz.settings import (_faults, current, fit, protocol_of, retarget_faults, scenario_with, unavailable,
                                    version_default)
 from kafkasim.viz.share import ShareTrace, share_messages
@@ -1689,7 +1689,6 @@ def _kip848_static_leave():
 
 
 def _kip848_rows(run, kind: str, *columns: str) -> list[list]:
-    from kafkasim.viz.protocol import messages
     frame = messages(run)
     return frame.loc[frame["kind"] == kind, ["time", "member", *columns]].values.tolist()
 
@@ -1760,13 +1759,11 @@ def test_a_coordinator_note_says_what_it_decided_and_gives_its_reason_as_detail(
         10_009, "coordinator", "c-2: left temporarily (static member, epoch -2)", ""]
 
 
-
 def test_a_classic_coordinators_membership_notes_are_its_event_and_the_consumer_it_names():
     """protocol._coordinator_note: a group left with no member (GroupEmpty), a static member's new member id
     replacing its old one (MemberReplaced, the old id as the detail) and a pending member id expiring
     (PendingMemberExpired: a JoinGroup answered MEMBER_ID_REQUIRED that never came back, KIP-394) are drawn as
     the event's name and the consumer it names."""
-    from kafkasim.viz import protocol, tables
     empty = simulate(Scenario(members=2, topics={"t": 2}, duration_ms=40_000, start_spread_ms=0,
                               faults=[faults.ScaleIn(at_ms=20_000, members=("c-1", "c-2"))]))
     assert _kip848_rows(empty, "coordinator note", "label", "detail")[-1] == [20_000, "coordinator", "GroupEmpty", ""]
@@ -1775,9 +1772,9 @@ def test_a_classic_coordinators_membership_notes_are_its_event_and_the_consumer_
     first_id = next(r[MEMBER] for r in static.rows if r[KIND] == "MemberAdded" and r[MEMBER].startswith("c-1-"))
     assert [r for r in _kip848_rows(static, "coordinator note", "label", "detail") if r[0] >= 20_000] == [
         [25_000, "coordinator", "MemberReplaced c-1", first_id]]
-    pending = next(r for r in tables.rows_between(empty, 0, 0) if r[KIND] == "PendingMemberAdded")
+    pending = next(r for r in rows_between(empty, 0, 0) if r[KIND] == "PendingMemberAdded")
     expired = pending[:KIND] + ("PendingMemberExpired",) + pending[KIND + 1:]
-    assert protocol._coordinator_note(empty, expired) == "PendingMemberExpired c-1"
+    assert _coordinator_note(empty, expired) == "PendingMemberExpired c-1"
 
 
 def test_a_sequence_diagrams_layout_draws_requests_to_the_coordinator_replies_back_and_notes_on_their_lane():
@@ -1835,7 +1832,6 @@ def test_a_classic_sequence_diagram_has_each_request_its_answer_or_error_and_the
                                           ("REBALANCE_IN_PROGRESS", "REBALANCE_IN_PROGRESS (27)"),
                                           ("NOT_A_KAFKA_ERROR", "NOT_A_KAFKA_ERROR")])
 def test_a_sequence_diagrams_error_is_its_name_and_kafka_code_and_none_is_no_error(error, shown):
-    from kafkasim.viz.protocol import _error
     assert _error(error) == shown
 
 # -- the KIP-848 sequence diagram's notes and callbacks (protocol.ConsumerHeartbeats): member notes, a member's
